@@ -1,0 +1,1 @@
+"""The `/v1` HTTP API: one module per resource, all mapped onto the services."""

@@ -1,0 +1,102 @@
+"""The one mapping of errors to the contract's envelope: `{"error": {code, message, requestId}}`."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..domain.errors import KindgiError
+from .responses import json_response
+
+log = logging.getLogger("kindgi_dev.api")
+
+_STATUS_CODES = {404: "not-found", 405: "method-not-allowed", 400: "bad-input"}
+
+
+def request_id_of(scope: Scope) -> str:
+    """The request's id (set by `RequestIdMiddleware`)."""
+    return str(scope.get("state", {}).get("request_id") or "req-" + str(uuid.uuid4()))
+
+
+def envelope(
+    status: int, code: str, message: str, request_id: str, details: dict[str, Any] | None = None
+) -> Response:
+    """An error answer in the contract's envelope, with `X-Request-Id`."""
+    error: dict[str, Any] = {"code": code, "message": message, "requestId": request_id}
+    if details:
+        error["details"] = details
+    return json_response({"error": error}, status, headers={"X-Request-Id": request_id})
+
+
+def from_error(error: KindgiError, request_id: str) -> Response:
+    """The envelope of one of our errors."""
+    return envelope(error.status, error.wire_code, error.message, request_id, error.details)
+
+
+def internal(request_id: str) -> Response:
+    """The 500 answer: no stack trace leaves the process."""
+    return envelope(
+        500,
+        "internal-server-error",
+        f"kindgi dev failed on this request; its log has the details under {request_id}.",
+        request_id,
+    )
+
+
+async def on_http_exception(request: Request, exc: Exception) -> Response:
+    """Unknown routes (404), wrong methods (405) and Starlette's own refusals."""
+    assert isinstance(exc, HTTPException)
+    code = _STATUS_CODES.get(exc.status_code, "bad-input")
+    if exc.status_code == 404:
+        message = f"No route {request.method} {request.url.path}."
+    elif exc.status_code == 405:
+        message = f"{request.method} is not allowed on {request.url.path}."
+    else:
+        message = str(exc.detail)
+    response = envelope(exc.status_code, code, message, request_id_of(request.scope))
+    if exc.headers:
+        response.headers.update(exc.headers)
+    return response
+
+
+async def on_kindgi_error(request: Request, exc: Exception) -> Response:
+    """Our own errors raised outside an endpoint wrapper."""
+    assert isinstance(exc, KindgiError)
+    return from_error(exc, request_id_of(request.scope))
+
+
+async def on_unexpected(request: Request, exc: Exception) -> Response:
+    """Anything else: logged with the request id, answered 500 in the envelope."""
+    request_id = request_id_of(request.scope)
+    log.error("unexpected error on %s", request_id, exc_info=exc)
+    return internal(request_id)
+
+
+class RequestIdMiddleware:
+    """Give every request an id (the caller's `X-Request-Id`, else `req-<uuid4>`) and echo it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = dict(scope.get("headers", [])).get(b"x-request-id", b"").decode("latin-1")
+        request_id = given.strip()[:200] or "req-" + str(uuid.uuid4())
+        scope.setdefault("state", {})["request_id"] = request_id
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k != b"x-request-id"]
+                headers.append((b"x-request-id", request_id.encode("latin-1")))
+                message["headers"] = headers
+            await send(message)
+
+        await self.app(scope, receive, send_with_id)

@@ -1,0 +1,113 @@
+"""`/openapi.json`, generated from the endpoints' own declarations and models."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from .. import __version__
+from .routing import Endpoint
+
+_PARAM = re.compile(r"{(\w+)(?::\w+)?}")
+
+_ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["error"],
+    "additionalProperties": False,
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["code", "message", "requestId"],
+            "additionalProperties": False,
+            "properties": {
+                "code": {"type": "string"},
+                "message": {"type": "string"},
+                "requestId": {"type": "string"},
+                "details": {"type": "object"},
+            },
+        }
+    },
+}
+
+
+def document(endpoints: list[Endpoint]) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of every endpoint."""
+    models = _models(endpoints)
+    keyed, defs = models_json_schema(
+        [(m, "validation" if m in models["in"] else "serialization") for m in models["all"]],
+        by_alias=True,
+        ref_template="#/components/schemas/{model}",
+    )
+    schemas: dict[str, Any] = dict(defs.get("$defs", {}))
+    schemas["WireError"] = _ERROR_SCHEMA
+    paths: dict[str, Any] = {}
+    for endpoint in endpoints:
+        path = _PARAM.sub(r"{\1}", endpoint.path)
+        paths.setdefault(path, {})[endpoint.method.lower()] = _operation(endpoint, path, keyed)
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "kindgi dev", "version": __version__},
+        "paths": paths,
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}},
+        },
+        "security": [{"bearerAuth": []}],
+    }
+
+
+def _models(endpoints: list[Endpoint]) -> dict[str, list[type[BaseModel]]]:
+    inputs = [e.body for e in endpoints if e.body is not None]
+    outputs = [e.response for e in endpoints if e.response is not None]
+    unique: list[type[BaseModel]] = []
+    for model in inputs + outputs:
+        if model not in unique:
+            unique.append(model)
+    return {"in": inputs, "all": unique}
+
+
+def _operation(endpoint: Endpoint, path: str, keyed: dict[Any, Any]) -> dict[str, Any]:
+    operation: dict[str, Any] = {
+        "operationId": endpoint.operation_id,
+        "summary": endpoint.summary,
+        "parameters": _parameters(endpoint, path),
+        "responses": {str(endpoint.status): _content(endpoint.response, keyed, "serialization")},
+    }
+    for status in endpoint.errors or (400, 401, 404):
+        operation["responses"][str(status)] = {
+            "description": "An error in the envelope.",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/WireError"}}},
+        }
+    if endpoint.body is not None:
+        operation["requestBody"] = {
+            "required": not endpoint.body_optional,
+            **_content(endpoint.body, keyed, "validation"),
+        }
+    if endpoint.public:
+        operation["security"] = []
+    return operation
+
+
+def _content(model: type[BaseModel] | None, keyed: dict[Any, Any], mode: str) -> dict[str, Any]:
+    if model is None:
+        return {"description": "OK"}
+    schema = keyed.get((model, mode)) or keyed.get((model, "serialization"))
+    return {"description": "OK", "content": {"application/json": {"schema": schema}}}
+
+
+def _parameters(endpoint: Endpoint, path: str) -> list[dict[str, Any]]:
+    params: list[dict[str, Any]] = [
+        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+        for name in _PARAM.findall(path)
+    ]
+    if endpoint.query is not None:
+        schema = endpoint.query.model_json_schema(by_alias=True)
+        required = set(schema.get("required", []))
+        for name, prop in schema.get("properties", {}).items():
+            params.append(
+                {"name": name, "in": "query", "required": name in required, "schema": prop}
+            )
+    return params

@@ -1,0 +1,125 @@
+"""`/v1/projects`: the default project, list, get and create."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from ..domain.errors import NotFound
+from ..services import projects
+from .routing import Call, Endpoint
+from .wire import WireModel
+
+
+class ProjectSpec(WireModel):
+    """The body of `projects.create`."""
+
+    name: str = Field(min_length=1)
+    slug: str = Field(min_length=1)
+    description: str | None = None
+    org_id: str | None = None
+    is_default: bool | None = None
+
+
+class Project(WireModel):
+    """A project as the contract shapes it."""
+
+    id: str
+    tenant_id: str
+    org_id: str | None = None
+    name: str
+    slug: str
+    is_default: bool
+    description: str | None = None
+    created_at: str
+    updated_at: str
+
+
+class ProjectPage(WireModel):
+    """A page of projects."""
+
+    data: list[Project]
+    has_more: bool
+    next_cursor: str | None = None
+
+
+class ProjectQuery(WireModel):
+    """Filters and paging of `projects.list`."""
+
+    limit: int | None = None
+    cursor: str | None = None
+    org_id: str | None = None
+    name_contains: str | None = None
+
+
+class CreateResourceResult(WireModel):
+    """What a create answers: the new id."""
+
+    id: str
+
+
+async def get_default(call: Call[Any, Any]) -> dict[str, Any]:
+    return projects.get_default(call.ctx)
+
+
+async def list_projects(call: Call[Any, ProjectQuery]) -> dict[str, Any]:
+    q = call.query
+    page = projects.list_page(
+        call.ctx, limit=q.limit, cursor=q.cursor, org_id=q.org_id, name_contains=q.name_contains
+    )
+    return page.to_wire()
+
+
+async def get(call: Call[Any, Any]) -> dict[str, Any]:
+    return projects.get(call.ctx, call.path["projectId"])
+
+
+async def create(call: Call[ProjectSpec, Any]) -> dict[str, Any]:
+    spec = call.body
+    if spec.org_id:
+        raise NotFound("org", spec.org_id)
+    return {"id": projects.create(call.ctx, spec.wire())}
+
+
+ENDPOINTS = [
+    Endpoint(
+        "GET",
+        "/v1/projects/default",
+        "projects.getDefault",
+        get_default,
+        "The default project.",
+        response=Project,
+        errors=(401, 404),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/projects",
+        "projects.list",
+        list_projects,
+        "List projects.",
+        query=ProjectQuery,
+        response=ProjectPage,
+        errors=(400, 401),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/projects/{projectId}",
+        "projects.get",
+        get,
+        "One project.",
+        response=Project,
+        errors=(401, 404),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/projects",
+        "projects.create",
+        create,
+        "Create a project.",
+        body=ProjectSpec,
+        response=CreateResourceResult,
+        status=201,
+        errors=(400, 401, 404, 409, 413),
+    ),
+]

@@ -1,0 +1,209 @@
+"""Endpoints: one declaration per operation, wrapped once with auth, body, idempotency, errors.
+
+Each resource module lists `Endpoint`s; `route()` turns one into a Starlette route whose
+handler gets a `Call` (the parsed body and query, the path values, the services' context)
+and returns the answer's body. The same declarations generate `/openapi.json`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ..domain.errors import BadInput, Conflict, KindgiError, RequestTooLarge, Unauthenticated
+from ..services.context import Context
+from ..store import idempotency
+from .errors import from_error, internal, request_id_of
+from .responses import json_response
+from .wire import parse
+
+log = logging.getLogger("kindgi_dev.api")
+
+B = TypeVar("B", bound=BaseModel)
+Q = TypeVar("Q", bound=BaseModel)
+
+WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+@dataclass
+class Call(Generic[B, Q]):
+    """One request as a handler sees it."""
+
+    ctx: Context
+    request: Request
+    path: dict[str, str]
+    body: B
+    query: Q
+    raw_body: bytes = b""
+
+
+Handler = Callable[[Call[Any, Any]], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One `/v1` operation: where it is, what it takes and answers, and its handler."""
+
+    method: str
+    path: str
+    operation_id: str
+    handler: Handler
+    summary: str
+    body: type[BaseModel] | None = None
+    query: type[BaseModel] | None = None
+    response: type[BaseModel] | None = None
+    status: int = 200
+    public: bool = False
+    body_optional: bool = False
+    errors: tuple[int, ...] = field(default=())
+
+
+class _Empty(BaseModel):
+    """No query or body."""
+
+
+def route(endpoint: Endpoint) -> Route:
+    """The Starlette route of an endpoint."""
+
+    async def handle(request: Request) -> Response:
+        request_id = request_id_of(request.scope)
+        ctx: Context = request.app.state.ctx
+        try:
+            if not endpoint.public:
+                _authenticate(request, ctx)
+            raw = await _read_body(request, ctx.settings.max_body_bytes)
+            key = request.headers.get("idempotency-key")
+            if key and request.method in WRITE_METHODS:
+                return await _idempotent(ctx, request, endpoint, raw, key)
+            return await _answer(ctx, request, endpoint, raw)
+        except KindgiError as error:
+            return from_error(error, request_id)
+        except Exception:
+            log.exception("unexpected error on %s", request_id)
+            return internal(request_id)
+
+    return Route(endpoint.path, handle, methods=[endpoint.method], name=endpoint.operation_id)
+
+
+async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes) -> Response:
+    call = Call(
+        ctx=ctx,
+        request=request,
+        path=dict(request.path_params),
+        body=_parse_body(endpoint, raw),
+        query=_parse_query(endpoint, request),
+        raw_body=raw,
+    )
+    result = await endpoint.handler(call)
+    if isinstance(result, Response):
+        return result
+    if isinstance(result, BaseModel):
+        result = result.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return json_response(result, endpoint.status)
+
+
+def _authenticate(request: Request, ctx: Context) -> None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if not header:
+        raise Unauthenticated("The Authorization header is required: Bearer <token>.")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthenticated("The Authorization header must be: Bearer <token>.")
+    if not hmac.compare_digest(token.strip().encode(), ctx.identity.token.encode()):
+        raise Unauthenticated("That token is not this kindgi dev's; see .kindgirc.json.")
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise RequestTooLarge(f"The body is larger than {limit} bytes.", maxBytes=limit)
+    chunks = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise RequestTooLarge(f"The body is larger than {limit} bytes.", maxBytes=limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _parse_body(endpoint: Endpoint, raw: bytes) -> BaseModel:
+    if endpoint.body is None:
+        return _Empty()
+    if not raw.strip():
+        if endpoint.body_optional:
+            return endpoint.body()
+        raise BadInput("The request needs a JSON body.")
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise BadInput(f"The body is not valid JSON: {error}.") from None
+    if not isinstance(data, dict):
+        raise BadInput("The body must be a JSON object.")
+    return parse(endpoint.body, data)
+
+
+def _parse_query(endpoint: Endpoint, request: Request) -> BaseModel:
+    if endpoint.query is None:
+        return _Empty()
+    data: dict[str, Any] = {}
+    for name in request.query_params:
+        values = request.query_params.getlist(name)
+        data[name] = values if len(values) > 1 else values[0]
+    return parse(endpoint.query, data)
+
+
+_in_flight: set[str] = set()
+
+
+async def _idempotent(
+    ctx: Context, request: Request, endpoint: Endpoint, raw: bytes, key: str
+) -> Response:
+    """Same key and body → the stored answer; other body → 409; first still running → 409."""
+    scoped = "|".join((ctx.tenant_id, ctx.caller.id, request.method, request.url.path, key))
+    digest = hashlib.sha256(raw).hexdigest()
+    stored = idempotency.find(ctx.db, scoped)
+    if stored is not None:
+        if stored.body_hash != digest:
+            raise Conflict(
+                "This Idempotency-Key was used with another body.",
+                code="idempotency-key-body-mismatch",
+            )
+        return Response(
+            stored.body,
+            stored.status,
+            headers={"X-Idempotent-Replay": "true"},
+            media_type=stored.content_type,
+        )
+    if scoped in _in_flight:
+        error = Conflict(
+            "A request with this Idempotency-Key is still running.",
+            code="idempotency-key-in-flight",
+        )
+        response = from_error(error, request_id_of(request.scope))
+        response.headers["Retry-After"] = "5"
+        return response
+    _in_flight.add(scoped)
+    try:
+        response = await _answer(ctx, request, endpoint, raw)
+    finally:
+        _in_flight.discard(scoped)
+    if response.status_code < 400:
+        body = bytes(response.body)
+        content_type = response.headers.get("content-type", "application/json")
+        idempotency.remember(
+            ctx.db,
+            scoped,
+            idempotency.StoredAnswer(digest, response.status_code, content_type, body),
+        )
+    return response

@@ -1,0 +1,73 @@
+"""Health, readiness and the OpenAPI document."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from .responses import json_response
+from .routing import Call, Endpoint
+from .wire import OpenModel, WireModel
+
+
+class HealthResult(WireModel):
+    """`{"ok": true}`."""
+
+    ok: Literal[True]
+
+
+class ReadyResult(OpenModel):
+    """`{"ok": true}` when ready; 503 with the reason otherwise."""
+
+    ok: bool
+    reason: str | None = None
+
+
+async def health(call: Call[Any, Any]) -> dict[str, Any]:
+    """The process answers."""
+    return {"ok": True}
+
+
+async def ready(call: Call[Any, Any]) -> Response | dict[str, Any]:
+    """The store is open and the pack, when there is one, is loaded."""
+    runtime = call.ctx.runtime
+    problem = runtime.not_ready() if runtime is not None else None
+    if problem:
+        return json_response({"ok": False, "reason": problem}, 503)
+    return {"ok": True}
+
+
+def openapi_route(document: dict[str, Any]) -> Route:
+    """`GET /openapi.json`: the document generated from this app's endpoints."""
+
+    async def serve(request: Request) -> Response:
+        return json_response(document)
+
+    return Route("/openapi.json", serve, methods=["GET"])
+
+
+ENDPOINTS = [
+    Endpoint(
+        "GET",
+        "/health",
+        "system.health",
+        health,
+        "The process answers.",
+        response=HealthResult,
+        public=True,
+        errors=(),
+    ),
+    Endpoint(
+        "GET",
+        "/ready",
+        "system.ready",
+        ready,
+        "The instance is ready to serve runs.",
+        response=ReadyResult,
+        public=True,
+        errors=(503,),
+    ),
+]

@@ -1,0 +1,89 @@
+"""What `kindgi dev` prints: phase lines with their times, the ready banner, a running notice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..settings import Settings
+from .devstate import Holder
+
+RULE = "═" * 40
+
+
+def duration(seconds: float) -> str:
+    """`0.4s` under 10 s, `12s` under a minute, else `1m 05s` (as the real CLI shows)."""
+    if seconds < 10:
+        return f"{seconds:.1f}s" if seconds >= 0.1 else f"{seconds * 1000:.0f}ms"
+    if seconds < 60:
+        return f"{seconds:.0f}s"
+    return f"{int(seconds // 60)}m {int(seconds % 60):02d}s"
+
+
+def phase_line(label: str, seconds: float) -> None:
+    """`  ✓ <what> in <time>` on stderr."""
+    click.echo(f"  ✓ {label} in {duration(seconds)}", err=True)
+
+
+def relative(path: Path) -> str:
+    """A path relative to the current folder when it is inside it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def ready(settings: Settings, ctx: Any, api_url: str, seconds: float) -> None:
+    """The ready banner: where the API is, the project, a token hint and a command to try."""
+    from ..services import projects
+
+    project = projects.get_default(ctx)
+    token = ctx.identity.token
+    runtime = ctx.runtime
+    agents = runtime.agent_ids() if runtime is not None else []
+    lines = [
+        f"  ✓ kindgi dev is serving at {api_url} (started in {duration(seconds)})",
+        "",
+        RULE,
+        "  ✓ Kindgi is up",
+        RULE,
+        f"  API        {api_url}   (.kindgirc.json points here)",
+        f"  Project    {project['name']} · {project['id']}",
+        f"  Tenant     {ctx.identity.tenant_id}",
+        f"  Token      {token[:12]}…  (full token in .kindgirc.json)",
+        f"  Models     {runtime.models_summary() if runtime is not None else 'none'}",
+        f"  Data       {relative(settings.database_path)}",
+        "",
+    ]
+    if agents:
+        lines += [
+            "  Try it (from another terminal, cd to the pack dir first):",
+            f'    kindgi runs start --agent={agents[0]} --input=\'{{"userMessage":"hi"}}\'',
+        ]
+    else:
+        lines.append("  Try it:  kindgi projects get-default")
+    if settings.watch:
+        lines += [f"  Watching {settings.pack_dir}", "  Ctrl+C to stop."]
+    else:
+        lines.append("  --no-watch: single boot + register cycle complete.")
+    click.echo("\n".join(lines), err=True)
+
+
+def already_running(holder: Holder) -> None:
+    """What a second `kindgi dev` in the same pack says before it exits 3."""
+    since = holder.taken_at[11:16] if len(holder.taken_at) >= 16 else holder.taken_at
+    lines = [
+        f"kindgi dev: kindgi dev is already running for this pack (pid {holder.pid}, "
+        f"since {since})."
+    ]
+    if holder.api_url:
+        lines.append(f"  API      {holder.api_url}   (.kindgirc.json points here)")
+    else:
+        lines.append("  It is still starting.")
+    lines.append(
+        "  It reloads on every save, so a second one isn't needed. To restart it, "
+        f"press Ctrl+C there, or run: kill {holder.pid}"
+    )
+    click.echo("\n".join(lines), err=True)

@@ -1,0 +1,90 @@
+"""`api_command`: the global flags every API command takes, and how it reports failures."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+
+from .config import resolve
+from .http import Api, ApiError
+from .output import Column, Format
+
+GLOBAL_OPTIONS = [
+    click.option("--url", help="API URL (beats KINDGI_API_URL and .kindgirc.json)."),
+    click.option("--token", help="API token (beats KINDGI_API_TOKEN and .kindgirc.json)."),
+    click.option("--hosted", is_flag=True, help="Ignore a kindgi dev .kindgirc.json here."),
+    click.option("--verbose", "-v", is_flag=True, help="The whole error body on failure."),
+    click.option("--json", "as_json", is_flag=True, help="Pretty JSON (the default)."),
+    click.option("--table", is_flag=True, help="A table, for commands that have columns."),
+    click.option("--raw", is_flag=True, help="One-line JSON."),
+    click.option("--quiet", is_flag=True, help="Nothing on stdout; the exit code only."),
+]
+
+
+def global_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the global flags to a command."""
+    for option in reversed(GLOBAL_OPTIONS):
+        function = option(function)
+    return function
+
+
+def api_command(
+    group: click.Group, name: str, columns: Sequence[Column] | None = None, **settings: Any
+) -> Callable[[Callable[..., Any]], click.Command]:
+    """A command that calls the API with `api` and prints what the function returns."""
+
+    def decorate(function: Callable[..., Any]) -> click.Command:
+        @functools.wraps(function)
+        def run(
+            url: str | None,
+            token: str | None,
+            hosted: bool,
+            verbose: bool,
+            as_json: bool,
+            table: bool,
+            raw: bool,
+            quiet: bool,
+            **kwargs: Any,
+        ) -> None:
+            output = Format(quiet=quiet, raw=raw, table=table)
+            api = Api(resolve(url, token, hosted=hosted))
+            try:
+                result = function(api, **kwargs)
+            except ApiError as error:
+                fail(error, verbose)
+            finally:
+                api.close()
+            if result is not None:
+                output.emit(result, columns)
+
+        return group.command(name, **settings)(global_options(run))
+
+    return decorate
+
+
+def fail(error: ApiError, verbose: bool = False) -> None:
+    """Print `Error [tag]: message` (and issue lines) on stderr and exit 1."""
+    click.echo(f"Error [{error.tag}]: {error.message}", err=True)
+    envelope = error.body.get("error", {}) if isinstance(error.body, dict) else {}
+    details = envelope.get("details") or {}
+    for issue in envelope.get("issues") or details.get("issues") or []:
+        click.echo(f"  ✗ {issue.get('path') or '<root>'}: {issue.get('message')}", err=True)
+    if verbose and error.body is not None:
+        click.echo(json.dumps(error.body, indent=2), err=True)
+    sys.exit(1)
+
+
+def json_arg(text: str, flag: str) -> Any:
+    """A JSON flag's value: inline JSON or `@path`; a usage error when malformed."""
+    try:
+        if text.startswith("@"):
+            with open(text[1:], encoding="utf-8") as handle:
+                return json.load(handle)
+        return json.loads(text)
+    except (OSError, ValueError) as error:
+        raise click.UsageError(f"Malformed JSON input for {flag}: {error}") from None

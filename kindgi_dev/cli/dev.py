@@ -1,0 +1,214 @@
+"""`kindgi dev`: start the runtime on this pack, print what started and how long it took."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import click
+import uvicorn
+
+from ..domain.errors import KindgiError
+from ..settings import DEFAULT_HOST, DEFAULT_PORT, Settings
+from . import banner
+from .devstate import Lock, choose_socket, pack_service_token, read_rc, write_rc
+
+LOG_LEVELS = ["error", "warn", "info", "debug", "trace"]
+
+
+def say(line: str) -> None:
+    """A progress line on stderr."""
+    click.echo(line, err=True)
+
+
+def check_pack(pack_dir: Path) -> None:
+    """The folder must be a Kindgi pack: `pyproject.toml` with `[tool.kindgi]`."""
+    config = pack_dir / "pyproject.toml"
+    try:
+        data = tomllib.loads(config.read_text())
+    except FileNotFoundError:
+        data = {}
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise click.ClickException(f"{config} can't be read: {error}") from None
+    if "kindgi" not in data.get("tool", {}):
+        raise click.ClickException(
+            f"{pack_dir} is not a Kindgi pack: it needs a pyproject.toml with [tool.kindgi.pack]. "
+            "Pass --path=<pack dir>, or create one with `kindgi init <pack-name>`."
+        )
+
+
+def reset(settings: Settings, yes: bool) -> None:
+    """`--reset`: a fresh database file and a new token, after asking."""
+    if not yes:
+        if not sys.stdin.isatty():
+            raise click.ClickException("kindgi dev --reset needs --yes when not on a terminal.")
+        if not click.confirm("Drop this pack's kindgi dev database and token?", err=True):
+            raise click.ClickException("kindgi dev --reset: nothing dropped.")
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(settings.database_path) + suffix).unlink(missing_ok=True)
+    settings.rc_path.unlink(missing_ok=True)
+    say("  🧹 --reset: dropped the database and removed .kindgirc.json (a new token this boot)")
+
+
+@click.command("dev")
+@click.option("--port", type=click.IntRange(0, 65535), help="Port (default 4000, next free).")
+@click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
+@click.option(
+    "--path",
+    "pack_path",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The pack's folder (default: the current one).",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where the SQLite file lives (default: <pack>/.kindgi).",
+)
+@click.option(
+    "--models",
+    "models_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A file of function models (default: [tool.kindgi-dev] models).",
+)
+@click.option("--reset", "do_reset", is_flag=True, help="Start a fresh database and token.")
+@click.option("--yes", is_flag=True, help="Answer yes to --reset.")
+@click.option(
+    "--watch/--no-watch",
+    default=True,
+    help="Watch the pack (default); --no-watch boots, registers once and exits.",
+)
+@click.option("--log-level", type=click.Choice(LOG_LEVELS), help="Log level (default info).")
+@click.option("--quiet", is_flag=True, help="Errors only.")
+def dev(
+    port: int | None,
+    host: str,
+    pack_path: Path | None,
+    data_dir: Path | None,
+    models_file: Path | None,
+    do_reset: bool,
+    yes: bool,
+    watch: bool,
+    log_level: str | None,
+    quiet: bool,
+) -> None:
+    """Run this pack's agents locally, with the /v1 API of a deployed Kindgi."""
+    started = time.perf_counter()
+    pack_dir = (pack_path or Path.cwd()).resolve()
+    check_pack(pack_dir)
+    level = "error" if quiet else (log_level or os.environ.get("KINDGI_LOG_LEVEL") or "info")
+    settings = Settings(
+        pack_dir=pack_dir,
+        data_dir=data_dir.resolve() if data_dir else None,
+        host=host,
+        port=DEFAULT_PORT if port is None else port,
+        watch=watch,
+        models_file=models_file.resolve() if models_file else None,
+        log_level=level,
+    )
+    logging.basicConfig(level=logging.ERROR if level == "error" else logging.WARNING)
+    lock = Lock(settings.dev_dir / "dev.lock")
+    holder = lock.acquire()
+    if holder is not None:
+        banner.already_running(holder)
+        sys.exit(3)
+    try:
+        if lock.previous_pid:
+            say(
+                f"  · the previous kindgi dev (pid {lock.previous_pid}) ended without "
+                "removing its lock; taken over"
+            )
+        if do_reset:
+            reset(settings, yes)
+        exit_code = serve(settings, lock, explicit_port=port is not None, started=started)
+    finally:
+        lock.release()
+    sys.exit(exit_code)
+
+
+def serve(settings: Settings, lock: Lock, *, explicit_port: bool, started: float) -> int:
+    """Bind, build the app, serve until Ctrl+C or SIGTERM; the exit code."""
+    from ..api.app import context_of, create_app
+
+    sock, port = choose_socket(settings.host, settings.port, explicit_port)
+    if sock is None:
+        say(f"  ✗ port {settings.port} is in use: stop what uses it, or pass another --port")
+        return 1
+    if port != settings.port and settings.port != 0:
+        say(f"  ⚠ port {settings.port} is in use (another kindgi dev?): using {port}")
+    previous = read_rc(settings.rc_path)
+    try:
+        phase = time.perf_counter()
+        app = create_app(settings, progress=banner.phase_line)
+        banner.phase_line(
+            f"store: {banner.relative(settings.database_path)}", time.perf_counter() - phase
+        )
+    except KindgiError as error:
+        say(f"  ✗ {error.message}")
+        return 1
+    ctx = context_of(app)
+    ctx.extras["pack_service_token"] = pack_service_token(previous)
+    config = uvicorn.Config(
+        app,
+        log_level="error" if settings.log_level == "error" else "warning",
+        lifespan="on",
+        access_log=False,
+        timeout_graceful_shutdown=10,
+    )
+    server = uvicorn.Server(config)
+    stopping: list[int] = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda number, frame: stopping.append(number))
+    api_url = f"http://{_url_host(settings.host)}:{port}"
+
+    async def main() -> bool:
+        serving = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started and not serving.done():
+            await asyncio.sleep(0.005)
+        if serving.done():
+            return False
+        write_rc(settings.rc_path, _rc_fields(api_url, ctx))
+        lock.note_url(api_url)
+        ctx.extras["on_pack_service"] = lambda: write_rc(settings.rc_path, _rc_fields(api_url, ctx))
+        banner.ready(settings, ctx, api_url, time.perf_counter() - started)
+        if not settings.watch:
+            server.should_exit = True
+        await serving
+        return True
+
+    ok = asyncio.run(main())
+    if ok:
+        say("  Stopping kindgi dev... stopped.")
+    return 0 if ok else 1
+
+
+def _url_host(host: str) -> str:
+    if host in ("0.0.0.0", "::"):
+        return "127.0.0.1"
+    return f"[{host}]" if ":" in host else host
+
+
+def _rc_fields(api_url: str, ctx: Any) -> dict[str, Any]:
+    """The six fields the real CLI writes."""
+    runtime = ctx.runtime
+    fields: dict[str, Any] = {
+        "apiUrl": api_url,
+        "token": ctx.identity.token,
+        "tenantId": ctx.identity.tenant_id,
+        "userId": ctx.identity.user_id,
+    }
+    port = runtime.pack_service_port() if runtime is not None else None
+    if port:
+        fields["packServicePort"] = port
+    token = (
+        runtime.pack_service_token if runtime is not None else ctx.extras.get("pack_service_token")
+    )
+    if token:
+        fields["packServiceToken"] = token
+    return fields

@@ -1,0 +1,102 @@
+"""The CLI's HTTP client: one call per command, errors turned into the real CLI's lines."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import httpx
+
+from .config import Target
+
+CONFLICT_TAGS = "conflict"
+
+
+class ApiError(Exception):
+    """An API answer in the error envelope, or no answer at all."""
+
+    def __init__(self, tag: str, message: str, status: int, body: Any = None) -> None:
+        super().__init__(message)
+        self.tag = tag
+        self.message = message
+        self.status = status
+        self.body = body
+
+
+def tag_of(status: int, code: str) -> str:
+    """The tag `Error [<tag>]` shows, by the real CLI's rules."""
+    if code.endswith("-not-found") or status in (404, 410):
+        return "not-found"
+    if status == 401 or code in ("auth-missing", "auth-revoked"):
+        return "auth"
+    if status == 403:
+        return "auth"
+    if status in (400, 413):
+        return "invalid-request"
+    if status == 409:
+        return code or "conflict"
+    if status == 429:
+        return "rate-limited"
+    return code if code and code != "unknown" else "server"
+
+
+class Api:
+    """Calls the `/v1` API with the target's token."""
+
+    def __init__(self, target: Target, timeout: float = 30.0) -> None:
+        self.target = target
+        self._client = httpx.Client(
+            base_url=target.url,
+            timeout=timeout,
+            headers={"Authorization": f"Bearer {target.token}", "Accept": "application/json"},
+        )
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: dict[str, Any] | None = None,
+        idempotent: bool = False,
+    ) -> Any:
+        """One request; the answer's JSON, or `ApiError`."""
+        headers = {"Idempotency-Key": str(uuid.uuid4())} if idempotent else {}
+        query = {k: _query_value(v) for k, v in (params or {}).items() if v is not None}
+        try:
+            response = self._client.request(method, path, json=json, params=query, headers=headers)
+        except httpx.TimeoutException:
+            raise ApiError("network", "no answer within 30 s", 0) from None
+        except httpx.HTTPError as error:
+            raise ApiError("network", f"fetch failed ({error})", 0) from None
+        body = _json(response)
+        if response.is_success:
+            return body
+        envelope = body.get("error") if isinstance(body, dict) else None
+        if not isinstance(envelope, dict):
+            raise ApiError(
+                "server",
+                f"HTTP {response.status_code} without recognizable error envelope",
+                response.status_code,
+                body,
+            )
+        code = str(envelope.get("code") or "unknown")
+        message = str(envelope.get("message") or f"Server error: {code}")
+        raise ApiError(tag_of(response.status_code, code), message, response.status_code, body)
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._client.close()
+
+
+def _query_value(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
+
+
+def _json(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None

@@ -1,0 +1,48 @@
+"""What commands print: pretty JSON on stdout by default, `--raw`, `--table`, `--quiet`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import click
+
+Column = tuple[str, Callable[[dict[str, Any]], Any]]
+
+
+@dataclass(frozen=True)
+class Format:
+    """The output format a command was asked for (quiet > raw > table > json)."""
+
+    quiet: bool = False
+    raw: bool = False
+    table: bool = False
+
+    def emit(self, body: Any, columns: Sequence[Column] | None = None) -> None:
+        """Print an answer."""
+        if self.quiet:
+            return
+        if self.raw:
+            click.echo(json.dumps(body, separators=(",", ":"), ensure_ascii=False))
+        elif self.table and columns and isinstance(body, dict) and "data" in body:
+            click.echo(render_table(body["data"], columns))
+            if body.get("nextCursor"):
+                click.echo(f"Next page: --cursor={body['nextCursor']}", err=True)
+        else:
+            click.echo(json.dumps(body, indent=2, ensure_ascii=False))
+
+
+def render_table(rows: Sequence[dict[str, Any]], columns: Sequence[Column]) -> str:
+    """A plain table: CAPS header, a `─` rule, two spaces between columns."""
+    if not rows:
+        return "(no rows)"
+    cells = [[name for name, _ in columns]]
+    cells += [["" if get(row) is None else str(get(row)) for _, get in columns] for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in cells
+    ]
+    lines.insert(1, "  ".join("─" * w for w in widths))
+    return "\n".join(lines)

@@ -1,0 +1,54 @@
+"""`kindgi projects get-default|list|get|create`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from .command import api_command
+from .http import Api
+
+
+@click.group("projects", help="Projects: the default one, list, get, create.")
+def projects() -> None:
+    """Projects."""
+
+
+@api_command(projects, "get-default", help="The default project.")
+def get_default(api: Api) -> Any:
+    return api.call("GET", "/v1/projects/default")
+
+
+@api_command(projects, "list", help="List projects.")
+@click.option("--limit", type=click.IntRange(1, 100))
+@click.option("--cursor")
+@click.option("--name-contains")
+def list_projects(
+    api: Api, limit: int | None, cursor: str | None, name_contains: str | None
+) -> Any:
+    params = {"limit": limit, "cursor": cursor, "nameContains": name_contains}
+    return api.call("GET", "/v1/projects", params=params)
+
+
+@api_command(projects, "get", help="One project.")
+@click.argument("project_id")
+def get(api: Api, project_id: str) -> Any:
+    return api.call("GET", f"/v1/projects/{project_id}")
+
+
+@api_command(projects, "create", help="Create a project and print it.")
+@click.option("--name", required=True)
+@click.option("--slug")
+@click.option("--description")
+def create(api: Api, name: str, slug: str | None, description: str | None) -> Any:
+    body = {"name": name, "slug": slug or _slug(name), "description": description}
+    created = api.call(
+        "POST", "/v1/projects", json={k: v for k, v in body.items() if v}, idempotent=True
+    )
+    return api.call("GET", f"/v1/projects/{created['id']}")
+
+
+def _slug(name: str) -> str:
+    cleaned = "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")
+    return "-".join(part for part in cleaned.split("-") if part) or "project"

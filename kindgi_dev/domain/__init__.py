@@ -1,0 +1,1 @@
+"""Pure rules and value types: no I/O, nothing from the layers above."""

@@ -1,0 +1,68 @@
+"""Collection pages: `limit` 1–100 (default 25) and an opaque cursor over a keyset."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from .errors import BadInput
+
+T = TypeVar("T")
+
+DEFAULT_LIMIT = 25
+MAX_LIMIT = 100
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """One page of a list, and the cursor of the next when there is more."""
+
+    items: list[T]
+    has_more: bool
+    next_cursor: str | None = None
+
+    def to_wire(self, render: Callable[[T], Any] = lambda item: item) -> dict[str, Any]:
+        """`{data, hasMore, nextCursor?}` as the contract shapes every list."""
+        body: dict[str, Any] = {"data": [render(item) for item in self.items]}
+        body["hasMore"] = self.has_more
+        if self.has_more and self.next_cursor:
+            body["nextCursor"] = self.next_cursor
+        return body
+
+
+def encode_cursor(position: Sequence[Any]) -> str:
+    """An opaque cursor for the keyset position of the last item of a page."""
+    raw = json.dumps(list(position), separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None) -> list[Any] | None:
+    """The keyset position a cursor stands for; 400 `bad-input` when it isn't one of ours."""
+    if not cursor:
+        return None
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        position = json.loads(base64.urlsafe_b64decode(padded.encode()))
+    except (ValueError, UnicodeDecodeError) as error:
+        raise BadInput("cursor: not a cursor this server gave out", field="cursor") from error
+    if not isinstance(position, list):
+        raise BadInput("cursor: not a cursor this server gave out", field="cursor")
+    return position
+
+
+def clamp_limit(limit: int | None) -> int:
+    """The contract's rule: missing or below 1 → 25, above 100 → 100."""
+    if limit is None or limit < 1:
+        return DEFAULT_LIMIT
+    return min(limit, MAX_LIMIT)
+
+
+def make_page(rows: Sequence[T], limit: int, position: Callable[[T], Sequence[Any]]) -> Page[T]:
+    """A page from `limit + 1` fetched rows: the extra row only says there is more."""
+    items = list(rows[:limit])
+    if len(rows) > limit and items:
+        return Page(items, True, encode_cursor(position(items[-1])))
+    return Page(items, False)

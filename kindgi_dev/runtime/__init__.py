@@ -1,0 +1,1 @@
+"""What executes: the pack and its service, agent turns, model adapters, replays."""

@@ -1,0 +1,47 @@
+"""What one kindgi dev instance runs with: where the pack and its data are, and how it serves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 4000
+MAX_BODY_BYTES = 1_048_576
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The options of `kindgi dev` (and of `create_app` in tests)."""
+
+    pack_dir: Path
+    data_dir: Path | None = None
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    watch: bool = True
+    models_file: Path | None = None
+    log_level: str = "info"
+    max_body_bytes: int = MAX_BODY_BYTES
+    eval_concurrency: int = 4
+    start_pack: bool = True
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def state_dir(self) -> Path:
+        """`.kindgi/` in the pack, or the `--data-dir` given."""
+        return self.data_dir if self.data_dir is not None else self.pack_dir / ".kindgi"
+
+    @property
+    def database_path(self) -> Path:
+        """The one SQLite file."""
+        return self.state_dir / "dev.sqlite3"
+
+    @property
+    def dev_dir(self) -> Path:
+        """The pack's `.kindgi/dev/`: the lock and the index live here."""
+        return self.pack_dir / ".kindgi" / "dev"
+
+    @property
+    def rc_path(self) -> Path:
+        """`.kindgirc.json` in the pack, where the clients find this instance."""
+        return self.pack_dir / ".kindgirc.json"

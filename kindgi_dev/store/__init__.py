@@ -1,0 +1,1 @@
+"""SQLite storage: the schema, its migrations, and every SQL statement of kindgi dev."""

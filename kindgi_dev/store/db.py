@@ -1,0 +1,122 @@
+"""The SQLite file: connection settings, transactions and the migration runner.
+
+One connection, shared by the event loop and worker threads behind a lock, so there
+is one writer at a time; every write runs in `BEGIN IMMEDIATE … COMMIT`, so a
+reader never sees half of a change and an acknowledged write is on disk (WAL).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+from ..domain.errors import KindgiError
+from ..domain.time import now_iso
+from .migrations import MIGRATIONS
+
+Params = Sequence[Any] | dict[str, Any]
+
+
+class DatabaseTooNew(KindgiError):
+    """This database was written by a newer kindgi dev; upgrade kindgi dev or start with --reset."""
+
+    code = "database-too-new"
+
+
+class Database:
+    """The store's one connection to `.kindgi/dev.sqlite3` (or `:memory:` in tests)."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._conn = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False, timeout=10.0
+        )
+        self._conn.row_factory = sqlite3.Row
+        for pragma in (
+            "journal_mode=WAL",
+            "synchronous=NORMAL",
+            "foreign_keys=ON",
+            "busy_timeout=10000",
+        ):
+            self._conn.execute(f"PRAGMA {pragma}")
+        self._depth = 0
+
+    def migrate(self) -> list[int]:
+        """Apply every migration not applied yet; refuse a database from a newer version."""
+        with self.transaction():
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
+            done = {row[0] for row in self._conn.execute("SELECT version FROM schema_migrations")}
+            known = {m.version for m in MIGRATIONS}
+            newer = sorted(done - known)
+            if newer and newer[-1] > max(known, default=0):
+                raise DatabaseTooNew(
+                    f"{self.path} has schema version {newer[-1]}, newer than this kindgi dev "
+                    f"knows ({max(known, default=0)}). Upgrade kindgi dev, or start with --reset."
+                )
+            applied = []
+            for migration in MIGRATIONS:
+                if migration.version in done:
+                    continue
+                for statement in migration.statements():
+                    self._conn.execute(statement)
+                self._conn.execute(
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                    (migration.version, migration.name, now_iso()),
+                )
+                applied.append(migration.version)
+        return applied
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction: committed when the block ends, rolled back if it raises."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self._conn
+                finally:
+                    self._depth -= 1
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._conn.execute("COMMIT")
+            finally:
+                self._depth = 0
+
+    def all(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+        """Every row a query returns."""
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    def one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
+        """The first row a query returns, or None."""
+        with self._lock:
+            return self._conn.execute(sql, params).fetchone()
+
+    def run(self, sql: str, params: Params = ()) -> int:
+        """Execute one write statement in its own transaction (or the open one); rows changed."""
+        with self.transaction() as conn:
+            return conn.execute(sql, params).rowcount
+
+    def close(self) -> None:
+        """Checkpoint the WAL and close the connection."""
+        with self._lock:
+            with suppress(sqlite3.Error):
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._conn.close()

@@ -1,0 +1,44 @@
+"""Numbered migrations: each module `mNNNN_name.py` holds `SQL`, applied once in order.
+
+Modules are found by name, so each resource adds its own file without touching a
+shared list; `schema_migrations` records which ran.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from dataclasses import dataclass
+
+_NAME = re.compile(r"^m(\d{4})_(\w+)$")
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One numbered schema change."""
+
+    version: int
+    name: str
+    sql: str
+
+    def statements(self) -> list[str]:
+        """The migration's SQL split into statements (none of ours has `;` inside a literal)."""
+        return [part.strip() for part in self.sql.split(";") if part.strip()]
+
+
+def _discover() -> list[Migration]:
+    found = []
+    for info in pkgutil.iter_modules(__path__):
+        match = _NAME.match(info.name)
+        if match:
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            found.append(Migration(int(match.group(1)), match.group(2), module.SQL))
+    found.sort(key=lambda m: m.version)
+    versions = [m.version for m in found]
+    if len(set(versions)) != len(versions):
+        raise RuntimeError(f"two migrations share a number: {versions}")
+    return found
+
+
+MIGRATIONS = _discover()

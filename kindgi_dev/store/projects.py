@@ -1,0 +1,90 @@
+"""Projects: the default one and those created through the API."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from .db import Database
+
+_COLUMNS = "id, tenant_id, org_id, name, slug, description, is_default, created_at, updated_at"
+
+
+def to_wire(row: sqlite3.Row) -> dict[str, Any]:
+    """A project row as the contract's `Project`."""
+    project: dict[str, Any] = {"id": row["id"], "tenantId": row["tenant_id"]}
+    if row["org_id"]:
+        project["orgId"] = row["org_id"]
+    project.update(name=row["name"], slug=row["slug"], isDefault=bool(row["is_default"]))
+    if row["description"] is not None:
+        project["description"] = row["description"]
+    project.update(createdAt=row["created_at"], updatedAt=row["updated_at"])
+    return project
+
+
+def insert(db: Database, project: dict[str, Any]) -> None:
+    """Add a project; `sqlite3.IntegrityError` when its slug or default flag is taken."""
+    db.run(
+        f"INSERT INTO projects ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            project["id"],
+            project["tenantId"],
+            project.get("orgId"),
+            project["name"],
+            project["slug"],
+            project.get("description"),
+            1 if project.get("isDefault") else 0,
+            project["createdAt"],
+            project["updatedAt"],
+        ),
+    )
+
+
+def get(db: Database, project_id: str) -> sqlite3.Row | None:
+    """One project by id."""
+    return db.one(f"SELECT {_COLUMNS} FROM projects WHERE id = ?", (project_id,))
+
+
+def get_default(db: Database, tenant_id: str) -> sqlite3.Row | None:
+    """The tenant's default project."""
+    return db.one(
+        f"SELECT {_COLUMNS} FROM projects WHERE tenant_id = ? AND is_default = 1", (tenant_id,)
+    )
+
+
+def slug_taken(db: Database, tenant_id: str, org_id: str | None, slug: str) -> bool:
+    """Whether a project in that org (or among org-less ones) has this slug."""
+    row = db.one(
+        "SELECT 1 FROM projects WHERE tenant_id = ? AND coalesce(org_id, '') = ? AND slug = ?",
+        (tenant_id, org_id or "", slug),
+    )
+    return row is not None
+
+
+def list_page(
+    db: Database,
+    tenant_id: str,
+    *,
+    limit: int,
+    after: list[Any] | None,
+    org_id: str | None = None,
+    name_contains: str | None = None,
+) -> list[sqlite3.Row]:
+    """Up to `limit + 1` projects, newest first, after a keyset position."""
+    where = ["tenant_id = ?"]
+    params: list[Any] = [tenant_id]
+    if org_id:
+        where.append("org_id = ?")
+        params.append(org_id)
+    if name_contains:
+        where.append("instr(lower(name), lower(?)) > 0")
+        params.append(name_contains)
+    if after:
+        where.append("(created_at, id) < (?, ?)")
+        params.extend(after)
+    params.append(limit + 1)
+    return db.all(
+        f"SELECT {_COLUMNS} FROM projects WHERE {' AND '.join(where)} "
+        "ORDER BY created_at DESC, id DESC LIMIT ?",
+        params,
+    )
