@@ -1,0 +1,132 @@
+"""Checks of what a correction says a run should have done or said, against a candidate.
+
+Decisions are checked exactly against the calls the candidate made; answers by a judging
+model, or, with none configured, by the deterministic judge here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kindgi_dev.domain.items import same_value
+
+
+@dataclass(frozen=True)
+class MadeCall:
+    """One tool call the candidate made, and whether the replay refused it."""
+
+    tool_id: str
+    arguments: Any
+    refused: bool
+
+
+def check_decisions(
+    decisions: dict[str, Any], made: Sequence[MadeCall], recorded_tool_ids: Sequence[str]
+) -> list[dict[str, Any]]:
+    """The differences between a decisions correction and the calls made; empty means it passed."""
+    verdict = decisions.get("verdict")
+    if verdict == "right":
+        return _same_tools(made, recorded_tool_ids)
+    if verdict == "wrong":
+        differences: list[dict[str, Any]] = []
+        for expected in decisions.get("shouldCall") or []:
+            differences.extend(_should_call(expected, made))
+        for tool_id in decisions.get("mustNotCall") or []:
+            count = sum(1 for call in made if call.tool_id == tool_id)
+            if count:
+                differences.append({"kind": "must-not-call", "toolId": tool_id, "actual": count})
+        return differences
+    raise ValueError(f'decisions verdict is "right" or "wrong", not {verdict!r}')
+
+
+def _same_tools(made: Sequence[MadeCall], recorded_tool_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """A count difference for each tool called on one side only (by name, in any order)."""
+    expected = Counter(recorded_tool_ids)
+    actual = Counter(call.tool_id for call in made)
+    tool_ids = dict.fromkeys([*recorded_tool_ids, *(call.tool_id for call in made)])
+    return [
+        _count(tool_id, expected[tool_id], actual[tool_id])
+        for tool_id in tool_ids
+        if (expected[tool_id] > 0) != (actual[tool_id] > 0)
+    ]
+
+
+def _count(tool_id: str, expected: int, actual: int) -> dict[str, Any]:
+    """A call-count difference."""
+    return {"kind": "count", "toolId": tool_id, "expected": expected, "actual": actual}
+
+
+def _should_call(expected: dict[str, Any], made: Sequence[MadeCall]) -> list[dict[str, Any]]:
+    """The differences for one expected call: not made, refused, or its arguments' fields."""
+    tool_id = expected["toolId"]
+    calls = [call for call in made if call.tool_id == tool_id]
+    if not calls:
+        return [_count(tool_id, 1, 0)]
+    differences: list[dict[str, Any]] = []
+    ran = [call for call in calls if not call.refused]
+    if not ran:
+        differences.append({"kind": "refused", "toolId": tool_id})
+    args = expected.get("args")
+    if isinstance(args, dict):
+        per_call = [_field_differences(tool_id, args, call.arguments) for call in ran or calls]
+        differences.extend(min(per_call, key=len))
+    return differences
+
+
+def _field_differences(tool_id: str, args: dict[str, Any], actual: Any) -> list[dict[str, Any]]:
+    """Each expected argument field missing from, or valued otherwise in, one call's arguments."""
+    given = actual if isinstance(actual, dict) else {}
+    differences: list[dict[str, Any]] = []
+    for field, value in args.items():
+        if field not in given:
+            differences.append(
+                {"kind": "missing-field", "toolId": tool_id, "field": field, "expected": value}
+            )
+        elif not same_value(given[field], value):
+            differences.append(
+                {
+                    "kind": "field-value",
+                    "toolId": tool_id,
+                    "field": field,
+                    "expected": value,
+                    "actual": given[field],
+                }
+            )
+    return differences
+
+
+def normalize_text(text: str) -> str:
+    """Text with its whitespace collapsed to single spaces, trimmed and case-folded."""
+    return " ".join(text.split()).casefold()
+
+
+def deterministic_answer_check(
+    expectation: dict[str, Any], recorded_answer: str | None, candidate_answer: str | None
+) -> tuple[bool, str]:
+    """Check an answer correction without a model: (passed, reason).
+
+    `right` wants the recorded answer again; `wrong` wants `shouldSay` in the answer, or,
+    with only `why`, any answer other than the recorded one.
+    """
+    if candidate_answer is None:
+        return False, "the version gave no answer text"
+    answer = normalize_text(candidate_answer)
+    recorded = None if recorded_answer is None else normalize_text(recorded_answer)
+    verdict = expectation.get("verdict")
+    if verdict == "right":
+        if answer == recorded:
+            return True, "the answer says what the recorded one said"
+        return False, "the answer differs from the recorded one, which was right"
+    if verdict != "wrong":
+        raise ValueError(f'answer verdict is "right" or "wrong", not {verdict!r}')
+    should_say = expectation.get("shouldSay")
+    if isinstance(should_say, str) and should_say.strip():
+        if normalize_text(should_say) in answer:
+            return True, "the answer says what it should say"
+        return False, f"the answer does not say {should_say!r}"
+    if answer != recorded:
+        return True, "the answer differs from the recorded one, which was wrong"
+    return False, "the answer is the recorded one, which was wrong"
