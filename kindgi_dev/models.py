@@ -73,7 +73,11 @@ class Usage:
 
 @dataclass(frozen=True)
 class Turn:
-    """What a model is asked: the agent, its instructions, the messages so far, its tools."""
+    """What a model is asked: the agent, its instructions, the messages so far, its tools.
+
+    `messages` opens with the instructions as a `system` message, then the conversation so
+    far and the user's message; a later `system` message asks to repair a typed answer.
+    """
 
     agent_id: str
     agent_version: str

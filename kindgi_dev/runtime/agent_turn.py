@@ -1,0 +1,408 @@
+"""One agent turn: ask the model, carry out its tool calls, check its typed answer, repeat.
+
+The turn records what a replay needs: the wire messages it appended (user, agent steps,
+tool results, the answer), every tool call with its source, the usage and who answered.
+Invalid typed answers are sent back to the model to repair; they are not appended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from kindgi_dev.models import Message, Reply, ToolCall, ToolSpec, Turn
+from kindgi_dev.runtime.providers.base import ModelAdapter, ModelError
+from kindgi_dev.runtime.tool_calls import ToolCallRecord, ToolDispatcher
+
+DEFAULT_MAX_STEPS = 10
+DEFAULT_MAX_REPAIRS = 2
+DEFAULT_TIMEOUT_S = 120.0
+HISTORY_LIMIT = 200
+
+
+@dataclass
+class TurnOutcome:
+    """What a turn did and answered; `failure` ({code, message}) is set when it failed."""
+
+    appended: list[dict[str, Any]]
+    response: dict[str, Any] | None
+    output: Any
+    tool_calls: list[ToolCallRecord]
+    usage: dict[str, Any]
+    provider: dict[str, str]
+    failure: dict[str, Any] | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the turn answered."""
+        return self.failure is None
+
+
+class TurnFailed(Exception):
+    """Ends a turn with a run failure code and a message for the person reading the run."""
+
+    def __init__(self, code: str, message: str, reason: str | None = None) -> None:
+        self.code = code
+        self.message = message
+        self.reason = reason
+        super().__init__(message)
+
+    def to_failure(self) -> dict[str, Any]:
+        """The run's `failure` object."""
+        failure = {"code": self.code, "message": self.message}
+        return failure if self.reason is None else {**failure, "reason": self.reason}
+
+
+async def run_agent_turn(
+    agent: Mapping[str, Any],
+    tools: Mapping[str, Mapping[str, Any]],
+    message: str,
+    history: Sequence[Mapping[str, Any]],
+    adapter: ModelAdapter,
+    dispatcher: ToolDispatcher,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> TurnOutcome:
+    """Run one turn of `agent` on the user's `message`, after the conversation `history`.
+
+    The whole turn is bounded by `budget.maxWallMs` when the agent sets it, else `timeout_s`.
+    """
+    budget = _Budget.of(agent, timeout_s)
+    state = _TurnState(agent, tools, adapter, dispatcher, budget)
+    started = time.monotonic()
+    try:
+        async with asyncio.timeout(budget.wall_s):
+            await state.run(message, history)
+    except TurnFailed as failed:
+        state.failure = failed.to_failure()
+    except ModelError as error:
+        state.failure = {"code": "model-invocation-failed", "message": error.message}
+    except TimeoutError:
+        state.failure = TurnFailed(
+            "budget-exceeded",
+            f"The turn did not finish within {budget.wall_s:g} s, so it was stopped.",
+            reason="max-wall-time",
+        ).to_failure()
+    return state.outcome(round((time.monotonic() - started) * 1000))
+
+
+def turn_result(
+    outcome: TurnOutcome, run_id: str, conversation_id: str, turn_number: int
+) -> dict[str, Any]:
+    """The run's `output` for an agent turn (the `AgentTurnResult` shape)."""
+    result: dict[str, Any] = {
+        "runId": run_id,
+        "conversationId": conversation_id,
+        "turnNumber": turn_number,
+        "appended": outcome.appended,
+    }
+    if outcome.response is not None:
+        result["response"] = outcome.response
+    result.update(retrieved=[], violations=[], usage=outcome.usage, provider=outcome.provider)
+    if outcome.output is not None:
+        result["output"] = outcome.output
+    return result
+
+
+@dataclass(frozen=True)
+class _Budget:
+    """How far a turn may go: model steps, repairs of its typed answer, wall time."""
+
+    max_steps: int
+    max_repairs: int
+    wall_s: float
+
+    @classmethod
+    def of(cls, agent: Mapping[str, Any], timeout_s: float) -> _Budget:
+        """`budget.maxSteps`, `output.maxRepairs` and `budget.maxWallMs`, else the defaults."""
+        budget = agent.get("budget") or {}
+        output = agent.get("output") or {}
+        steps, repairs, wall_ms = (
+            budget.get("maxSteps"),
+            output.get("maxRepairs"),
+            budget.get("maxWallMs"),
+        )
+        return cls(
+            max_steps=steps if isinstance(steps, int) and steps >= 1 else DEFAULT_MAX_STEPS,
+            max_repairs=repairs
+            if isinstance(repairs, int) and repairs >= 0
+            else DEFAULT_MAX_REPAIRS,
+            wall_s=wall_ms / 1000
+            if isinstance(wall_ms, int | float) and wall_ms > 0
+            else timeout_s,
+        )
+
+
+@dataclass
+class _TurnState:
+    """The messages, records and counters of a turn while it runs."""
+
+    agent: Mapping[str, Any]
+    tools: Mapping[str, Mapping[str, Any]]
+    adapter: ModelAdapter
+    dispatcher: ToolDispatcher
+    budget: _Budget
+    messages: list[Message] = field(default_factory=list)
+    appended: list[dict[str, Any]] = field(default_factory=list)
+    records: list[ToolCallRecord] = field(default_factory=list)
+    steps: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model: str | None = None
+    response: dict[str, Any] | None = None
+    output: Any = None
+    failure: dict[str, Any] | None = None
+
+    async def run(self, message: str, history: Sequence[Mapping[str, Any]]) -> None:
+        """Ask, call tools and repair until the model answers within the budget."""
+        self.appended.append({"role": "user", "content": message})
+        instructions = self.agent.get("instructions")
+        if not isinstance(instructions, str):
+            raise TurnFailed(
+                "model-invocation-failed",
+                f"The instructions of {self.agent.get('id')} name a prompt block"
+                f" ({instructions!r}); kindgi dev runs only instructions given as text.",
+            )
+        validator = _output_validator(self.agent)
+        self.messages = [
+            Message(role="system", content=instructions),
+            *history_messages(history),
+            Message(role="user", content=message),
+        ]
+        repairs = 0
+        while self.steps < self.budget.max_steps:
+            reply = await self._ask(validator)
+            if reply.tool_calls:
+                await self._call_tools(reply)
+                continue
+            problem = None if validator is None else _output_problem(validator, reply.output)
+            if problem is None:
+                self._answer(reply, typed=validator is not None)
+                return
+            if repairs >= self.budget.max_repairs:
+                raise TurnFailed(
+                    "output-schema-violation",
+                    f"The answer's output does not match the agent's output schema"
+                    f" after {repairs} repairs: {problem}",
+                )
+            repairs += 1
+            self._ask_repair(reply, problem)
+        raise TurnFailed(
+            "budget-exceeded",
+            f"The turn used all {self.budget.max_steps} steps (budget.maxSteps) without answering.",
+            reason="max-steps",
+        )
+
+    async def _ask(self, validator: Draft202012Validator | None) -> Reply:
+        """One model step."""
+        turn = Turn(
+            agent_id=str(self.agent.get("id", "")),
+            agent_version=str(self.agent.get("version", "")),
+            instructions=str(self.agent.get("instructions", "")),
+            messages=tuple(self.messages),
+            tools=tuple(_tool_spec(manifest) for manifest in self.tools.values()),
+            output_schema=None if validator is None else dict(validator.schema),
+            model=self.adapter.model,
+            step=self.steps,
+        )
+        reply = await self.adapter.next_step(turn)
+        self.steps += 1
+        self.prompt_tokens += reply.usage.prompt_tokens
+        self.completion_tokens += reply.usage.completion_tokens
+        self.model = reply.model or self.adapter.model
+        return reply
+
+    async def _call_tools(self, reply: Reply) -> None:
+        """Record the step's calls, carry each out, and give the model every result."""
+        calls = tuple(reply.tool_calls)
+        self.appended.append(
+            {
+                "role": "agent",
+                "content": reply.text,
+                "toolCalls": [
+                    {"id": c.id, "toolId": c.tool_id, "arguments": c.arguments} for c in calls
+                ],
+            }
+        )
+        self.messages.append(Message(role="assistant", content=reply.text, tool_calls=calls))
+        for call in calls:
+            record = await self._dispatch(self.steps - 1, call)
+            self.records.append(record)
+            content = record.result if record.error is None else {"error": record.error}
+            self.appended.append(
+                {
+                    "role": "tool",
+                    "content": content,
+                    "toolCall": {"toolId": call.tool_id, "invocationId": call.id},
+                }
+            )
+            self.messages.append(
+                Message(
+                    role="tool",
+                    content=record.result,
+                    tool_call_id=call.id,
+                    tool_id=call.tool_id,
+                    error=record.error,
+                )
+            )
+
+    async def _dispatch(self, step: int, call: ToolCall) -> ToolCallRecord:
+        """The dispatcher's record; a dispatcher that raises gives an error record instead."""
+        manifest = self.tools.get(call.tool_id)
+        try:
+            return await self.dispatcher.call(
+                step, call, None if manifest is None else dict(manifest)
+            )
+        except Exception as cause:
+            return ToolCallRecord(
+                step=step,
+                call_id=call.id,
+                tool_id=call.tool_id,
+                tool_version=str((manifest or {}).get("version", "")),
+                arguments=call.arguments,
+                result=None,
+                error=f"The tool call failed: {type(cause).__name__}: {cause}",
+                source="refused" if manifest is None else "live",
+            )
+
+    def _ask_repair(self, reply: Reply, problem: str) -> None:
+        """Show the model its invalid answer and what is wrong with it."""
+        self.messages.append(Message(role="assistant", content=_answer_text(reply)))
+        self.messages.append(
+            Message(
+                role="system",
+                content=f"Your answer's output does not match the output schema: {problem}."
+                " Answer again, with output that matches the schema.",
+            )
+        )
+
+    def _answer(self, reply: Reply, *, typed: bool) -> None:
+        self.response = {"role": "agent", "content": _answer_text(reply)}
+        self.appended.append(self.response)
+        self.output = reply.output if typed else None
+
+    def outcome(self, duration_ms: int) -> TurnOutcome:
+        """The turn as it ended."""
+        return TurnOutcome(
+            appended=self.appended,
+            response=self.response,
+            output=self.output,
+            tool_calls=self.records,
+            usage={
+                "steps": self.steps,
+                "promptTokens": self.prompt_tokens,
+                "completionTokens": self.completion_tokens,
+                "totalCostUsd": 0,
+                "durationMs": duration_ms,
+            },
+            provider={"id": self.adapter.provider_id, "model": self.model or self.adapter.model},
+            failure=self.failure,
+        )
+
+
+def _output_validator(agent: Mapping[str, Any]) -> Draft202012Validator | None:
+    """A Draft 2020-12 validator of the agent's `output.schema`, or None when it has none."""
+    output = agent.get("output")
+    schema = output.get("schema") if isinstance(output, Mapping) else None
+    if schema is None:
+        return None
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as error:
+        raise TurnFailed(
+            "output-schema-violation",
+            f"The output schema of {agent.get('id')} is not a valid JSON Schema: {error.message}",
+        ) from error
+    return Draft202012Validator(schema)
+
+
+def _output_problem(validator: Draft202012Validator, output: Any) -> str | None:
+    """What is wrong with a typed answer, in words, or None when it matches."""
+    if output is None:
+        return "the answer has no typed output"
+    errors = sorted(validator.iter_errors(output), key=lambda e: list(map(str, e.absolute_path)))
+    if not errors:
+        return None
+    return "; ".join(f"{e.json_path}: {e.message}" for e in errors[:5])
+
+
+def _answer_text(reply: Reply) -> str:
+    """The answer's words; a typed answer with no words shows as its JSON."""
+    if reply.text is not None:
+        return reply.text
+    return "" if reply.output is None else json.dumps(reply.output, ensure_ascii=False)
+
+
+def _tool_spec(manifest: Mapping[str, Any]) -> ToolSpec:
+    mutating = manifest.get("mutating")
+    return ToolSpec(
+        id=str(manifest["id"]),
+        version=str(manifest.get("version", "")),
+        description=str(manifest.get("description", "")),
+        input_schema=dict(manifest.get("input") or {"type": "object"}),
+        mutating=mutating if isinstance(mutating, bool) else None,
+        effects=tuple(manifest.get("effects") or ()),
+    )
+
+
+def history_messages(history: Sequence[Mapping[str, Any]]) -> list[Message]:
+    """The conversation so far (its last 200 wire messages) as model messages.
+
+    Tool calls and results are kept only in pairs, since providers refuse a result with no
+    call or a call with no result (the 200-message window can cut a pair).
+    """
+    recent = list(history)[-HISTORY_LIMIT:]
+    answered = {
+        str((m.get("toolCall") or {}).get("invocationId"))
+        for m in recent
+        if m.get("role") == "tool"
+    }
+    asked: set[str] = set()
+    messages: list[Message] = []
+    for wire in recent:
+        converted = _history_message(wire, answered, asked)
+        if converted is not None:
+            messages.append(converted)
+    return messages
+
+
+def _history_message(
+    wire: Mapping[str, Any], answered: set[str], asked: set[str]
+) -> Message | None:
+    role, content = wire.get("role"), wire.get("content")
+    if role == "tool":
+        ref = wire.get("toolCall") or {}
+        call_id = str(ref.get("invocationId"))
+        if call_id not in asked:
+            return None
+        error = content.get("error") if _is_error(content) else None
+        result = None if error is not None else content
+        return Message("tool", result, tool_call_id=call_id, tool_id=ref.get("toolId"), error=error)
+    if role == "agent":
+        calls = tuple(
+            ToolCall(str(c.get("toolId")), dict(c.get("arguments") or {}), id=str(c.get("id")))
+            for c in wire.get("toolCalls") or []
+            if str(c.get("id")) in answered
+        )
+        asked.update(call.id for call in calls)
+        if not calls and content is None:
+            return None
+        return Message("assistant", content, tool_calls=calls)
+    if role in ("user", "system"):
+        return Message(role, content)
+    return None
+
+
+def _is_error(content: Any) -> bool:
+    return (
+        isinstance(content, dict)
+        and set(content) == {"error"}
+        and isinstance(content["error"], str)
+    )
