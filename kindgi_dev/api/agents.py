@@ -1,0 +1,192 @@
+"""`/v1/agents`: list, get, list versions, get a version; and the reads flows and tools share.
+
+Agents, flows and tools are read the same way (the contract says "as `agents.list`"), so
+`catalog_endpoints` declares the four operations of any of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+from uuid import UUID
+
+from pydantic import BaseModel, Field
+
+from ..domain.errors import BadInput
+from ..services import catalog
+from ..store.catalog import Kind
+from .routing import Call, Endpoint
+from .wire import OpenModel, WireModel
+
+
+class CatalogListQuery(WireModel):
+    """Filters and paging of `agents.list`, `flows.list` and `tools.list`."""
+
+    limit: int | None = None
+    cursor: str | None = None
+    name: str | None = Field(default=None, description="Only ids starting with this.")
+    scope_kind: Literal["tenant", "org", "project"] | None = None
+    scope_id: str | None = Field(default=None, min_length=1)
+    inherit: bool = True
+    include_retired: bool = False
+
+
+class VersionsQuery(WireModel):
+    """Paging of a version list, and whether unregistered versions are in it."""
+
+    limit: int | None = None
+    cursor: str | None = None
+    include_tombstoned: bool = False
+
+
+class GetQuery(WireModel):
+    """The project a read is for (every project sees the pack's items)."""
+
+    project_id: UUID | None = None
+
+
+class ToolRef(WireModel):
+    """A tool an agent may call, at a pinned version."""
+
+    id: str = Field(min_length=1)
+    version: str = Field(min_length=1)
+
+
+class Agent(OpenModel):
+    """An agent version (the contract's `Agent`; optional fields beyond these pass through)."""
+
+    id: str
+    version: str
+    name: str
+    description: str | None = None
+    instructions: str | dict[str, Any]
+    capabilities: list[dict[str, Any]]
+    tools: list[ToolRef]
+    retrieval: list[dict[str, Any]]
+    guardrails: list[str]
+    preferred_provider: str | None = None
+    preferred_model: str | None = None
+    output: dict[str, Any] | None = None
+    unregistered_at: str | None = None
+
+
+class AgentCollectionPage(WireModel):
+    """A page of agents."""
+
+    data: list[Agent]
+    has_more: bool
+    next_cursor: str | None = None
+
+
+def check_scope(query: CatalogListQuery) -> None:
+    """`scopeId` goes with `org` and `project` scopes and never with `tenant`: 400 otherwise."""
+    needs_id = query.scope_kind in ("org", "project")
+    if needs_id != (query.scope_id is not None):
+        raise BadInput(
+            "scopeId is required with scopeKind org or project, and not allowed otherwise.",
+            code="scope-invalid",
+        )
+
+
+@dataclass(frozen=True)
+class CatalogReads:
+    """The handlers of one kind's four reads, the id taken from the path parameter `id_param`."""
+
+    kind: Kind
+    id_param: str
+
+    async def list_items(self, call: Call[Any, CatalogListQuery]) -> dict[str, Any]:
+        """The latest version of each id, a page at a time."""
+        q = call.query
+        check_scope(q)
+        found = catalog.list_page(
+            call.ctx,
+            self.kind,
+            limit=q.limit,
+            cursor=q.cursor,
+            name=q.name,
+            include_retired=q.include_retired,
+        )
+        return found.to_wire()
+
+    async def get_latest(self, call: Call[Any, GetQuery]) -> dict[str, Any]:
+        """The highest active version."""
+        return catalog.get(call.ctx, self.kind, call.path[self.id_param])
+
+    async def list_versions(self, call: Call[Any, VersionsQuery]) -> dict[str, Any]:
+        """One id's versions, lowest semver first."""
+        q = call.query
+        found = catalog.list_versions(
+            call.ctx,
+            self.kind,
+            call.path[self.id_param],
+            limit=q.limit,
+            cursor=q.cursor,
+            include_tombstoned=q.include_tombstoned,
+        )
+        return found.to_wire()
+
+    async def get_version(self, call: Call[Any, Any]) -> dict[str, Any]:
+        """One version, unregistered or not."""
+        return catalog.get(call.ctx, self.kind, call.path[self.id_param], call.path["version"])
+
+
+def catalog_endpoints(
+    kind: Kind,
+    *,
+    path: str,
+    id_param: str,
+    item: type[BaseModel],
+    page: type[BaseModel],
+) -> list[Endpoint]:
+    """The four read operations of agents, flows or tools."""
+    reads = CatalogReads(kind, id_param)
+    plural = f"{kind}s"
+    one = f"{path}/{{{id_param}}}"
+    gone = (410,) if kind == "tool" else ()
+    return [
+        Endpoint(
+            "GET",
+            path,
+            f"{plural}.list",
+            reads.list_items,
+            f"List {plural}: the latest version of each.",
+            query=CatalogListQuery,
+            response=page,
+            errors=(400, 401),
+        ),
+        Endpoint(
+            "GET",
+            one,
+            f"{plural}.get",
+            reads.get_latest,
+            f"The latest active version of a {kind}.",
+            query=GetQuery,
+            response=item,
+            errors=(400, 401, 404, *gone),
+        ),
+        Endpoint(
+            "GET",
+            f"{one}/versions",
+            f"{plural}.listVersions",
+            reads.list_versions,
+            f"A {kind}'s versions, lowest semver first.",
+            query=VersionsQuery,
+            response=page,
+            errors=(400, 401, 404),
+        ),
+        Endpoint(
+            "GET",
+            f"{one}/versions/{{version}}",
+            f"{plural}.getVersion",
+            reads.get_version,
+            f"One version of a {kind}, unregistered or not.",
+            response=item,
+            errors=(401, 404),
+        ),
+    ]
+
+
+ENDPOINTS = catalog_endpoints(
+    "agent", path="/v1/agents", id_param="agentId", item=Agent, page=AgentCollectionPage
+)

@@ -1,0 +1,35 @@
+"""`/v1/flows`: list, get, list versions, get a version (read as agents are)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .agents import catalog_endpoints
+from .wire import OpenModel, WireModel
+
+
+class Flow(OpenModel):
+    """A flow version (the contract's `Flow`; optional fields beyond these pass through)."""
+
+    id: str
+    version: str
+    name: str | None = None
+    description: str | None = None
+    nodes: list[dict[str, Any]]
+    edges: list[dict[str, Any]]
+    max_parallelism: int | None = None
+    metadata: dict[str, Any] | None = None
+    unregistered_at: str | None = None
+
+
+class FlowCollectionPage(WireModel):
+    """A page of flows."""
+
+    data: list[Flow]
+    has_more: bool
+    next_cursor: str | None = None
+
+
+ENDPOINTS = catalog_endpoints(
+    "flow", path="/v1/flows", id_param="flowId", item=Flow, page=FlowCollectionPage
+)

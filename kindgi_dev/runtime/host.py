@@ -1,0 +1,344 @@
+"""The runtime the services see as `ctx.runtime`: the pack's index, its pack service, reloads.
+
+At start it indexes the pack, starts the pack service when the pack has tools, and hands
+the index to `on_index` (which registers the versions). With watching on, every save is
+re-indexed into a staging file and served by a new pack service before the old one stops;
+a save that fails is reported and the last good index and service keep serving.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import secrets
+import time
+import tomllib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..domain.semver import sort_key
+from ..settings import Settings
+from .pack import (
+    PackIndex,
+    PackLoadFailed,
+    file_error,
+    index_pack,
+    pack_python,
+    publish_index,
+)
+from .pack_service import InvokeOutcome, PackService, PackServiceFailed
+from .watcher import PackWatcher
+
+log = logging.getLogger("kindgi_dev.runtime")
+
+PACK_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32,}$")
+RETRY_ON_NEW_SERVICE = ("pack-service-unavailable", "pack-service-unreachable")
+
+Progress = Callable[[str, float], None]
+Printer = Callable[[str], None]
+OnIndex = Callable[[PackIndex], list[str]]
+
+
+class Runtime:
+    """The pack as kindgi dev runs it: current index, current pack service, the watcher."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        on_index: OnIndex,
+        pack_service_token: str | None,
+        printer: Printer,
+        *,
+        on_pack_service: Callable[[], None] | None = None,
+        models_changed: Callable[[Path], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.pack_dir = settings.pack_dir.resolve()
+        self.python = pack_python(self.pack_dir)
+        valid = pack_service_token is not None and PACK_TOKEN.match(pack_service_token)
+        self.pack_service_token: str = (
+            pack_service_token if valid and pack_service_token else secrets.token_urlsafe(32)
+        )
+        self.models_file: Path | None = find_models_file(settings)
+        self._on_index = on_index
+        self._print = printer
+        self._on_pack_service = on_pack_service
+        self._models_changed = models_changed
+        self._index: PackIndex | None = None
+        self._service: PackService | None = None
+        self._watcher: PackWatcher | None = None
+        self._problem: str | None = "the pack is loading"
+
+    @property
+    def index(self) -> PackIndex | None:
+        """The last good index, or None before the pack has indexed once."""
+        return self._index
+
+    async def start(self, progress: Progress | None = None) -> None:
+        """Index, start the pack service, register; then watch. A failure keeps kindgi dev up."""
+        report = progress or (lambda label, seconds: None)
+        if not (self.pack_dir / "pyproject.toml").is_file():
+            self._problem = None
+            self._print(f"  · no pack in {self.pack_dir} (no pyproject.toml): nothing to index")
+            return
+        began = time.perf_counter()
+        try:
+            index = await self._index_pack()
+        except PackLoadFailed as error:
+            self._problem = f"the pack failed to index: {error.describe()}"
+            self._print(f"  ✗ indexer: {error.describe()}")
+            if self.settings.watch:
+                self._print(
+                    "    kindgi dev keeps serving the API; fix it and save to load the pack"
+                )
+        else:
+            counts = (
+                f"{len(index.tools)} tools, {len(index.agents)} agents, {len(index.flows)} flows"
+            )
+            report(
+                f"pack: {index.pack_id} {index.pack_version} indexed — {counts}",
+                time.perf_counter() - began,
+            )
+            for error in index.file_errors:
+                self._print(f"  ⚠ indexer: {_file_warning(error, self.pack_dir)}")
+            await self._first_boot(index, report)
+        if self.settings.watch:
+            extra = [self.models_file] if self.models_file else []
+            self._watcher = PackWatcher(self.pack_dir, self.reload, extra_files=extra)
+            self._watcher.start()
+
+    async def _first_boot(self, index: PackIndex, report: Progress) -> None:
+        """Serve the first index: its pack service (when it has tools), then registration."""
+        service = None
+        self._problem = None
+        if index.tools:
+            began = time.perf_counter()
+            try:
+                service = await self._start_service(index)
+                report(f"pack service on 127.0.0.1:{service.port}", time.perf_counter() - began)
+            except PackServiceFailed as error:
+                self._problem = f"the pack service is not running: {error.message}"
+                self._print(f"  ✗ pack service: {error.message}")
+        self._swap_in(index, service)
+        for line in self._on_index(self._index or index):
+            self._print(f"  {line}")
+
+    async def reload(self, changed: set[Path]) -> None:
+        """React to saved files: models only → `models_changed`; otherwise load the pack again."""
+        pack_changes = {p for p in changed if self.models_file is None or p != self.models_file}
+        if len(pack_changes) < len(changed) and self.models_file is not None:
+            self._reload_models(self.models_file)
+        if not pack_changes:
+            return
+        began = time.perf_counter()
+        try:
+            index = await self._index_pack()
+            problem = index.problem(self.pack_dir)
+            if problem is not None:
+                raise problem
+            service = await self._start_service(index) if index.tools else None
+        except (PackLoadFailed, PackServiceFailed) as error:
+            self._print(f"  ✗ refresh failed [{error.wire_code}] {_describe(error)}")
+            return
+        old = self._swap_in(index, service)
+        self._problem = None
+        try:
+            warnings = self._on_index(self._index or index)
+            self._notify_pack_service()
+            elapsed = round((time.perf_counter() - began) * 1000)
+            self._print(f"  ✓ loaded {_counts(index)} in {elapsed}ms")
+            for line in warnings:
+                self._print(f"  {line}")
+        finally:
+            if old is not None:
+                await old.stop()
+
+    def _swap_in(self, index: PackIndex, service: PackService | None) -> PackService | None:
+        """Publish the index, make `service` the current one; the previous service."""
+        self._index = publish_index(index, self.pack_dir)
+        if service is not None:
+            service.index_path = self._index.path
+        old, self._service = self._service, service
+        return old
+
+    def _reload_models(self, path: Path) -> None:
+        """Tell `models_changed` the models file was saved, and say how that went."""
+        if self._models_changed is None:
+            return
+        began = time.perf_counter()
+        try:
+            self._models_changed(path)
+        except Exception as error:
+            self._print(f"  ✗ models: {path.name}: {error}")
+            return
+        elapsed = round((time.perf_counter() - began) * 1000)
+        self._print(f"  ✓ models reloaded from {path.name} in {elapsed}ms")
+
+    async def _index_pack(self) -> PackIndex:
+        """Index into the staging file (the models file is not pack code, so not checked)."""
+        skip = [self.models_file] if self.models_file else []
+        return await index_pack(
+            self.pack_dir, python=self.python, env=self.settings.env, publish=False, skip=skip
+        )
+
+    async def _start_service(self, index: PackIndex) -> PackService:
+        """A new pack service for `index`, listening; `PackServiceFailed` if it doesn't start."""
+        service = PackService(
+            index_path=index.path,
+            module_root=self.pack_dir,
+            python=self.python,
+            token=self.pack_service_token,
+            printer=self._print,
+            env=self.settings.env,
+            log_level=self.settings.log_level,
+            on_restart=lambda port: self._notify_pack_service(),
+        )
+        await service.start()
+        return service
+
+    def _notify_pack_service(self) -> None:
+        """Tell kindgi dev the pack service's port changed (it rewrites `.kindgirc.json`)."""
+        if self._on_pack_service is None:
+            return
+        try:
+            self._on_pack_service()
+        except Exception:
+            log.exception("the pack-service hook failed")
+
+    async def stop(self) -> None:
+        """Stop watching (a running reload finishes), then the pack service."""
+        if self._watcher is not None:
+            await self._watcher.stop()
+            self._watcher = None
+        if self._service is not None:
+            await self._service.stop()
+            self._service = None
+
+    def not_ready(self) -> str | None:
+        """Why runs can't be served yet (index or pack service missing), or None."""
+        return self._problem
+
+    def pack_service_port(self) -> int | None:
+        """The current pack service's port, or None when none runs."""
+        return self._service.port if self._service is not None else None
+
+    def agent_ids(self) -> list[str]:
+        """The ids of the agents in the current index."""
+        return sorted({str(a["id"]) for a in self._index.agents}) if self._index else []
+
+    def tool_manifest(self, tool_id: str, version: str | None = None) -> dict[str, Any] | None:
+        """A tool's entry in the current index (its highest version when none is named)."""
+        if self._index is None:
+            return None
+        found = [t for t in self._index.tools if t["id"] == tool_id]
+        if version is not None:
+            found = [t for t in found if t.get("version") == version]
+        if not found:
+            return None
+        return dict(max(found, key=lambda t: _version_key(str(t.get("version", "")))))
+
+    async def invoke(
+        self,
+        tool_id: str,
+        version: str | None,
+        input: Any,
+        *,
+        tenant_id: str,
+        project_id: str | None,
+        run_id: str,
+        request_id: str,
+        env: Mapping[str, str] | None = None,
+        timeout_ms: int = 120_000,
+        step_scope: str | None = None,
+    ) -> InvokeOutcome:
+        """Run a tool call in the current pack service; once more on a new one after a swap."""
+        service = self._service
+        if service is None:
+            why = self._problem or "the pack has no tools"
+            return InvokeOutcome.failure("pack-service-unavailable", f"no pack service runs: {why}")
+
+        async def attempt(target: PackService) -> InvokeOutcome:
+            return await target.invoke(
+                tool_id,
+                version,
+                input,
+                tenant_id=tenant_id,
+                project_id=project_id,
+                run_id=run_id,
+                request_id=request_id,
+                env=env,
+                timeout_ms=timeout_ms,
+                step_scope=step_scope,
+            )
+
+        outcome = await attempt(service)
+        current = self._service
+        if outcome.code in RETRY_ON_NEW_SERVICE and current is not None and current is not service:
+            outcome = await attempt(current)
+        return outcome
+
+    def models_summary(self) -> str:
+        """Which models can answer: the function-models file, and providers configured by env."""
+        found = []
+        if self.models_file is not None:
+            missing = "" if self.models_file.is_file() else " (missing)"
+            found.append(f"function models from {_shown(self.models_file, self.pack_dir)}{missing}")
+        env = {**os.environ, **self.settings.env}
+        if env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"):
+            found.append("OpenAI-compatible (OPENAI_API_KEY / OPENAI_BASE_URL)")
+        if env.get("ANTHROPIC_API_KEY"):
+            found.append("Anthropic (ANTHROPIC_API_KEY)")
+        if not found:
+            return (
+                'none yet — set [tool.kindgi-dev] models = "dev_models.py", '
+                "OPENAI_API_KEY or ANTHROPIC_API_KEY"
+            )
+        return " · ".join(found)
+
+
+def find_models_file(settings: Settings) -> Path | None:
+    """`--models`, else `[tool.kindgi-dev] models` of the pack's pyproject.toml (pack-relative)."""
+    if settings.models_file is not None:
+        return settings.models_file.resolve()
+    try:
+        config = tomllib.loads((settings.pack_dir / "pyproject.toml").read_text("utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    named = config.get("tool", {}).get("kindgi-dev", {}).get("models")
+    return (settings.pack_dir / named).resolve() if isinstance(named, str) and named else None
+
+
+def _counts(index: PackIndex) -> str:
+    """`N primitives (T tools, G guardrails, A agents, F flows)`."""
+    return (
+        f"{index.primitive_count} primitives ({len(index.tools)} tools, "
+        f"{len(index.guardrails)} guardrails, {len(index.agents)} agents, "
+        f"{len(index.flows)} flows)"
+    )
+
+
+def _describe(error: PackLoadFailed | PackServiceFailed) -> str:
+    """Where and what, for a reload that failed."""
+    return error.describe() if isinstance(error, PackLoadFailed) else error.message
+
+
+def _file_warning(error: dict[str, Any], pack_dir: Path) -> str:
+    """`<file>:<line>: [<code>] <message>` for a file the indexer skipped."""
+    failed = file_error(error, pack_dir)
+    where = f"{failed.where}: " if failed.where else ""
+    return f"{where}[{failed.wire_code}] {failed.message}"
+
+
+def _version_key(version: str) -> tuple[Any, ...]:
+    """Semver order; a version that isn't semver sorts first."""
+    try:
+        return sort_key(version)
+    except ValueError:
+        return (-1, -1, -1, 0, ((1, 0, version),))
+
+
+def _shown(path: Path, base: Path) -> str:
+    """A path relative to the pack when it lies inside it."""
+    return str(path.relative_to(base)) if path.is_relative_to(base) else str(path)

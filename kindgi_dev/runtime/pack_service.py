@@ -1,0 +1,385 @@
+"""The SDK's pack service as a supervised child: start, invoke tools over protocol v2, stop.
+
+`python -m kindgi.pack serve` runs the pack's tool handlers in its own process, on a free
+loopback port with a token. Its JSON log lines on stderr tell the port it listens on and
+are shown on our stderr as `[pack] …`; a child that dies unexpectedly is started again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from ..domain.errors import KindgiError
+
+HOST = "127.0.0.1"
+BOOT_TIMEOUT_S = 15.0
+STOP_GRACE_S = 8.0
+MAX_RESTARTS = 5
+STABLE_AFTER_S = 10.0
+"""A child that ran this long before exiting resets the count of restarts in a row."""
+IDEMPOTENCY_NAMESPACE = uuid.UUID("a70d5bff-e713-4322-b2ea-9d5c4926a861")
+LEVELS = ("trace", "debug", "info", "warn", "error")
+_QUIET_EVENTS = {"listening", "draining", "stopped"}
+"""Lifecycle records kindgi dev reports in its own words, so they are not forwarded."""
+_HIDDEN_KEYS = {
+    *("time", "level", "severity", "subsystem", "message", "event", "kind", "inMessage"),
+    *("packId", "artifactVersion", "tenantId", "toolId", "checkId"),
+}
+
+Printer = Callable[[str], None]
+
+
+class PackServiceFailed(KindgiError):
+    """The pack service did not start."""
+
+    status = 503
+    code = "pack-service-boot-failed"
+
+
+@dataclass(frozen=True)
+class InvokeOutcome:
+    """What one tool call came to: its output, or an error code and message."""
+
+    ok: bool
+    output: Any = None
+    code: str | None = None
+    message: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def failure(cls, code: str, message: str, **details: Any) -> InvokeOutcome:
+        """An error outcome: a v2 error message, or kindgi dev's own for a transport failure."""
+        return cls(ok=False, code=code, message=message, details=details)
+
+
+def idempotency_key(run_id: str, step_scope: str, tool_id: str) -> str:
+    """UUIDv5 of the compact JSON `[runId, stepScope, toolId]`, as protocol v2 defines it."""
+    name = json.dumps([run_id, step_scope, tool_id], separators=(",", ":"), ensure_ascii=False)
+    return str(uuid.uuid5(IDEMPOTENCY_NAMESPACE, name))
+
+
+def readable(line: str, min_level: str = "info") -> str | None:
+    """A child's stderr line as `[pack] HH:MM:SS.mmm LEVEL message k=v`; None to drop it."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        record = None
+    if not isinstance(record, dict) or "message" not in record:
+        return f"[pack] {line}" if line.strip() else None
+    level = str(record.get("level", "info")).lower()
+    if record.get("event") in _QUIET_EVENTS and level == "info":
+        return None
+    if level in LEVELS and LEVELS.index(level) < LEVELS.index(min_level):
+        return None
+    hidden = _HIDDEN_KEYS | set(record.get("inMessage") or [])
+    extras = " ".join(
+        f"{key}={value if isinstance(value, str) else json.dumps(value)}"
+        for key, value in record.items()
+        if key not in hidden
+    )
+    moment = str(record.get("time", ""))[11:23]
+    return " ".join(p for p in ("[pack]", moment, level.upper(), record["message"], extras) if p)
+
+
+class PackService:
+    """One supervised `python -m kindgi.pack serve` child serving one index."""
+
+    def __init__(
+        self,
+        *,
+        index_path: Path,
+        module_root: Path,
+        python: str,
+        token: str,
+        printer: Printer,
+        env: Mapping[str, str] | None = None,
+        log_level: str = "info",
+        on_restart: Callable[[int], None] | None = None,
+    ) -> None:
+        self.index_path = index_path
+        self.module_root = module_root
+        self.python = python
+        self.token = token
+        self.port: int | None = None
+        self._print = printer
+        self._env = dict(env or {})
+        self._log_level = log_level if log_level in LEVELS else "info"
+        self._on_restart = on_restart
+        self._process: asyncio.subprocess.Process | None = None
+        self._pumps: list[asyncio.Task[None]] = []
+        self._listening: asyncio.Future[int] | None = None
+        self._problems: list[str] = []
+        self._supervisor: asyncio.Task[None] | None = None
+        self._stopping = False
+        self._client = httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=5.0))
+
+    @property
+    def pid(self) -> int | None:
+        """The running child's process id."""
+        return self._process.pid if self._process else None
+
+    async def start(self) -> int:
+        """Start the child and wait until it listens; its port, or `PackServiceFailed`."""
+        try:
+            self.port = await self._spawn()
+        except BaseException:
+            self._stopping = True
+            await self._terminate()
+            await self._client.aclose()
+            raise
+        self._supervisor = asyncio.create_task(self._supervise())
+        return self.port
+
+    async def stop(self) -> None:
+        """SIGTERM the child (it drains), kill it after 8 s, and close the connections."""
+        self._stopping = True
+        if self._supervisor is not None:
+            self._supervisor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._supervisor
+        await self._terminate()
+        await self._client.aclose()
+        self.port = None
+
+    async def _terminate(self) -> None:
+        """SIGTERM the child, SIGKILL it if it hasn't exited after the grace period."""
+        process = self._process
+        if process is not None and process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(process.wait(), STOP_GRACE_S)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+                await process.wait()
+        await self._close_pumps()
+
+    def _child_env(self) -> dict[str, str]:
+        """Our environment and the pack's, plus what the service needs: token, any port, JSON."""
+        return {
+            **os.environ,
+            **self._env,
+            "PORT": "0",
+            "KINDGI_PACK_SERVICE_TOKEN": self.token,
+            "KINDGI_PACK_ENV_FILTER": "off",
+            "KINDGI_PACK_ENV_CHECK": "warn",
+            "KINDGI_LOG_FORMAT": "json",
+            "KINDGI_LOG_LEVEL": self._log_level,
+        }
+
+    async def _spawn(self) -> int:
+        """Start one child; its port once its `listening` record arrives."""
+        self._listening = asyncio.get_running_loop().create_future()
+        self._problems = []
+        command = [self.python, "-m", "kindgi.pack", "serve", "--index", str(self.index_path)]
+        command += ["--module-root", str(self.module_root), "--host", HOST]
+        process = await asyncio.create_subprocess_exec(
+            *command,
+            cwd=self.module_root,
+            env=self._child_env(),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+        self._process = process
+        assert process.stdout is not None and process.stderr is not None
+        self._pumps = [
+            asyncio.create_task(self._pump(process.stderr, parse=True)),
+            asyncio.create_task(self._pump(process.stdout, parse=False)),
+        ]
+        exited = asyncio.create_task(process.wait())
+        try:
+            await asyncio.wait(
+                {self._listening, exited},
+                timeout=BOOT_TIMEOUT_S,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        finally:
+            exited.cancel()
+        if self._listening.done():
+            return self._listening.result()
+        return await self._boot_failed(process)
+
+    async def _boot_failed(self, process: asyncio.subprocess.Process) -> int:
+        """Raise why the child did not listen: it exited (with its problems), or it hung."""
+        if process.returncode is None:
+            await self._terminate()
+            raise PackServiceFailed(
+                f"the pack service did not start listening within {BOOT_TIMEOUT_S:.0f} s"
+            )
+        await self._close_pumps()
+        why = "; ".join(self._problems) or "see the [pack] lines above"
+        raise PackServiceFailed(
+            f"the pack service exited ({describe_exit(process.returncode)}) before listening: {why}"
+        )
+
+    async def _pump(self, stream: asyncio.StreamReader, *, parse: bool) -> None:
+        """Forward a child stream line by line; on stderr, also watch for lifecycle records."""
+        while line := await stream.readline():
+            text = line.decode("utf-8", "replace").rstrip("\n")
+            if parse:
+                self._note(text)
+                shown = readable(text, self._log_level)
+            else:
+                shown = f"[pack] {text}" if text.strip() else None
+            if shown is not None:
+                self._print(shown)
+
+    def _note(self, text: str) -> None:
+        """The port from `listening`; the problems from `boot-failed` / `config-invalid`."""
+        if not text.startswith("{"):
+            return
+        try:
+            record = json.loads(text)
+        except ValueError:
+            return
+        event = record.get("event") or record.get("kind")
+        if event == "listening" and self._listening and not self._listening.done():
+            self._listening.set_result(int(record["port"]))
+        elif event in ("boot-failed", "config-invalid"):
+            self._problems.extend(str(p) for p in record.get("problems") or [])
+
+    async def _close_pumps(self) -> None:
+        """Let the stream readers finish what the child wrote (up to 1 s), then drop them."""
+        pumps, self._pumps = self._pumps, []
+        if pumps:
+            _, pending = await asyncio.wait(pumps, timeout=1.0)
+            for task in pending:
+                task.cancel()
+
+    async def _supervise(self) -> None:
+        """Start the child again when it exits on its own; give up after 5 restarts in a row."""
+        loop = asyncio.get_running_loop()
+        restarts = 0
+        while self._process is not None:
+            started = loop.time()
+            code = await self._process.wait()
+            if self._stopping:
+                return
+            if loop.time() - started >= STABLE_AFTER_S:
+                restarts = 0
+            self.port = None
+            if restarts >= MAX_RESTARTS:
+                self._print(
+                    f"  ✗ pack service kept exiting ({restarts} restarts) — "
+                    "fix the code and save to retry"
+                )
+                return
+            restarts += 1
+            self._print(f"  ⚠ pack service exited ({describe_exit(code)}) — restarting")
+            await self._close_pumps()
+            with contextlib.suppress(PackServiceFailed, OSError):
+                self.port = await self._spawn()
+                if self._on_restart is not None:
+                    self._on_restart(self.port)
+
+    async def invoke(
+        self,
+        tool_id: str,
+        version: str | None,
+        input: Any,
+        *,
+        tenant_id: str,
+        project_id: str | None,
+        run_id: str,
+        request_id: str,
+        env: Mapping[str, str] | None = None,
+        timeout_ms: int = 120_000,
+        step_scope: str | None = None,
+    ) -> InvokeOutcome:
+        """Run one tool call in the pack service (protocol v2); a 503 is tried once more."""
+        ctx: dict[str, Any] = {"tenantId": tenant_id, "runId": run_id}
+        if project_id is not None:
+            ctx["projectId"] = project_id
+        ctx.update(
+            requestId=request_id,
+            idempotencyKey=idempotency_key(run_id, step_scope or request_id, tool_id),
+            env=dict(env or {}),
+            secrets={},
+            config={},
+            settings={},
+        )
+        tool: dict[str, Any] = {"id": tool_id, **({"version": version} if version else {})}
+        body = {"v": 2, "kind": "invoke", "tool": tool, "input": input, "ctx": ctx}
+        headers = {
+            "kindgi-pack-token": self.token,
+            "kindgi-protocol": "2",
+            "kindgi-timeout-ms": str(timeout_ms),
+            "kindgi-run-id": run_id,
+            "kindgi-request-id": request_id,
+        }
+        outcome = await self._post(body, headers, timeout_ms)
+        if outcome.code in ("pack-service-unavailable", "pack-service-unreachable"):
+            await asyncio.sleep(min(float(outcome.details.get("retryAfter", 0.25)), 1.0))
+            outcome = await self._post(body, headers, timeout_ms)
+        return outcome
+
+    async def _post(
+        self, body: dict[str, Any], headers: dict[str, str], timeout_ms: int
+    ) -> InvokeOutcome:
+        """One POST /v1/invoke, its answer read as an outcome."""
+        if self.port is None or self._stopping:
+            return InvokeOutcome.failure("pack-service-unavailable", "the pack service is down")
+        url = f"http://{HOST}:{self.port}/v1/invoke"
+        try:
+            response = await self._client.post(
+                url, json=body, headers=headers, timeout=timeout_ms / 1000 + 5
+            )
+        except httpx.TimeoutException:
+            return InvokeOutcome.failure(
+                "deadline-exceeded", f"the pack service did not answer within {timeout_ms} ms"
+            )
+        except httpx.HTTPError as error:
+            return InvokeOutcome.failure(
+                "pack-service-unreachable", f"the pack service could not be reached: {error}"
+            )
+        return _read_answer(response)
+
+
+def _read_answer(response: httpx.Response) -> InvokeOutcome:
+    """An invoke answer as an outcome: a v2 result or error, or a transport status."""
+    try:
+        answer = response.json()
+    except ValueError:
+        answer = None
+    if response.status_code == 503:
+        why = answer.get("error") if isinstance(answer, dict) else None
+        return InvokeOutcome.failure(
+            "pack-service-unavailable",
+            f"the pack service is not taking calls ({why or 'unavailable'})",
+            retryAfter=response.headers.get("retry-after", "1"),
+        )
+    if response.status_code != 200 or not isinstance(answer, dict):
+        why = answer.get("error") if isinstance(answer, dict) else response.text[:200]
+        return InvokeOutcome.failure(
+            "pack-service-error", f"the pack service answered HTTP {response.status_code}: {why}"
+        )
+    if answer.get("kind") == "result":
+        return InvokeOutcome(ok=True, output=answer.get("output"))
+    details = {k: v for k, v in answer.items() if k not in ("v", "kind", "code", "message")}
+    return InvokeOutcome.failure(
+        str(answer.get("code", "pack-service-error")),
+        str(answer.get("message", "the tool call failed")),
+        **details,
+    )
+
+
+def describe_exit(code: int | None) -> str:
+    """`SIGKILL` for a signal, `exit 1` for an exit code."""
+    if code is not None and code < 0:
+        with contextlib.suppress(ValueError):
+            return signal.Signals(-code).name
+    return f"exit {code}"

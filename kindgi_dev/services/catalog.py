@@ -1,0 +1,192 @@
+"""The catalog: agent, tool and flow versions registered from the pack, read as the wire shows them.
+
+Every version the pack ever indexed stays readable, so runs and cases keep naming the version
+they ran. A version that comes back with other content is updated in place, with a warning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from ..domain.errors import Gone, NotFound
+from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
+from ..domain.semver import sort_key
+from ..domain.time import now_iso
+from ..runtime.pack import PackIndex
+from ..store import catalog
+from ..store.catalog import Kind
+from .context import Context
+
+KINDS: tuple[Kind, ...] = ("tool", "agent", "flow")
+_NEVER_ON_WIRE = {
+    "agent": ("modulePath", "projectId"),
+    "tool": ("modulePath", "projectId"),
+    "flow": ("modulePath", "projectId", "kernelPayloadVersion", "output"),
+}
+
+
+def to_wire(kind: Kind, entry: dict[str, Any], pack_version: str) -> dict[str, Any]:
+    """An `index.json` entry as the contract's `Agent`, `Tool` or `Flow`."""
+    wire = {k: v for k, v in entry.items() if k not in _NEVER_ON_WIRE[kind]}
+    if kind == "agent":
+        wire.setdefault("retrieval", [])
+        wire.setdefault("guardrails", [])
+    elif kind == "tool":
+        wire.setdefault("version", pack_version)
+        if not wire.get("description"):
+            wire["description"] = wire["id"]
+    return wire
+
+
+def register(ctx: Context, index: PackIndex) -> list[str]:
+    """Register every new version of the index; warning lines for versions whose content changed."""
+    warnings: list[str] = []
+    now = now_iso()
+    with ctx.db.transaction():
+        for kind, entries in zip(KINDS, (index.tools, index.agents, index.flows), strict=True):
+            for entry in entries:
+                wire = to_wire(kind, entry, index.pack_version)
+                if _store(ctx, kind, wire, now):
+                    warnings.append(
+                        f"⚠ {kind} {wire['id']} {wire['version']} changed without a new version: "
+                        "runs recorded under it ran other content"
+                    )
+    return warnings
+
+
+def _store(ctx: Context, kind: Kind, wire: dict[str, Any], now: str) -> bool:
+    """Insert a new version, or update a known one whose content differs; True if it differed."""
+    manifest = json.dumps(wire, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    digest = hashlib.sha256(manifest.encode()).hexdigest()
+    existing = catalog.get(ctx.db, kind, wire["id"], wire["version"])
+    if existing is None:
+        row = {"id": wire["id"], "version": wire["version"], "manifest": manifest}
+        row.update(content_hash=digest, registered_at=now, updated_at=now)
+        catalog.insert(ctx.db, kind, row)
+        return False
+    if existing["content_hash"] == digest:
+        return False
+    catalog.update_content(ctx.db, kind, wire["id"], wire["version"], manifest, digest, now)
+    return True
+
+
+def get_agent(ctx: Context, agent_id: str, version: str | None = None) -> dict[str, Any]:
+    """An agent version (the latest active one when no version is named); 404 `agent-not-found`."""
+    return get(ctx, "agent", agent_id, version)
+
+
+def get_tool(ctx: Context, tool_id: str, version: str | None = None) -> dict[str, Any]:
+    """A tool version (latest active when none is named); 404 `tool-not-found`, 410 `tool-gone`."""
+    return get(ctx, "tool", tool_id, version)
+
+
+def get_flow(ctx: Context, flow_id: str, version: str | None = None) -> dict[str, Any]:
+    """A flow version (the latest active one when no version is named); 404 `flow-not-found`."""
+    return get(ctx, "flow", flow_id, version)
+
+
+def get(ctx: Context, kind: Kind, item_id: str, version: str | None = None) -> dict[str, Any]:
+    """One version, unregistered ones included; without a version, the highest active one."""
+    if version is not None:
+        row = catalog.get(ctx.db, kind, item_id, version)
+        if row is None:
+            raise missing(kind, item_id, version)
+        return catalog.manifest_of(row)
+    rows = catalog.versions(ctx.db, kind, item_id)
+    active = [row for row in rows if not row["unregistered_at"]]
+    if not active:
+        if rows and kind == "tool":
+            raise Gone(
+                f"Every version of tool {item_id} is unregistered.",
+                code="tool-gone",
+                toolId=item_id,
+            )
+        raise missing(kind, item_id)
+    return catalog.manifest_of(_highest(active))
+
+
+def list_page(
+    ctx: Context,
+    kind: Kind,
+    *,
+    limit: int | None,
+    cursor: str | None,
+    name: str | None,
+    include_retired: bool,
+) -> Page[dict[str, Any]]:
+    """The latest version of each id, by id; retired ids (no active version) only when asked."""
+    size = clamp_limit(limit)
+    after = decode_cursor(cursor)
+    ids = catalog.page_ids(
+        ctx.db,
+        kind,
+        prefix=name,
+        after=str(after[0]) if after else None,
+        limit=size + 1,
+        active_only=not include_retired,
+    )
+    page = make_page(ids, size, lambda item_id: [item_id])
+    by_id: dict[str, list[Any]] = {item_id: [] for item_id in page.items}
+    for row in catalog.versions_of(ctx.db, kind, page.items):
+        by_id[row["id"]].append(row)
+    latest = []
+    for rows in by_id.values():
+        active = [row for row in rows if not row["unregistered_at"]]
+        latest.append(catalog.manifest_of(_highest(active or rows)))
+    return Page(latest, page.has_more, page.next_cursor)
+
+
+def list_versions(
+    ctx: Context,
+    kind: Kind,
+    item_id: str,
+    *,
+    limit: int | None,
+    cursor: str | None,
+    include_tombstoned: bool,
+) -> Page[dict[str, Any]]:
+    """An id's versions in ascending semver; unregistered ones only when asked; 404 if unknown."""
+    size = clamp_limit(limit)
+    after = decode_cursor(cursor)
+    rows = catalog.versions(ctx.db, kind, item_id)
+    if not rows:
+        raise missing(kind, item_id)
+    shown = [row for row in rows if include_tombstoned or not row["unregistered_at"]]
+    shown.sort(key=lambda row: version_key(row["version"]))
+    if after:
+        start = version_key(str(after[0]))
+        shown = [row for row in shown if version_key(row["version"]) > start]
+    page = make_page(shown[: size + 1], size, lambda row: [row["version"]])
+    return Page([catalog.manifest_of(r) for r in page.items], page.has_more, page.next_cursor)
+
+
+def unregister(ctx: Context, kind: Kind, item_id: str, version: str) -> None:
+    """Mark a version unregistered: it stays readable, but is no longer the latest of its id."""
+    if catalog.set_unregistered(ctx.db, kind, item_id, version, now_iso()) == 0:
+        raise missing(kind, item_id, version)
+
+
+def missing(kind: Kind, item_id: str, version: str | None = None) -> NotFound:
+    """404 `<kind>-not-found` naming the id (and the version asked for)."""
+    error = NotFound(kind, item_id)
+    if version is not None:
+        error.message = f"{kind.capitalize()} {item_id} has no version {version}."
+        error.details["version"] = version
+        error.args = (error.message,)
+    return error
+
+
+def version_key(version: str) -> tuple[Any, ...]:
+    """Semver order; a version that isn't semver sorts before every one that is."""
+    try:
+        return sort_key(version)
+    except ValueError:
+        return (-1, -1, -1, 0, ((1, 0, version),))
+
+
+def _highest(rows: Iterable[Any]) -> Any:
+    """The row of the highest version."""
+    return max(rows, key=lambda row: version_key(row["version"]))

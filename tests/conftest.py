@@ -1,0 +1,83 @@
+"""Shared fixtures: a small Kindgi pack written into a temporary folder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+PYPROJECT = """\
+[project]
+name = "demo-pack"
+version = "0.1.0"
+
+[tool.kindgi.pack]
+id = "demo.hello"
+version = "1.0.0"
+"""
+
+GREET = '''\
+from pydantic import BaseModel, Field
+from kindgi import ToolContext, tool
+
+
+class GreetInput(BaseModel):
+    name: str = Field(min_length=1)
+    excited: bool = False
+
+
+class Greeting(BaseModel):
+    text: str
+    run_id: str = Field(alias="runId")
+
+
+@tool(id="demo.hello.greet", mutating=False, effects=[{"kind": "reads", "resource": "none"}])
+def greet(args: GreetInput, ctx: ToolContext) -> Greeting:
+    """Builds a greeting for one person."""
+    mark = "!" if args.excited else "."
+    return Greeting(text=f"Hello, {args.name}{mark}", runId=ctx.run_id)
+'''
+
+
+def agent_source(version: str, name: str = "Greeter") -> str:
+    """An agent file defining `demo.hello.greeter` at `version`."""
+    return f"""\
+from kindgi import Agent
+from ..tools.greet import greet
+
+greeter = Agent(
+    id="demo.hello.greeter", version="{version}", name="{name}",
+    instructions="Greet the user by name with demo.hello.greet.",
+    capabilities=[{{"needs": [{{"feature": "tool-use"}}]}}],
+    tools=[greet],
+)
+"""
+
+
+def write_pack(root: Path, agent_versions: tuple[str, ...] = ("1.0.0",)) -> Path:
+    """The worked example's pack (one tool; one agent file per version) under `root`."""
+    (root / "tools").mkdir(parents=True, exist_ok=True)
+    (root / "agents").mkdir(exist_ok=True)
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    (root / "tools" / "greet.py").write_text(GREET)
+    for number, version in enumerate(agent_versions):
+        name = "greeter.py" if number == 0 else f"greeter_{number + 1}.py"
+        (root / "agents" / name).write_text(agent_source(version))
+    return root
+
+
+@pytest.fixture
+def make_pack(tmp_path: Path) -> Callable[..., Path]:
+    """`make_pack(agent_versions=("1.0.0",))`: write the demo pack into a fresh folder."""
+
+    def make(agent_versions: tuple[str, ...] = ("1.0.0",), name: str = "pack") -> Path:
+        return write_pack(tmp_path / name, agent_versions)
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def pack_writer() -> Callable[..., Path]:
+    """`write_pack(root, agent_versions)`, for module-scoped fixtures that share one pack."""
+    return write_pack
