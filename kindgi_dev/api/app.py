@@ -20,7 +20,21 @@ from ..store.db import Database
 from . import errors, openapi, system
 from .routing import Endpoint, route
 
-RESOURCES = ("system", "projects")
+RESOURCES = (
+    "system",
+    "projects",
+    "agents",
+    "tools",
+    "flows",
+    "runs",
+    "conversations",
+    "judgments",
+    "judge_classes",
+    "corrections",
+    "test_sets",
+    "eval_suites",
+    "eval_runs",
+)
 """The resource modules of `/v1`, each with its `ENDPOINTS`."""
 
 Progress = Callable[[str, float], None]

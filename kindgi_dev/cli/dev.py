@@ -85,6 +85,13 @@ def reset(settings: Settings, yes: bool) -> None:
     help="Watch the pack (default); --no-watch boots, registers once and exits.",
 )
 @click.option("--log-level", type=click.Choice(LOG_LEVELS), help="Log level (default info).")
+@click.option(
+    "--eval-concurrency",
+    type=click.IntRange(1, 64),
+    default=4,
+    show_default=True,
+    help="How many replays a run on the test cases runs at once.",
+)
 @click.option("--quiet", is_flag=True, help="Errors only.")
 def dev(
     port: int | None,
@@ -96,6 +103,7 @@ def dev(
     yes: bool,
     watch: bool,
     log_level: str | None,
+    eval_concurrency: int,
     quiet: bool,
 ) -> None:
     """Run this pack's agents locally, with the /v1 API of a deployed Kindgi."""
@@ -111,6 +119,7 @@ def dev(
         watch=watch,
         models_file=models_file.resolve() if models_file else None,
         log_level=level,
+        eval_concurrency=eval_concurrency,
     )
     logging.basicConfig(level=logging.ERROR if level == "error" else logging.WARNING)
     lock = Lock(settings.dev_dir / "dev.lock")

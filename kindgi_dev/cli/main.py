@@ -8,7 +8,21 @@ import click
 
 from .. import __version__
 
-COMMANDS = ("dev", "projects")
+COMMANDS = (
+    "dev",
+    "projects",
+    "agents",
+    "tools",
+    "flows",
+    "runs",
+    "conversations",
+    "judgments",
+    "judge-classes",
+    "corrections",
+    "eval-suites",
+    "test-sets",
+    "eval-runs",
+)
 """Modules of `kindgi_dev.cli` that each define the command or group of that name."""
 
 

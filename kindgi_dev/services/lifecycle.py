@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..runtime.host import Runtime
-from . import catalog, models
+from . import catalog, eval_runs, models, runs
 from .context import Context
 
 Progress = Callable[[str, float], None]
@@ -20,7 +20,14 @@ def say(line: str) -> None:
 
 
 async def start(ctx: Context, progress: Progress | None = None) -> None:
-    """Bring up the instance's background parts, reporting each phase's time."""
+    """Bring up the instance's background parts, reporting each phase's time.
+
+    Runs and eval runs a stopped process left going are failed first, saying why.
+    """
+    for left, what in ((runs.fail_interrupted(ctx), "run"),
+                       (eval_runs.fail_interrupted(ctx), "eval run")):  # fmt: skip
+        if left:
+            say(f"  ⚠ {left} {what}(s) were going when kindgi dev last stopped: marked failed")
     if not ctx.settings.start_pack:
         return
     runtime = Runtime(

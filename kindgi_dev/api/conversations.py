@@ -1,0 +1,118 @@
+"""`/v1/conversations`: an agent's turns, listed and read with their messages."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from ..services import conversations
+from .routing import Call, Endpoint
+from .wire import OpenModel, WireModel
+
+
+class Conversation(OpenModel):
+    """A conversation as the contract shapes it."""
+
+    id: str
+    tenant_id: str
+    agent_id: str
+    agent_version: str
+    title: str
+    status: Literal["open", "closed"]
+    opened_at: str
+    turn_count: int
+
+
+class ConversationPage(OpenModel):
+    """A page of conversations."""
+
+    data: list[Conversation]
+    has_more: bool
+    next_cursor: str | None = None
+
+
+class MessagePage(OpenModel):
+    """A page of a conversation's messages."""
+
+    data: list[dict[str, Any]]
+    has_more: bool
+    next_cursor: str | None = None
+
+
+class ConversationQuery(WireModel):
+    """Filters of `conversations.list`."""
+
+    limit: int | None = None
+    cursor: str | None = None
+    agent_id: str | None = None
+    status: Literal["open", "closed"] | None = None
+    replays: Literal["exclude", "include", "only"] = "exclude"
+    opened_by: Literal["me"] | None = None
+    scope_kind: str | None = None
+    scope_id: str | None = None
+
+
+class PageQuery(WireModel):
+    """Paging only."""
+
+    limit: int | None = None
+    cursor: str | None = None
+
+
+async def list_conversations(call: Call[Any, ConversationQuery]) -> dict[str, Any]:
+    q = call.query
+    filters = {
+        "agent_id": q.agent_id,
+        "status": q.status,
+        "opened_by": call.ctx.caller.id if q.opened_by == "me" else None,
+        "project_id": q.scope_id if q.scope_kind == "project" else None,
+    }
+    page = conversations.list_page(
+        call.ctx, limit=q.limit, cursor=q.cursor, filters=filters, replays=q.replays
+    )
+    body = page.to_wire()
+    if q.opened_by == "me":
+        body["openedBy"] = "me"
+    return body
+
+
+async def get(call: Call[Any, Any]) -> dict[str, Any]:
+    return conversations.get(call.ctx, call.path["conversationId"])
+
+
+async def messages(call: Call[Any, PageQuery]) -> dict[str, Any]:
+    return conversations.messages(
+        call.ctx, call.path["conversationId"], limit=call.query.limit, cursor=call.query.cursor
+    )
+
+
+ENDPOINTS = [
+    Endpoint(
+        "GET",
+        "/v1/conversations",
+        "conversations.list",
+        list_conversations,
+        "List conversations, newest first.",
+        query=ConversationQuery,
+        response=ConversationPage,
+        errors=(400, 401),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/conversations/{conversationId}",
+        "conversations.get",
+        get,
+        "One conversation.",
+        response=Conversation,
+        errors=(401, 404),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/conversations/{conversationId}/messages",
+        "conversations.messages",
+        messages,
+        "A conversation's messages, in order.",
+        query=PageQuery,
+        response=MessagePage,
+        errors=(401, 404),
+    ),
+]

@@ -1,0 +1,271 @@
+"""`/v1/runs`: start an agent turn, list, get, cancel, journal and stream."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+from starlette.responses import Response, StreamingResponse
+
+from ..services import runs
+from .responses import json_response
+from .routing import Call, Endpoint
+from .wire import OpenModel, WireModel
+
+RunStatus = Literal["pending", "running", "suspended", "completed", "failed", "cancelled"]
+
+
+class ScopeSegment(WireModel):
+    """One level of a segment path."""
+
+    key: str = Field(pattern=r"^[a-z][a-z0-9_-]{0,63}$")
+    value: str = Field(min_length=1, max_length=256)
+
+
+class StartRunOptions(WireModel):
+    """`wait` (default true) and `dryRun`."""
+
+    dry_run: bool | None = None
+    wait: bool | None = None
+
+
+class StartRunBody(WireModel):
+    """The body of `runs.start`: one of `agent` / `flow`, and its input."""
+
+    agent: str | None = Field(default=None, min_length=1)
+    agent_version: str | None = None
+    flow: str | None = Field(default=None, min_length=1)
+    flow_version: str | None = None
+    project_id: str | None = None
+    segments: list[ScopeSegment] | None = Field(default=None, max_length=8)
+    input: Any = None
+    options: StartRunOptions | None = None
+
+
+class Run(OpenModel):
+    """A run as the contract shapes it (`output` is the agent turn's result)."""
+
+    id: str
+    tenant_id: str
+    project_id: str | None = None
+    flow_id: str
+    flow_version: str
+    status: RunStatus
+    dry_run: bool
+    created_at: str
+    updated_at: str
+    completed_at: str | None = None
+    failure_message: str | None = None
+    output: Any = None
+    replay_of: str | None = None
+    eval_run_id: str | None = None
+
+
+class RunPage(WireModel):
+    """A page of runs."""
+
+    data: list[Run]
+    has_more: bool
+    next_cursor: str | None = None
+
+
+class RunQuery(WireModel):
+    """Filters of `runs.list`."""
+
+    limit: int | None = None
+    cursor: str | None = None
+    agent_id: str | None = None
+    agent_version: str | None = None
+    flow_id: str | None = None
+    flow_version: str | None = None
+    eval_run_id: str | None = None
+    replays: Literal["exclude", "include", "only"] = "exclude"
+    include: Literal["output"] | None = None
+    status: list[RunStatus] = Field(default_factory=list)
+    created_after: str | None = None
+    created_before: str | None = None
+    scope_kind: str | None = None
+    scope_id: str | None = None
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> list[str]:
+        values = value if isinstance(value, list) else [value]
+        return [part for v in values for part in str(v).split(",") if part]
+
+
+class JournalQuery(WireModel):
+    """Paging of `runs.journal`; without `limit`, the whole journal."""
+
+    limit: int | None = None
+    cursor: str | None = None
+    since: int = Field(default=-1, ge=-1)
+
+
+class JournalPage(OpenModel):
+    """A page of journal entries."""
+
+    data: list[dict[str, Any]]
+    has_more: bool
+
+
+async def start(call: Call[StartRunBody, Any]) -> Response:
+    body = call.body
+    if (body.agent is None) == (body.flow is None):
+        from ..domain.errors import ValidationFailed
+
+        raise ValidationFailed("agent", "give exactly one of agent or flow")
+    run, status = await runs.start(call.ctx, body.model_dump(by_alias=True, exclude_none=True))
+    return json_response(run, status)
+
+
+async def list_runs(call: Call[Any, RunQuery]) -> dict[str, Any]:
+    q = call.query
+    filters = {
+        "agent_id": q.agent_id,
+        "agent_version": q.agent_version,
+        "flow_id": q.flow_id,
+        "flow_version": q.flow_version,
+        "eval_run_id": q.eval_run_id,
+        "created_after": q.created_after,
+        "created_before": q.created_before,
+        "project_id": q.scope_id if q.scope_kind == "project" else None,
+    }
+    page = runs.list_page(
+        call.ctx,
+        limit=q.limit,
+        cursor=q.cursor,
+        filters=filters,
+        statuses=q.status,
+        replays=q.replays,
+        with_output=q.include == "output",
+    )
+    return page.to_wire()
+
+
+async def get(call: Call[Any, Any]) -> dict[str, Any]:
+    return runs.get(call.ctx, call.path["runId"])
+
+
+async def cancel(call: Call[Any, Any]) -> dict[str, Any]:
+    return await runs.cancel(call.ctx, call.path["runId"])
+
+
+async def journal(call: Call[Any, JournalQuery]) -> dict[str, Any]:
+    q = call.query
+    return runs.journal(call.ctx, call.path["runId"], since=q.since, limit=q.limit, cursor=q.cursor)
+
+
+WIRE_KINDS = {
+    "run.started": "run.started",
+    "step.started": "run.step-started",
+    "step.completed": "run.step-completed",
+    "step.failed": "run.step-failed",
+    "run.completed": "run.completed",
+    "run.failed": "run.failed",
+    "run.cancelled": "run.cancelled",
+}
+
+
+async def stream(call: Call[Any, Any]) -> Response:
+    """SSE: the journal so far after `Last-Event-Id`, then live, until a terminal entry."""
+    ctx, run_id = call.ctx, call.path["runId"]
+    run = runs.get_record(ctx, run_id)
+    last = call.request.headers.get("last-event-id", "")
+    tail = last.rsplit(":", 1)[-1]
+    since = int(tail) if tail.isdigit() else -1
+
+    async def frames() -> AsyncIterator[bytes]:
+        nonlocal since
+        deadline = asyncio.get_running_loop().time() + 300
+        while asyncio.get_running_loop().time() < deadline:
+            for entry in runs.journal(ctx, run_id, since=since, limit=None, cursor=None)["data"]:
+                since = entry["sequence"]
+                kind = WIRE_KINDS.get(entry["kind"])
+                if kind is None:
+                    continue
+                event = {
+                    "eventId": f"{run_id}:{since}",
+                    "runId": run_id,
+                    "tenantId": run["tenant_id"],
+                    "timestamp": entry["timestamp"],
+                    "kind": kind,
+                    "sequence": since,
+                    "payload": entry.get("payload"),
+                }
+                yield (
+                    f"id: {run_id}:{since}\nevent: {kind}\ndata: {json.dumps(event)}\n\n"
+                ).encode()
+                if kind in ("run.completed", "run.failed", "run.cancelled"):
+                    return
+            await asyncio.sleep(0.1)
+
+    return StreamingResponse(
+        frames(),
+        media_type="text/event-stream; charset=utf-8",
+        headers={"Cache-Control": "no-cache"},
+    )
+
+
+ENDPOINTS = [
+    Endpoint(
+        "POST",
+        "/v1/runs",
+        "runs.start",
+        start,
+        "Start an agent turn.",
+        body=StartRunBody,
+        response=Run,
+        status=201,
+        errors=(400, 401, 404, 409, 413, 422),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/runs",
+        "runs.list",
+        list_runs,
+        "List runs, newest first.",
+        query=RunQuery,
+        response=RunPage,
+        errors=(400, 401),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/runs/{runId}",
+        "runs.get",
+        get,
+        "One run, with its output.",
+        response=Run,
+        errors=(401, 404),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/runs/{runId}/cancel",
+        "runs.cancel",
+        cancel,
+        "Cancel a run.",
+        response=Run,
+        errors=(401, 404, 409),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/runs/{runId}/journal",
+        "runs.journal",
+        journal,
+        "A run's journal.",
+        query=JournalQuery,
+        response=JournalPage,
+        errors=(400, 401, 404),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/runs/{runId}/stream",
+        "runs.stream",
+        stream,
+        "A run's events as server-sent events.",
+        errors=(401, 404),
+    ),
+]

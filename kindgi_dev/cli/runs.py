@@ -1,0 +1,158 @@
+"""`kindgi runs start|list|get|cancel|journal`."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import click
+
+from .command import api_command, json_arg
+from .http import Api, ApiError
+
+RUN_COLUMNS = [
+    ("ID", lambda r: r["id"]),
+    ("STATUS", lambda r: r["status"]),
+    (
+        "FLOW / AGENT",
+        lambda r: f"{r['agent']['id']}@{r['agent']['version']}" if r.get("agent") else r["flowId"],
+    ),
+    ("CREATED", lambda r: r["createdAt"]),
+]
+JOURNAL_COLUMNS = [
+    ("SEQ", lambda e: e["sequence"]),
+    ("KIND", lambda e: e["kind"]),
+    ("NODE", lambda e: e.get("nodeId", "")),
+    ("TIME", lambda e: e["timestamp"]),
+]
+FOLLOW_DELAYS = (0.25, 0.5, 1.0)
+
+
+def segment_list(values: tuple[str, ...]) -> list[dict[str, str]] | None:
+    """`--segment key:value` flags, coarse to fine."""
+    segments = []
+    for value in values:
+        key, sep, rest = value.partition(":")
+        if not sep or not key or not rest:
+            raise click.UsageError(f'--segment must be key:value, got "{value}"')
+        segments.append({"key": key, "value": rest})
+    return segments or None
+
+
+@click.group("runs", help="Runs: start an agent turn, list, get, cancel, journal.")
+def runs() -> None:
+    """The runs group."""
+
+
+@api_command(runs, "start", help="Start an agent turn and wait for it (unless --no-wait).")
+@click.option("--agent", required=True, help="The agent's id.")
+@click.option("--agent-version", help="An exact version (default: the latest).")
+@click.option("--input", "input_", required=True, help="JSON input, or @file.")
+@click.option("--project", help="The project (default: the default project).")
+@click.option("--segment", multiple=True, help="key:value, repeatable, coarse to fine.")
+@click.option("--no-wait", is_flag=True, help="Print the run at once.")
+def start(
+    api: Api,
+    agent: str,
+    agent_version: str | None,
+    input_: str,
+    project: str | None,
+    segment: tuple[str, ...],
+    no_wait: bool,
+) -> Any:
+    body = {
+        "agent": agent,
+        "agentVersion": agent_version,
+        "projectId": project,
+        "segments": segment_list(segment),
+        "input": json_arg(input_, "--input"),
+        "options": {"wait": False},
+    }
+    run = api.call(
+        "POST", "/v1/runs", json={k: v for k, v in body.items() if v is not None}, idempotent=True
+    )
+    if no_wait:
+        return run
+    run = follow(api, run)
+    if run["status"] == "failed":
+        from .output import Format
+
+        Format().emit(run)
+        failure = run.get("failure") or {}
+        click.echo(
+            f"Error [{failure.get('code', 'run-failed')}]: "
+            f"{failure.get('message') or run.get('failureMessage', '')}",
+            err=True,
+        )
+        sys.exit(1)
+    return run
+
+
+def follow(api: Api, run: dict[str, Any]) -> dict[str, Any]:
+    """Poll the run (250 ms, 500 ms, 1 s, then every 2 s) until it is not pending/running."""
+    attempt = 0
+    failures = 0
+    while run["status"] in ("pending", "running"):
+        try:
+            time.sleep(FOLLOW_DELAYS[attempt] if attempt < len(FOLLOW_DELAYS) else 2.0)
+            attempt += 1
+            run = api.call("GET", f"/v1/runs/{run['id']}")
+            failures = 0
+        except KeyboardInterrupt:
+            click.echo(
+                f"Stopped waiting. Run {run['id']} goes on: kindgi runs get {run['id']}", err=True
+            )
+            sys.exit(130)
+        except ApiError:
+            failures += 1
+            if failures >= 5:
+                raise
+    return run
+
+
+@api_command(runs, "list", columns=RUN_COLUMNS, help="List runs, newest first.")
+@click.option("--agent")
+@click.option("--replays", type=click.Choice(["exclude", "include", "only"]))
+@click.option("--eval-run")
+@click.option("--limit", type=click.IntRange(1, 100))
+@click.option("--cursor")
+def list_runs(
+    api: Api,
+    agent: str | None,
+    replays: str | None,
+    eval_run: str | None,
+    limit: int | None,
+    cursor: str | None,
+) -> Any:
+    params = {
+        "agentId": agent,
+        "replays": replays,
+        "evalRunId": eval_run,
+        "limit": limit,
+        "cursor": cursor,
+    }
+    return api.call("GET", "/v1/runs", params=params)
+
+
+@api_command(runs, "get", help="One run, with its output.")
+@click.argument("run_id")
+def get(api: Api, run_id: str) -> Any:
+    return api.call("GET", f"/v1/runs/{run_id}")
+
+
+@api_command(runs, "cancel", help="Cancel a running run.")
+@click.argument("run_id")
+def cancel(api: Api, run_id: str) -> Any:
+    api.call("POST", f"/v1/runs/{run_id}/cancel", idempotent=True)
+    return {"ok": True, "runId": run_id}
+
+
+@api_command(runs, "journal", columns=JOURNAL_COLUMNS, help="A run's journal.")
+@click.argument("run_id")
+@click.option("--since", type=int)
+@click.option("--limit", type=click.IntRange(1, 100))
+@click.option("--cursor")
+def journal(api: Api, run_id: str, since: int | None, limit: int | None, cursor: str | None) -> Any:
+    params = {"since": since, "limit": limit, "cursor": cursor}
+    return api.call("GET", f"/v1/runs/{run_id}/journal", params=params)

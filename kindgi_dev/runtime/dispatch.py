@@ -1,0 +1,71 @@
+"""The live dispatcher: a turn's tool calls run in the pack service, with the run's context."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from ..models import ToolCall
+from .tool_calls import ToolCallRecord, unknown_tool_record
+
+Invoke = Callable[..., Awaitable[Any]]
+
+
+def tool_env(tool: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The env values a tool is sent: the names its `needsSpec.env` declares, as set now."""
+    source = os.environ if environ is None else environ
+    names = (tool.get("needsSpec") or {}).get("env") or []
+    wanted = [n if isinstance(n, str) else n.get("name", "") for n in names]
+    return {name: source[name] for name in wanted if name and name in source}
+
+
+class LiveDispatcher:
+    """Runs each call in the pack service and records it with `source: live`."""
+
+    def __init__(
+        self,
+        invoke: Invoke,
+        *,
+        tenant_id: str,
+        project_id: str,
+        run_id: str,
+        env_of: Callable[[Mapping[str, Any]], dict[str, str]] = tool_env,
+        timeout_ms: int = 60_000,
+    ) -> None:
+        self._invoke = invoke
+        self._tenant_id = tenant_id
+        self._project_id = project_id
+        self._run_id = run_id
+        self._env_of = env_of
+        self._timeout_ms = timeout_ms
+        self.tool_env: dict[str, dict[str, str]] = {}
+
+    async def call(self, step: int, call: ToolCall, tool: dict[str, Any] | None) -> ToolCallRecord:
+        """Invoke the tool; an error outcome goes back to the model as an error result."""
+        if tool is None:
+            return unknown_tool_record(step, call, [])
+        version = str(tool.get("version", ""))
+        env = self._env_of(tool)
+        self.tool_env[call.tool_id] = env
+        outcome = await self._invoke(
+            call.tool_id,
+            version,
+            call.arguments,
+            tenant_id=self._tenant_id,
+            project_id=self._project_id,
+            run_id=self._run_id,
+            request_id=call.id,
+            env=env,
+            timeout_ms=self._timeout_ms,
+        )
+        return ToolCallRecord(
+            step=step,
+            call_id=call.id,
+            tool_id=call.tool_id,
+            tool_version=version,
+            arguments=call.arguments,
+            result=outcome.output if outcome.ok else None,
+            error=None if outcome.ok else f"{outcome.code}: {outcome.message}",
+            source="live",
+        )

@@ -1,0 +1,159 @@
+"""Conversations: an agent's turns in order, the history a turn reads, and their lists."""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from ..domain.errors import Conflict, NotFound
+from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
+from ..domain.time import now_iso
+from ..store import conversations as store
+from ..store import runs as run_store
+from .context import Context
+
+
+def for_turn(
+    ctx: Context,
+    agent: Mapping[str, Any],
+    project_id: str,
+    data: Mapping[str, Any],
+    *,
+    replay: bool = False,
+) -> str:
+    """The conversation a turn belongs to: the one named in its input, or a new one."""
+    given = data.get("conversationId")
+    if given:
+        row = store.get(ctx.db, given)
+        if row is None or row["tenant_id"] != ctx.tenant_id:
+            raise NotFound("conversation", given)
+        if row["status"] != "open":
+            raise Conflict(f"Conversation {given} is closed.", code="conversation-closed")
+        if row["project_id"] != project_id:
+            raise Conflict(
+                f"Conversation {given} is in another project.",
+                code="conversation-project-mismatch",
+            )
+        return str(given)
+    conversation_id = str(uuid.uuid4())
+    message = str(data.get("userMessage", ""))
+    store.insert(
+        ctx.db,
+        {
+            "id": conversation_id,
+            "tenant_id": ctx.tenant_id,
+            "project_id": project_id,
+            "agent_id": agent["id"],
+            "agent_version": agent["version"],
+            "title": (message[:77] + "…") if len(message) > 80 else message,
+            "participant_id": data.get("participantId"),
+            "opened_by": ctx.caller.id,
+            "status": "open",
+            "opened_at": now_iso(),
+            "turn_count": 0,
+            "replay": 1 if replay else 0,
+        },
+    )
+    return conversation_id
+
+
+def history(ctx: Context, conversation_id: str, *, before_run: str) -> list[dict[str, Any]]:
+    """The messages of the conversation's earlier completed turns, in order."""
+    messages: list[dict[str, Any]] = []
+    for run_id in _turn_runs(ctx, conversation_id):
+        if run_id == before_run:
+            continue
+        run = run_store.get(ctx.db, run_id)
+        if run and run["status"] == "completed" and run.get("output"):
+            messages.extend(run["output"].get("appended", []))
+    return messages
+
+
+def _turn_runs(ctx: Context, conversation_id: str) -> list[str]:
+    return store.turn_runs(ctx.db, conversation_id)
+
+
+def turn_number(ctx: Context, conversation_id: str, run_id: str) -> int:
+    """The 1-based number of a run's turn in its conversation."""
+    runs = _turn_runs(ctx, conversation_id)
+    return runs.index(run_id) + 1 if run_id in runs else len(runs) + 1
+
+
+def record_turn(
+    ctx: Context, conversation_id: str, run_id: str, appended: list[dict[str, Any]], at: str
+) -> None:
+    """Add a finished turn's messages to its conversation."""
+    items = []
+    for message in appended:
+        item: dict[str, Any] = {"role": message["role"], "content": message.get("content")}
+        if message.get("toolCall"):
+            item["toolCall"] = message["toolCall"]
+        items.append(item)
+    store.append(ctx.db, conversation_id, run_id, items, at)
+
+
+def to_wire(row: sqlite3.Row) -> dict[str, Any]:
+    """A conversation as the contract's `Conversation`."""
+    wire: dict[str, Any] = {
+        "id": row["id"],
+        "tenantId": row["tenant_id"],
+        "agentId": row["agent_id"],
+        "agentVersion": row["agent_version"],
+        "title": row["title"],
+    }
+    if row["participant_id"]:
+        wire["participantId"] = row["participant_id"]
+    wire.update(projectId=row["project_id"], openedBy=row["opened_by"])
+    wire["scope"] = {"kind": "project", "projectId": row["project_id"]}
+    wire.update(status=row["status"], openedAt=row["opened_at"])
+    if row["closed_at"]:
+        wire["closedAt"] = row["closed_at"]
+    wire["turnCount"] = row["turn_count"]
+    if row["last_message_at"]:
+        wire["lastMessageAt"] = row["last_message_at"]
+    return wire
+
+
+def get(ctx: Context, conversation_id: str) -> dict[str, Any]:
+    """One conversation; 404 `conversation-not-found`."""
+    row = store.get(ctx.db, conversation_id)
+    if row is None or row["tenant_id"] != ctx.tenant_id:
+        raise NotFound("conversation", conversation_id)
+    return to_wire(row)
+
+
+def list_page(
+    ctx: Context,
+    *,
+    limit: int | None,
+    cursor: str | None,
+    filters: dict[str, Any],
+    replays: str,
+) -> Page[dict[str, Any]]:
+    """A page of conversations, newest first; replays' only when asked for."""
+    size = clamp_limit(limit)
+    rows = store.list_page(
+        ctx.db,
+        ctx.tenant_id,
+        limit=size,
+        after=decode_cursor(cursor),
+        filters=filters,
+        replays=replays,
+    )
+    page = make_page(rows, size, lambda r: (r["opened_at"], r["id"]))
+    return Page([to_wire(r) for r in page.items], page.has_more, page.next_cursor)
+
+
+def messages(
+    ctx: Context, conversation_id: str, *, limit: int | None, cursor: str | None
+) -> dict[str, Any]:
+    """A page of a conversation's messages, in order."""
+    get(ctx, conversation_id)
+    size = clamp_limit(limit)
+    position = decode_cursor(cursor)
+    rows = store.messages(
+        ctx.db, conversation_id, after=int(position[0]) if position else -1, limit=size + 1
+    )
+    return make_page(rows, size, lambda m: (m["sequence"],)).to_wire()

@@ -1,0 +1,405 @@
+"""Runs: start an agent turn, record what a replay needs, read, list, cancel, follow."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from ..domain.errors import BadInput, Conflict, NotFound, Unprocessable, ValidationFailed
+from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
+from ..domain.time import now_iso
+from ..runtime.agent_turn import HISTORY_LIMIT, TurnOutcome, run_agent_turn, turn_result
+from ..runtime.dispatch import LiveDispatcher
+from ..runtime.tool_calls import ToolDispatcher
+from ..store import runs as run_store
+from . import catalog, conversations, models, projects
+from .context import Context
+
+AGENT_FLOW_ID = "agent.turn"
+AGENT_FLOW_VERSION = "1.1.0"
+TERMINAL = ("completed", "failed", "cancelled")
+
+
+class TurnFailedError(Unprocessable):
+    """The agent turn failed."""
+
+    code = "model-invocation-failed"
+
+
+def _tasks(ctx: Context) -> dict[str, asyncio.Task[Any]]:
+    tasks: dict[str, asyncio.Task[Any]] = ctx.extras.setdefault("run_tasks", {})
+    return tasks
+
+
+def check_input(agent: Mapping[str, Any], data: Any) -> dict[str, Any]:
+    """An agent turn's input: `userMessage` and the agent's declared parameters."""
+    if not isinstance(data, dict):
+        raise ValidationFailed("input", "must be an object with userMessage")
+    message = data.get("userMessage")
+    if not isinstance(message, str) or not message.strip():
+        raise ValidationFailed("input/userMessage", "is required: the user's message, a string")
+    given = data.get("parameters") or {}
+    if not isinstance(given, dict):
+        raise ValidationFailed("input/parameters", "must be an object")
+    kinds = {"string": str, "number": (int, float), "boolean": bool, "date": str}
+    for param in agent.get("parameters") or []:
+        name = param.get("name")
+        if name not in given:
+            if param.get("required") and "default" not in param:
+                raise ValidationFailed(f"input/parameters/{name}", "is required by the agent")
+            continue
+        expected = kinds.get(param.get("type", "string"), str)
+        if not isinstance(given[name], expected) or isinstance(given[name], bool) != (
+            param.get("type") == "boolean"
+        ):
+            raise ValidationFailed(
+                f"input/parameters/{name}", f"must be a {param.get('type', 'string')}"
+            )
+    return data
+
+
+async def start(ctx: Context, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """Start an agent turn; answer when it ends (`wait`, the default) or at once."""
+    if body.get("flow") is not None:
+        raise BadInput(
+            "kindgi dev runs agent turns; starting flow runs is not supported yet.", field="flow"
+        )
+    agent = catalog.get_agent(ctx, body["agent"], body.get("agentVersion"))
+    project_id = projects.require(ctx, body.get("projectId"))
+    data = check_input(agent, body.get("input"))
+    options = body.get("options") or {}
+    run = open_run(
+        ctx,
+        agent,
+        project_id,
+        data,
+        segments=body.get("segments"),
+        started_by="person",
+        via="explicit" if body.get("agentVersion") else "latest",
+    )
+    history = conversations.history(ctx, run["conversation_id"], before_run=run["id"])
+    dispatcher = LiveDispatcher(
+        ctx.runtime.invoke if ctx.runtime is not None else no_pack,
+        tenant_id=ctx.tenant_id,
+        project_id=project_id,
+        run_id=run["id"],
+    )
+    work = execute(ctx, run["id"], agent, data["userMessage"], history, dispatcher)
+    if options.get("wait", True):
+        finished = await _track(ctx, run["id"], work)
+        if finished["status"] == "failed":
+            raise TurnFailedError(
+                finished.get("failure_message") or "The agent turn failed.",
+                code=finished.get("failure_code") or "model-invocation-failed",
+                runId=run["id"],
+            )
+        return to_wire(finished), 201
+    _tasks(ctx)[run["id"]] = asyncio.create_task(_track(ctx, run["id"], work))
+    return to_wire(run_store.get(ctx.db, run["id"]) or run), 202
+
+
+async def no_pack(*args: Any, **kwargs: Any) -> Any:
+    raise BadInput("This pack has no pack service running, so its tools can't be called.")
+
+
+async def _track(ctx: Context, run_id: str, work: Any) -> dict[str, Any]:
+    """Await a turn, recording a cancellation as the run's end."""
+    try:
+        await work
+    except asyncio.CancelledError:
+        finish_cancelled(ctx, run_id)
+    finally:
+        _tasks(ctx).pop(run_id, None)
+    found = run_store.get(ctx.db, run_id)
+    assert found is not None
+    return found
+
+
+def open_run(
+    ctx: Context,
+    agent: Mapping[str, Any],
+    project_id: str,
+    data: dict[str, Any],
+    *,
+    segments: Any = None,
+    started_by: str | None,
+    via: str,
+    replay_of: str | None = None,
+    eval_run_id: str | None = None,
+) -> dict[str, Any]:
+    """Store a new `running` agent run and its conversation turn, committed before it runs."""
+    now = now_iso()
+    run_id = str(uuid.uuid4())
+    with ctx.db.transaction():
+        conversation_id = conversations.for_turn(
+            ctx, agent, project_id, data, replay=replay_of is not None
+        )
+        run = {
+            "id": run_id,
+            "tenant_id": ctx.tenant_id,
+            "project_id": project_id,
+            "flow_id": AGENT_FLOW_ID,
+            "flow_version": AGENT_FLOW_VERSION,
+            "status": "running",
+            "dry_run": 0,
+            "created_at": now,
+            "updated_at": now,
+            "agent_id": agent["id"],
+            "agent_version": agent["version"],
+            "conversation_id": conversation_id,
+            "via": via,
+            "input": data,
+            "segments": segments,
+            "started_by": started_by,
+            "replay_of": replay_of,
+            "eval_run_id": eval_run_id,
+        }
+        run_store.insert(ctx.db, run)
+        run_store.add_journal(
+            ctx.db, run_id, [{"kind": "run.started", "timestamp": now, "payload": {"input": data}}]
+        )
+    return run
+
+
+async def execute(
+    ctx: Context,
+    run_id: str,
+    agent: Mapping[str, Any],
+    message: str,
+    history: list[dict[str, Any]],
+    dispatcher: ToolDispatcher,
+    *,
+    tool_env: Mapping[str, Mapping[str, str]] | None = None,
+) -> TurnOutcome:
+    """Run the turn and record everything it did; never raises for the turn's own failure."""
+    tools = tools_of(ctx, agent)
+    try:
+        adapter = models.adapter_for(ctx, dict(agent))
+    except Unprocessable as error:
+        outcome = TurnOutcome(
+            [],
+            None,
+            None,
+            [],
+            {"steps": 0},
+            {"id": "none", "model": "none"},
+            {"code": error.wire_code, "message": error.message},
+        )
+    else:
+        outcome = await run_agent_turn(agent, tools, message, history, adapter, dispatcher)
+    sent_env = dict(tool_env or getattr(dispatcher, "tool_env", {}) or {})
+    record_outcome(ctx, run_id, outcome, history, sent_env)
+    return outcome
+
+
+def tools_of(ctx: Context, agent: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The manifests of the tools an agent may call, at the versions it pins (else latest)."""
+    found: dict[str, dict[str, Any]] = {}
+    for ref in agent.get("tools") or []:
+        try:
+            found[ref["id"]] = catalog.get_tool(ctx, ref["id"], ref.get("version"))
+        except NotFound:
+            try:
+                found[ref["id"]] = catalog.get_tool(ctx, ref["id"])
+            except NotFound:
+                continue
+    return found
+
+
+def record_outcome(
+    ctx: Context,
+    run_id: str,
+    outcome: TurnOutcome,
+    history: list[dict[str, Any]],
+    sent_env: dict[str, Any],
+) -> None:
+    """Store a finished turn: output, tool calls, journal, conversation messages."""
+    run = run_store.get(ctx.db, run_id)
+    if run is None or run["status"] in TERMINAL:
+        return
+    now = now_iso()
+    turn = conversations.turn_number(ctx, run["conversation_id"], run_id)
+    output = turn_result(outcome, run_id, run["conversation_id"], turn)
+    changes: dict[str, Any] = {
+        "status": "completed" if outcome.ok else "failed",
+        "updated_at": now,
+        "completed_at": now,
+        "output": output,
+        "context": {
+            "history": history[-HISTORY_LIMIT:],
+            "historyTruncated": len(history) > HISTORY_LIMIT,
+            "retrieved": [],
+        },
+        "tool_env": sent_env,
+        "provider_id": outcome.provider.get("id"),
+        "model": outcome.provider.get("model"),
+    }
+    if outcome.failure:
+        changes.update(
+            failure_code=outcome.failure["code"], failure_message=outcome.failure["message"]
+        )
+    journal = [
+        {
+            "kind": "step.completed",
+            "nodeId": f"tool:{c.tool_id}",
+            "timestamp": now,
+            "payload": c.to_wire(),
+        }
+        for c in outcome.tool_calls
+    ]
+    end = "run.completed" if outcome.ok else "run.failed"
+    journal.append({"kind": end, "timestamp": now, "payload": outcome.failure or {}})
+    with ctx.db.transaction():
+        run_store.update(ctx.db, run_id, changes)
+        run_store.add_tool_calls(ctx.db, run_id, [c.to_wire() for c in outcome.tool_calls])
+        run_store.add_journal(ctx.db, run_id, journal)
+        conversations.record_turn(ctx, run["conversation_id"], run_id, outcome.appended, now)
+
+
+def finish_cancelled(ctx: Context, run_id: str, reason: str = "Cancelled.") -> None:
+    """Mark a run cancelled (if it hasn't ended)."""
+    now = now_iso()
+    with ctx.db.transaction():
+        run = run_store.get(ctx.db, run_id)
+        if run is None or run["status"] in TERMINAL:
+            return
+        run_store.update(
+            ctx.db,
+            run_id,
+            {
+                "status": "cancelled",
+                "updated_at": now,
+                "completed_at": now,
+                "failure_message": reason,
+            },
+        )
+        run_store.add_journal(ctx.db, run_id, [{"kind": "run.cancelled", "timestamp": now}])
+
+
+def fail_interrupted(ctx: Context) -> int:
+    """At start: runs a stopped process left running are failed, saying why."""
+    left = run_store.running(ctx.db)
+    now = now_iso()
+    message = "Interrupted: kindgi dev stopped before the run finished."
+    with ctx.db.transaction():
+        for run_id in left:
+            run_store.update(
+                ctx.db,
+                run_id,
+                {
+                    "status": "failed",
+                    "updated_at": now,
+                    "completed_at": now,
+                    "failure_code": "interrupted",
+                    "failure_message": message,
+                },
+            )
+    return len(left)
+
+
+def get_record(ctx: Context, run_id: str) -> dict[str, Any]:
+    """A run as stored; 404 `run-not-found`."""
+    run = run_store.get(ctx.db, run_id)
+    if run is None or run["tenant_id"] != ctx.tenant_id:
+        raise NotFound("run", run_id)
+    return run
+
+
+def get(ctx: Context, run_id: str) -> dict[str, Any]:
+    """A run on the wire."""
+    return to_wire(get_record(ctx, run_id))
+
+
+def list_page(
+    ctx: Context,
+    *,
+    limit: int | None,
+    cursor: str | None,
+    filters: dict[str, Any],
+    statuses: list[str],
+    replays: str,
+    with_output: bool,
+) -> Page[dict[str, Any]]:
+    """A page of runs, newest first; replays only when asked for."""
+    size = clamp_limit(limit)
+    rows = run_store.list_page(
+        ctx.db,
+        ctx.tenant_id,
+        limit=size,
+        after=decode_cursor(cursor),
+        filters=filters,
+        statuses=statuses,
+        replays=replays,
+        with_output=with_output,
+    )
+    page = make_page(rows, size, lambda r: (r["created_at"], r["id"]))
+    return Page([to_wire(r) for r in page.items], page.has_more, page.next_cursor)
+
+
+async def cancel(ctx: Context, run_id: str) -> dict[str, Any]:
+    """Cancel a running run; 409 `run-already-terminal` once it has ended."""
+    run = get_record(ctx, run_id)
+    if run["status"] in TERMINAL:
+        raise Conflict(
+            f"Run {run_id} has already ended ({run['status']}).",
+            code="run-already-terminal",
+            runId=run_id,
+        )
+    task = _tasks(ctx).get(run_id)
+    if task is not None:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    finish_cancelled(ctx, run_id)
+    return get(ctx, run_id)
+
+
+def journal(
+    ctx: Context, run_id: str, *, since: int, limit: int | None, cursor: str | None
+) -> dict[str, Any]:
+    """A run's journal, in order, after `since` (or a cursor)."""
+    get_record(ctx, run_id)
+    position = decode_cursor(cursor)
+    after = int(position[0]) if position else since
+    size = None if limit is None else clamp_limit(limit)
+    entries = run_store.journal(ctx.db, run_id, since=after, limit=size)
+    if size is None:
+        return Page(entries, False).to_wire()
+    return make_page(entries, size, lambda e: (e["sequence"],)).to_wire()
+
+
+def to_wire(run: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored run as the contract's `Run`."""
+    wire: dict[str, Any] = {
+        "id": run["id"], "tenantId": run["tenant_id"], "projectId": run["project_id"],
+        "flowId": run["flow_id"], "flowVersion": run["flow_version"], "status": run["status"],
+        "dryRun": bool(run["dry_run"]), "createdAt": run["created_at"],
+        "updatedAt": run["updated_at"],
+    }  # fmt: skip
+    if run.get("completed_at"):
+        wire["completedAt"] = run["completed_at"]
+    if run.get("failure_message") and run["status"] == "failed":
+        wire["failureMessage"] = run["failure_message"]
+        wire["failure"] = {
+            "code": run.get("failure_code") or "run-failed",
+            "message": run["failure_message"],
+        }
+    if run.get("output") is not None:
+        wire["output"] = run["output"]
+    if run.get("agent_id"):
+        wire["agent"] = {
+            "id": run["agent_id"],
+            "version": run["agent_version"],
+            "conversationId": run["conversation_id"],
+            "via": run["via"],
+        }
+    if run.get("started_by"):
+        wire["startedBy"] = run["started_by"]
+    if run.get("replay_of"):
+        wire["replayOf"] = run["replay_of"]
+    if run.get("eval_run_id"):
+        wire["evalRunId"] = run["eval_run_id"]
+    if run.get("segments"):
+        wire["segments"] = run["segments"]
+    return wire

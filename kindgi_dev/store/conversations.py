@@ -1,0 +1,115 @@
+"""Conversations and their messages."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from .db import Database
+from .jsoncol import dump, load
+
+_FIELDS = (
+    "id, tenant_id, project_id, agent_id, agent_version, title, participant_id, opened_by, "
+    "status, opened_at, closed_at, turn_count, last_message_at, replay"
+)
+
+
+def insert(db: Database, conversation: dict[str, Any]) -> None:
+    """Open a conversation."""
+    db.run(
+        f"INSERT INTO conversations ({_FIELDS}) VALUES ({', '.join('?' * 14)})",
+        [conversation.get(name.strip()) for name in _FIELDS.split(",")],
+    )
+
+
+def get(db: Database, conversation_id: str) -> sqlite3.Row | None:
+    """One conversation."""
+    return db.one(f"SELECT {_FIELDS} FROM conversations WHERE id = ?", (conversation_id,))
+
+
+def list_page(
+    db: Database,
+    tenant_id: str,
+    *,
+    limit: int,
+    after: list[Any] | None,
+    filters: dict[str, Any],
+    replays: str,
+) -> list[sqlite3.Row]:
+    """Up to `limit + 1` conversations, newest first."""
+    where = ["tenant_id = ?"]
+    params: list[Any] = [tenant_id]
+    for column, value in filters.items():
+        if value is not None:
+            where.append(f"{column} = ?")
+            params.append(value)
+    if replays == "exclude":
+        where.append("replay = 0")
+    elif replays == "only":
+        where.append("replay = 1")
+    if after:
+        where.append("(opened_at, id) < (?, ?)")
+        params.extend(after)
+    return db.all(
+        f"SELECT {_FIELDS} FROM conversations WHERE {' AND '.join(where)} "
+        "ORDER BY opened_at DESC, id DESC LIMIT ?",
+        [*params, limit + 1],
+    )
+
+
+def messages(
+    db: Database, conversation_id: str, *, after: int = -1, limit: int = -1
+) -> list[dict[str, Any]]:
+    """A conversation's messages in order."""
+    rows = db.all(
+        "SELECT sequence, role, content, tool_call, actor, created_at FROM conversation_messages "
+        "WHERE conversation_id = ? AND sequence > ? ORDER BY sequence LIMIT ?",
+        (conversation_id, after, limit),
+    )
+    found = []
+    for r in rows:
+        message: dict[str, Any] = {"sequence": r["sequence"], "role": r["role"]}
+        message["content"] = load(r["content"])
+        if r["tool_call"] is not None:
+            message["toolCall"] = load(r["tool_call"])
+        if r["actor"] is not None:
+            message["actor"] = r["actor"]
+        message["createdAt"] = r["created_at"]
+        found.append(message)
+    return found
+
+
+def append(
+    db: Database, conversation_id: str, run_id: str, items: Sequence[dict[str, Any]], at: str
+) -> None:
+    """Add a turn's messages and count the turn."""
+    with db.transaction() as conn:
+        last = conn.execute(
+            "SELECT coalesce(max(sequence), -1) FROM conversation_messages "
+            "WHERE conversation_id = ?",
+            (conversation_id,),
+        ).fetchone()[0]
+        conn.executemany(
+            "INSERT INTO conversation_messages (conversation_id, sequence, role, content, "
+            "tool_call, actor, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (conversation_id, last + 1 + i, m["role"], dump(m.get("content")),
+                 dump(m.get("toolCall")), m.get("actor"), run_id, at)
+                for i, m in enumerate(items)
+            ],
+        )  # fmt: skip
+        conn.execute(
+            "UPDATE conversations SET turn_count = turn_count + 1, last_message_at = ? "
+            "WHERE id = ?",
+            (at, conversation_id),
+        )
+
+
+def turn_runs(db: Database, conversation_id: str) -> list[str]:
+    """The runs of a conversation's turns, oldest first."""
+    rows = db.all(
+        "SELECT id FROM runs WHERE conversation_id = ? ORDER BY created_at, id",
+        (conversation_id,),
+    )
+    return [r["id"] for r in rows]

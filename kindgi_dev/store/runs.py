@@ -1,0 +1,191 @@
+"""Runs: the row, its tool calls and its journal."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from .db import Database
+from .jsoncol import dump, load
+
+_JSON = ("input", "output", "context", "tool_env", "segments")
+_FIELDS = (
+    "id", "tenant_id", "project_id", "flow_id", "flow_version", "status", "dry_run",
+    "created_at", "updated_at", "completed_at", "failure_code", "failure_message",
+    "agent_id", "agent_version", "conversation_id", "via", "input", "output", "context",
+    "tool_env", "provider_id", "model", "segments", "started_by", "replay_of", "eval_run_id",
+    "content_erased_at",
+)  # fmt: skip
+_LIST_FIELDS = ", ".join(f for f in _FIELDS if f not in ("output", "context", "tool_env"))
+
+
+def row_dict(row: sqlite3.Row) -> dict[str, Any]:
+    """A run row as a dict with its JSON columns decoded."""
+    record = dict(row)
+    for name in _JSON:
+        if name in record:
+            record[name] = load(record[name])
+    return record
+
+
+def insert(db: Database, run: dict[str, Any]) -> None:
+    """Add a run (every column not given is NULL)."""
+    columns = [f for f in _FIELDS if f in run]
+    values = [dump(run[f]) if f in _JSON else run[f] for f in columns]
+    db.run(
+        f"INSERT INTO runs ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+        values,
+    )
+
+
+def update(db: Database, run_id: str, changes: dict[str, Any]) -> None:
+    """Set some columns of a run."""
+    columns = list(changes)
+    values = [dump(changes[c]) if c in _JSON else changes[c] for c in columns]
+    db.run(
+        f"UPDATE runs SET {', '.join(f'{c} = ?' for c in columns)} WHERE id = ?",
+        [*values, run_id],
+    )
+
+
+def get(db: Database, run_id: str) -> dict[str, Any] | None:
+    """One run with everything it recorded."""
+    row = db.one(f"SELECT {', '.join(_FIELDS)} FROM runs WHERE id = ?", (run_id,))
+    return row_dict(row) if row else None
+
+
+def get_many(db: Database, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Several runs by id."""
+    found: dict[str, dict[str, Any]] = {}
+    ids = list(run_ids)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        rows = db.all(
+            f"SELECT {', '.join(_FIELDS)} FROM runs WHERE id IN ({', '.join('?' * len(chunk))})",
+            chunk,
+        )
+        found.update((row["id"], row_dict(row)) for row in rows)
+    return found
+
+
+def list_page(
+    db: Database,
+    tenant_id: str,
+    *,
+    limit: int,
+    after: list[Any] | None,
+    filters: dict[str, Any],
+    statuses: Sequence[str] = (),
+    replays: str = "exclude",
+    with_output: bool = False,
+) -> list[dict[str, Any]]:
+    """Up to `limit + 1` runs, newest first, filtered by exact column values."""
+    where = ["tenant_id = ?"]
+    params: list[Any] = [tenant_id]
+    for column, value in filters.items():
+        if value is None:
+            continue
+        op = {"created_after": ">=", "created_before": "<="}.get(column, "=")
+        name = "created_at" if column in ("created_after", "created_before") else column
+        where.append(f"{name} {op} ?")
+        params.append(value)
+    if statuses:
+        where.append(f"status IN ({', '.join('?' * len(statuses))})")
+        params.extend(statuses)
+    if replays == "exclude" and filters.get("eval_run_id") is None:
+        where.append("replay_of IS NULL")
+    elif replays == "only":
+        where.append("replay_of IS NOT NULL")
+    if after:
+        where.append("(created_at, id) < (?, ?)")
+        params.extend(after)
+    fields = ", ".join(_FIELDS) if with_output else _LIST_FIELDS
+    rows = db.all(
+        f"SELECT {fields} FROM runs WHERE {' AND '.join(where)} "
+        "ORDER BY created_at DESC, id DESC LIMIT ?",
+        [*params, limit + 1],
+    )
+    return [row_dict(r) for r in rows]
+
+
+def add_tool_calls(db: Database, run_id: str, calls: Sequence[dict[str, Any]]) -> None:
+    """Record a run's tool calls, in order."""
+    with db.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO run_tool_calls (run_id, seq, step, call_id, tool_id, tool_version, "
+            "arguments, result, error, source, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    run_id, seq, c["step"], c["callId"], c["toolId"], c["toolVersion"],
+                    dump(c["arguments"]), dump(c.get("result")), c.get("error"), c["source"],
+                    c.get("reason"),
+                )
+                for seq, c in enumerate(calls)
+            ],
+        )  # fmt: skip
+
+
+def tool_calls(db: Database, run_id: str) -> list[dict[str, Any]]:
+    """A run's tool calls in order, as recorded."""
+    rows = db.all(
+        "SELECT step, call_id, tool_id, tool_version, arguments, result, error, source, reason "
+        "FROM run_tool_calls WHERE run_id = ? ORDER BY seq",
+        (run_id,),
+    )
+    return [
+        {
+            "step": r["step"],
+            "callId": r["call_id"],
+            "toolId": r["tool_id"],
+            "toolVersion": r["tool_version"],
+            "arguments": load(r["arguments"]),
+            "result": load(r["result"]),
+            "error": r["error"],
+            "source": r["source"],
+            "reason": r["reason"],
+        }
+        for r in rows
+    ]
+
+
+def add_journal(db: Database, run_id: str, entries: Sequence[dict[str, Any]]) -> None:
+    """Append entries to a run's journal, numbering them after the last one."""
+    with db.transaction() as conn:
+        last = conn.execute(
+            "SELECT coalesce(max(sequence), -1) FROM run_journal WHERE run_id = ?", (run_id,)
+        ).fetchone()[0]
+        conn.executemany(
+            "INSERT INTO run_journal (run_id, sequence, kind, node_id, payload, timestamp) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (run_id, last + 1 + i, e["kind"], e.get("nodeId"), dump(e.get("payload")),
+                 e["timestamp"])
+                for i, e in enumerate(entries)
+            ],
+        )  # fmt: skip
+
+
+def journal(db: Database, run_id: str, *, since: int, limit: int | None) -> list[dict[str, Any]]:
+    """Journal entries after `since`, in order (`limit + 1` of them when limited)."""
+    rows = db.all(
+        "SELECT sequence, kind, node_id, payload, timestamp FROM run_journal "
+        "WHERE run_id = ? AND sequence > ? ORDER BY sequence LIMIT ?",
+        (run_id, since, -1 if limit is None else limit + 1),
+    )
+    entries = []
+    for r in rows:
+        entry: dict[str, Any] = {"sequence": r["sequence"], "kind": r["kind"]}
+        if r["node_id"] is not None:
+            entry["nodeId"] = r["node_id"]
+        if r["payload"] is not None:
+            entry["payload"] = load(r["payload"])
+        entry["timestamp"] = r["timestamp"]
+        entries.append(entry)
+    return entries
+
+
+def running(db: Database) -> list[str]:
+    """Ids of runs left `running` or `pending` (by a process that stopped)."""
+    rows = db.all("SELECT id FROM runs WHERE status IN ('running', 'pending')")
+    return [r["id"] for r in rows]
