@@ -1,0 +1,184 @@
+"""`/v1/eval-runs` and the starts: try an agent version on a suite or an agent's test set."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+from pydantic import Field
+from starlette.responses import Response, StreamingResponse
+
+from ..services import eval_runs, trials
+from .responses import json_response
+from .routing import Call, Endpoint
+from .wire import OpenModel, WireModel
+
+EvalRunStatus = Literal["pending", "running", "completed", "failed", "cancelled"]
+
+
+class AgentRef(WireModel):
+    """The agent version to try."""
+
+    agent_id: str = Field(min_length=1)
+    version: str | None = Field(default=None, pattern=r"^\d+\.\d+\.\d+$")
+
+
+class StartEvalRunBody(WireModel):
+    """How to try a version: the project, the candidate, and the comparison's settings."""
+
+    project_id: str | None = None
+    agent_ref: AgentRef | None = None
+    flow_ref: dict[str, Any] | None = None
+    dry_run: bool | None = None
+    correlation_id: str | None = None
+    baseline: Any = "recorded"
+    reads: Literal["recorded", "live"] = "recorded"
+    repetitions: int = Field(default=1, ge=1, le=10)
+    k: int = Field(default=10, ge=1, le=100)
+    class_weights: Literal["as-recorded", "restricted-only"] = "as-recorded"
+
+
+class StartEvalRunResult(OpenModel):
+    """`{runId}` (+ `dryRunPreview` on a dry run)."""
+
+    run_id: str
+    dry_run_preview: dict[str, Any] | None = None
+
+
+class EvalRun(OpenModel):
+    """An eval run; a finished `judged` one has a `JudgedComparisonResult` in `result`."""
+
+    run_id: str
+    tenant_id: str
+    suite_id: str
+    suite_version: str
+    kind: str
+    status: EvalRunStatus
+    dry_run: bool
+    started_at: str
+    result: dict[str, Any] | None = None
+
+
+class EvalRunPage(OpenModel):
+    """A page of eval runs."""
+
+    data: list[EvalRun]
+    has_more: bool
+    next_cursor: str | None = None
+
+
+class EvalRunQuery(WireModel):
+    """Filters of `evalRuns.list`."""
+
+    limit: int | None = None
+    cursor: str | None = None
+    suite_id: str | None = None
+    status: EvalRunStatus | None = None
+    agent_id: str | None = None
+    from_: str | None = Field(default=None, alias="from")
+    to: str | None = None
+    scope_kind: str | None = None
+    scope_id: str | None = None
+
+
+class RescoreBody(WireModel):
+    """`rescore`'s optional body."""
+
+    project_id: str | None = None
+
+
+def _body(call: Call[StartEvalRunBody, Any]) -> dict[str, Any]:
+    return call.body.model_dump(by_alias=True, exclude_none=True)
+
+
+async def start_on_suite(call: Call[StartEvalRunBody, Any]) -> Response:
+    started = trials.start_on_suite(call.ctx, call.path["suiteId"], _body(call))
+    return json_response(started, 201)
+
+
+async def start_on_test_set(call: Call[StartEvalRunBody, Any]) -> Response:
+    started = trials.start_on_test_set(call.ctx, call.path["agentId"], _body(call))
+    return json_response(started, 201)
+
+
+async def list_runs(call: Call[Any, EvalRunQuery]) -> dict[str, Any]:
+    q = call.query
+    filters = {"suite_id": q.suite_id, "status": q.status, "agent_id": q.agent_id,
+               "from": q.from_, "to": q.to,
+               "project_id": q.scope_id if q.scope_kind == "project" else None}  # fmt: skip
+    return eval_runs.list_page(call.ctx, limit=q.limit, cursor=q.cursor, filters=filters).to_wire()
+
+
+async def get(call: Call[Any, Any]) -> dict[str, Any]:
+    return eval_runs.get(call.ctx, call.path["runId"])
+
+
+async def cancel(call: Call[Any, Any]) -> dict[str, Any]:
+    return await eval_runs.cancel(call.ctx, call.path["runId"])
+
+
+async def rescore(call: Call[RescoreBody, Any]) -> Response:
+    return json_response(trials.rescore(call.ctx, call.path["runId"]), 201)
+
+
+async def events(call: Call[Any, Any]) -> Response:
+    """SSE: one event per finished case, then a terminal event, then the stream closes."""
+    ctx, run_id = call.ctx, call.path["runId"]
+    eval_runs.get_record(ctx, run_id)
+    last = call.request.headers.get("last-event-id", "")
+    tail = last.rsplit(":", 1)[-1]
+    after = int(tail) if tail.isdigit() else -1
+
+    async def frames() -> AsyncIterator[bytes]:
+        nonlocal after
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 300
+        while loop.time() < deadline:
+            record = eval_runs.get_record(ctx, run_id)
+            for done in eval_runs.finished_cases(ctx, run_id, after=after):
+                after = done["index"]
+                entry = done["result"]["entry"]
+                kind = "eval-run.case-failed" if entry.get("error") else "eval-run.case-completed"
+                data = {"runId": run_id, "caseIndex": after, **entry}
+                yield _frame(f"{run_id}:case:{after}", kind, data)
+            if record["status"] in eval_runs.TERMINAL:
+                data = {"runId": run_id, "status": record["status"]}
+                if record.get("result") is not None:
+                    data["result"] = record["result"]
+                if record.get("error"):
+                    data["error"] = record["error"]
+                yield _frame(f"{run_id}:terminal", f"eval-run.{record['status']}", data)
+                return
+            await asyncio.sleep(0.1)
+
+    return StreamingResponse(frames(), media_type="text/event-stream; charset=utf-8",
+                             headers={"Cache-Control": "no-cache"})  # fmt: skip
+
+
+def _frame(event_id: str, kind: str, data: dict[str, Any]) -> bytes:
+    return f"id: {event_id}\nevent: {kind}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+ENDPOINTS = [
+    Endpoint("POST", "/v1/eval-suites/{suiteId}/runs", "evalRuns.start", start_on_suite,
+             "Try an agent version on a suite's latest version.", body=StartEvalRunBody,
+             response=StartEvalRunResult, status=201, errors=(400, 401, 404, 413, 422)),
+    Endpoint("POST", "/v1/agents/{agentId}/test-set/runs", "agents.testSet.runs.start",
+             start_on_test_set, "Freeze the agent's test set and try a version on it.",
+             body=StartEvalRunBody, response=StartEvalRunResult, status=201,
+             errors=(400, 401, 404, 413)),
+    Endpoint("GET", "/v1/eval-runs", "evalRuns.list", list_runs, "List eval runs.",
+             query=EvalRunQuery, response=EvalRunPage, errors=(400, 401)),
+    Endpoint("GET", "/v1/eval-runs/{runId}", "evalRuns.get", get, "One eval run.",
+             response=EvalRun, errors=(401, 404)),
+    Endpoint("POST", "/v1/eval-runs/{runId}/cancel", "evalRuns.cancel", cancel,
+             "Cancel an eval run.", response=EvalRun, errors=(401, 404, 409)),
+    Endpoint("POST", "/v1/eval-runs/{runId}/rescore", "evalRuns.rescore", rescore,
+             "Score a finished run's replays again with today's corrections.",
+             body=RescoreBody, body_optional=True, response=StartEvalRunResult, status=201,
+             errors=(400, 401, 404, 409)),
+    Endpoint("GET", "/v1/eval-runs/{runId}/events", "evalRuns.events", events,
+             "Server-sent events: each finished case, then the end.", errors=(401, 404)),
+]  # fmt: skip

@@ -1,0 +1,201 @@
+"""Comparing a candidate's replays with the recorded runs: per case, then the summary.
+
+Pure: a `ReplayCase` says what a case expects and what the past run did; `Replayed`
+is what one repetition of the candidate did; the functions here give the contract's
+`ComparisonCaseResult` entries and the summary's metrics and counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .changes import changes
+from .checks import MadeCall, check_decisions, deterministic_answer_check
+from .items import answer_text, items_of
+from .metrics import (
+    CaseScore,
+    Verdict,
+    attach_values,
+    compare,
+    comparison_metrics,
+    pass_rate,
+    score_case,
+)
+from .metrics import judged_coverage as coverage_measure
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One checked part of a case: its `decisions` or its `answer`, from one correction."""
+
+    part: str
+    expected: dict[str, Any]
+    judgment_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ReplayCase:
+    """A case to replay: the past run and what people said of it."""
+
+    case_id: str
+    run_id: str
+    agent_id: str
+    made_on: str
+    message: str
+    history: list[dict[str, Any]]
+    tool_env: dict[str, dict[str, str]]
+    output: Any
+    recorded_tool_ids: tuple[str, ...]
+    verdicts: tuple[Verdict, ...]
+    expectations: tuple[Expectation, ...] = ()
+
+    @property
+    def strict(self) -> bool:
+        """A case that says what the run should have done replays strictly."""
+        return any(e.part == "decisions" for e in self.expectations)
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """One repetition of the candidate on a case."""
+
+    run_id: str
+    output: Any
+    tools: list[dict[str, Any]]
+    diverged: bool
+    refused: int
+    approval_skipped: bool
+    provider: dict[str, str] = field(default_factory=dict)
+    error: str | None = None
+
+
+def case_verdicts(case: ReplayCase) -> list[Verdict]:
+    """The case's verdicts with the corrected items' values, for id-less carry-over."""
+    return attach_values(case.verdicts, items_of(case.output))
+
+
+def score(output: Any, verdicts: Sequence[Verdict], *, k: int, restricted_only: bool) -> CaseScore:
+    """One output scored with the case's verdicts."""
+    return score_case(items_of(output), verdicts, k=k, restricted_only=restricted_only)
+
+
+def checks_of(case: ReplayCase, replay: Replayed) -> list[tuple[Expectation, list[dict[str, Any]]]]:
+    """Each expectation with the differences of one repetition (none = passed)."""
+    made = [MadeCall(t["toolId"], t.get("arguments"), t.get("source") == "refused")
+            for t in replay.tools]  # fmt: skip
+    found = []
+    for expectation in case.expectations:
+        if expectation.part == "decisions":
+            differences = check_decisions(expectation.expected, made, list(case.recorded_tool_ids))
+        else:
+            passed, reason = deterministic_answer_check(
+                expectation.expected, answer_text(case.output), answer_text(replay.output)
+            )
+            differences = [] if passed else [{"kind": "answer", "reason": reason}]
+        found.append((expectation, differences))
+    return found
+
+
+def case_result(
+    index: int, case: ReplayCase, replays: Sequence[Replayed], *, k: int, restricted_only: bool
+) -> tuple[dict[str, Any], CaseScore, list[CaseScore], list[bool]]:
+    """A `ComparisonCaseResult`, the baseline score, the candidate's scores and its checks."""
+    verdicts = case_verdicts(case)
+    baseline = score(case.output, verdicts, k=k, restricted_only=restricted_only)
+    done = [r for r in replays if r.error is None]
+    candidate = [score(r.output, verdicts, k=k, restricted_only=restricted_only) for r in done]
+    entry: dict[str, Any] = {
+        "caseId": case.case_id,
+        "runIds": [r.run_id for r in replays if r.run_id],
+        "baseline": baseline.to_wire(),
+        "candidate": [s.to_wire() for s in candidate],
+    }
+    first = done[0] if done else None
+    if first is not None:
+        counted = [v for v in verdicts if v.restricted] if restricted_only else verdicts
+        entry["changes"] = changes(items_of(case.output), counted, items_of(first.output))
+        entry["tools"] = [_tool_entry(t) for t in first.tools]
+    entry.update(
+        diverged=any(r.diverged for r in done),
+        refusedWrites=sum(r.refused for r in done),
+        noContext=False,
+        approvalSkipped=any(r.approval_skipped for r in done),
+    )
+    errors = [r.error for r in replays if r.error]
+    if errors:
+        entry["error"] = errors[0]
+    passes = _corrections(entry, case, done)
+    return entry, baseline, candidate, passes
+
+
+def _tool_entry(call: dict[str, Any]) -> dict[str, Any]:
+    wire = {key: call[key] for key in ("step", "callId", "toolId", "toolVersion", "arguments",
+                                       "source") if key in call}  # fmt: skip
+    if call.get("reason"):
+        wire["reason"] = call["reason"]
+    return wire
+
+
+def _corrections(entry: dict[str, Any], case: ReplayCase, done: Sequence[Replayed]) -> list[bool]:
+    """Fill `corrections` and `correctionDifferences`; each check's pass over every repetition."""
+    if not case.expectations:
+        return []
+    per_repetition = [checks_of(case, r) for r in done]
+    results, differences, passes = [], [], []
+    for position, expectation in enumerate(case.expectations):
+        outcomes = [checks[position][1] for checks in per_repetition]
+        passed_count = sum(1 for diff in outcomes if not diff)
+        passed = bool(outcomes) and passed_count == len(outcomes)
+        passes.append(passed)
+        result: dict[str, Any] = {
+            "part": expectation.part,
+            "pass": passed,
+            "repetitionsPassed": passed_count,
+            "repetitions": len(outcomes),
+        }
+        if expectation.judgment_id:
+            result["judgmentId"] = expectation.judgment_id
+        results.append(result)
+        failing = next(((n, d) for n, d in enumerate(outcomes, 1) if d), None)
+        if failing is not None:
+            item: dict[str, Any] = {"repetition": failing[0], "differences": failing[1]}
+            if expectation.judgment_id:
+                item["judgmentId"] = expectation.judgment_id
+            differences.append({"part": expectation.part, **item})
+    entry["corrections"] = results
+    entry["correctionDifferences"] = differences
+    return passes
+
+
+def baseline_passes(case: ReplayCase) -> list[bool]:
+    """The recorded run checked against the case's expectations, as the candidate is."""
+    recorded = Replayed(case.run_id, case.output,
+                        [{"toolId": t, "arguments": None} for t in case.recorded_tool_ids],
+                        False, 0, False)  # fmt: skip
+    return [not diff for _, diff in checks_of(case, recorded)]
+
+
+def metrics(
+    baseline: Sequence[CaseScore],
+    candidate: Sequence[Sequence[CaseScore]],
+    *,
+    k: int,
+    test_set: bool,
+    baseline_checks: Sequence[bool] = (),
+    candidate_checks: Sequence[bool] = (),
+) -> dict[str, Any]:
+    """The summary's metrics; a test-set run adds `caseCoverage` and `passRate`."""
+    found = comparison_metrics(baseline, candidate, k=k)
+    if test_set:
+        found["caseCoverage"] = compare(coverage_measure, baseline, candidate)
+        before, after = pass_rate(list(baseline_checks)), pass_rate(list(candidate_checks))
+        found["passRate"] = {
+            "baseline": before, "candidate": after,
+            "delta": None if before is None or after is None else after - before,
+            "n": len(candidate_checks), "weight": len(candidate_checks),
+            "baselineN": len(baseline_checks), "baselineWeight": len(baseline_checks),
+            "direction": "higher",
+        }  # fmt: skip
+    return found

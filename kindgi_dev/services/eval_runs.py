@@ -1,0 +1,308 @@
+"""Runs on the test cases: replay a candidate on each case, score it beside the recorded runs.
+
+Starting one answers at once; the replays run in the background, a bounded number at a
+time, and each finished case is stored as it lands, so a stop loses none of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import asdict
+from typing import Any
+
+from ..domain import comparison
+from ..domain.comparison import ReplayCase, Replayed
+from ..domain.errors import BadInput, Conflict, NotFound
+from ..domain.metrics import CaseScore
+from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
+from ..domain.replay import RecordedCall
+from ..domain.time import now_iso
+from ..runtime.dispatch import LiveDispatcher, tool_env
+from ..runtime.executor import execute
+from ..runtime.replay_dispatch import ReplayDispatcher
+from ..store import eval_runs as store
+from ..store import runs as run_store
+from . import catalog, projects, runs
+from .context import Context
+
+INTERRUPTED = (
+    "Interrupted: the eval run's executor stopped before it finished. {done} of {total} cases "
+    "finished."
+)
+TERMINAL = ("completed", "failed", "cancelled")
+
+
+def _tasks(ctx: Context) -> dict[str, asyncio.Task[None]]:
+    tasks: dict[str, asyncio.Task[None]] = ctx.extras.setdefault("eval_tasks", {})
+    return tasks
+
+
+def begin(
+    ctx: Context,
+    *,
+    suite_id: str,
+    suite_version: str,
+    body: dict[str, Any],
+    cases: list[ReplayCase],
+    frozen_version: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Store the eval run as `running` and start its replays; `{runId}` at once."""
+    ref = body.get("agentRef") or {}
+    if body.get("flowRef") is not None or not ref:
+        raise BadInput("Give agentRef: kindgi dev tries agent versions on test cases.",
+                       field="agentRef")  # fmt: skip
+    baseline = body.get("baseline", "recorded")
+    if baseline != "recorded":
+        raise BadInput("Only the recorded baseline runs in kindgi dev.", field="baseline")
+    project_id = projects.require(ctx, body["projectId"])
+    agent = catalog.get_agent(ctx, ref["agentId"], ref.get("version"))
+    comparison_settings = {
+        "baseline": "recorded", "reads": body.get("reads", "recorded"),
+        "repetitions": body.get("repetitions", 1), "k": body.get("k", 10),
+        "classWeights": body.get("classWeights", "as-recorded"),
+    }  # fmt: skip
+    run_id = str(uuid.uuid4())
+    record = {
+        "run_id": run_id, "tenant_id": ctx.tenant_id, "project_id": project_id,
+        "suite_id": suite_id, "suite_version": suite_version, "kind": "judged",
+        "agent_ref": {"agentId": agent["id"], "version": agent["version"]},
+        "status": "running", "dry_run": 1 if body.get("dryRun") else 0,
+        "started_at": now_iso(), "correlation_id": body.get("correlationId"),
+        "comparison": comparison_settings, "frozen_version": frozen_version,
+        "case_count": len(cases),
+    }  # fmt: skip
+    store.insert(ctx.db, record)
+    if body.get("dryRun"):
+        preview = [{"caseIndex": i, "caseId": c.case_id, "input": c.message}
+                   for i, c in enumerate(cases)]  # fmt: skip
+        _finish(ctx, run_id, "completed", {"dryRun": True, "preview": preview})
+        return {"runId": run_id, "dryRunPreview": {"cases": len(cases), "preview": preview}}
+    task = asyncio.create_task(_run(ctx, run_id, agent, cases))
+    _tasks(ctx)[run_id] = task
+    task.add_done_callback(lambda _: _tasks(ctx).pop(run_id, None))
+    return {"runId": run_id}
+
+
+async def _run(ctx: Context, run_id: str, agent: dict[str, Any], cases: list[ReplayCase]) -> None:
+    """Replay every case × repetition, store each case as it ends, then the result."""
+    record = store.get(ctx.db, run_id)
+    assert record is not None
+    settings = record["comparison"]
+    restricted_only = settings["classWeights"] == "restricted-only"
+
+    async def work(index: int, repetition: int) -> Replayed:
+        return await replay_case(ctx, run_id, agent, record["project_id"], cases[index],
+                                 settings["reads"])  # fmt: skip
+
+    def finished(index: int, results: list[Any]) -> None:
+        replays = [r if isinstance(r, Replayed) else _errored(r) for r in results]
+        entry, base, cand, passes = comparison.case_result(
+            index, cases[index], replays, k=settings["k"], restricted_only=restricted_only
+        )
+        stored = {"entry": entry, "baseline": asdict(base), "candidate": [asdict(c) for c in cand],
+                  "checks": passes, "baselineChecks": comparison.baseline_passes(cases[index]),
+                  "madeOn": cases[index].made_on,
+                  "models": [r.provider for r in replays if r.provider]}  # fmt: skip
+        store.add_case(ctx.db, run_id, index, cases[index].case_id, stored, now_iso())
+
+    try:
+        await execute(len(cases), settings["repetitions"], work, finished,
+                      concurrency=ctx.settings.eval_concurrency)  # fmt: skip
+    except asyncio.CancelledError:
+        _finish(ctx, run_id, "cancelled", summarize(ctx, run_id, partial=True))
+        raise
+    except Exception as error:  # the executor itself failing ends the run, said plainly
+        _finish(ctx, run_id, "failed", summarize(ctx, run_id, partial=True), error=str(error))
+        return
+    _finish(ctx, run_id, "completed", summarize(ctx, run_id))
+
+
+def _errored(error: BaseException) -> Replayed:
+    return Replayed("", None, [], False, 0, False, error=f"{type(error).__name__}: {error}")
+
+
+async def replay_case(
+    ctx: Context,
+    eval_run_id: str,
+    agent: dict[str, Any],
+    project_id: str,
+    case: ReplayCase,
+    reads: str,
+) -> Replayed:
+    """One replay of a case: an ordinary run marked `replayOf` and `evalRunId`."""
+    run = runs.open_run(
+        ctx,
+        agent,
+        project_id,
+        {"userMessage": case.message},
+        started_by=None,
+        via="explicit",
+        replay_of=case.run_id,
+        eval_run_id=eval_run_id,
+    )
+    recorded = [
+        RecordedCall(c["toolId"], c["arguments"], c.get("result"), c.get("error"))
+        for c in run_store.tool_calls(ctx.db, case.run_id)
+    ]
+    live = LiveDispatcher(
+        ctx.runtime.invoke if ctx.runtime is not None else runs.no_pack,
+        tenant_id=ctx.tenant_id, project_id=project_id, run_id=run["id"],
+        env_of=lambda tool: dict(case.tool_env.get(str(tool.get("id")), tool_env(tool))),
+    )  # fmt: skip
+    dispatcher = ReplayDispatcher(recorded, live, reads=reads,  # type: ignore[arg-type]
+                                  strict=case.strict, tool_env=case.tool_env)  # fmt: skip
+    outcome = await runs.execute(ctx, run["id"], agent, case.message, case.history, dispatcher)
+    stored = run_store.get(ctx.db, run["id"]) or {}
+    return Replayed(
+        run_id=run["id"], output=stored.get("output"),
+        tools=[c.to_wire() for c in outcome.tool_calls], diverged=dispatcher.diverged,
+        refused=dispatcher.refused, approval_skipped=dispatcher.approval_skipped,
+        provider=outcome.provider,
+        error=None if outcome.ok else (outcome.failure or {}).get("message"),
+    )  # fmt: skip
+
+
+def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> dict[str, Any]:
+    """The `JudgedComparisonResult` of the cases stored so far."""
+    record = store.get(ctx.db, run_id)
+    assert record is not None
+    settings = record["comparison"]
+    done = store.cases(ctx.db, run_id)
+    entries = [d["result"] for d in done]
+    ok = [e for e in entries if "error" not in e["entry"] or e["candidate"]]
+    baseline = [CaseScore(**e["baseline"]) for e in entries]
+    candidate = [[CaseScore(**c) for c in e["candidate"]] for e in ok]
+    checks = [p for e in entries for p in e["checks"]]
+    test_set = record.get("frozen_version") is not None
+    metrics = comparison.metrics(
+        baseline, candidate, k=settings["k"], test_set=test_set,
+        baseline_checks=[p for e in entries for p in e["baselineChecks"]],
+        candidate_checks=checks,
+    )  # fmt: skip
+    versions: dict[str, int] = {}
+    models: dict[tuple[str, str], int] = {}
+    for e in entries:
+        versions[e["madeOn"]] = versions.get(e["madeOn"], 0) + 1
+        for m in e["models"]:
+            key = (m.get("id", ""), m.get("model", ""))
+            models[key] = models.get(key, 0) + 1
+    agent_id = record["agent_ref"]["agentId"]
+    errors = sum(1 for e in entries if "error" in e["entry"])
+    summary = {
+        "evalRunId": run_id,
+        "status": "partial" if partial or errors else "completed",
+        "completedAt": now_iso(),
+        "suite": {"id": record["suite_id"], "version": record["suite_version"]},
+        "candidate": {"kind": "agent", "agentId": agent_id,
+                      "version": record["agent_ref"]["version"]},
+        "baseline": {"kind": "recorded", "versions": [
+            {"agentId": agent_id, "version": v, "cases": n} for v, n in sorted(versions.items())]},
+        "scope": {"projectId": record["project_id"]},
+        "cases": len(entries),
+        "diverged": sum(1 for e in entries if e["entry"]["diverged"]),
+        "refusedWrites": sum(e["entry"]["refusedWrites"] for e in entries),
+        "errors": errors, "stopped": 0, "reads": settings["reads"],
+        "classWeights": settings["classWeights"],
+        "sampling": {"models": [{"providerId": p, "model": m, "runs": n}
+                                for (p, m), n in sorted(models.items())]},
+        "repetitions": settings["repetitions"], "metrics": metrics,
+        "corrections": {"checked": len(checks), "passed": sum(checks)},
+    }  # fmt: skip
+    if test_set:
+        summary["judge"] = {
+            "kind": "deterministic",
+            "note": "Answer checks compared text "
+            "deterministically: no judging model was configured.",
+        }
+    return {"summary": summary, "perCase": [e["entry"] for e in entries]}
+
+
+def _finish(
+    ctx: Context, run_id: str, status: str, result: dict[str, Any], error: str | None = None
+) -> None:
+    changes: dict[str, Any] = {"status": status, "completed_at": now_iso(), "result": result}
+    if error:
+        changes["error"] = error
+    store.update(ctx.db, run_id, changes)
+
+
+def fail_interrupted(ctx: Context) -> int:
+    """At start: eval runs a stopped process left running end `failed`, saying how far."""
+    left = store.unfinished(ctx.db)
+    for run in left:
+        message = INTERRUPTED.format(done=run["done"], total=run["case_count"])
+        summary = summarize(ctx, run["run_id"], partial=True)
+        _finish(ctx, run["run_id"], "failed", summary, error=message)
+    return len(left)
+
+
+def get_record(ctx: Context, run_id: str) -> dict[str, Any]:
+    """An eval run as stored; 404 `eval-run-not-found`."""
+    record = store.get(ctx.db, run_id)
+    if record is None or record["tenant_id"] != ctx.tenant_id:
+        raise NotFound("eval-run", run_id, id_field="runId")
+    return record
+
+
+def get(ctx: Context, run_id: str) -> dict[str, Any]:
+    """An eval run on the wire; a running one says how many cases it finished."""
+    record = get_record(ctx, run_id)
+    wire = to_wire(record)
+    if record["status"] in ("pending", "running"):
+        done = len(store.cases(ctx.db, run_id))
+        wire["progress"] = {"casesDone": done, "cases": record["case_count"]}
+    return wire
+
+
+def list_page(
+    ctx: Context, *, limit: int | None, cursor: str | None, filters: dict[str, Any]
+) -> Page[dict[str, Any]]:
+    """A page of eval runs, newest first."""
+    size = clamp_limit(limit)
+    rows = store.list_page(ctx.db, ctx.tenant_id, limit=size, after=decode_cursor(cursor),
+                           filters=filters)  # fmt: skip
+    page = make_page(rows, size, lambda r: (r["started_at"], r["run_id"]))
+    return Page([to_wire(r) for r in page.items], page.has_more, page.next_cursor)
+
+
+async def cancel(ctx: Context, run_id: str) -> dict[str, Any]:
+    """Stop a running eval run (its replays in flight are cancelled); 409 once it ended."""
+    record = get_record(ctx, run_id)
+    if record["status"] in TERMINAL:
+        raise Conflict(f"Eval run {run_id} has already ended ({record['status']}).",
+                       code="eval-run-already-terminal", runId=run_id)  # fmt: skip
+    task = _tasks(ctx).get(run_id)
+    if task is not None:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    for replay in run_store.running(ctx.db):
+        runs.finish_cancelled(ctx, replay, "The eval run was cancelled.")
+    if store.get(ctx.db, run_id)["status"] not in TERMINAL:  # type: ignore[index]
+        _finish(ctx, run_id, "cancelled", summarize(ctx, run_id, partial=True))
+    return get(ctx, run_id)
+
+
+def to_wire(record: dict[str, Any]) -> dict[str, Any]:
+    """An eval run as the contract's `EvalRun` (+ `frozenVersion` for a test-set run)."""
+    wire: dict[str, Any] = {
+        "runId": record["run_id"], "tenantId": record["tenant_id"],
+        "projectId": record["project_id"], "suiteId": record["suite_id"],
+        "suiteVersion": record["suite_version"], "kind": record["kind"],
+    }  # fmt: skip
+    if record.get("agent_ref"):
+        wire["agentRef"] = record["agent_ref"]
+    wire.update(status=record["status"], dryRun=bool(record["dry_run"]),
+                startedAt=record["started_at"])  # fmt: skip
+    for source, target in (("completed_at", "completedAt"), ("result", "result"),
+                           ("error", "error"), ("cancel_reason", "cancelReason"),
+                           ("correlation_id", "correlationId"), ("comparison", "comparison"),
+                           ("frozen_version", "frozenVersion")):  # fmt: skip
+        if record.get(source) is not None:
+            wire[target] = record[source]
+    return wire
+
+
+def finished_cases(ctx: Context, run_id: str, *, after: int = -1) -> list[dict[str, Any]]:
+    """The cases an eval run finished after index `after`, in order."""
+    return store.cases(ctx.db, run_id, after=after)

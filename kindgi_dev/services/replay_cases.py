@@ -1,0 +1,103 @@
+"""The cases a run on the test cases replays, from a suite version or a frozen test set.
+
+Either way a case names a past run; what it expects comes from the case, and what the
+past run did (its input, context, toolEnv, output, tool calls) from the run itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..domain.comparison import Expectation, ReplayCase
+from ..domain.metrics import Verdict
+from ..store import runs as run_store
+from .context import Context
+
+
+def _message(run: Mapping[str, Any]) -> str:
+    data = run.get("input")
+    if isinstance(data, dict):
+        return str(data.get("userMessage", ""))
+    return "" if data is None else str(data)
+
+
+def build(
+    ctx: Context,
+    case_id: str,
+    run_id: str,
+    verdicts: list[Verdict],
+    expectations: list[Expectation],
+) -> ReplayCase | None:
+    run = run_store.get(ctx.db, run_id)
+    if run is None:
+        return None
+    context = run.get("context") or {}
+    return ReplayCase(
+        case_id=case_id,
+        run_id=run_id,
+        agent_id=str(run.get("agent_id")),
+        made_on=str(run.get("agent_version")),
+        message=_message(run),
+        history=list(context.get("history") or []),
+        tool_env=dict(run.get("tool_env") or {}),
+        output=run.get("output"),
+        recorded_tool_ids=tuple(c["toolId"] for c in run_store.tool_calls(ctx.db, run_id)),
+        verdicts=tuple(verdicts),
+        expectations=tuple(expectations),
+    )
+
+
+def from_suite_case(ctx: Context, case: Mapping[str, Any]) -> ReplayCase | None:
+    """A `JudgedEvalCase`: its items' weighted counts become verdicts, its corrections checks."""
+    verdicts: list[Verdict] = []
+    for item in case.get("items") or []:
+        restricted = item.get("restricted") or {}
+        r_yes = float(restricted.get("yesWeight", 0))
+        r_no = float(restricted.get("totalWeight", 0)) - r_yes
+        yes = float(item.get("yesWeight", 0)) - r_yes
+        no = float(item.get("totalWeight", 0)) - float(item.get("yesWeight", 0)) - r_no
+        for weight, is_yes, is_restricted in (
+            (yes, True, False),
+            (no, False, False),
+            (r_yes, True, True),
+            (r_no, False, True),
+        ):
+            if weight > 0:
+                verdicts.append(Verdict(item["key"], item.get("pointer"), item.get("rank"),
+                                        is_yes, weight, is_restricted))  # fmt: skip
+    expectations = [_suite_expectation(c) for c in case.get("corrections") or []]
+    return build(ctx, str(case["caseId"]), str(case["caseId"]), verdicts,
+                 [e for e in expectations if e is not None])  # fmt: skip
+
+
+def _suite_expectation(correction: Mapping[str, Any]) -> Expectation | None:
+    """A suite case's `corrections` entry (what the run should have done) as a check."""
+    decisions = correction.get("decisions")
+    if not isinstance(decisions, dict):
+        calls = correction.get("calls") or []
+        not_called = correction.get("notCalled") or []
+        if not calls and not not_called:
+            return None
+        decisions = {"verdict": "wrong", "shouldCall": calls, "mustNotCall": not_called}
+    return Expectation("decisions", dict(decisions), correction.get("judgmentId"))
+
+
+def from_test_set_case(
+    ctx: Context, case: Mapping[str, Any], *, restricted_only: bool
+) -> ReplayCase | None:
+    """A frozen 0.4 case: its expected items, decisions and answer."""
+    expect = case.get("expect") or {}
+    expert = bool(case.get("expert"))
+    weight = float(case.get("weight", 1))
+    verdicts = [
+        Verdict(i["key"], i.get("pointer"), i.get("rank"), i.get("verdict") == "right", weight,
+                expert)
+        for i in expect.get("items") or []
+    ]  # fmt: skip
+    expectations = []
+    if not restricted_only or expert:
+        for part in ("decisions", "answer"):
+            if isinstance(expect.get(part), dict):
+                expectations.append(Expectation(part, dict(expect[part]), case.get("id")))
+    return build(ctx, str(case["id"]), str(case["runId"]), verdicts, expectations)

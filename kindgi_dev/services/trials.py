@@ -1,0 +1,115 @@
+"""Trying a version: start a run on a suite or on an agent's frozen test set, or rescore one."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from ..domain import comparison
+from ..domain.comparison import ReplayCase, Replayed
+from ..domain.errors import Conflict
+from ..domain.metrics import Verdict
+from ..domain.time import now_iso
+from ..store import eval_runs as store
+from ..store import runs as run_store
+from . import eval_runs, eval_suites, projects, replay_cases, test_sets
+from .context import Context
+
+
+def start_on_suite(ctx: Context, suite_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    """Try the candidate on the suite's latest version, one case per judged run."""
+    suite = eval_suites.get(ctx, suite_id)
+    cases = [
+        found for case in eval_suites.all_cases(ctx, suite_id, suite["version"])
+        if (found := replay_cases.from_suite_case(ctx, case)) is not None
+    ]  # fmt: skip
+    return eval_runs.begin(ctx, suite_id=suite_id, suite_version=suite["version"], body=body,
+                           cases=cases)  # fmt: skip
+
+
+def start_on_test_set(ctx: Context, agent_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    """Freeze the agent's test set as a new version, then try the candidate on it."""
+    project_id = projects.require(ctx, body.get("projectId"))
+    body = {**body, "projectId": project_id}
+    body.setdefault("agentRef", {"agentId": agent_id})
+    frozen = test_sets.freeze(ctx, agent_id, project_id)
+    restricted_only = body.get("classWeights") == "restricted-only"
+    cases = [
+        found for case in test_sets.frozen_cases(ctx, frozen["testSetId"], frozen["version"])
+        if (not restricted_only or case.get("expert"))
+        and (found := replay_cases.from_test_set_case(ctx, case,
+                                                      restricted_only=restricted_only))
+        is not None
+    ]  # fmt: skip
+    return eval_runs.begin(
+        ctx,
+        suite_id=frozen["testSetId"],
+        suite_version=f"{frozen['version']}.0.0",
+        body=body,
+        cases=cases,
+        frozen_version=frozen,
+    )
+
+
+def rescore(ctx: Context, run_id: str) -> dict[str, Any]:
+    """A new eval run that scores a finished run's replays with the corrections there are now."""
+    original = eval_runs.get_record(ctx, run_id)
+    if original["status"] != "completed" or original.get("dry_run"):
+        raise Conflict(f"Eval run {run_id} is not a completed comparison, so it can't be "
+                       "rescored.", code="eval-run-not-rescorable", runId=run_id)  # fmt: skip
+    new_id = str(uuid.uuid4())
+    settings = {**original["comparison"], "rescoreOf": run_id}
+    store.insert(ctx.db, {
+        "run_id": new_id, "tenant_id": ctx.tenant_id, "project_id": original["project_id"],
+        "suite_id": original["suite_id"], "suite_version": original["suite_version"],
+        "kind": "judged", "agent_ref": original["agent_ref"], "status": "running", "dry_run": 0,
+        "started_at": now_iso(), "comparison": settings,
+        "frozen_version": original.get("frozen_version"),
+        "case_count": original["case_count"],
+    })  # fmt: skip
+    restricted_only = settings["classWeights"] == "restricted-only"
+    for done in eval_runs.finished_cases(ctx, run_id):
+        previous = done["result"]
+        case = _fresh_case(ctx, previous["entry"]["caseId"], previous)
+        if case is None:
+            continue
+        replays = [_stored_replay(ctx, rid, previous["entry"]) for rid in
+                   previous["entry"]["runIds"]]  # fmt: skip
+        entry, base, cand, _ = comparison.case_result(
+            done["index"], case, replays, k=settings["k"], restricted_only=restricted_only
+        )
+        entry["rescored"] = False
+        stored = {**previous, "entry": {**previous["entry"], **{k: entry[k] for k in
+                  ("baseline", "candidate", "changes") if k in entry}},
+                  "baseline": base.__dict__, "candidate": [c.__dict__ for c in cand]}  # fmt: skip
+        store.add_case(ctx.db, new_id, done["index"], done["caseId"], stored, now_iso())
+    result = eval_runs.summarize(ctx, new_id)
+    result["summary"]["rescoreOf"] = run_id
+    store.update(ctx.db, new_id, {"status": "completed", "completed_at": now_iso(),
+                                  "result": result})  # fmt: skip
+    return {"runId": new_id}
+
+
+def _fresh_case(ctx: Context, case_id: str, previous: dict[str, Any]) -> ReplayCase | None:
+    """The case's past run with its live verdicts now (weights at today's class weights)."""
+    run_ids = previous["entry"]["runIds"]
+    replay = run_store.get(ctx.db, run_ids[0]) if run_ids else None
+    past_id = replay["replay_of"] if replay else case_id
+    verdicts = [
+        Verdict(v["item_key"], v["pointer"], v["rank"], v["verdict"] == "yes",
+                float(v["weight"]), bool(v["restricted"]), v["item_value"])
+        for v in store.live_verdicts(ctx.db, past_id)
+    ]  # fmt: skip
+    return replay_cases.build(ctx, case_id, past_id, verdicts, [])
+
+
+def _stored_replay(ctx: Context, run_id: str, entry: dict[str, Any]) -> Replayed:
+    run = run_store.get(ctx.db, run_id) or {}
+    return Replayed(
+        run_id,
+        run.get("output"),
+        run_store.tool_calls(ctx.db, run_id),
+        bool(entry.get("diverged")),
+        0,
+        bool(entry.get("approvalSkipped")),
+    )

@@ -1,0 +1,114 @@
+"""Eval runs and their finished cases."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .db import Database
+from .jsoncol import dump, load
+
+_JSON = ("agent_ref", "flow_ref", "result", "comparison", "frozen_version")
+_FIELDS = (
+    "run_id", "tenant_id", "project_id", "suite_id", "suite_version", "kind", "agent_ref",
+    "flow_ref", "status", "dry_run", "started_at", "completed_at", "result", "error",
+    "cancel_reason", "correlation_id", "comparison", "frozen_version", "case_count",
+)  # fmt: skip
+
+
+def _decode(row: Any) -> dict[str, Any]:
+    record = dict(row)
+    for name in _JSON:
+        if name in record:
+            record[name] = load(record[name])
+    return record
+
+
+def insert(db: Database, run: dict[str, Any]) -> None:
+    """Store a new eval run."""
+    columns = [f for f in _FIELDS if f in run]
+    db.run(
+        f"INSERT INTO eval_runs ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+        [dump(run[c]) if c in _JSON else run[c] for c in columns],
+    )
+
+
+def update(db: Database, run_id: str, changes: dict[str, Any]) -> None:
+    """Set some columns of an eval run."""
+    db.run(
+        f"UPDATE eval_runs SET {', '.join(f'{c} = ?' for c in changes)} WHERE run_id = ?",
+        [*(dump(v) if c in _JSON else v for c, v in changes.items()), run_id],
+    )
+
+
+def get(db: Database, run_id: str) -> dict[str, Any] | None:
+    """One eval run."""
+    row = db.one(f"SELECT {', '.join(_FIELDS)} FROM eval_runs WHERE run_id = ?", (run_id,))
+    return _decode(row) if row else None
+
+
+def list_page(
+    db: Database, tenant_id: str, *, limit: int, after: list[Any] | None, filters: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Up to `limit + 1` eval runs, newest first."""
+    where, params = ["tenant_id = ?"], [tenant_id]
+    for column, value in filters.items():
+        if value is None:
+            continue
+        if column == "agent_id":
+            where.append("json_extract(agent_ref, '$.agentId') = ?")
+        elif column in ("from", "to"):
+            where.append(f"started_at {'>=' if column == 'from' else '<='} ?")
+        else:
+            where.append(f"{column} = ?")
+        params.append(value)
+    if after:
+        where.append("(started_at, run_id) < (?, ?)")
+        params.extend(after)
+    rows = db.all(
+        f"SELECT {', '.join(_FIELDS)} FROM eval_runs WHERE {' AND '.join(where)} "
+        "ORDER BY started_at DESC, run_id DESC LIMIT ?",
+        [*params, limit + 1],
+    )
+    return [_decode(r) for r in rows]
+
+
+def add_case(db: Database, run_id: str, index: int, case_id: str, result: Any, at: str) -> None:
+    """Keep one finished case's result as soon as it lands."""
+    db.run(
+        "INSERT OR REPLACE INTO eval_run_cases (eval_run_id, case_index, case_id, result, "
+        "finished_at) VALUES (?, ?, ?, ?, ?)",
+        (run_id, index, case_id, dump(result), at),
+    )
+
+
+def cases(db: Database, run_id: str, *, after: int = -1) -> list[dict[str, Any]]:
+    """The finished cases of an eval run, by index."""
+    rows = db.all(
+        "SELECT case_index, case_id, result FROM eval_run_cases WHERE eval_run_id = ? "
+        "AND case_index > ? ORDER BY case_index",
+        (run_id, after),
+    )
+    return [{"index": r["case_index"], "caseId": r["case_id"], "result": load(r["result"])}
+            for r in rows]  # fmt: skip
+
+
+def unfinished(db: Database) -> list[dict[str, Any]]:
+    """Eval runs left `pending`/`running`, with how many cases they finished."""
+    rows = db.all(
+        "SELECT r.run_id, r.case_count, (SELECT count(*) FROM eval_run_cases c "
+        "WHERE c.eval_run_id = r.run_id) AS done FROM eval_runs r "
+        "WHERE r.status IN ('pending', 'running')"
+    )
+    return [dict(r) for r in rows]
+
+
+def live_verdicts(db: Database, run_id: str) -> list[dict[str, Any]]:
+    """A run's live verdicts with their class's weight now (1 without a class), for rescoring."""
+    rows = db.all(
+        "SELECT v.item_key, v.pointer, v.rank, v.verdict, v.restricted, v.item_value, "
+        "coalesce(c.weight, 1.0) AS weight FROM verdicts v "
+        "LEFT JOIN judge_classes c ON c.id = v.judge_class_id "
+        "WHERE v.run_id = ? AND v.unregistered_at IS NULL AND v.superseded_by IS NULL",
+        (run_id,),
+    )
+    return [{**dict(r), "item_value": load(r["item_value"])} for r in rows]

@@ -1,0 +1,198 @@
+"""The spec's whole tutorial against the real `kindgi dev`, through our CLI and the official client.
+
+Three runs of the article picker 0.1.0, corrected as the spec does, test cases built,
+0.2.0 saved while kindgi dev runs, then 0.2.0 tried on the cases: the spec's numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from devserver import KINDGI, DevServer, clean_env, copy_example, start
+from kindgi.client import Kindgi, NotFoundError, comparison_of
+
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::UserWarning")]
+
+AGENT = "acme-ops.article-picker"
+QUESTIONS = {
+    "I forgot my password and can't sign in.": ["kb-101", "kb-102", "kb-103"],
+    "I was charged twice for one order. How do I get my money back?": [
+        "kb-201", "kb-203", "kb-202"],
+    "My package hasn't arrived yet. Where is it?": ["kb-301", "kb-303", "kb-201"],
+}  # fmt: skip
+NEW_INSTRUCTIONS = (
+    "Call acme-ops.search-articles with the customer's question. Answer with only the "
+    "articles that answer it, most relevant first: one is often enough."
+)
+
+
+def kindgi(server: DevServer, *args: str) -> Any:
+    """Run our CLI in the pack folder; its JSON answer."""
+    done = subprocess.run([KINDGI, *args], cwd=server.pack, env=clean_env(),
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def save_version(pack: Path, version: str, instructions: str | None = None) -> None:
+    """Edit the agent file the way a developer saves it."""
+    path = pack / "agents" / "article_picker.py"
+    text = path.read_text()
+    text = text.replace('version="0.1.0"', f'version="{version}"')
+    if instructions is not None:
+        text = re.sub(r"instructions=\(.*?\),\n", f"instructions={instructions!r},\n", text,
+                      count=1, flags=re.DOTALL)
+    path.write_text(text)
+
+
+def wait_for(condition: Any, timeout: float = 2.0) -> float:
+    """Poll until true; the seconds it took."""
+    began = time.monotonic()
+    while time.monotonic() - began < timeout:
+        if condition():
+            return time.monotonic() - began
+        time.sleep(0.05)
+    raise AssertionError(f"not true within {timeout} s")
+
+
+@pytest.fixture()
+def server(tmp_path: Path) -> Any:
+    running = start(copy_example(tmp_path / "article-picker"))
+    yield running
+    running.stop()
+
+
+def test_tutorial(server: DevServer) -> None:
+    client = Kindgi(base_url=server.url, token=server.token)
+    run_ids = {}
+    for question, expected in QUESTIONS.items():
+        run = client.runs.start(agent=AGENT, input={"userMessage": question})
+        assert run.status == "completed"
+        assert [a["id"] for a in run.output["output"]["articles"]] == expected
+        run_ids[question] = str(run.id)
+    got = client.runs.get(run_ids["I forgot my password and can't sign in."])
+    appended = got.output["appended"]
+    assert appended[1]["toolCalls"][0]["toolId"] == "acme-ops.search-articles"
+    assert appended[1]["toolCalls"][0]["arguments"] == {
+        "query": "I forgot my password and can't sign in."
+    }
+    assert [a["id"] for a in appended[2]["content"]["articles"]][:3] == QUESTIONS[
+        "I forgot my password and can't sign in."
+    ]
+    assert isinstance(appended[3]["content"], str) and appended[3]["content"]
+    assert got.agent.version == "0.1.0"
+
+    for question, run_id in run_ids.items():
+        for rank, article in enumerate(QUESTIONS[question]):
+            kindgi(server, "corrections", "add", f"--run={run_id}", f"--item={article}",
+                   f"--pointer=/output/articles/{rank}", f"--rank={rank}",
+                   "--yes" if rank == 0 else "--no")  # fmt: skip
+    project = kindgi(server, "projects", "get-default")["id"]
+    built = kindgi(
+        server,
+        "eval-suites",
+        "from-judgments",
+        "acme.article-picks",
+        "--suite-version=1.0.0",
+        f"--project={project}",
+        f"--agent={AGENT}",
+    )
+    assert built == {"suiteId": "acme.article-picks", "version": "1.0.0", "kind": "judged",
+                     "caseCount": 3, "truncated": False}  # fmt: skip
+
+    save_version(server.pack, "0.2.0", NEW_INSTRUCTIONS)
+    took = wait_for(lambda: [v.version for v in client.agents.list_versions(AGENT).data]
+                    == ["0.1.0", "0.2.0"])  # fmt: skip
+    assert took < 2.0
+    answer = client.runs.start(agent=AGENT, input={"userMessage": "I forgot my password and "
+                                                   "can't sign in."})  # fmt: skip
+    assert [a["id"] for a in answer.output["output"]["articles"]] == ["kb-101"]
+
+    finished = kindgi(server, "eval-runs", "start", "acme.article-picks", f"--project={project}",
+                      f"--agent={AGENT}", "--agent-version=0.2.0", "--wait")  # fmt: skip
+    assert finished["status"] == "completed"
+    check_scores(finished["result"])
+
+    started = client.eval_runs.start(
+        "acme.article-picks", project_id=project, agent_ref={"agent_id": AGENT, "version": "0.2.0"}
+    )
+    run = client.eval_runs.get(str(started.run_id))
+    while run.status in ("pending", "running"):
+        time.sleep(0.2)
+        run = client.eval_runs.get(str(started.run_id))
+    comparison = comparison_of(run)
+    assert comparison is not None
+    metrics = comparison.summary.metrics
+    assert metrics.weighted_yes_share.baseline == pytest.approx(1 / 3)
+    assert metrics.weighted_yes_share.candidate == 1
+    assert metrics.judged_coverage.baseline == 0.75
+    assert metrics.judged_coverage.candidate == 0.5
+    assert metrics.weighted_precision_at_k.candidate == 1
+
+    replays = kindgi(server, "runs", "list", f"--eval-run={started.run_id}")
+    assert len(replays["data"]) == 3
+    assert all(r["replayOf"] in run_ids.values() for r in replays["data"])
+    assert len(kindgi(server, "runs", "list")["data"]) == 4
+    assert (
+        client.runs.get(run_ids["My package hasn't arrived yet. Where is it?"]).agent.version
+        == "0.1.0"
+    )
+
+
+def check_scores(result: dict[str, Any]) -> None:
+    """The spec's numbers for 0.2.0 on the tutorial's three cases."""
+    metrics = result["summary"]["metrics"]
+    assert metrics["weightedYesShare"]["baseline"] == pytest.approx(0.3333333333333333)
+    assert metrics["weightedYesShare"]["candidate"] == 1
+    assert metrics["weightedYesShare"]["n"] == 3
+    assert metrics["judgedCoverage"]["baseline"] == 0.75
+    assert metrics["judgedCoverage"]["candidate"] == 0.5
+    assert metrics["weightedPrecisionAtK"]["baseline"] == pytest.approx(0.3333333333333333)
+    assert metrics["weightedPrecisionAtK"]["candidate"] == 1
+    assert metrics["weightedPrecisionAtK"]["k"] == 10
+    assert result["summary"]["diverged"] == 1
+    password = next(
+        c
+        for c in result["perCase"]
+        if c["changes"]["kept"] and c["changes"]["kept"][0]["key"] == "kb-101"
+    )
+    assert password["changes"]["kept"] == [{"key": "kb-101", "rankBefore": 0, "rank": 0}]
+    assert password["changes"]["dropped"] == [
+        {"key": "kb-102", "rankBefore": 1},
+        {"key": "kb-103", "rankBefore": 2},
+    ]
+    assert password["changes"]["new"] == [{"key": "answer", "pointer": "/appended/3/content"}]
+    assert password["diverged"] is True
+    assert password["tools"][0]["source"] == "live"
+
+
+def test_saving_a_syntax_error_keeps_the_last_version_serving(server: DevServer) -> None:
+    client = Kindgi(base_url=server.url, token=server.token)
+    save_version(server.pack, "0.2.0", NEW_INSTRUCTIONS)
+    wait_for(lambda: len(client.agents.list_versions(AGENT).data) == 2)
+    path = server.pack / "agents" / "article_picker.py"
+    path.write_text(path.read_text() + "\ndef broken(:\n")
+    lines = len(path.read_text().splitlines())
+    wait_for(lambda: "SyntaxError" in server.output(), timeout=5)
+    assert f"agents/article_picker.py:{lines}" in server.output()
+    run = client.runs.start(agent=AGENT, input={"userMessage": "I forgot my password and "
+                                                "can't sign in."})  # fmt: skip
+    assert run.agent.version == "0.2.0"
+    assert [a["id"] for a in run.output["output"]["articles"]] == ["kb-101"]
+
+
+def test_bad_input_gets_the_contract_errors(server: DevServer) -> None:
+    client = Kindgi(base_url=server.url, token=server.token)
+    with pytest.raises(NotFoundError) as missing:
+        client.runs.start(agent="acme-ops.nobody", input={"userMessage": "hi"})
+    assert missing.value.server_code == "agent-not-found"
+    with server.client() as http:
+        answer = http.post("/v1/runs", json={"agent": AGENT, "input": {"question": "hi"}})
+    assert answer.status_code == 400
+    assert answer.json()["error"]["details"]["field"] == "input/userMessage"
