@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import json
 import os
 import signal
+import sys
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -193,6 +195,7 @@ class PackService:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
+            preexec_fn=_die_with_parent,
         )
         self._process = process
         assert process.stdout is not None and process.stderr is not None
@@ -383,3 +386,10 @@ def describe_exit(code: int | None) -> str:
         with contextlib.suppress(ValueError):
             return signal.Signals(-code).name
     return f"exit {code}"
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: on Linux, get SIGTERM when kindgi dev dies, even by SIGKILL."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
