@@ -126,11 +126,12 @@ def recorded_run(
 
 @contextmanager
 def served(
-    tmp_path: Path, versions: tuple[str, ...] = ("0.1.0",)
+    tmp_path: Path, versions: tuple[str, ...] = ("0.1.0",), models_file: Path | None = None
 ) -> Iterator[tuple[TestClient, Context]]:
     """An app on a temp folder (no pack service), the picker registered; client and context."""
     (tmp_path / "pyproject.toml").write_text('[tool.kindgi.pack]\nid = "acme-ops"\n')
-    app = create_app(Settings(pack_dir=tmp_path, start_pack=False, watch=False))
+    settings = Settings(pack_dir=tmp_path, start_pack=False, watch=False, models_file=models_file)
+    app = create_app(settings)
     ctx = context_of(app)
     with TestClient(app) as client:
         client.headers["Authorization"] = f"Bearer {ctx.identity.token}"

@@ -1,0 +1,167 @@
+"""Issue 6 through the API: decisions checked strictly, repetitions' spread, cancel, rescore."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from factories import AGENT, QUESTIONS, SEARCH, served, tutorial_runs
+from starlette.testclient import TestClient
+
+PASSWORD = "I forgot my password and can't sign in."
+
+CANDIDATE_MODELS = '''\
+"""0.2.0 as a function model: `mode` says how it behaves in this test."""
+
+import itertools
+
+from kindgi_dev.models import Reply, ToolCall, model
+
+calls = itertools.count()
+TITLES = {"kb-101": "Reset your password", "kb-102": "Change the email on your account"}
+PICKS = [["kb-101"], ["kb-101", "kb-102"], ["kb-102"]]
+
+
+@model(default=True)
+def candidate(turn):
+    if not turn.tool_results():
+        query = turn.question() if MODE == "same-search" else "password reset help"
+        return Reply(tool_calls=[ToolCall("acme-ops.search-articles", {"query": query})])
+    picks = PICKS[next(calls) % 3] if MODE == "same-search" else ["kb-101"]
+    return Reply(text="Try these.", output={"articles": [{"id": a, "title": TITLES[a]}
+                                                         for a in picks]})
+'''
+
+
+def models_file(tmp_path: Path, mode: str) -> Path:
+    path = tmp_path / "candidate_models.py"
+    path.write_text(f"MODE = {mode!r}\n" + CANDIDATE_MODELS)
+    return path
+
+
+def correct_tutorial(client: TestClient, run_ids: dict[str, str]) -> None:
+    for question, run_id in run_ids.items():
+        for rank, article in enumerate(QUESTIONS[question]):
+            body = {
+                "runId": run_id,
+                "verdict": "yes" if rank == 0 else "no",
+                "item": {"key": article, "pointer": f"/output/articles/{rank}", "rank": rank},
+            }
+            assert client.post("/v1/judgments", json=body).status_code == 201
+
+
+def finish(client: TestClient, run_id: str) -> dict[str, Any]:
+    for _ in range(200):
+        run = client.get(f"/v1/eval-runs/{run_id}").json()
+        if run["status"] not in ("pending", "running"):
+            return run
+        time.sleep(0.05)
+    raise AssertionError("the eval run did not finish")
+
+
+def test_a_decisions_case_replays_strictly_and_fails_on_other_arguments(tmp_path: Path) -> None:
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "other-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        run_id = tutorial_runs(ctx)[PASSWORD]
+        project = client.get("/v1/projects/default").json()["id"]
+        correction = {
+            "runId": run_id,
+            "items": [],
+            "decisions": {
+                "verdict": "wrong",
+                "shouldCall": [{"toolId": SEARCH, "args": {"query": "reset my password"}}],
+            },
+        }
+        assert client.post("/v1/corrections", json=correction).status_code == 201
+        started = client.post(
+            f"/v1/agents/{AGENT}/test-set/runs",
+            json={"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}},
+        )
+        assert started.status_code == 201, started.text
+        run = finish(client, started.json()["runId"])
+    assert run["status"] == "completed"
+    assert run["frozenVersion"]["version"] == 1
+    case = run["result"]["perCase"][0]
+    assert case["tools"][0]["source"] == "refused"
+    assert case["tools"][0]["reason"] == "replay: this read has no recorded result"
+    assert case["refusedWrites"] == 1
+    assert case["corrections"][0]["pass"] is False
+    assert case["corrections"][0]["repetitionsPassed"] == 0
+    kinds = {d["kind"] for d in case["correctionDifferences"][0]["differences"]}
+    assert "field-value" in kinds
+    value = next(
+        d for d in case["correctionDifferences"][0]["differences"] if d["kind"] == "field-value"
+    )
+    assert value["field"] == "query"
+    assert value["expected"] == "reset my password"
+    assert value["actual"] == "password reset help"
+    summary = run["result"]["summary"]
+    assert summary["corrections"] == {"checked": 1, "passed": 0}
+    assert summary["metrics"]["passRate"]["candidate"] == 0
+
+
+def test_repetitions_of_a_varying_model_report_a_spread(tmp_path: Path) -> None:
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        runs = tutorial_runs(ctx)
+        correct_tutorial(client, {PASSWORD: runs[PASSWORD]})
+        project = client.get("/v1/projects/default").json()["id"]
+        built = client.post(
+            "/v1/eval-suites/acme.one/versions/from-judgments",
+            json={"version": "1.0.0", "projectId": project, "agentId": AGENT},
+        )
+        assert built.json()["caseCount"] == 1
+        started = client.post(
+            "/v1/eval-suites/acme.one/runs",
+            json={
+                "projectId": project,
+                "agentRef": {"agentId": AGENT, "version": "0.2.0"},
+                "repetitions": 3,
+            },
+        )
+        run = finish(client, started.json()["runId"])
+    share = run["result"]["summary"]["metrics"]["weightedYesShare"]
+    assert share["baseline"] == 1 / 3
+    assert share["candidate"] == (1 + 0.5 + 0) / 3
+    assert share["spread"] == 1
+    case = run["result"]["perCase"][0]
+    assert len(case["runIds"]) == 3 and len(case["candidate"]) == 3
+    assert case["tools"][0]["source"] == "recorded"
+    assert run["result"]["summary"]["diverged"] == 0
+
+
+def test_rescore_uses_the_corrections_made_since(tmp_path: Path) -> None:
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "other-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        runs = tutorial_runs(ctx)
+        correct_tutorial(client, {PASSWORD: runs[PASSWORD]})
+        project = client.get("/v1/projects/default").json()["id"]
+        client.post(
+            "/v1/eval-suites/acme.one/versions/from-judgments",
+            json={"version": "1.0.0", "projectId": project, "agentId": AGENT},
+        )
+        started = client.post(
+            "/v1/eval-suites/acme.one/runs",
+            json={"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}},
+        )
+        first = finish(client, started.json()["runId"])
+        assert first["result"]["summary"]["metrics"]["weightedYesShare"]["candidate"] == 1
+        relabel = {
+            "runId": runs[PASSWORD],
+            "verdict": "no",
+            "item": {"key": "kb-101", "pointer": "/output/articles/0", "rank": 0},
+        }
+        assert client.post("/v1/judgments", json=relabel).status_code == 201
+        again = client.post(f"/v1/eval-runs/{first['runId']}/rescore")
+        assert again.status_code == 201
+        rescored = finish(client, again.json()["runId"])
+        assert client.post(f"/v1/eval-runs/{first['runId']}/cancel").status_code == 409
+        missing = client.get("/v1/eval-runs/00000000-0000-4000-8000-000000000000")
+    assert rescored["comparison"]["rescoreOf"] == first["runId"]
+    assert rescored["result"]["summary"]["metrics"]["weightedYesShare"]["candidate"] == 0
+    assert missing.status_code == 404
+    assert missing.json()["error"]["code"] == "eval-run-not-found"

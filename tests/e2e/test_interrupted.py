@@ -1,0 +1,87 @@
+"""Issue 6: `kindgi dev` killed in the middle of an eval run; the run reads failed, cases kept."""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from devserver import copy_example, start
+from test_tutorial import AGENT, NEW_INSTRUCTIONS, QUESTIONS, save_version, wait_for
+
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::UserWarning")]
+
+SLOW_MODELS = '''\
+"""The example's model, slowed down for 0.2.0 so an eval run is still going when killed."""
+
+import importlib.util
+import pathlib
+import time
+
+from kindgi_dev.models import model
+
+_spec = importlib.util.spec_from_file_location(
+    "_picker_models", pathlib.Path(__file__).with_name("dev_models.py")
+)
+_picker = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_picker)
+
+
+@model(default=True)
+def slow_picker(turn):
+    if "only the articles" in turn.instructions:
+        time.sleep(0.6)
+    return _picker.article_picker(turn)
+'''
+
+
+def test_sigkill_mid_run_marks_it_failed_and_keeps_finished_cases(tmp_path: Path) -> None:
+    pack = copy_example(tmp_path / "article-picker")
+    (pack / "slow_models.py").write_text(SLOW_MODELS)
+    server = start(pack, "--models", "slow_models.py", "--eval-concurrency", "1")
+    try:
+        with server.client() as http:
+            project = http.get("/v1/projects/default").json()["id"]
+            for question, articles in QUESTIONS.items():
+                run = http.post(
+                    "/v1/runs", json={"agent": AGENT, "input": {"userMessage": question}}
+                ).json()
+                for rank, article in enumerate(articles):
+                    body = {"runId": run["id"], "verdict": "yes" if rank == 0 else "no",
+                            "item": {"key": article, "pointer": f"/output/articles/{rank}",
+                                     "rank": rank}}  # fmt: skip
+                    assert http.post("/v1/judgments", json=body).status_code == 201
+            built = http.post(
+                "/v1/eval-suites/acme.article-picks/versions/from-judgments",
+                json={"version": "1.0.0", "projectId": project, "agentId": AGENT},
+            )
+            assert built.json()["caseCount"] == 3
+            save_version(pack, "0.2.0", NEW_INSTRUCTIONS)
+            wait_for(lambda: len(http.get(f"/v1/agents/{AGENT}/versions").json()["data"]) == 2,
+                     timeout=5)  # fmt: skip
+            started = http.post(
+                "/v1/eval-suites/acme.article-picks/runs",
+                json={"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}},
+            )
+            run_id = started.json()["runId"]
+            wait_for(lambda: http.get(f"/v1/eval-runs/{run_id}").json()
+                     .get("progress", {}).get("casesDone", 0) >= 1, timeout=20)  # fmt: skip
+    finally:
+        server.stop(signal.SIGKILL)
+    time.sleep(0.2)
+
+    again = start(pack, "--models", "slow_models.py")
+    try:
+        with again.client() as http:
+            run = http.get(f"/v1/eval-runs/{run_id}").json()
+        assert run["status"] == "failed"
+        done = len(run["result"]["perCase"])
+        assert done >= 1
+        assert run["error"] == (
+            "Interrupted: the eval run's executor stopped before it finished. "
+            f"{done} of 3 cases finished."
+        )
+        assert "were going when kindgi dev last stopped" in again.output()
+    finally:
+        again.stop()
