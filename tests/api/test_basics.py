@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -90,6 +91,7 @@ def test_request_id_is_echoed(client: TestClient) -> None:
 
 def test_paging_limits_and_cursor(client: TestClient) -> None:
     for n in range(4):
+        time.sleep(0.002)  # the contract orders by createdAt (ms), then id
         client.post("/v1/projects", json={"name": f"p{n}", "slug": f"p{n}"})
     first = client.get("/v1/projects", params={"limit": 2}).json()
     assert len(first["data"]) == 2 and first["hasMore"] is True

@@ -1,0 +1,264 @@
+"""`/v1/corrections` (0.4) and `/v1/erasures`: correct runs item by item, and erase words."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from ..services import corrections
+from .routing import Call, Endpoint
+from .wire import WireModel
+
+Verdict = Literal["right", "wrong"]
+Status = Literal["open", "fixed", "with-owner", "wont-fix", "removed"]
+
+
+class CorrectionItemBody(WireModel):
+    """One item's verdict: its stable key, where it is, its rank, right or wrong, and why."""
+
+    key: str = Field(min_length=1)
+    pointer: str
+    rank: int | None = Field(default=None, ge=0)
+    verdict: Verdict
+    reason: str | None = Field(default=None, max_length=4000)
+
+
+class ShouldCall(WireModel):
+    """A tool the run should have called, with the arguments it should have had."""
+
+    tool_id: str = Field(min_length=1)
+    args: dict[str, Any] | None = None
+
+
+class DecisionsCorrection(WireModel):
+    """What the run should have done: right, or wrong with the calls it should (not) make."""
+
+    verdict: Verdict
+    should_call: list[ShouldCall] | None = None
+    must_not_call: list[str] | None = None
+
+
+class AnswerCorrection(WireModel):
+    """What the run's answer should have said: right, or wrong with `shouldSay`/`why`."""
+
+    verdict: Verdict
+    should_say: str | None = Field(default=None, max_length=4000)
+    why: str | None = Field(default=None, max_length=4000)
+
+
+class CreateCorrectionBody(WireModel):
+    """The body of `corrections.create`: the whole correction of one run."""
+
+    run_id: str = Field(min_length=1)
+    items: list[CorrectionItemBody] = Field(default_factory=list)
+    decisions: DecisionsCorrection | None = None
+    answer: AnswerCorrection | None = None
+    judge_class_id: str | None = Field(default=None, min_length=1)
+    participant_id: str | None = Field(default=None, min_length=1)
+
+
+class UpdateCorrectionBody(WireModel):
+    """The body of `corrections.update`: status, decisions or answer (null removes a part)."""
+
+    status: Status | None = None
+    decisions: DecisionsCorrection | None = None
+    answer: AnswerCorrection | None = None
+
+
+class CorrectedItem(WireModel):
+    """An item of a correction, with the judgment that records it."""
+
+    key: str
+    pointer: str | None = None
+    rank: int | None = None
+    verdict: Verdict
+    reason: str | None = None
+    judgment_id: str
+
+
+class Principal(WireModel):
+    """Who made a correction."""
+
+    kind: Literal["user", "service"]
+    id: str
+
+
+class CorrectionSubject(WireModel):
+    """What the corrected run ran."""
+
+    kind: Literal["agent", "flow"]
+    id: str
+    version: str
+
+
+class Correction(WireModel):
+    """A correction: one corrector's verdicts on one run, and what it should have done or said."""
+
+    id: str
+    run_id: str
+    project_id: str
+    subject: CorrectionSubject
+    items: list[CorrectedItem]
+    decisions: DecisionsCorrection | None = None
+    answer: AnswerCorrection | None = None
+    judge_class_id: str | None = None
+    restricted: Literal[True] | None = None
+    participant_id: str | None = None
+    corrected_by: Principal
+    status: Status
+    replaced_by: str | None = None
+    erased: Literal[True] | None = None
+    created_at: str
+    updated_at: str
+
+
+class CorrectionCollectionPage(WireModel):
+    """A page of corrections."""
+
+    data: list[Correction]
+    has_more: bool
+    next_cursor: str | None = None
+
+
+class CorrectionQuery(WireModel):
+    """Filters and paging of `corrections.list`."""
+
+    limit: int | None = None
+    cursor: str | None = None
+    run_id: str | None = Field(default=None, min_length=1)
+    agent_id: str | None = Field(default=None, min_length=1)
+    project_id: str | None = Field(default=None, min_length=1)
+    status: list[Status] = Field(default_factory=list)
+    participant_id: str | None = Field(default=None, min_length=1)
+    corrected_by: str | None = Field(default=None, min_length=1)
+    include_replaced: bool = False
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> list[str]:
+        values = value if isinstance(value, list) else [value]
+        return [part for v in values for part in str(v).split(",") if part]
+
+
+class ErasureBody(WireModel):
+    """Whose words to erase: an app's end user, by the id it corrected for."""
+
+    participant_id: str = Field(min_length=1)
+
+
+class ErasureResult(WireModel):
+    """What an erasure cleared."""
+
+    participant_id: str
+    erased_at: str
+    corrections: int
+    judgments: int
+
+
+async def create(call: Call[CreateCorrectionBody, Any]) -> dict[str, Any]:
+    return corrections.create(call.ctx, call.body.wire())
+
+
+async def add_item(call: Call[CorrectionItemBody, Any]) -> dict[str, Any]:
+    return corrections.add_item(call.ctx, call.path["correctionId"], call.body.wire())
+
+
+async def list_corrections(call: Call[Any, CorrectionQuery]) -> dict[str, Any]:
+    q = call.query
+    filters = {
+        "run_id": q.run_id,
+        "subject_id": q.agent_id,
+        "project_id": q.project_id,
+        "participant_id": q.participant_id,
+        "corrector_id": q.corrected_by,
+    }
+    page = corrections.list_page(
+        call.ctx,
+        limit=q.limit,
+        cursor=q.cursor,
+        filters=filters,
+        statuses=q.status,
+        include_replaced=q.include_replaced,
+    )
+    return page.to_wire()
+
+
+async def get(call: Call[Any, Any]) -> dict[str, Any]:
+    return corrections.get(call.ctx, call.path["correctionId"])
+
+
+async def update(call: Call[UpdateCorrectionBody, Any]) -> dict[str, Any]:
+    changes = call.body.model_dump(by_alias=True, exclude_unset=True, mode="json")
+    for name in ("decisions", "answer"):
+        if changes.get(name) is not None:
+            changes[name] = {k: v for k, v in changes[name].items() if v is not None}
+    return corrections.update(call.ctx, call.path["correctionId"], changes)
+
+
+async def erase(call: Call[ErasureBody, Any]) -> dict[str, Any]:
+    return corrections.erase(call.ctx, call.body.participant_id)
+
+
+ENDPOINTS = [
+    Endpoint(
+        "POST",
+        "/v1/corrections",
+        "corrections.create",
+        create,
+        "Correct a run: create, or replace, the caller's one correction of it.",
+        body=CreateCorrectionBody,
+        response=Correction,
+        status=201,
+        errors=(400, 401, 403, 404, 409, 410, 413),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/corrections/{correctionId}/items",
+        "corrections.addItem",
+        add_item,
+        "Add or change one item of a correction.",
+        body=CorrectionItemBody,
+        response=Correction,
+        errors=(400, 401, 403, 404, 409, 410, 413),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/corrections",
+        "corrections.list",
+        list_corrections,
+        "List corrections, newest first.",
+        query=CorrectionQuery,
+        response=CorrectionCollectionPage,
+        errors=(400, 401),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/corrections/{correctionId}",
+        "corrections.get",
+        get,
+        "One correction, live or replaced.",
+        response=Correction,
+        errors=(401, 404),
+    ),
+    Endpoint(
+        "PATCH",
+        "/v1/corrections/{correctionId}",
+        "corrections.update",
+        update,
+        "Change a correction's status, decisions or answer.",
+        body=UpdateCorrectionBody,
+        response=Correction,
+        errors=(400, 401, 403, 404, 409, 413),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/erasures",
+        "erasures.create",
+        erase,
+        "Erase one person's words from their corrections and judgments.",
+        body=ErasureBody,
+        response=ErasureResult,
+        errors=(400, 401, 413),
+    ),
+]

@@ -1,0 +1,203 @@
+"""`/v1/judge-classes`: create, list, get, update and unregister judge classes."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, model_validator
+
+from ..services import judge_classes
+from .routing import Call, Endpoint
+from .wire import WireModel
+
+PrincipalKind = Literal["user", "service"]
+ReviewerRole = Literal["standard", "senior", "admin"]
+
+
+class TenantScope(WireModel):
+    """A class for the whole tenant."""
+
+    kind: Literal["tenant"]
+
+
+class ProjectScope(WireModel):
+    """A class for one project."""
+
+    kind: Literal["project"]
+    project_id: str = Field(min_length=1)
+
+
+class AgentScope(WireModel):
+    """A class for one agent in one project."""
+
+    kind: Literal["agent"]
+    project_id: str = Field(min_length=1)
+    agent_id: str = Field(min_length=1)
+
+
+JudgeClassScope = Annotated[TenantScope | ProjectScope | AgentScope, Field(discriminator="kind")]
+
+
+class JudgeClassAssertableBy(WireModel):
+    """Who may use a class: every part that is set must hold."""
+
+    min_reviewer_role: ReviewerRole | None = None
+    principal_kinds: list[PrincipalKind] | None = Field(default=None, min_length=1)
+    principal_ids: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        default=None, min_length=1, max_length=100
+    )
+
+    @model_validator(mode="after")
+    def _one_part(self) -> JudgeClassAssertableBy:
+        parts = (self.min_reviewer_role, self.principal_kinds, self.principal_ids)
+        if all(part is None for part in parts):
+            raise ValueError("give at least one of minReviewerRole, principalKinds, principalIds")
+        return self
+
+
+class JudgeClassAssertableByView(JudgeClassAssertableBy):
+    """`assertableBy` as read: the parts, and how many principals it names."""
+
+    principal_count: int | None = Field(default=None, ge=1)
+
+
+class CreateJudgeClassBody(WireModel):
+    """The body of `judgeClasses.create`."""
+
+    scope: JudgeClassScope
+    name: str = Field(min_length=1, max_length=100)
+    weight: float = Field(ge=0)
+    description: str | None = None
+    assertable_by: JudgeClassAssertableBy | None = None
+
+
+class UpdateJudgeClassBody(WireModel):
+    """The body of `judgeClasses.update`: at least one field; `assertableBy: null` lifts it."""
+
+    weight: float | None = Field(default=None, ge=0)
+    description: str | None = None
+    assertable_by: JudgeClassAssertableBy | None = None
+
+
+class JudgeClass(WireModel):
+    """A judge class as the contract shapes it."""
+
+    id: str
+    tenant_id: str
+    scope: JudgeClassScope
+    name: str
+    weight: float
+    description: str | None = None
+    assertable_by: JudgeClassAssertableByView | None = None
+    created_at: str
+    updated_at: str
+    unregistered_at: str | None = None
+
+
+class JudgeClassCollectionPage(WireModel):
+    """A page of judge classes."""
+
+    data: list[JudgeClass]
+    has_more: bool
+    next_cursor: str | None = None
+
+
+class JudgeClassQuery(WireModel):
+    """Paging and scope of `judgeClasses.list`."""
+
+    limit: int | None = None
+    cursor: str | None = None
+    scope_kind: Literal["tenant", "project", "agent"] | None = None
+    project_id: str | None = Field(default=None, min_length=1)
+    agent_id: str | None = Field(default=None, min_length=1)
+
+
+class UnregisterJudgeClassResult(WireModel):
+    """What unregistering a class answers."""
+
+    judge_class_id: str
+    unregistered: Literal[True]
+
+
+async def create(call: Call[CreateJudgeClassBody, Any]) -> dict[str, Any]:
+    return judge_classes.create(call.ctx, call.body.wire())
+
+
+async def list_classes(call: Call[Any, JudgeClassQuery]) -> dict[str, Any]:
+    q = call.query
+    page = judge_classes.list_page(
+        call.ctx,
+        limit=q.limit,
+        cursor=q.cursor,
+        scope_kind=q.scope_kind,
+        project_id=q.project_id,
+        agent_id=q.agent_id,
+    )
+    return page.to_wire()
+
+
+async def get(call: Call[Any, Any]) -> dict[str, Any]:
+    return judge_classes.get(call.ctx, call.path["judgeClassId"])
+
+
+async def update(call: Call[UpdateJudgeClassBody, Any]) -> dict[str, Any]:
+    changes = call.body.model_dump(by_alias=True, exclude_unset=True, mode="json")
+    return judge_classes.update(call.ctx, call.path["judgeClassId"], changes)
+
+
+async def unregister(call: Call[Any, Any]) -> dict[str, Any]:
+    return judge_classes.unregister(call.ctx, call.path["judgeClassId"])
+
+
+ENDPOINTS = [
+    Endpoint(
+        "POST",
+        "/v1/judge-classes",
+        "judgeClasses.create",
+        create,
+        "Create a judge class.",
+        body=CreateJudgeClassBody,
+        response=JudgeClass,
+        status=201,
+        errors=(400, 401, 404, 409, 413),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/judge-classes",
+        "judgeClasses.list",
+        list_classes,
+        "List live judge classes, newest first.",
+        query=JudgeClassQuery,
+        response=JudgeClassCollectionPage,
+        errors=(400, 401),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/judge-classes/{judgeClassId}",
+        "judgeClasses.get",
+        get,
+        "One judge class, retired ones too.",
+        response=JudgeClass,
+        errors=(401, 404),
+    ),
+    Endpoint(
+        "PATCH",
+        "/v1/judge-classes/{judgeClassId}",
+        "judgeClasses.update",
+        update,
+        "Change a judge class's weight, description or restriction.",
+        body=UpdateJudgeClassBody,
+        response=JudgeClass,
+        errors=(400, 401, 404, 409, 413),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/judge-classes/{judgeClassId}/unregister",
+        "judgeClasses.unregister",
+        unregister,
+        "Retire a judge class; its judgments keep it.",
+        body=None,
+        response=UnregisterJudgeClassResult,
+        errors=(400, 401, 404, 409),
+    ),
+]

@@ -1,0 +1,192 @@
+"""`/v1/judgments`: create, list, get and unregister judgments (0.1's view of verdicts)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ..services import judgments
+from .routing import Call, Endpoint
+from .wire import OpenModel, WireModel
+
+
+class JudgedItem(WireModel):
+    """The judged item: its stable key, where it is in the output, its rank."""
+
+    key: str = Field(min_length=1)
+    pointer: str | None = None
+    rank: int | None = Field(default=None, ge=0)
+
+
+class CreateJudgmentBody(WireModel):
+    """The body of `judgments.create`."""
+
+    run_id: str = Field(min_length=1)
+    item: JudgedItem
+    verdict: Literal["yes", "no"]
+    reason: str | None = Field(default=None, max_length=4000)
+    judge_class_id: str | None = Field(default=None, min_length=1)
+    participant_id: str | None = Field(default=None, min_length=1)
+
+
+class JudgedSubject(WireModel):
+    """What a judged run ran."""
+
+    kind: Literal["agent", "flow"]
+    id: str
+    version: str
+
+
+class JudgmentAssertedBy(WireModel):
+    """Who asserted a judgment: the caller's credentials."""
+
+    kind: Literal["user", "service"]
+    id: str
+
+
+class Judgment(WireModel):
+    """A judgment as the contract shapes it."""
+
+    id: str
+    tenant_id: str
+    project_id: str
+    run_id: str
+    subject: JudgedSubject
+    item: JudgedItem
+    verdict: Literal["yes", "no"]
+    reason: str | None = None
+    judge_class_id: str | None = None
+    restricted: Literal[True] | None = None
+    asserted_by: JudgmentAssertedBy
+    participant_id: str | None = None
+    created_at: str
+    unregistered_at: str | None = None
+    superseded_by: str | None = None
+
+
+class JudgedRunCopy(OpenModel):
+    """The copy of a judged run taken at its first judgment."""
+
+    run_id: str
+    subject: JudgedSubject
+    input: Any = None
+    context: dict[str, Any] | None = None
+    output: Any = None
+    segments: list[dict[str, str]] | None = None
+    captured_at: str
+
+
+class JudgmentWithCopies(Judgment):
+    """A judgment with the run's copy and the judged item's value."""
+
+    run: JudgedRunCopy
+    item_value: Any = None
+
+
+class JudgmentCollectionPage(WireModel):
+    """A page of judgments."""
+
+    data: list[Judgment]
+    has_more: bool
+    next_cursor: str | None = None
+
+
+class JudgmentQuery(WireModel):
+    """Filters and paging of `judgments.list`."""
+
+    limit: int | None = None
+    cursor: str | None = None
+    run_id: str | None = Field(default=None, min_length=1)
+    agent_id: str | None = Field(default=None, min_length=1)
+    agent_version: str | None = Field(default=None, min_length=1)
+    flow_id: str | None = Field(default=None, min_length=1)
+    verdict: Literal["yes", "no"] | None = None
+    judge_class_id: str | None = Field(default=None, min_length=1)
+    participant_id: str | None = Field(default=None, min_length=1)
+    scope_kind: Literal["tenant", "org", "project"] | None = None
+    scope_id: str | None = Field(default=None, min_length=1)
+
+
+class UnregisterJudgmentResult(WireModel):
+    """What unregistering a judgment answers."""
+
+    judgment_id: str
+    unregistered: Literal[True]
+
+
+async def create(call: Call[CreateJudgmentBody, Any]) -> dict[str, Any]:
+    return judgments.create(call.ctx, call.body.wire())
+
+
+async def list_judgments(call: Call[Any, JudgmentQuery]) -> dict[str, Any]:
+    q = call.query
+    filters = {
+        "run_id": q.run_id,
+        "agent_id": q.agent_id,
+        "agent_version": q.agent_version,
+        "flow_id": q.flow_id,
+        "verdict": q.verdict,
+        "judge_class_id": q.judge_class_id,
+        "participant_id": q.participant_id,
+    }
+    page = judgments.list_page(
+        call.ctx,
+        limit=q.limit,
+        cursor=q.cursor,
+        filters=filters,
+        scope_kind=q.scope_kind,
+        scope_id=q.scope_id,
+    )
+    return page.to_wire()
+
+
+async def get(call: Call[Any, Any]) -> dict[str, Any]:
+    return judgments.get(call.ctx, call.path["judgmentId"])
+
+
+async def unregister(call: Call[Any, Any]) -> dict[str, Any]:
+    return judgments.unregister(call.ctx, call.path["judgmentId"])
+
+
+ENDPOINTS = [
+    Endpoint(
+        "POST",
+        "/v1/judgments",
+        "judgments.create",
+        create,
+        "Judge an item of a finished run's output.",
+        body=CreateJudgmentBody,
+        response=Judgment,
+        status=201,
+        errors=(400, 401, 403, 404, 409, 410, 413),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/judgments",
+        "judgments.list",
+        list_judgments,
+        "List live judgments, newest first.",
+        query=JudgmentQuery,
+        response=JudgmentCollectionPage,
+        errors=(400, 401),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/judgments/{judgmentId}",
+        "judgments.get",
+        get,
+        "One judgment, live or not, with the run's copy.",
+        response=JudgmentWithCopies,
+        errors=(401, 404),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/judgments/{judgmentId}/unregister",
+        "judgments.unregister",
+        unregister,
+        "Remove a judgment.",
+        response=UnregisterJudgmentResult,
+        errors=(400, 401, 403, 404, 409),
+    ),
+]

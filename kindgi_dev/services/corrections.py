@@ -1,0 +1,375 @@
+"""Corrections (0.4): create or replace one, add an item, list, read, change, and erasures.
+
+This module also holds what recording any verdict needs (the run's checks, the corrector,
+the run's copy), which `judgments` shares: a 0.1 judgment is a verdict of a correction.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..domain import corrections as rules
+from ..domain.errors import Conflict, Forbidden, Gone, NotFound, ValidationFailed
+from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
+from ..domain.time import now_iso
+from ..store import corrections as store
+from . import catalog, judge_classes, runs
+from .context import Context
+
+_CONTEXT_FIELDS = ("history", "historyTruncated", "retrieved", "recalled", "sessionApproval")
+
+
+def correctable_run(ctx: Context, run_id: str) -> dict[str, Any]:
+    """A run that may be corrected: 404 unknown, 410 erased, 400 a replay, 409 not finished."""
+    run = runs.get_record(ctx, run_id)
+    if run.get("content_erased_at"):
+        raise Gone(
+            f"Run {run_id}'s content was erased; there is nothing to correct.",
+            code="run-erased",
+            runId=run_id,
+        )
+    if run.get("replay_of"):
+        raise ValidationFailed(
+            "runId",
+            f"run {run_id} is a replay of run {run['replay_of']}; replays are not corrected",
+            code="bad-input",
+        )
+    if run["status"] not in runs.TERMINAL or run.get("output") is None:
+        raise Conflict(
+            f"Run {run_id} is {run['status']} and has no output to correct yet.",
+            code="run-not-finished",
+            runId=run_id,
+        )
+    return run
+
+
+def subject_of(run: Mapping[str, Any]) -> dict[str, str]:
+    """What the run ran: `{kind, id, version}`."""
+    if run.get("agent_id"):
+        return {"kind": "agent", "id": run["agent_id"], "version": run["agent_version"]}
+    return {"kind": "flow", "id": run["flow_id"], "version": run["flow_version"]}
+
+
+def corrector_of(ctx: Context, participant_id: str | None) -> store.Corrector:
+    """The caller, and the app's end user it corrects for when there is one."""
+    return ctx.caller.kind, ctx.caller.id, participant_id or ""
+
+
+def agent_tools(ctx: Context, run: Mapping[str, Any]) -> set[str]:
+    """The tool ids of the agent at the run's version (none when it is not registered)."""
+    try:
+        agent = catalog.get_agent(ctx, run["agent_id"], run["agent_version"])
+    except NotFound:
+        return set()
+    return {ref["id"] for ref in agent.get("tools") or []}
+
+
+def keep_copy(ctx: Context, run: Mapping[str, Any], now: str) -> None:
+    """Store the run's copy at its first verdict: input, context with `toolEnv`, output."""
+    recorded = run.get("context") or {}
+    context = {k: recorded[k] for k in _CONTEXT_FIELDS if k in recorded}
+    if run.get("tool_env"):
+        context["toolEnv"] = run["tool_env"]
+    copy = {
+        "runId": run["id"],
+        "subject": subject_of(run),
+        "input": run.get("input"),
+        "context": context or None,
+        "output": run.get("output"),
+        "segments": run.get("segments"),
+        "capturedAt": now,
+    }
+    store.insert_copy(ctx.db, copy)
+
+
+def verdict_row(
+    run: Mapping[str, Any],
+    correction_id: str,
+    corrector: store.Corrector,
+    item: rules.CorrectedItem,
+    klass: tuple[str | None, bool],
+    now: str,
+    where: str = "pointer",
+) -> dict[str, Any]:
+    """A verdict's row: the item and its value (400 `item-not-found` at `where` when the
+    pointer names nothing), who gave it, its class and whether that was restricted."""
+    value = None if item.pointer is None else rules.item_value(run["output"], item.pointer, where)
+    return {
+        "id": str(uuid.uuid4()),
+        "correction_id": correction_id,
+        "tenant_id": run["tenant_id"],
+        "project_id": run["project_id"],
+        "run_id": run["id"],
+        "item_key": item.key,
+        "pointer": item.pointer,
+        "rank": item.rank,
+        "verdict": item.verdict,
+        "reason": item.reason,
+        "judge_class_id": klass[0],
+        "restricted": 1 if klass[1] else 0,
+        "asserted_by_kind": corrector[0],
+        "asserted_by_id": corrector[1],
+        "participant_id": corrector[2] or None,
+        "item_value": value,
+        "created_at": now,
+    }
+
+
+def _new_correction(
+    run: Mapping[str, Any], corrector: store.Corrector, klass: tuple[str | None, bool], now: str
+) -> dict[str, Any]:
+    subject = subject_of(run)
+    return {
+        "id": str(uuid.uuid4()),
+        "tenant_id": run["tenant_id"],
+        "project_id": run["project_id"],
+        "run_id": run["id"],
+        "subject_kind": subject["kind"],
+        "subject_id": subject["id"],
+        "subject_version": subject["version"],
+        "corrector_kind": corrector[0],
+        "corrector_id": corrector[1],
+        "participant_id": corrector[2],
+        "judge_class_id": klass[0],
+        "restricted": 1 if klass[1] else 0,
+        "status": "open",
+        "created_at": now,
+        "updated_at": now,
+    }
+
+
+def _replace(ctx: Context, old: Mapping[str, Any] | None, new_id: str, now: str) -> None:
+    """Mark the corrector's live correction replaced (before the new one is stored)."""
+    if old is not None:
+        store.update_correction(
+            ctx.db, old["id"], {"replaced_by": new_id, "replaced_at": now, "updated_at": now}
+        )
+
+
+def open_correction(
+    ctx: Context,
+    run: Mapping[str, Any],
+    corrector: store.Corrector,
+    klass: tuple[str | None, bool],
+    now: str,
+) -> str:
+    """The id of the corrector's live correction of the run, made now when there is none
+    (or only an erased one, which it replaces). Call inside a transaction."""
+    live = store.live_correction(ctx.db, run["id"], corrector)
+    if live is not None and not live["erased_at"]:
+        return str(live["id"])
+    correction = _new_correction(run, corrector, klass, now)
+    _replace(ctx, live, correction["id"], now)
+    store.insert_correction(ctx.db, correction)
+    return str(correction["id"])
+
+
+def record(
+    ctx: Context,
+    run: Mapping[str, Any],
+    correction_id: str,
+    verdicts: Sequence[dict[str, Any]],
+    now: str,
+) -> None:
+    """Add verdicts to a correction, superseding the corrector's earlier ones on each item."""
+    for verdict in verdicts:
+        corrector = (verdict["asserted_by_kind"], verdict["asserted_by_id"])
+        participant = verdict["participant_id"] or ""
+        store.supersede(
+            ctx.db, run["id"], (*corrector, participant), verdict["item_key"], verdict["id"], now
+        )
+    store.insert_verdicts(ctx.db, verdicts)
+    keep_copy(ctx, run, now)
+    store.update_correction(ctx.db, correction_id, {"updated_at": now})
+
+
+def _checked_body(body: Mapping[str, Any]) -> tuple[list[rules.CorrectedItem], Any, Any]:
+    items = rules.check_items(body.get("items"))
+    decisions = None if body.get("decisions") is None else rules.check_decisions(body["decisions"])
+    answer = None if body.get("answer") is None else rules.check_answer(body["answer"])
+    if not items and decisions is None and answer is None:
+        raise ValidationFailed("items", "a correction needs items, decisions or answer")
+    return items, decisions, answer
+
+
+def create(ctx: Context, body: Mapping[str, Any]) -> dict[str, Any]:
+    """Create the caller's correction of a run, replacing the one it had."""
+    items, decisions, answer = _checked_body(body)
+    run = correctable_run(ctx, body["runId"])
+    klass = judge_classes.usable(ctx, body.get("judgeClassId"), run)
+    if decisions is not None:
+        rules.check_tools(decisions, agent_tools(ctx, run), "decisions")
+    corrector = corrector_of(ctx, body.get("participantId"))
+    now = now_iso()
+    correction = _new_correction(run, corrector, klass, now)
+    correction.update(decisions=decisions, answer=answer)
+    verdicts = [
+        verdict_row(run, correction["id"], corrector, item, klass, now, f"items/{i}/pointer")
+        for i, item in enumerate(items)
+    ]
+    with ctx.db.transaction():
+        old = store.live_correction(ctx.db, run["id"], corrector)
+        _replace(ctx, old, correction["id"], now)
+        store.insert_correction(ctx.db, correction)
+        record(ctx, run, correction["id"], verdicts, now)
+        if old is not None and not old["erased_at"]:
+            store.end_live_verdicts(ctx.db, old["id"], now)
+    return get(ctx, correction["id"])
+
+
+def _own_row(ctx: Context, correction_id: str) -> dict[str, Any]:
+    """A live correction of the caller's: 404, 409 `correction-replaced`, 403 another's."""
+    row = _row(ctx, correction_id)
+    if row["replaced_by"]:
+        raise Conflict(
+            f"Correction {correction_id} was replaced by {row['replaced_by']}.",
+            code="correction-replaced",
+            correctionId=correction_id,
+        )
+    if (row["corrector_kind"], row["corrector_id"]) != (ctx.caller.kind, ctx.caller.id):
+        raise Forbidden(f"Correction {correction_id} is someone else's.")
+    return row
+
+
+def _not_erased(row: Mapping[str, Any]) -> None:
+    if row["erased_at"]:
+        raise Conflict(
+            f"Correction {row['id']} was erased; make a new one with POST /v1/corrections.",
+            code="correction-erased",
+            correctionId=row["id"],
+        )
+
+
+def add_item(ctx: Context, correction_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    """Add or change one item of the caller's correction; a changed item supersedes."""
+    item = rules.check_item(body, "")
+    row = _own_row(ctx, correction_id)
+    _not_erased(row)
+    run = correctable_run(ctx, row["run_id"])
+    klass = judge_classes.usable(ctx, row["judge_class_id"], run)
+    corrector: store.Corrector = (row["corrector_kind"], row["corrector_id"], row["participant_id"])
+    now = now_iso()
+    verdict = verdict_row(run, correction_id, corrector, item, klass, now)
+    with ctx.db.transaction():
+        record(ctx, run, correction_id, [verdict], now)
+    return get(ctx, correction_id)
+
+
+def update(ctx: Context, correction_id: str, changes: Mapping[str, Any]) -> dict[str, Any]:
+    """Change a correction's status, decisions or answer (None removes a part)."""
+    if not changes:
+        raise ValidationFailed("", "give at least one of status, decisions, answer")
+    columns: dict[str, Any] = {}
+    if "status" in changes:
+        columns["status"] = rules.check_status(changes["status"])
+    for name, check in (("decisions", rules.check_decisions), ("answer", rules.check_answer)):
+        if name in changes:
+            columns[name] = None if changes[name] is None else check(changes[name])
+    row = _own_row(ctx, correction_id)
+    if "decisions" in columns or "answer" in columns:
+        _not_erased(row)
+    if columns.get("decisions") is not None:
+        run = runs.get_record(ctx, row["run_id"])
+        rules.check_tools(columns["decisions"], agent_tools(ctx, run), "decisions")
+    store.update_correction(ctx.db, correction_id, {**columns, "updated_at": now_iso()})
+    return get(ctx, correction_id)
+
+
+def erase(ctx: Context, participant_id: str) -> dict[str, Any]:
+    """Clear one person's words in every correction and verdict, keeping the verdicts."""
+    now = now_iso()
+    corrections, verdicts = store.erase_participant(ctx.db, ctx.tenant_id, participant_id, now)
+    return {
+        "participantId": participant_id,
+        "erasedAt": now,
+        "corrections": corrections,
+        "judgments": verdicts,
+    }
+
+
+def _row(ctx: Context, correction_id: str) -> dict[str, Any]:
+    row = store.get_correction(ctx.db, correction_id)
+    if row is None or row["tenant_id"] != ctx.tenant_id:
+        raise NotFound("correction", correction_id)
+    return row
+
+
+def get(ctx: Context, correction_id: str) -> dict[str, Any]:
+    """One correction, live or replaced, with its items."""
+    row = _row(ctx, correction_id)
+    return to_wire(row, store.verdicts_of(ctx.db, [correction_id])[correction_id])
+
+
+def list_page(
+    ctx: Context,
+    *,
+    limit: int | None,
+    cursor: str | None,
+    filters: dict[str, Any],
+    statuses: Sequence[str],
+    include_replaced: bool,
+) -> Page[dict[str, Any]]:
+    """A page of corrections, newest first (replaced ones only when asked for)."""
+    if filters.get("corrector_id") == "me":
+        filters = {**filters, "corrector_id": ctx.caller.id}
+    for status in statuses:
+        rules.check_status(status)
+    size = clamp_limit(limit)
+    rows = store.list_corrections(
+        ctx.db,
+        ctx.tenant_id,
+        limit=size,
+        after=decode_cursor(cursor),
+        filters=filters,
+        statuses=statuses,
+        include_replaced=include_replaced,
+    )
+    page = make_page(rows, size, lambda r: (r["created_at"], r["id"]))
+    verdicts = store.verdicts_of(ctx.db, [r["id"] for r in page.items])
+    wired = [to_wire(r, verdicts[r["id"]]) for r in page.items]
+    return Page(wired, page.has_more, page.next_cursor)
+
+
+def to_wire(row: Mapping[str, Any], verdicts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A correction on the wire, its items as the verdicts it shows."""
+    items = []
+    for verdict in rules.shown_items(verdicts, row["replaced_at"]):
+        item: dict[str, Any] = {"key": verdict["item_key"]}
+        if verdict["pointer"] is not None:
+            item["pointer"] = verdict["pointer"]
+        if verdict["rank"] is not None:
+            item["rank"] = verdict["rank"]
+        item["verdict"] = rules.right_wrong(verdict["verdict"])
+        if verdict["reason"] is not None:
+            item["reason"] = verdict["reason"]
+        item["judgmentId"] = verdict["id"]
+        items.append(item)
+    wire: dict[str, Any] = {
+        "id": row["id"],
+        "runId": row["run_id"],
+        "projectId": row["project_id"],
+        "subject": {
+            "kind": row["subject_kind"],
+            "id": row["subject_id"],
+            "version": row["subject_version"],
+        },
+        "items": items,
+    }
+    optional = (
+        ("decisions", row["decisions"]),
+        ("answer", row["answer"]),
+        ("judgeClassId", row["judge_class_id"]),
+        ("restricted", True if row["restricted"] else None),
+        ("participantId", row["participant_id"] or None),
+    )
+    wire.update((name, value) for name, value in optional if value is not None)
+    wire["correctedBy"] = {"kind": row["corrector_kind"], "id": row["corrector_id"]}
+    wire["status"] = row["status"]
+    if row["replaced_by"]:
+        wire["replacedBy"] = row["replaced_by"]
+    if row["erased_at"]:
+        wire["erased"] = True
+    wire.update(createdAt=row["created_at"], updatedAt=row["updated_at"])
+    return wire

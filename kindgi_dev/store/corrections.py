@@ -1,0 +1,270 @@
+"""Corrections, their verdicts (0.1's judgments) and the copies of judged runs.
+
+A corrector has one live correction per run (`replaced_by IS NULL`); a verdict is live
+while `unregistered_at` and `superseded_by` are both NULL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .db import Database
+from .jsoncol import dump, load
+
+Corrector = tuple[str, str, str]
+"""(kind, id, participant id or "") of whoever made a correction."""
+
+_CORRECTION = (
+    "id", "tenant_id", "project_id", "run_id", "subject_kind", "subject_id", "subject_version",
+    "corrector_kind", "corrector_id", "participant_id", "judge_class_id", "restricted",
+    "decisions", "answer", "status", "replaced_by", "replaced_at", "erased_at", "created_at",
+    "updated_at",
+)  # fmt: skip
+_VERDICT = (
+    "id", "correction_id", "tenant_id", "project_id", "run_id", "item_key", "pointer", "rank",
+    "verdict", "reason", "judge_class_id", "restricted", "asserted_by_kind", "asserted_by_id",
+    "participant_id", "item_value", "created_at", "unregistered_at", "superseded_by",
+)  # fmt: skip
+_VERDICT_SELECT = (
+    ", ".join(f"v.{c}" for c in _VERDICT)
+    + ", c.subject_kind, c.subject_id, c.subject_version"
+    + " FROM verdicts v JOIN corrections c ON c.id = v.correction_id"
+)
+_LIVE = "v.unregistered_at IS NULL AND v.superseded_by IS NULL"
+_JSON = ("decisions", "answer", "item_value")
+
+
+def _decoded(row: Any) -> dict[str, Any]:
+    record = dict(row)
+    for name in _JSON:
+        if name in record:
+            record[name] = load(record[name])
+    return record
+
+
+def _insert(
+    db: Database, table: str, columns: Sequence[str], rows: Sequence[dict[str, Any]]
+) -> None:
+    with db.transaction() as conn:
+        conn.executemany(
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+            [[dump(r.get(c)) if c in _JSON else r.get(c) for c in columns] for r in rows],
+        )
+
+
+def insert_correction(db: Database, correction: dict[str, Any]) -> None:
+    """Add a correction (a row dict; missing columns are NULL)."""
+    _insert(db, "corrections", _CORRECTION, [correction])
+
+
+def get_correction(db: Database, correction_id: str) -> dict[str, Any] | None:
+    """One correction, live or replaced."""
+    row = db.one(f"SELECT {', '.join(_CORRECTION)} FROM corrections WHERE id = ?", (correction_id,))
+    return _decoded(row) if row else None
+
+
+def live_correction(db: Database, run_id: str, corrector: Corrector) -> dict[str, Any] | None:
+    """A corrector's one live correction of a run."""
+    row = db.one(
+        f"SELECT {', '.join(_CORRECTION)} FROM corrections WHERE run_id = ? AND corrector_kind = ? "
+        "AND corrector_id = ? AND participant_id = ? AND replaced_by IS NULL",
+        (run_id, *corrector),
+    )
+    return _decoded(row) if row else None
+
+
+def update_correction(db: Database, correction_id: str, changes: dict[str, Any]) -> None:
+    """Set some columns of a correction (`decisions`/`answer` as values)."""
+    columns = list(changes)
+    values = [dump(changes[c]) if c in _JSON else changes[c] for c in columns]
+    db.run(
+        f"UPDATE corrections SET {', '.join(f'{c} = ?' for c in columns)} WHERE id = ?",
+        [*values, correction_id],
+    )
+
+
+def list_corrections(
+    db: Database,
+    tenant_id: str,
+    *,
+    limit: int,
+    after: list[Any] | None,
+    filters: dict[str, Any],
+    statuses: Sequence[str] = (),
+    include_replaced: bool = False,
+) -> list[dict[str, Any]]:
+    """Up to `limit + 1` corrections, newest first, filtered by exact column values."""
+    where = ["tenant_id = ?"]
+    params: list[Any] = [tenant_id]
+    for column, value in filters.items():
+        if value is not None:
+            where.append(f"{column} = ?")
+            params.append(value)
+    if statuses:
+        where.append(f"status IN ({', '.join('?' * len(statuses))})")
+        params.extend(statuses)
+    if not include_replaced:
+        where.append("replaced_by IS NULL")
+    if after:
+        where.append("(created_at, id) < (?, ?)")
+        params.extend(after)
+    rows = db.all(
+        f"SELECT {', '.join(_CORRECTION)} FROM corrections WHERE {' AND '.join(where)} "
+        "ORDER BY created_at DESC, id DESC LIMIT ?",
+        [*params, limit + 1],
+    )
+    return [_decoded(row) for row in rows]
+
+
+def insert_verdicts(db: Database, verdicts: Sequence[dict[str, Any]]) -> None:
+    """Add verdicts (row dicts; missing columns are NULL)."""
+    if verdicts:
+        _insert(db, "verdicts", _VERDICT, verdicts)
+
+
+def get_verdict(db: Database, verdict_id: str) -> dict[str, Any] | None:
+    """One verdict, live or not, with its correction's subject."""
+    row = db.one(f"SELECT {_VERDICT_SELECT} WHERE v.id = ?", (verdict_id,))
+    return _decoded(row) if row else None
+
+
+def verdicts_of(db: Database, correction_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """Every verdict of each correction, live or not."""
+    found: dict[str, list[dict[str, Any]]] = {cid: [] for cid in correction_ids}
+    ids = list(found)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        rows = db.all(
+            f"SELECT {', '.join(_VERDICT)} FROM verdicts "
+            f"WHERE correction_id IN ({', '.join('?' * len(chunk))})",
+            chunk,
+        )
+        for row in rows:
+            found[row["correction_id"]].append(_decoded(row))
+    return found
+
+
+def supersede(db: Database, run_id: str, corrector: Corrector, key: str, by: str, at: str) -> int:
+    """End a corrector's live verdicts on one item of a run, pointing them to `by`."""
+    kind, principal_id, participant_id = corrector
+    return db.run(
+        "UPDATE verdicts SET unregistered_at = ?, superseded_by = ? WHERE run_id = ? "
+        "AND asserted_by_id = ? AND item_key = ? AND unregistered_at IS NULL "
+        "AND superseded_by IS NULL AND asserted_by_kind = ? AND coalesce(participant_id, '') = ?",
+        (at, by, run_id, principal_id, key, kind, participant_id),
+    )
+
+
+def end_live_verdicts(db: Database, correction_id: str, at: str) -> int:
+    """End every live verdict of a correction (it was replaced)."""
+    return db.run(
+        "UPDATE verdicts SET unregistered_at = ? WHERE correction_id = ? "
+        "AND unregistered_at IS NULL AND superseded_by IS NULL",
+        (at, correction_id),
+    )
+
+
+def unregister_verdict(db: Database, verdict_id: str, at: str) -> int:
+    """Remove one live verdict; 0 when it was not live."""
+    return db.run(
+        "UPDATE verdicts SET unregistered_at = ? WHERE id = ? "
+        "AND unregistered_at IS NULL AND superseded_by IS NULL",
+        (at, verdict_id),
+    )
+
+
+def list_verdicts(
+    db: Database, tenant_id: str, *, limit: int, after: list[Any] | None, filters: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Up to `limit + 1` live verdicts, newest first, with their corrections' subjects."""
+    columns = {
+        "run_id": "v.run_id = ?",
+        "agent_id": "c.subject_kind = 'agent' AND c.subject_id = ?",
+        "agent_version": "c.subject_version = ?",
+        "flow_id": "c.subject_kind = 'flow' AND c.subject_id = ?",
+        "verdict": "v.verdict = ?",
+        "judge_class_id": "v.judge_class_id = ?",
+        "participant_id": "v.participant_id = ?",
+        "project_id": "v.project_id = ?",
+        "org_id": "v.project_id IN (SELECT id FROM projects WHERE org_id = ?)",
+    }
+    where = ["v.tenant_id = ?", _LIVE]
+    params: list[Any] = [tenant_id]
+    for name, value in filters.items():
+        if value is not None:
+            where.append(columns[name])
+            params.append(value)
+    if after:
+        where.append("(v.created_at, v.id) < (?, ?)")
+        params.extend(after)
+    rows = db.all(
+        f"SELECT {_VERDICT_SELECT} WHERE {' AND '.join(where)} "
+        "ORDER BY v.created_at DESC, v.id DESC LIMIT ?",
+        [*params, limit + 1],
+    )
+    return [_decoded(row) for row in rows]
+
+
+def insert_copy(db: Database, copy: dict[str, Any]) -> None:
+    """Keep a judged run's copy, unless one was kept at an earlier judgment."""
+    db.run(
+        "INSERT OR IGNORE INTO judged_run_copies "
+        "(run_id, subject, input, context, output, segments, captured_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            copy["runId"],
+            dump(copy["subject"]),
+            dump(copy.get("input")),
+            dump(copy.get("context")),
+            dump(copy.get("output")),
+            dump(copy.get("segments")),
+            copy["capturedAt"],
+        ),
+    )
+
+
+def get_copy(db: Database, run_id: str) -> dict[str, Any] | None:
+    """The copy of a judged run, as `JudgedRunCopy` fields (absent ones None)."""
+    row = db.one(
+        "SELECT run_id, subject, input, context, output, segments, captured_at "
+        "FROM judged_run_copies WHERE run_id = ?",
+        (run_id,),
+    )
+    if row is None:
+        return None
+    return {
+        "runId": row["run_id"],
+        "subject": load(row["subject"]),
+        "input": load(row["input"]),
+        "context": load(row["context"]),
+        "output": load(row["output"]),
+        "segments": load(row["segments"]),
+        "capturedAt": row["captured_at"],
+    }
+
+
+def erase_participant(
+    db: Database, tenant_id: str, participant_id: str, at: str
+) -> tuple[int, int]:
+    """Clear one person's words (reasons, `shouldSay`, `why`) and mark their corrections
+    erased; the verdicts stay. (corrections, verdicts) touched."""
+    with db.transaction() as conn:
+        verdicts = conn.execute(
+            "UPDATE verdicts SET reason = NULL WHERE tenant_id = ? AND participant_id = ?",
+            (tenant_id, participant_id),
+        ).rowcount
+        corrections = conn.execute(
+            "UPDATE corrections SET erased_at = coalesce(erased_at, ?), updated_at = ?, "
+            "answer = CASE WHEN answer IS NULL THEN NULL "
+            "ELSE json_remove(answer, '$.shouldSay', '$.why') END "
+            "WHERE tenant_id = ? AND participant_id = ?",
+            (at, at, tenant_id, participant_id),
+        ).rowcount
+    return corrections, verdicts
+
+
+def count_rows(db: Database) -> dict[str, int]:
+    """How many rows each table of this store holds (for checks that nothing was written)."""
+    tables = ("corrections", "verdicts", "judged_run_copies", "judge_classes")
+    return {t: db.one(f"SELECT count(*) FROM {t}")[0] for t in tables}  # type: ignore[index]

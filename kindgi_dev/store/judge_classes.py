@@ -1,0 +1,117 @@
+"""Judge classes: named, weighted groups of correctors, scoped to a tenant, project or agent."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .db import Database
+from .jsoncol import dump, load
+
+_COLUMNS = (
+    "id, tenant_id, scope_kind, project_id, agent_id, name, weight, description, "
+    "assertable_by, created_at, updated_at, unregistered_at"
+)
+
+
+def _row(row: Any) -> dict[str, Any]:
+    record = dict(row)
+    record["assertable_by"] = load(record["assertable_by"])
+    return record
+
+
+def insert(db: Database, judge_class: dict[str, Any]) -> None:
+    """Add a class (a row dict with the table's column names)."""
+    db.run(
+        f"INSERT INTO judge_classes ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            judge_class["id"],
+            judge_class["tenant_id"],
+            judge_class["scope_kind"],
+            judge_class.get("project_id"),
+            judge_class.get("agent_id"),
+            judge_class["name"],
+            judge_class["weight"],
+            judge_class.get("description"),
+            dump(judge_class.get("assertable_by")),
+            judge_class["created_at"],
+            judge_class["updated_at"],
+            None,
+        ),
+    )
+
+
+def get(db: Database, class_id: str) -> dict[str, Any] | None:
+    """One class, live or retired."""
+    row = db.one(f"SELECT {_COLUMNS} FROM judge_classes WHERE id = ?", (class_id,))
+    return _row(row) if row else None
+
+
+def get_many(db: Database, class_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Several classes by id."""
+    ids = list(dict.fromkeys(class_ids))
+    if not ids:
+        return {}
+    rows = db.all(
+        f"SELECT {_COLUMNS} FROM judge_classes WHERE id IN ({', '.join('?' * len(ids))})", ids
+    )
+    return {row["id"]: _row(row) for row in rows}
+
+
+def name_taken(
+    db: Database,
+    tenant_id: str,
+    scope: tuple[str, str | None, str | None],
+    name: str,
+) -> bool:
+    """Whether a live class of that scope (kind, project, agent) has this name."""
+    kind, project_id, agent_id = scope
+    row = db.one(
+        "SELECT 1 FROM judge_classes WHERE tenant_id = ? AND scope_kind = ? "
+        "AND coalesce(project_id, '') = ? AND coalesce(agent_id, '') = ? AND name = ? "
+        "AND unregistered_at IS NULL",
+        (tenant_id, kind, project_id or "", agent_id or "", name),
+    )
+    return row is not None
+
+
+def update(db: Database, class_id: str, changes: dict[str, Any]) -> None:
+    """Set some columns of a class (`assertable_by` as a value, stored as JSON)."""
+    columns = list(changes)
+    values = [dump(changes[c]) if c == "assertable_by" else changes[c] for c in columns]
+    db.run(
+        f"UPDATE judge_classes SET {', '.join(f'{c} = ?' for c in columns)} WHERE id = ?",
+        [*values, class_id],
+    )
+
+
+def list_page(
+    db: Database,
+    tenant_id: str,
+    *,
+    limit: int,
+    after: list[Any] | None,
+    scope_kind: str | None,
+    project_id: str | None,
+    agent_id: str | None,
+) -> list[dict[str, Any]]:
+    """Up to `limit + 1` live classes, newest first, of one scope when asked."""
+    where = ["tenant_id = ?", "unregistered_at IS NULL"]
+    params: list[Any] = [tenant_id]
+    for column, value in (
+        ("scope_kind", scope_kind),
+        ("project_id", project_id),
+        ("agent_id", agent_id),
+    ):
+        if value is not None:
+            where.append(f"{column} = ?")
+            params.append(value)
+    if after:
+        where.append("(created_at, id) < (?, ?)")
+        params.extend(after)
+    rows = db.all(
+        f"SELECT {_COLUMNS} FROM judge_classes WHERE {' AND '.join(where)} "
+        "ORDER BY created_at DESC, id DESC LIMIT ?",
+        [*params, limit + 1],
+    )
+    return [_row(row) for row in rows]

@@ -1,0 +1,210 @@
+"""The rules of a correction body, of judge classes, and of which items a correction shows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kindgi_dev.domain import corrections as rules
+from kindgi_dev.domain.errors import ValidationFailed
+
+ITEM = {"key": "kb-101", "pointer": "/output/articles/0", "rank": 0, "verdict": "right"}
+
+
+def refused(check: Any, *args: Any, **kwargs: Any) -> ValidationFailed:
+    """The ValidationFailed a check raises."""
+    with pytest.raises(ValidationFailed) as caught:
+        check(*args, **kwargs)
+    return caught.value
+
+
+def test_an_item_is_checked_and_stored_as_yes_or_no() -> None:
+    item = rules.check_item({**ITEM, "reason": "Resets it"}, "items/0")
+    assert item == rules.CorrectedItem("kb-101", "/output/articles/0", 0, "yes", "Resets it")
+    assert rules.check_item({**ITEM, "verdict": "wrong"}, "").verdict == "no"
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"key": ""}, "items/0/key"),
+        ({"key": None}, "items/0/key"),
+        ({"pointer": "output/0"}, "items/0/pointer"),
+        ({"pointer": "/a~2"}, "items/0/pointer"),
+        ({"pointer": None}, "items/0/pointer"),
+        ({"rank": -1}, "items/0/rank"),
+        ({"rank": True}, "items/0/rank"),
+        ({"rank": 1.5}, "items/0/rank"),
+        ({"verdict": "yes"}, "items/0/verdict"),
+        ({"verdict": "maybe"}, "items/0/verdict"),
+        ({"reason": "x" * 4001}, "items/0/reason"),
+        ({"reason": 3}, "items/0/reason"),
+        ({"colour": "red"}, "items/0/colour"),
+    ],
+)
+def test_a_bad_item_names_its_field(change: dict[str, Any], field: str) -> None:
+    error = refused(rules.check_item, {**ITEM, **change}, "items/0")
+    assert error.details["field"] == field
+
+
+def test_a_reason_of_exactly_4000_characters_passes() -> None:
+    assert rules.check_reason("x" * 4000, "reason") == "x" * 4000
+
+
+def test_an_item_without_key_is_refused() -> None:
+    item = {k: v for k, v in ITEM.items() if k != "key"}
+    assert refused(rules.check_item, item, "").details["field"] == "key"
+
+
+def test_judgment_words_are_yes_and_no_and_the_pointer_may_be_absent() -> None:
+    item = rules.check_item(
+        {"key": "k", "verdict": "no"}, "", words=rules.YES_NO, pointer_required=False
+    )
+    assert (item.pointer, item.rank, item.verdict) == (None, None, "no")
+
+
+def test_items_need_distinct_keys() -> None:
+    error = refused(rules.check_items, [ITEM, {**ITEM, "rank": 1}])
+    assert error.details["field"] == "items/1/key"
+    assert refused(rules.check_items, {"key": "k"}).details["field"] == "items"
+
+
+def test_right_wrong_maps_to_yes_no_and_back() -> None:
+    assert [rules.stored_verdict(v) for v in ("right", "wrong", "yes", "no")] == [
+        "yes",
+        "no",
+        "yes",
+        "no",
+    ]
+    assert [rules.right_wrong(v) for v in ("yes", "no")] == ["right", "wrong"]
+
+
+def test_decisions_right_and_wrong() -> None:
+    assert rules.check_decisions({"verdict": "right"}) == {"verdict": "right"}
+    wrong = {
+        "verdict": "wrong",
+        "shouldCall": [{"toolId": "t.search", "args": {"q": "x"}}],
+        "mustNotCall": ["t.log"],
+    }
+    assert rules.check_decisions(wrong) == wrong
+
+
+@pytest.mark.parametrize(
+    ("decisions", "field"),
+    [
+        ({"verdict": "wrong"}, "decisions"),
+        ({"verdict": "wrong", "shouldCall": [], "mustNotCall": []}, "decisions"),
+        ({"verdict": "right", "mustNotCall": ["t.log"]}, "decisions"),
+        ({"verdict": "meh"}, "decisions/verdict"),
+        ({"verdict": "wrong", "shouldCall": [{"args": {}}]}, "decisions/shouldCall/0/toolId"),
+        (
+            {"verdict": "wrong", "shouldCall": [{"toolId": "t", "args": 3}]},
+            "decisions/shouldCall/0/args",
+        ),
+        ({"verdict": "wrong", "mustNotCall": [""]}, "decisions/mustNotCall/0"),
+        (
+            {"verdict": "wrong", "shouldCall": [{"toolId": "t"}], "mustNotCall": ["t"]},
+            "decisions/shouldCall/0/toolId",
+        ),
+        ("wrong", "decisions"),
+    ],
+)
+def test_bad_decisions_name_their_field(decisions: Any, field: str) -> None:
+    assert refused(rules.check_decisions, decisions).details["field"] == field
+
+
+def test_answer_right_or_wrong_with_words() -> None:
+    assert rules.check_answer({"verdict": "right"}) == {"verdict": "right"}
+    assert rules.check_answer({"verdict": "wrong", "why": "too long"}) == {
+        "verdict": "wrong",
+        "why": "too long",
+    }
+    assert refused(rules.check_answer, {"verdict": "wrong"}).details["field"] == "answer"
+    too_long = {"verdict": "wrong", "shouldSay": "x" * 4001}
+    assert refused(rules.check_answer, too_long).details["field"] == "answer/shouldSay"
+    assert refused(rules.check_answer, {"verdict": "right", "why": "x"}).details["field"] == (
+        "answer"
+    )
+
+
+def test_status_enum() -> None:
+    assert rules.check_status("wont-fix") == "wont-fix"
+    assert refused(rules.check_status, "closed").details["field"] == "status"
+
+
+def test_a_should_call_tool_the_agent_lacks_is_refused_by_field() -> None:
+    decisions = {"verdict": "wrong", "shouldCall": [{"toolId": "a"}, {"toolId": "b"}]}
+    rules.check_tools(decisions, {"a", "b"}, "decisions")
+    error = refused(rules.check_tools, decisions, {"a"}, "decisions")
+    assert error.details["field"] == "decisions/shouldCall/1/toolId"
+
+
+def test_item_value_resolves_or_is_item_not_found() -> None:
+    output = {"output": {"articles": [{"id": "kb-101"}]}}
+    assert rules.item_value(output, "/output/articles/0", "p") == {"id": "kb-101"}
+    assert rules.item_value(output, "", "p") == output
+    error = refused(rules.item_value, output, "/output/articles/3", "items/0/pointer")
+    assert (error.wire_code, error.status) == ("item-not-found", 400)
+    assert error.details["field"] == "items/0/pointer"
+
+
+@pytest.mark.parametrize(
+    ("assertable_by", "allowed"),
+    [
+        (None, True),
+        ({"minReviewerRole": "admin"}, True),
+        ({"principalKinds": ["user"]}, True),
+        ({"principalKinds": ["service"]}, False),
+        ({"principalIds": ["u-1", "u-2"]}, True),
+        ({"principalIds": ["someone-else"]}, False),
+        ({"principalKinds": ["user"], "principalIds": ["someone-else"]}, False),
+    ],
+)
+def test_who_may_assert_a_class(assertable_by: Any, allowed: bool) -> None:
+    assert rules.may_assert(assertable_by, "user", "u-1", "admin") is allowed
+
+
+def test_a_reviewer_role_below_the_minimum_may_not_assert() -> None:
+    assert not rules.may_assert({"minReviewerRole": "senior"}, "user", "u-1", "standard")
+    assert rules.may_assert({"minReviewerRole": "senior"}, "user", "u-1", "senior")
+
+
+def test_which_classes_apply_to_a_run() -> None:
+    assert rules.class_applies({"kind": "tenant"}, "p1", "a1")
+    assert rules.class_applies({"kind": "project", "projectId": "p1"}, "p1", "a1")
+    assert not rules.class_applies({"kind": "project", "projectId": "p2"}, "p1", "a1")
+    agent = {"kind": "agent", "projectId": "p1", "agentId": "a1"}
+    assert rules.class_applies(agent, "p1", "a1")
+    assert not rules.class_applies(agent, "p1", "a2")
+    assert not rules.class_applies({**agent, "projectId": "p2"}, "p1", "a1")
+
+
+def test_an_erased_answer_keeps_only_its_verdict() -> None:
+    answer = {"verdict": "wrong", "shouldSay": "kb-101", "why": "it fits"}
+    assert rules.erased_answer(answer) == {"verdict": "wrong"}
+    assert rules.erased_answer(None) is None
+
+
+def verdict(vid: str, key: str, rank: int | None, at: str, ended: str | None) -> dict[str, Any]:
+    """A verdict row as the store gives it."""
+    return {"id": vid, "item_key": key, "rank": rank, "created_at": at, "unregistered_at": ended}
+
+
+def test_a_live_correction_shows_its_live_verdicts_by_rank() -> None:
+    rows = [
+        verdict("v1", "kb-102", 1, "t1", "t3"),
+        verdict("v2", "kb-101", 0, "t2", None),
+        verdict("v3", "kb-102", 1, "t3", None),
+        verdict("v4", "answer", None, "t4", None),
+    ]
+    assert [v["id"] for v in rules.shown_items(rows, None)] == ["v2", "v3", "v4"]
+
+
+def test_a_replaced_correction_shows_what_was_live_when_it_was_replaced() -> None:
+    rows = [
+        verdict("v1", "kb-101", 0, "t1", "t2"),
+        verdict("v2", "kb-101", 0, "t2", "t5"),
+        verdict("v3", "kb-103", 2, "t1", "t3"),
+    ]
+    assert [v["id"] for v in rules.shown_items(rows, "t5")] == ["v2"]
