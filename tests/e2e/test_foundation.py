@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from kindgi.client import AuthError, Kindgi, NotFoundError
 
-from .devserver import KINDGI, clean_env, minimal_pack, start
+from devserver import KINDGI, clean_env, minimal_pack, start
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::UserWarning")]
 
