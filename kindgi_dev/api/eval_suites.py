@@ -1,0 +1,284 @@
+"""`/v1/eval-suites` (0.1): publish, list, read, build from judgments, cases, tombstones."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ..domain.errors import BadInput
+from ..services import eval_suites
+from .judgments import JudgedSubject
+from .routing import Call, Endpoint
+from .runs import ScopeSegment
+from .wire import OpenModel, WireModel
+
+EvalKind = Literal[
+    "accuracy", "pairwise", "regression", "human-review", "benchmark", "custom", "judged"
+]
+
+
+class EvalSuite(WireModel):
+    """One version of an eval suite."""
+
+    id: str
+    tenant_id: str
+    project_id: str | None = None
+    version: str
+    kind: EvalKind
+    description: str | None = None
+    spec: dict[str, Any]
+    unregistered_at: str | None = None
+
+
+class EvalSuiteCollectionPage(WireModel):
+    """A page of eval suites."""
+
+    data: list[EvalSuite]
+    has_more: bool
+    next_cursor: str | None = None
+
+
+class PublishEvalSuiteBody(WireModel):
+    """A suite version to publish; `spec` is the dispatcher's business."""
+
+    id: str = Field(min_length=1)
+    project_id: str = Field(min_length=1)
+    tenant_id: str | None = None
+    version: str
+    kind: EvalKind
+    description: str | None = None
+    spec: dict[str, Any]
+
+
+class PublishEvalSuiteResult(WireModel):
+    """The published version."""
+
+    suite_id: str
+    version: str
+
+
+class BuildJudgedSuiteBody(WireModel):
+    """Which judged runs of one agent (or flow) in a project become the version's cases."""
+
+    version: str
+    project_id: str = Field(min_length=1)
+    agent_id: str | None = Field(default=None, min_length=1)
+    agent_version: str | None = Field(default=None, min_length=1)
+    flow_id: str | None = Field(default=None, min_length=1)
+    since: str | None = None
+    until: str | None = None
+    judge_class_ids: list[str] | None = None
+    min_judgments: int | None = Field(default=None, ge=1)
+    segments: list[ScopeSegment] | None = None
+    description: str | None = None
+
+
+class BuildJudgedSuiteResult(WireModel):
+    """The built version, its case count, and whether more runs matched than it holds."""
+
+    suite_id: str
+    version: str
+    kind: Literal["judged"]
+    case_count: int
+    truncated: bool
+
+
+class RestrictedWeights(WireModel):
+    """The weights of the verdicts recorded while their class was restricted."""
+
+    yes_weight: float
+    total_weight: float
+    judgment_ids: list[str] | None = None
+
+
+class ItemReason(WireModel):
+    """A reason given, with its verdict."""
+
+    verdict: Literal["yes", "no"]
+    reason: str
+    judge_class_id: str | None = None
+    restricted: Literal[True] | None = None
+
+
+class JudgedItemSummary(WireModel):
+    """One corrected item of a case: counts, class-weighted counts, ids and reasons."""
+
+    key: str
+    pointer: str | None = None
+    rank: int | None = None
+    yes: int
+    no: int
+    yes_weight: float
+    total_weight: float
+    restricted: RestrictedWeights | None = None
+    judgment_ids: list[str] | None = None
+    reasons: list[ItemReason]
+
+
+class JudgedEvalCase(OpenModel):
+    """A frozen copy of a judged run with its items' verdicts summed up."""
+
+    case_id: str
+    subject: JudgedSubject
+    input: Any = None
+    context: dict[str, Any] | None = None
+    output: Any = None
+    items: list[JudgedItemSummary]
+    corrections: list[dict[str, Any]] | None = None
+    erased: Literal[True] | None = None
+
+
+class JudgedEvalCaseCollectionPage(WireModel):
+    """A page of a version's cases, in stored order."""
+
+    data: list[JudgedEvalCase]
+    has_more: bool
+    next_cursor: str | None = None
+
+
+class UnregisterEvalSuiteResult(WireModel):
+    """The tombstoned version."""
+
+    suite_id: str
+    version: str
+    unregistered: Literal[True]
+
+
+class ReinstateEvalSuiteVersionResult(WireModel):
+    """The reinstated version, and whether it was tombstoned."""
+
+    suite_id: str
+    version: str
+    was_tombstoned: bool
+
+
+class SuiteListQuery(WireModel):
+    """Filters and paging of `evalSuites.list`."""
+
+    limit: int | None = None
+    cursor: str | None = None
+    kind: EvalKind | None = None
+    name: str | None = None
+    scope_kind: Literal["tenant", "org", "project"] | None = None
+    scope_id: str | None = Field(default=None, min_length=1)
+    inherit: bool = True
+    include_retired: bool = False
+
+
+class SuiteGetQuery(WireModel):
+    """The project the version must be able to run in."""
+
+    project_id: str | None = None
+
+
+class VersionsQuery(WireModel):
+    """Paging of a suite's versions."""
+
+    limit: int | None = None
+    cursor: str | None = None
+    include_tombstoned: bool = False
+
+
+class PageQuery(WireModel):
+    """Paging."""
+
+    limit: int | None = None
+    cursor: str | None = None
+
+
+async def list_suites(call: Call[Any, SuiteListQuery]) -> dict[str, Any]:
+    """A page of suites; `scopeKind=project` filters on the project."""
+    q = call.query
+    if (q.scope_kind in ("org", "project")) != (q.scope_id is not None):
+        raise BadInput(
+            "scopeId is required with scopeKind org or project, and not allowed otherwise.",
+            code="scope-invalid",
+        )
+    page = eval_suites.list_suites(
+        call.ctx, kind=q.kind, name=q.name,
+        project_id=q.scope_id if q.scope_kind == "project" else None,
+        include_retired=q.include_retired, limit=q.limit, cursor=q.cursor,
+    )  # fmt: skip
+    return page.to_wire()
+
+
+async def publish(call: Call[PublishEvalSuiteBody, Any]) -> dict[str, Any]:
+    """Publish a version (201)."""
+    return eval_suites.publish(call.ctx, call.body.wire())
+
+
+async def get(call: Call[Any, SuiteGetQuery]) -> dict[str, Any]:
+    """The latest active version."""
+    return eval_suites.get(call.ctx, call.path["suiteId"], call.query.project_id)
+
+
+async def list_versions(call: Call[Any, VersionsQuery]) -> dict[str, Any]:
+    """A page of a suite's versions."""
+    q = call.query
+    page = eval_suites.list_versions(
+        call.ctx, call.path["suiteId"], include_tombstoned=q.include_tombstoned,
+        limit=q.limit, cursor=q.cursor,
+    )  # fmt: skip
+    return page.to_wire()
+
+
+async def get_version(call: Call[Any, Any]) -> dict[str, Any]:
+    """One version."""
+    return eval_suites.get_version(call.ctx, call.path["suiteId"], call.path["version"])
+
+
+async def build(call: Call[BuildJudgedSuiteBody, Any]) -> dict[str, Any]:
+    """Build a judged version (201)."""
+    return eval_suites.build_from_judgments(call.ctx, call.path["suiteId"], call.body.wire())
+
+
+async def list_cases(call: Call[Any, PageQuery]) -> dict[str, Any]:
+    """A page of a version's cases."""
+    q, path = call.query, call.path
+    page = eval_suites.list_cases(
+        call.ctx, path["suiteId"], path["version"], limit=q.limit, cursor=q.cursor
+    )
+    return page.to_wire()
+
+
+async def unregister(call: Call[Any, Any]) -> dict[str, Any]:
+    """Tombstone a version."""
+    return eval_suites.unregister(call.ctx, call.path["suiteId"], call.path["version"])
+
+
+async def reinstate(call: Call[Any, Any]) -> dict[str, Any]:
+    """Reinstate a version."""
+    return eval_suites.reinstate(call.ctx, call.path["suiteId"], call.path["version"])
+
+
+_SUITE = "/v1/eval-suites/{suiteId}"
+_VERSION = f"{_SUITE}/versions/{{version}}"
+ENDPOINTS = [
+    Endpoint("GET", "/v1/eval-suites", "evalSuites.list", list_suites,
+             "The latest version of each eval suite, by id.", query=SuiteListQuery,
+             response=EvalSuiteCollectionPage, errors=(400, 401)),
+    Endpoint("POST", "/v1/eval-suites", "evalSuites.publish", publish,
+             "Publish an eval suite version.", body=PublishEvalSuiteBody,
+             response=PublishEvalSuiteResult, status=201, errors=(400, 401, 404, 409, 413)),
+    Endpoint("GET", _SUITE, "evalSuites.get", get, "An eval suite's latest active version.",
+             query=SuiteGetQuery, response=EvalSuite, errors=(400, 401, 404)),
+    Endpoint("GET", f"{_SUITE}/versions", "evalSuites.versions.list", list_versions,
+             "An eval suite's versions, ascending semver.", query=VersionsQuery,
+             response=EvalSuiteCollectionPage, errors=(400, 401, 404)),
+    Endpoint("GET", _VERSION, "evalSuites.versions.get", get_version,
+             "One version of an eval suite.", response=EvalSuite, errors=(401, 404)),
+    Endpoint("POST", f"{_SUITE}/versions/from-judgments", "evalSuites.buildFromJudgments",
+             build, "Build a judged version from an agent's corrected runs (≤ 1000 cases).",
+             body=BuildJudgedSuiteBody, response=BuildJudgedSuiteResult, status=201,
+             errors=(400, 401, 403, 404, 409, 413)),
+    Endpoint("GET", f"{_VERSION}/cases", "evalSuites.listCases", list_cases,
+             "A version's cases, in stored order.", query=PageQuery,
+             response=JudgedEvalCaseCollectionPage, errors=(401, 404)),
+    Endpoint("POST", f"{_VERSION}/unregister", "evalSuites.versions.unregister", unregister,
+             "Tombstone a version (kept and readable).", response=UnregisterEvalSuiteResult,
+             errors=(400, 401, 404, 409)),
+    Endpoint("POST", f"{_VERSION}/reinstate", "evalSuites.reinstateVersion", reinstate,
+             "Reinstate a tombstoned version (idempotent).",
+             response=ReinstateEvalSuiteVersionResult, errors=(400, 401, 404, 409)),
+]  # fmt: skip

@@ -1,0 +1,110 @@
+"""`kindgi agents test-set AGENT`, `… add-case`, `… retire-case`: an agent's test set.
+
+`kindgi agents test-set AGENT [--project] [--include-retired] [--kind]` reads the set and
+its first page of cases: a word that isn't a subcommand is taken as the agent (the
+explicit form is `test-set show AGENT`). Subcommands name the agent with `--agent`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from .command import api_command, json_arg
+from .eval_suites import project_or_default
+from .http import Api
+from .judgments import drop_none, rank_value
+
+CASE_KINDS = ("correction", "hand")
+
+
+class AgentOrSubcommand(click.Group):
+    """A group whose first word is a subcommand, or else the agent to `show`."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """A known subcommand, else `show` with the word as its agent."""
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            return "show", self.commands["show"], args
+        return super().resolve_command(ctx, args)
+
+
+@click.group(
+    "test-set",
+    cls=AgentOrSubcommand,
+    invoke_without_command=True,
+    help="An agent's test set: `kindgi agents test-set AGENT` reads it; add or retire cases.",
+)
+@click.pass_context
+def test_set(ctx: click.Context) -> None:
+    """The test-set group; alone, its help."""
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+
+
+@api_command(test_set, "show", help="The set (case counts, frozen version) and its first cases.")
+@click.argument("agent")
+@click.option("--project", help="The project (default: the default project).")
+@click.option("--include-retired", is_flag=True, help="Show retired cases too.")
+@click.option("--kind", multiple=True, type=click.Choice(CASE_KINDS), help="correction or hand.")
+@click.option("--limit", type=click.IntRange(1, 100))
+@click.option("--cursor")
+def show(
+    api: Api,
+    agent: str,
+    project: str | None,
+    include_retired: bool,
+    kind: tuple[str, ...],
+    limit: int | None,
+    cursor: str | None,
+) -> Any:
+    """The set and its first page of cases, as `{testSet, cases}`."""
+    project_id = project_or_default(api, project)
+    found = api.call("GET", f"/v1/agents/{agent}/test-set", params={"projectId": project_id})
+    params = {
+        "projectId": project_id, "include": "retired" if include_retired else None,
+        "kind": ",".join(kind) or None, "limit": limit, "cursor": cursor,
+    }  # fmt: skip
+    page = api.call("GET", f"/v1/agents/{agent}/test-set/cases", params=params)
+    return {"testSet": found, "cases": page}
+
+
+@api_command(test_set, "add-case", help="Add a case by hand on one of the agent's finished runs.")
+@click.option("--agent", required=True, help="The agent.")
+@click.option("--run", required=True, help="The run's id.")
+@click.option("--item", help="One item's key (with --pointer, --rank, --yes/--no).")
+@click.option("--pointer", help="Where the item is in the output.")
+@click.option("--rank", help="The item's place in its list, 0 first.")
+@click.option("--yes", is_flag=True, help="The item is right there.")
+@click.option("--no", is_flag=True, help="The item is wrong there.")
+@click.option("--items", help="All the items as JSON (or @file): [{key, pointer, rank, verdict}].")
+@click.option("--decisions", help="What it should have done, as JSON (or @file).")
+@click.option("--answer", help="What its answer should have said, as JSON (or @file).")
+def add_case(api: Api, agent: str, run: str, **options: Any) -> Any:
+    """`POST …/test-set/cases` from `--item` flags and/or JSON parts."""
+    items = json_arg(options["items"], "--items") if options["items"] else []
+    if options["item"]:
+        if options["yes"] == options["no"]:
+            raise click.UsageError("Give exactly one of --yes or --no")
+        items.append(drop_none({
+            "key": options["item"], "pointer": options["pointer"],
+            "rank": rank_value(options["rank"]),
+            "verdict": "right" if options["yes"] else "wrong",
+        }))  # fmt: skip
+    body: dict[str, Any] = {"runId": run, "items": items or None}
+    for part in ("decisions", "answer"):
+        body[part] = json_arg(options[part], f"--{part}") if options[part] else None
+    body = drop_none(body)
+    return api.call("POST", f"/v1/agents/{agent}/test-set/cases", json=body, idempotent=True)
+
+
+@api_command(test_set, "retire-case", help="Retire a case that no longer applies, saying why.")
+@click.argument("case_id")
+@click.option("--agent", required=True, help="The agent.")
+@click.option("--reason", required=True, help="Why the case no longer applies.")
+def retire_case(api: Api, case_id: str, agent: str, reason: str) -> Any:
+    """`POST …/test-set/cases/{id}/retire`."""
+    path = f"/v1/agents/{agent}/test-set/cases/{case_id}/retire"
+    return api.call("POST", path, json={"reason": reason}, idempotent=True)

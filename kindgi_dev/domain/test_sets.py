@@ -1,0 +1,378 @@
+"""Which corrections are cases, what a case expects, and how a judged suite sums verdicts up.
+
+Pure rules shared by the agent's test set (0.4), its frozen versions, and the eval suites
+built from judgments (0.2/0.3). The store applies the same case rules in SQL for paging;
+`exclusion` is their one statement in Python.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ValidationFailed
+from .pointers import parse_pointer, resolve
+from .semver import is_semver
+
+CASE_STATUSES = ("open", "fixed", "with-owner")
+"""Statuses whose corrections are cases: Won't fix and Removed ones are not."""
+CASE_KINDS = ("correction", "hand")
+HAND_CASE_PREFIX = "case-"
+TEST_SET_SEPARATOR = "~"
+MAX_SUITE_CASES = 1000
+_WORDS = {"yes": "right", "no": "wrong"}
+_CONTEXT_KEYS = (
+    "history", "historyTruncated", "retrieved", "recalled", "sessionApproval", "flow",
+    "toolEnv", "replayOf",
+)  # fmt: skip
+
+
+def set_id_of(agent_id: str, project_id: str) -> str:
+    """The id of an agent's test set in a project: `<agentId>~<projectId>` (URL-safe)."""
+    return f"{agent_id}{TEST_SET_SEPARATOR}{project_id}"
+
+
+def parse_set_id(text: str) -> tuple[str, str] | None:
+    """(agent id, project id) of an agent's test set id, or None for any other id."""
+    agent_id, sep, project_id = text.rpartition(TEST_SET_SEPARATOR)
+    if not sep or not agent_id or not project_id:
+        return None
+    return agent_id, project_id
+
+
+def exclusion(correction: Mapping[str, Any]) -> str | None:
+    """Why a correction is not a case of its agent's test set, or None when it is one.
+
+    Reads `status`, `replaced_by`, `erased_at`, `on_replay` and `has_expectation`.
+    """
+    if correction.get("replaced_by"):
+        return "a later correction replaced it"
+    if correction.get("erased_at"):
+        return "an erasure cleared its words"
+    if correction.get("on_replay"):
+        return "it corrects a comparison's replay"
+    if correction.get("status") not in CASE_STATUSES:
+        return f"its status is {correction.get('status')}"
+    if not correction.get("has_expectation"):
+        return "it leaves nothing to check"
+    return None
+
+
+def is_expert(kind: str, restricted: bool) -> bool:
+    """A hand case is always an expert's; a correction's case when made under a restricted group."""
+    return kind == "hand" or bool(restricted)
+
+
+def expected_item(verdict: Mapping[str, Any]) -> dict[str, Any]:
+    """One corrected item as a case expects it: key, pointer, rank and right/wrong."""
+    word = verdict["verdict"]
+    item: dict[str, Any] = {"key": verdict["item_key"]}
+    if verdict.get("pointer") is not None:
+        item["pointer"] = verdict["pointer"]
+    if verdict.get("rank") is not None:
+        item["rank"] = verdict["rank"]
+    item["verdict"] = _WORDS.get(word, word)
+    if verdict.get("reason"):
+        item["reason"] = verdict["reason"]
+    return item
+
+
+def ranked(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Items in list order: by rank, those without one last, otherwise as given."""
+    indexed = list(enumerate(items))
+    indexed.sort(key=lambda pair: (pair[1].get("rank") is None, pair[1].get("rank") or 0, pair[0]))
+    return [item for _, item in indexed]
+
+
+def expect_of(items: Sequence[dict[str, Any]], decisions: Any, answer: Any) -> dict[str, Any]:
+    """A case's `expect`: a part for each part the correction gave a verdict on."""
+    expect: dict[str, Any] = {}
+    if items:
+        expect["items"] = ranked(items)
+    if decisions is not None:
+        expect["decisions"] = decisions
+    if answer is not None:
+        expect["answer"] = answer
+    return expect
+
+
+def case_of(kind: str, row: Mapping[str, Any], items: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """A case on the wire: a correction's (with the correction's id) or a hand one (`case-…`)."""
+    return {
+        "id": row["id"],
+        "kind": kind,
+        "projectId": row["project_id"],
+        "runId": row["run_id"],
+        "madeOn": row["made_on"],
+        "expect": expect_of(items, row.get("decisions"), row.get("answer")),
+        "expert": is_expert(kind, row.get("restricted")),
+        "addedBy": {"kind": row["added_by_kind"], "id": row["added_by_id"]},
+        "addedAt": row["created_at"],
+        "updatedAt": row["updated_at"],
+    }
+
+
+def with_retirement(case: dict[str, Any], retirement: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The case, with `retired: {reason, by, at}` when it was retired."""
+    if retirement is None or retirement.get("reason") is None:
+        return case
+    by = {"kind": retirement["by_kind"], "id": retirement["by_id"]}
+    return {**case, "retired": {"reason": retirement["reason"], "by": by, "at": retirement["at"]}}
+
+
+def check_expectation(
+    items: Sequence[Mapping[str, Any]],
+    decisions: Mapping[str, Any] | None,
+    answer: Mapping[str, Any] | None,
+    run_output: Any,
+) -> None:
+    """400 unless a hand case's body expects something checkable of this run's output."""
+    if not items and decisions is None and answer is None:
+        raise ValidationFailed("items", "a case needs items, decisions or answer to expect")
+    seen: set[str] = set()
+    for index, item in enumerate(items):
+        if item["key"] in seen:
+            raise ValidationFailed(f"items/{index}/key", f"{item['key']!r} is given twice")
+        seen.add(item["key"])
+        pointer = item.get("pointer")
+        if pointer is None:
+            continue
+        try:
+            parse_pointer(pointer)
+            resolve(run_output, pointer)
+        except (ValueError, LookupError) as error:
+            raise ValidationFailed(f"items/{index}/pointer", str(error)) from None
+    if decisions is not None:
+        wants = decisions.get("shouldCall") or decisions.get("mustNotCall")
+        if decisions["verdict"] == "wrong" and not wants:
+            raise ValidationFailed("decisions", "wrong decisions need shouldCall or mustNotCall")
+        if decisions["verdict"] == "right" and wants:
+            raise ValidationFailed("decisions", "right decisions take no shouldCall/mustNotCall")
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One counted verdict of a judged run, as a suite's case sums it up."""
+
+    id: str
+    item_key: str
+    pointer: str | None
+    rank: int | None
+    verdict: str
+    reason: str | None
+    judge_class_id: str | None
+    restricted: bool
+    created_at: str
+
+
+def summarize_items(
+    judgments: Sequence[Judgment], weights: Mapping[str, float]
+) -> list[dict[str, Any]]:
+    """A case's items (`JudgedItemSummary`) from its verdicts, given newest first.
+
+    A verdict weighs its class's weight (1 without a class); `restricted` sums only
+    verdicts recorded while their class was restricted.
+    """
+    summaries: dict[str, dict[str, Any]] = {}
+    for judgment in judgments:
+        item = summaries.get(judgment.item_key)
+        if item is None:
+            item = summaries[judgment.item_key] = _empty_summary(judgment)
+        weight = weights.get(judgment.judge_class_id, 1.0) if judgment.judge_class_id else 1.0
+        yes = judgment.verdict == "yes"
+        item["yes" if yes else "no"] += 1
+        item["totalWeight"] += weight
+        item["yesWeight"] += weight if yes else 0
+        item["judgmentIds"].append(judgment.id)
+        if judgment.restricted:
+            item["restricted"]["totalWeight"] += weight
+            item["restricted"]["yesWeight"] += weight if yes else 0
+            item["restricted"]["judgmentIds"].append(judgment.id)
+        if judgment.reason:
+            item["reasons"].append(_reason(judgment))
+    return ranked(summaries.values())
+
+
+def _empty_summary(judgment: Judgment) -> dict[str, Any]:
+    summary: dict[str, Any] = {"key": judgment.item_key}
+    if judgment.pointer is not None:
+        summary["pointer"] = judgment.pointer
+    if judgment.rank is not None:
+        summary["rank"] = judgment.rank
+    summary.update(yes=0, no=0, yesWeight=0.0, totalWeight=0.0)
+    summary["restricted"] = {"yesWeight": 0.0, "totalWeight": 0.0, "judgmentIds": []}
+    summary.update(judgmentIds=[], reasons=[])
+    return summary
+
+
+def _reason(judgment: Judgment) -> dict[str, Any]:
+    reason: dict[str, Any] = {"verdict": judgment.verdict, "reason": judgment.reason}
+    if judgment.judge_class_id:
+        reason["judgeClassId"] = judgment.judge_class_id
+    if judgment.restricted:
+        reason["restricted"] = True
+    return reason
+
+
+def decision_corrections(
+    corrections: Iterable[Mapping[str, Any]], called: Sequence[str]
+) -> list[dict[str, Any]]:
+    """A case's `corrections`: each one saying what the run should have done.
+
+    `wrong`: the tools it should have called and must not call; `right`: the tools the
+    run called (`called`, in order), by name.
+    """
+    found = []
+    for correction in corrections:
+        decisions = correction.get("decisions")
+        if not isinstance(decisions, dict):
+            continue
+        right = decisions.get("verdict") == "right"
+        calls = _distinct_calls(called) if right else list(decisions.get("shouldCall") or [])
+        entry: dict[str, Any] = {
+            "judgmentId": correction["id"],
+            "verdict": decisions.get("verdict"),
+            "calls": calls,
+            "notCalled": [] if right else [_tool_id(t) for t in decisions.get("mustNotCall") or []],
+        }
+        if correction.get("judge_class_id"):
+            entry["judgeClassId"] = correction["judge_class_id"]
+        if correction.get("restricted"):
+            entry["restricted"] = True
+        found.append(entry)
+    return found
+
+
+def _distinct_calls(called: Sequence[str]) -> list[dict[str, Any]]:
+    return [{"toolId": tool_id} for tool_id in dict.fromkeys(called)]
+
+
+def _tool_id(entry: Any) -> Any:
+    return entry.get("toolId") if isinstance(entry, dict) else entry
+
+
+def case_input(run_input: Any) -> Any:
+    """A case's input: the user's message for a plain agent turn, else the input as given."""
+    if isinstance(run_input, dict) and isinstance(run_input.get("userMessage"), str):
+        rest = {k: v for k, v in run_input.items() if k != "userMessage" and v}
+        if not rest:
+            return run_input["userMessage"]
+    return run_input
+
+
+def case_context(context: Any, tool_env: Any = None) -> dict[str, Any] | None:
+    """A case's `JudgedRunContext`: what the turn had, and the env its tools were sent."""
+    found = dict(context) if isinstance(context, dict) else {}
+    if tool_env and "toolEnv" not in found:
+        found["toolEnv"] = tool_env
+    kept = {k: found[k] for k in _CONTEXT_KEYS if found.get(k) is not None}
+    return kept or None
+
+
+@dataclass(frozen=True)
+class JudgedRun:
+    """What selecting a judged run needs: when first judged, how many counted verdicts, where."""
+
+    run_id: str
+    first_judged_at: str
+    judgments: int
+    segments: Sequence[Mapping[str, Any]] | None
+    agent_version: str | None
+
+
+@dataclass(frozen=True)
+class BuildFilters:
+    """The narrowing of a suite build; times in wire form (`…Z`, milliseconds)."""
+
+    agent_version: str | None = None
+    since: str | None = None
+    until: str | None = None
+    min_judgments: int = 1
+    segments: Sequence[Mapping[str, str]] = ()
+
+
+def segments_match(
+    run_segments: Sequence[Mapping[str, Any]] | None, wanted: Sequence[Mapping[str, str]]
+) -> bool:
+    """Whether a run started at or below a segment path (a run with none is in none)."""
+    if not wanted:
+        return True
+    if not run_segments or len(run_segments) < len(wanted):
+        return False
+    return all(
+        run_segments[i].get("key") == want["key"] and run_segments[i].get("value") == want["value"]
+        for i, want in enumerate(wanted)
+    )
+
+
+def run_selected(run: JudgedRun, filters: BuildFilters) -> bool:
+    """Whether a judged run becomes a case under the build's filters."""
+    if filters.agent_version and run.agent_version != filters.agent_version:
+        return False
+    if filters.since and run.first_judged_at < filters.since:
+        return False
+    if filters.until and run.first_judged_at >= filters.until:
+        return False
+    if run.judgments < max(filters.min_judgments, 1):
+        return False
+    return segments_match(run.segments, filters.segments)
+
+
+def select_runs(runs: Iterable[JudgedRun], filters: BuildFilters) -> tuple[list[JudgedRun], bool]:
+    """The runs a build takes, newest first judged first, at most 1000; and whether more matched."""
+    chosen = [run for run in runs if run_selected(run, filters)]
+    chosen.sort(key=lambda run: (run.first_judged_at, run.run_id), reverse=True)
+    return chosen[:MAX_SUITE_CASES], len(chosen) > MAX_SUITE_CASES
+
+
+REGISTRY_KINDS = (
+    "accuracy", "pairwise", "regression", "human-review", "benchmark", "custom", "corrections",
+)  # fmt: skip
+"""The registry's closed `kind` enum (`corrections`: built from corrections of past runs)."""
+_ENTRY_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+
+
+def check_entry(entry: Mapping[str, Any], tenant_id: str) -> None:
+    """400 unless a registry entry's top level holds: a dotted id, semver, the caller's tenant."""
+    if not _ENTRY_ID.fullmatch(entry["id"]):
+        raise ValidationFailed("id", "must be letters, digits, '.', '_' or '-', such as acme.picks")
+    if not is_semver(entry["version"]):
+        raise ValidationFailed(
+            "version", f"must be a semver such as 1.0.0, not {entry['version']!r}"
+        )
+    if entry["kind"] not in REGISTRY_KINDS:
+        raise ValidationFailed("kind", f"must be one of {', '.join(REGISTRY_KINDS)}")
+    if not isinstance(entry.get("spec"), dict):
+        raise ValidationFailed("spec", "must be an object")
+    if entry["tenantId"] != tenant_id:
+        raise ValidationFailed(
+            "tenantId", "must be your own workspace's: cross-tenant publish is refused"
+        )
+
+
+def agent_set_entry(tenant_id: str, test_set: Mapping[str, Any]) -> dict[str, Any]:
+    """An agent's test set as a `corrections` registry entry; `version` is its newest frozen one."""
+    entry: dict[str, Any] = {"id": test_set["id"], "tenantId": tenant_id}
+    if test_set.get("frozenVersion"):
+        entry["version"] = str(test_set["frozenVersion"]["version"])
+    entry["kind"] = "corrections"
+    entry["description"] = (
+        f"Agent {test_set['agentId']}'s test set in project {test_set['projectId']}."
+    )
+    entry["spec"] = {
+        "source": "agent", "agentId": test_set["agentId"], "projectId": test_set["projectId"],
+        "cases": test_set["cases"],
+    }  # fmt: skip
+    return entry
+
+
+def judged_suite_entry(suite: Mapping[str, Any]) -> dict[str, Any]:
+    """A `judged` eval suite version (a test set built before) as a `corrections` entry."""
+    entry: dict[str, Any] = {"id": suite["id"], "tenantId": suite["tenantId"],
+                             "version": suite["version"], "kind": "corrections"}  # fmt: skip
+    if suite.get("description") is not None:
+        entry["description"] = suite["description"]
+    entry["spec"] = {**suite["spec"], "source": "judged-suite"}
+    return entry

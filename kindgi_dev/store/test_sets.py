@@ -1,0 +1,278 @@
+"""An agent's test set: its cases read from corrections and hand cases, retirements, frozen
+versions, and the `/v1/test-sets` registry.
+
+The case rules are applied here in SQL so a page needs no more than a page of rows:
+keyset paging over `(created_at, id)`, newest first, on the `corrections_subject` and
+`hand_cases_agent` indexes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from .db import Database
+from .jsoncol import dump, load
+
+Retired = str
+"""`exclude` (active cases), `include` (all) or `only` (retired ones)."""
+
+_RETIREMENT = "t.reason AS reason, t.by_kind AS by_kind, t.by_id AS by_id, t.retired_at AS at"
+_LIVE = "v.unregistered_at IS NULL AND v.superseded_by IS NULL"
+
+
+def _retired_clause(retired: Retired) -> str:
+    return {"exclude": " AND t.case_id IS NULL", "only": " AND t.case_id IS NOT NULL"}.get(
+        retired, ""
+    )
+
+
+def _correction_cases_sql(statuses: Sequence[str]) -> str:
+    """FROM/WHERE of the corrections that are cases of one agent's set in one project."""
+    marks = ", ".join("?" * len(statuses))
+    return (
+        "FROM corrections c JOIN runs r ON r.id = c.run_id "
+        "LEFT JOIN case_retirements t ON t.case_id = c.id "
+        "WHERE c.subject_id = ? AND c.project_id = ? AND c.tenant_id = ? "
+        "AND c.subject_kind = 'agent' AND c.replaced_by IS NULL AND c.erased_at IS NULL "
+        f"AND c.status IN ({marks}) AND r.replay_of IS NULL "
+        f"AND (EXISTS (SELECT 1 FROM verdicts v WHERE v.correction_id = c.id AND {_LIVE}) "
+        "OR c.decisions IS NOT NULL OR c.answer IS NOT NULL)"
+    )
+
+
+def _hand_cases_sql() -> str:
+    return (
+        "FROM hand_cases h LEFT JOIN case_retirements t ON t.case_id = h.id "
+        "WHERE h.agent_id = ? AND h.project_id = ? AND h.tenant_id = ?"
+    )
+
+
+def correction_cases(
+    db: Database,
+    scope: tuple[str, str, str],
+    statuses: Sequence[str],
+    *,
+    retired: Retired,
+    limit: int | None,
+    after: list[Any] | None,
+    only_id: str | None = None,
+) -> list[dict[str, Any]]:
+    """Up to `limit` correction cases of (agent, project, tenant), newest first, after a position
+    (or the one with `only_id`)."""
+    sql = (
+        "SELECT c.id, c.project_id, c.run_id, c.subject_version AS made_on, c.restricted, "
+        "c.decisions, c.answer, c.corrector_kind AS added_by_kind, "
+        "c.corrector_id AS added_by_id, c.created_at, c.updated_at, "
+        f"{_RETIREMENT} {_correction_cases_sql(statuses)}{_retired_clause(retired)}"
+    )
+    params: list[Any] = [*scope, *statuses]
+    if only_id:
+        sql += " AND c.id = ?"
+        params.append(only_id)
+    if after:
+        sql += " AND (c.created_at, c.id) < (?, ?)"
+        params.extend(after)
+    sql += " ORDER BY c.created_at DESC, c.id DESC LIMIT ?"
+    params.append(-1 if limit is None else limit)
+    rows = [dict(r) for r in db.all(sql, params)]
+    for row in rows:
+        row["decisions"] = load(row["decisions"])
+        row["answer"] = load(row["answer"])
+    return rows
+
+
+def hand_cases(
+    db: Database,
+    scope: tuple[str, str, str],
+    *,
+    retired: Retired,
+    limit: int | None,
+    after: list[Any] | None,
+) -> list[dict[str, Any]]:
+    """Up to `limit` hand cases of (agent, project, tenant), newest first, after a position."""
+    sql = f"SELECT h.*, {_RETIREMENT} {_hand_cases_sql()}{_retired_clause(retired)}"
+    params: list[Any] = list(scope)
+    if after:
+        sql += " AND (h.created_at, h.id) < (?, ?)"
+        params.extend(after)
+    sql += " ORDER BY h.created_at DESC, h.id DESC LIMIT ?"
+    params.append(-1 if limit is None else limit)
+    return [_hand_row(r) for r in db.all(sql, params)]
+
+
+def _hand_row(row: sqlite3.Row) -> dict[str, Any]:
+    found = dict(row)
+    for name in ("items", "decisions", "answer"):
+        found[name] = load(found[name])
+    return found
+
+
+def case_counts(
+    db: Database, scope: tuple[str, str, str], statuses: Sequence[str]
+) -> dict[str, int]:
+    """`{active, retired}`: how many cases the set has, and how many were retired."""
+    counts = {"active": 0, "retired": 0}
+    queries = (
+        (f"SELECT t.case_id IS NOT NULL AS gone, count(*) AS n {_correction_cases_sql(statuses)}",
+         [*scope, *statuses]),
+        (f"SELECT t.case_id IS NOT NULL AS gone, count(*) AS n {_hand_cases_sql()}", list(scope)),
+    )  # fmt: skip
+    for sql, params in queries:
+        for row in db.all(sql + " GROUP BY 1", params):
+            counts["retired" if row["gone"] else "active"] += row["n"]
+    return counts
+
+
+def live_items(db: Database, correction_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """The live verdicts of some corrections, by correction id, in rank order."""
+    found: dict[str, list[dict[str, Any]]] = {cid: [] for cid in correction_ids}
+    ids = list(correction_ids)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        rows = db.all(
+            "SELECT v.correction_id, v.item_key, v.pointer, v.rank, v.verdict, v.reason "
+            f"FROM verdicts v WHERE v.correction_id IN ({', '.join('?' * len(chunk))}) "
+            f"AND {_LIVE} ORDER BY v.correction_id, v.rank, v.created_at",
+            chunk,
+        )
+        for row in rows:
+            found[row["correction_id"]].append(dict(row))
+    return found
+
+
+def correction_facts(db: Database, correction_id: str) -> dict[str, Any] | None:
+    """What deciding whether one correction is a case needs, with its agent and project."""
+    row = db.one(
+        "SELECT c.id, c.tenant_id, c.project_id, c.subject_kind, c.subject_id, c.status, "
+        "c.replaced_by, c.erased_at, r.replay_of IS NOT NULL AS on_replay, "
+        "(c.decisions IS NOT NULL OR c.answer IS NOT NULL OR EXISTS ("
+        f"SELECT 1 FROM verdicts v WHERE v.correction_id = c.id AND {_LIVE})) AS has_expectation "
+        "FROM corrections c JOIN runs r ON r.id = c.run_id WHERE c.id = ?",
+        (correction_id,),
+    )
+    return dict(row) if row else None
+
+
+def hand_case(db: Database, case_id: str) -> dict[str, Any] | None:
+    """One hand case with its retirement, if any."""
+    row = db.one(
+        f"SELECT h.*, {_RETIREMENT} FROM hand_cases h "
+        "LEFT JOIN case_retirements t ON t.case_id = h.id WHERE h.id = ?",
+        (case_id,),
+    )
+    return _hand_row(row) if row else None
+
+
+def insert_hand_case(db: Database, case: dict[str, Any]) -> None:
+    """Store a case added by hand."""
+    db.run(
+        "INSERT INTO hand_cases (id, tenant_id, project_id, agent_id, run_id, made_on, items, "
+        "decisions, answer, added_by_kind, added_by_id, created_at, updated_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            case["id"], case["tenant_id"], case["project_id"], case["agent_id"], case["run_id"],
+            case["made_on"], dump(case["items"]), dump(case.get("decisions")),
+            dump(case.get("answer")), case["added_by_kind"], case["added_by_id"],
+            case["created_at"], case["updated_at"],
+        ),
+    )  # fmt: skip
+
+
+def insert_retirement(
+    db: Database, tenant_id: str, case_id: str, reason: str, by: dict[str, str], at: str
+) -> None:
+    """Retire a case (kept; there is no un-retire)."""
+    db.run(
+        "INSERT INTO case_retirements (case_id, tenant_id, reason, by_kind, by_id, retired_at) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (case_id, tenant_id, reason, by["kind"], by["id"], at),
+    )
+
+
+def last_version(db: Database, test_set_id: str) -> int:
+    """The newest frozen version of a test set, 0 before the first."""
+    row = db.one(
+        "SELECT coalesce(max(version), 0) AS v FROM test_set_versions WHERE test_set_id = ?",
+        (test_set_id,),
+    )
+    return int(row["v"]) if row else 0
+
+
+def insert_version(db: Database, meta: dict[str, Any], cases: Sequence[dict[str, Any]]) -> None:
+    """Store a frozen version and its cases, in the order given."""
+    with db.transaction() as conn:
+        conn.execute(
+            "INSERT INTO test_set_versions (test_set_id, version, tenant_id, agent_id, "
+            "project_id, case_count, frozen_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (meta["test_set_id"], meta["version"], meta["tenant_id"], meta["agent_id"],
+             meta["project_id"], len(cases), meta["frozen_at"]),
+        )  # fmt: skip
+        conn.executemany(
+            "INSERT INTO test_set_version_cases (test_set_id, version, seq, body) "
+            "VALUES (?, ?, ?, ?)",
+            [(meta["test_set_id"], meta["version"], i, dump(c)) for i, c in enumerate(cases)],
+        )
+
+
+def versions(db: Database, test_set_id: str) -> list[dict[str, Any]]:
+    """Every frozen version of a test set, oldest first."""
+    rows = db.all(
+        "SELECT * FROM test_set_versions WHERE test_set_id = ? ORDER BY version",
+        (test_set_id,),
+    )
+    return [dict(r) for r in rows]
+
+
+def version_cases(
+    db: Database, test_set_id: str, version: int, *, after: int, limit: int
+) -> list[tuple[int, Any]]:
+    """Up to `limit` (seq, case) of a frozen version after a position, in stored order."""
+    rows = db.all(
+        "SELECT seq, body FROM test_set_version_cases WHERE test_set_id = ? AND version = ? "
+        "AND seq > ? ORDER BY seq LIMIT ?",
+        (test_set_id, version, after, limit),
+    )
+    return [(r["seq"], load(r["body"])) for r in rows]
+
+
+def agent_sets(db: Database, tenant_id: str) -> list[tuple[str, str]]:
+    """(agent id, project id) of every agent test set with a correction, hand case or version."""
+    rows = db.all(
+        "SELECT subject_id AS a, project_id AS p FROM corrections "
+        "WHERE tenant_id = ? AND subject_kind = 'agent' "
+        "UNION SELECT agent_id, project_id FROM hand_cases WHERE tenant_id = ? "
+        "UNION SELECT agent_id, project_id FROM test_set_versions WHERE tenant_id = ?",
+        (tenant_id, tenant_id, tenant_id),
+    )
+    return sorted((r["a"], r["p"]) for r in rows)
+
+
+def insert_entry(db: Database, entry: dict[str, Any], created_at: str) -> None:
+    """Publish a registry entry's version."""
+    db.run(
+        "INSERT INTO test_set_registry (id, version, tenant_id, kind, description, spec, "
+        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (entry["id"], entry["version"], entry["tenantId"], entry["kind"],
+         entry.get("description"), dump(entry["spec"]), created_at),
+    )  # fmt: skip
+
+
+def entries(db: Database, tenant_id: str, entry_id: str | None = None) -> list[dict[str, Any]]:
+    """Registry entries of a tenant (one id's when given), as the wire shapes them."""
+    sql = "SELECT id, version, tenant_id, kind, description, spec FROM test_set_registry "
+    sql += "WHERE tenant_id = ?" + (" AND id = ?" if entry_id else "")
+    rows = db.all(sql, (tenant_id, entry_id) if entry_id else (tenant_id,))
+    return [_entry(r) for r in rows]
+
+
+def _entry(row: sqlite3.Row) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "id": row["id"], "tenantId": row["tenant_id"], "version": row["version"],
+        "kind": row["kind"],
+    }  # fmt: skip
+    if row["description"] is not None:
+        entry["description"] = row["description"]
+    entry["spec"] = load(row["spec"])
+    return entry
