@@ -6,7 +6,9 @@ from typing import Any
 
 import click
 
+from .agent_test_set import test_set
 from .command import api_command
+from .eval_runs import try_on_test_set
 from .http import Api
 from .output import Column
 
@@ -55,3 +57,7 @@ def versions(
 ) -> Any:
     params = {"includeTombstoned": include_unregistered or None, "limit": limit, "cursor": cursor}
     return api.call("GET", f"/v1/agents/{agent_id}/versions", params=params)
+
+
+try_on_test_set(test_set)
+agents.add_command(test_set)
