@@ -46,8 +46,13 @@ def save_version(pack: Path, version: str, instructions: str | None = None) -> N
     text = path.read_text()
     text = text.replace('version="0.1.0"', f'version="{version}"')
     if instructions is not None:
-        text = re.sub(r"instructions=\(.*?\),\n", f"instructions={instructions!r},\n", text,
-                      count=1, flags=re.DOTALL)
+        text = re.sub(
+            r"instructions=\(.*?\),\n",
+            f"instructions={instructions!r},\n",
+            text,
+            count=1,
+            flags=re.DOTALL,
+        )
     path.write_text(text)
 
 
@@ -94,17 +99,12 @@ def test_tutorial(server: DevServer) -> None:
                    f"--pointer=/output/articles/{rank}", f"--rank={rank}",
                    "--yes" if rank == 0 else "--no")  # fmt: skip
     project = kindgi(server, "projects", "get-default")["id"]
-    built = kindgi(
-        server,
-        "eval-suites",
-        "from-judgments",
-        "acme.article-picks",
-        "--suite-version=1.0.0",
-        f"--project={project}",
-        f"--agent={AGENT}",
-    )
+    build = ("eval-suites", "from-judgments", "acme.article-picks", "--suite-version=1.0.0",
+             f"--project={project}", f"--agent={AGENT}")  # fmt: skip
+    built = kindgi(server, *build)
     assert built == {"suiteId": "acme.article-picks", "version": "1.0.0", "kind": "judged",
                      "caseCount": 3, "truncated": False}  # fmt: skip
+    check_test_cases(server, build)
 
     save_version(server.pack, "0.2.0", NEW_INSTRUCTIONS)
     took = wait_for(lambda: [v.version for v in client.agents.list_versions(AGENT).data]
@@ -143,6 +143,65 @@ def test_tutorial(server: DevServer) -> None:
         client.runs.get(run_ids["My package hasn't arrived yet. Where is it?"]).agent.version
         == "0.1.0"
     )
+
+
+def check_test_cases(server: DevServer, build: tuple[str, ...]) -> None:
+    """The suite's cases and the agent's test set read as the spec prints them."""
+    cases = kindgi(server, "eval-suites", "cases", "acme.article-picks", "--suite-version=1.0.0")
+    counts = {c["input"]: [f"{i['key']} {i['yes']} yes, {i['no']} no" for i in c["items"]]
+              for c in cases["data"]}  # fmt: skip
+    assert counts == {
+        question: [f"{a} 1 yes, 0 no" if n == 0 else f"{a} 0 yes, 1 no"
+                   for n, a in enumerate(articles)]
+        for question, articles in QUESTIONS.items()
+    }  # fmt: skip
+    again = subprocess.run([KINDGI, *build], cwd=server.pack, env=clean_env(),
+                           capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert again.returncode == 1
+    assert 'Eval suite "acme.article-picks" version "1.0.0" is already registered.' in again.stderr
+    test_set = kindgi(server, "agents", "test-set", AGENT)
+    counted = test_set["testSet"]["cases"]
+    assert (counted["active"], counted["retired"]) == (3, 0)
+    expected = [[f"{i['key']} {i['verdict']}" for i in c["expect"]["items"]]
+                for c in test_set["cases"]["data"]]  # fmt: skip
+    assert expected == [
+        ["kb-301 right", "kb-303 wrong", "kb-201 wrong"],
+        ["kb-201 right", "kb-203 wrong", "kb-202 wrong"],
+        ["kb-101 right", "kb-102 wrong", "kb-103 wrong"],
+    ]
+
+
+def test_corrections_through_cli_and_client_read_back_the_same(server: DevServer) -> None:
+    client = Kindgi(base_url=server.url, token=server.token)
+    by_cli: dict[str, str] = {}
+    by_client: dict[str, str] = {}
+    for question, articles in QUESTIONS.items():
+        for into in (by_cli, by_client):
+            into[question] = str(client.runs.start(agent=AGENT, input={"userMessage": question}).id)
+        for rank, article in enumerate(articles):
+            verdict = "--yes" if rank == 0 else "--no"
+            kindgi(server, "corrections", "add", f"--run={by_cli[question]}", f"--item={article}",
+                   f"--pointer=/output/articles/{rank}", f"--rank={rank}", verdict,
+                   f"--reason=reason {rank}")  # fmt: skip
+            client.judgments.create(
+                run_id=by_client[question], verdict="yes" if rank == 0 else "no",
+                reason=f"reason {rank}",
+                item={"key": article, "pointer": f"/output/articles/{rank}", "rank": rank},
+            )  # fmt: skip
+    for run_ids in (by_cli, by_client):
+        for question, run_id in run_ids.items():
+            judged = client.judgments.list(run_id=run_id).data
+            from_judgments = sorted((j.item.key, j.item.pointer, j.item.rank,
+                                     "right" if j.verdict == "yes" else "wrong", j.reason)
+                                    for j in judged)  # fmt: skip
+            correction = kindgi(server, "corrections", "list", f"--run={run_id}")["data"][0]
+            from_corrections = sorted((i["key"], i["pointer"], i["rank"], i["verdict"],
+                                       i.get("reason")) for i in correction["items"])  # fmt: skip
+            assert from_judgments == from_corrections
+            assert from_judgments == sorted(
+                (a, f"/output/articles/{n}", n, "right" if n == 0 else "wrong", f"reason {n}")
+                for n, a in enumerate(QUESTIONS[question])
+            )
 
 
 def check_scores(result: dict[str, Any]) -> None:
