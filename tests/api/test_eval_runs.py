@@ -123,6 +123,11 @@ def test_repetitions_of_a_varying_model_report_a_spread(tmp_path: Path) -> None:
             },
         )
         run = finish(client, started.json()["runId"])
+        events = client.get(f"/v1/eval-runs/{run['runId']}/events").text
+        replays = client.get("/v1/runs", params={"evalRunId": run["runId"]}).json()["data"]
+    assert events.count("event: eval-run.case-completed") == 1
+    assert events.rstrip().splitlines()[-2] == "event: eval-run.completed"
+    assert sorted(r["id"] for r in replays) == sorted(run["result"]["perCase"][0]["runIds"])
     share = run["result"]["summary"]["metrics"]["weightedYesShare"]
     assert share["baseline"] == 1 / 3
     assert share["candidate"] == (1 + 0.5 + 0) / 3

@@ -6,12 +6,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from factories import AGENT, register_pack
+from factories import AGENT, recorded_run, register_pack, served, tutorial_runs
 from starlette.testclient import TestClient
 from stubs.openai_stub import OpenAIStub
 
 from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.services.context import Context
 from kindgi_dev.settings import Settings
+from kindgi_dev.store import runs as run_store
 
 
 @pytest.fixture()
@@ -50,3 +52,34 @@ def test_a_model_answering_500_fails_the_run_with_its_message(
     assert stray.status_code == 409
     assert stray.json()["error"]["code"] == "run-already-terminal"
     assert stub.requests[0].headers["authorization"] == "Bearer sk-test"
+
+
+def test_conversations_hold_the_turns_and_lists_hide_replays(tmp_path: Path) -> None:
+    with served(tmp_path) as (client, ctx):
+        run_ids = tutorial_runs(ctx)
+        password = run_ids["I forgot my password and can't sign in."]
+        replay = recorded_replay(ctx, password)
+        conversations = client.get("/v1/conversations").json()["data"]
+        run = client.get(f"/v1/runs/{password}").json()
+        messages = client.get(
+            f"/v1/conversations/{run['agent']['conversationId']}/messages"
+        ).json()["data"]
+        default = [r["id"] for r in client.get("/v1/runs").json()["data"]]
+        only = [r["id"] for r in client.get("/v1/runs", params={"replays": "only"}).json()["data"]]
+        included = client.get("/v1/runs", params={"replays": "include"}).json()["data"]
+        stream = client.get(f"/v1/runs/{password}/stream")
+        assert run_store.get(ctx.db, replay)["replay_of"] == password
+    assert len(conversations) == 3
+    assert [m["role"] for m in messages] == ["user", "agent", "tool", "agent"]
+    assert messages[0]["content"] == "I forgot my password and can't sign in."
+    assert replay not in default and len(default) == 3
+    assert only == [replay]
+    assert len(included) == 4
+    assert stream.headers["content-type"].startswith("text/event-stream")
+    events = [line for line in stream.text.splitlines() if line.startswith("event: ")]
+    assert events == ["event: run.started", "event: run.step-completed", "event: run.completed"]
+
+
+def recorded_replay(ctx: Context, past_run: str) -> str:
+    """A replay run of a past run, as an eval run records one."""
+    return recorded_run(ctx, "I forgot my password and can't sign in.", replay_of=past_run)

@@ -8,9 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from kindgi.client import AuthError, Kindgi, NotFoundError
-
 from devserver import KINDGI, clean_env, minimal_pack, start
+from kindgi.client import AuthError, Kindgi, NotFoundError
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::UserWarning")]
 
