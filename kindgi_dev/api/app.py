@@ -82,4 +82,4 @@ def create_app(settings: Settings, *, progress: Progress | None = None) -> Starl
 
 def context_of(app: Any) -> Context:
     """The services' context of an app made by `create_app`."""
-    return app.state.ctx  # type: ignore[no-any-return]
+    return app.state.ctx

@@ -144,11 +144,16 @@ class ProjectQuery(WireModel):
     project_id: str | None = Field(default=None, min_length=1)
 
 
+def _both_kinds() -> list[CaseKind]:
+    """The default of `kind`: cases of both kinds."""
+    return ["correction", "hand"]
+
+
 class CaseQuery(ProjectQuery):
     """Filters and paging of the cases list."""
 
     include: Literal["retired"] | None = None
-    kind: list[CaseKind] = Field(default_factory=lambda: ["correction", "hand"])
+    kind: list[CaseKind] = Field(default_factory=_both_kinds)
     limit: int | None = None
     cursor: str | None = None
 

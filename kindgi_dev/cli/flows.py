@@ -32,7 +32,7 @@ def flows() -> None:
 def list_flows(
     api: Api, name: str | None, include_retired: bool, limit: int | None, cursor: str | None
 ) -> Any:
-    params = {"name": name, "includeRetired": include_retired or None}
+    params: dict[str, Any] = {"name": name, "includeRetired": include_retired or None}
     params.update(limit=limit, cursor=cursor)
     return api.call("GET", "/v1/flows", params=params)
 

@@ -72,7 +72,8 @@ def _should_call(expected: dict[str, Any], made: Sequence[MadeCall]) -> list[dic
     args = expected.get("args")
     if isinstance(args, dict):
         per_call = [_field_differences(tool_id, args, call.arguments) for call in ran or calls]
-        differences.extend(min(per_call, key=len))
+        fewest = min(per_call, key=len)
+        differences.extend(fewest)
     return differences
 
 

@@ -131,8 +131,8 @@ def case_result(
 
 
 def _tool_entry(call: dict[str, Any]) -> dict[str, Any]:
-    wire = {key: call[key] for key in ("step", "callId", "toolId", "toolVersion", "arguments",
-                                       "source") if key in call}  # fmt: skip
+    keys = ("step", "callId", "toolId", "toolVersion", "arguments", "source")
+    wire: dict[str, Any] = {key: call[key] for key in keys if key in call}
     if call.get("reason"):
         wire["reason"] = call["reason"]
     return wire

@@ -90,7 +90,7 @@ def check_item(
     if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 0):
         raise ValidationFailed(_field(where, "rank"), "must be an integer, 0 or more")
     verdict = data.get("verdict")
-    if verdict not in words:
+    if not isinstance(verdict, str) or verdict not in words:
         raise ValidationFailed(_field(where, "verdict"), f"must be one of {', '.join(words)}")
     reason = check_reason(data.get("reason"), _field(where, "reason"))
     return CorrectedItem(key, pointer, rank, stored_verdict(verdict), reason)

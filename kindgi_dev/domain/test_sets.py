@@ -60,7 +60,7 @@ def exclusion(correction: Mapping[str, Any]) -> str | None:
     return None
 
 
-def is_expert(kind: str, restricted: bool) -> bool:
+def is_expert(kind: str, restricted: bool | None) -> bool:
     """A hand case is always an expert's; a correction's case when made under a restricted group."""
     return kind == "hand" or bool(restricted)
 

@@ -12,7 +12,7 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
@@ -400,7 +400,7 @@ def _history_message(
     return None
 
 
-def _is_error(content: Any) -> bool:
+def _is_error(content: Any) -> TypeGuard[dict[str, Any]]:
     return (
         isinstance(content, dict)
         and set(content) == {"error"}

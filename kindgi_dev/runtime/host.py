@@ -101,8 +101,8 @@ class Runtime:
                 f"pack: {index.pack_id} {index.pack_version} indexed — {counts}",
                 time.perf_counter() - began,
             )
-            for error in index.file_errors:
-                self._print(f"  ⚠ indexer: {_file_warning(error, self.pack_dir)}")
+            for file_error in index.file_errors:
+                self._print(f"  ⚠ indexer: {_file_warning(file_error, self.pack_dir)}")
             await self._first_boot(index, report)
         if self.settings.watch:
             extra = [self.models_file] if self.models_file else []
@@ -237,7 +237,8 @@ class Runtime:
             found = [t for t in found if t.get("version") == version]
         if not found:
             return None
-        return dict(max(found, key=lambda t: _version_key(str(t.get("version", "")))))
+        highest = max(found, key=lambda t: _version_key(str(t.get("version", ""))))
+        return dict(highest)
 
     async def invoke(
         self,

@@ -286,7 +286,10 @@ def _subject(body: dict[str, Any]) -> tuple[str, str]:
         raise ValidationFailed("agentId", "give exactly one of agentId or flowId")
     if body.get("agentVersion") and agent is None:
         raise ValidationFailed("agentVersion", "needs agentId")
-    return ("agent", agent) if agent else ("flow", flow)
+    if agent is not None:
+        return ("agent", agent)
+    assert flow is not None  # exactly one of the two is given (checked above)
+    return ("flow", flow)
 
 
 def _wire_time(body: dict[str, Any], name: str) -> str | None:

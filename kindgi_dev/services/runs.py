@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..domain.errors import BadInput, Conflict, NotFound, Unprocessable, ValidationFailed
@@ -43,7 +43,12 @@ def check_input(agent: Mapping[str, Any], data: Any) -> dict[str, Any]:
     given = data.get("parameters") or {}
     if not isinstance(given, dict):
         raise ValidationFailed("input/parameters", "must be an object")
-    kinds = {"string": str, "number": (int, float), "boolean": bool, "date": str}
+    kinds: dict[str, type | tuple[type, ...]] = {
+        "string": str,
+        "number": (int, float),
+        "boolean": bool,
+        "date": str,
+    }
     for param in agent.get("parameters") or []:
         name = param.get("name")
         if name not in given:
@@ -318,7 +323,7 @@ def list_page(
     limit: int | None,
     cursor: str | None,
     filters: dict[str, Any],
-    statuses: list[str],
+    statuses: Sequence[str],
     replays: str,
     with_output: bool,
 ) -> Page[dict[str, Any]]:

@@ -22,8 +22,15 @@ from kindgi_dev.models import Reply, Turn
 class ModelAdapter(Protocol):
     """Answers a turn with the model's next step: tool calls, or the answer."""
 
-    provider_id: str
-    model: str
+    @property
+    def provider_id(self) -> str:
+        """The provider's id, e.g. `openai`."""
+        ...
+
+    @property
+    def model(self) -> str:
+        """The model's name at that provider."""
+        ...
 
     async def next_step(self, turn: Turn) -> Reply:
         """Ask the model what to do next, given everything the turn has so far."""
