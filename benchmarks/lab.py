@@ -1,0 +1,208 @@
+"""What the rows share: the temp folder, the servers in it, and the data they record first."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import seed
+from devserver import CLOSE, DevServer, copy_pack, start
+
+SUITE_ID = "bench.article-picks"
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How many of each thing a run measures."""
+
+    starts: int = 5
+    saves: int = 5
+    runs: int = 20
+    corrections: int = 10_000
+    sequential: int = 300
+    fresh: int = 50
+    clients: int = 8
+    reads: int = 200
+    cases: int = 200
+    idle_s: float = 3.0
+    load_limit_s: float = 120.0
+
+
+QUICK = Sizes(
+    starts=2, saves=2, runs=6, corrections=1_000, sequential=100, fresh=20, reads=50, cases=30
+)
+
+
+@dataclass
+class CorrectionLoad:
+    """The agent test set of rows 3 and 4, and what recording its corrections measured."""
+
+    server: DevServer
+    project: str
+    sequential_ms: list[float]
+    fresh_ms: list[float]
+    rate: float
+
+
+@dataclass(frozen=True)
+class CorrectedSuite:
+    """A pack whose runs are all corrected, with a suite built from them (rows 5 and 6)."""
+
+    pack: Path
+    project: str
+    cases: int
+
+
+def say(line: str) -> None:
+    """A progress line on stderr."""
+    print(line, file=sys.stderr, flush=True)
+
+
+def ms(seconds: float) -> float:
+    """Seconds in milliseconds."""
+    return seconds * 1000
+
+
+class Lab:
+    """The temp folder, the servers started in it, and the data several rows share."""
+
+    def __init__(self, root: Path, sizes: Sizes) -> None:
+        self.root = root
+        self.sizes = sizes
+        self.servers: list[DevServer] = []
+        self._names = itertools.count()
+        self._load: CorrectionLoad | None = None
+        self._suite: CorrectedSuite | None = None
+
+    def pack(self, name: str) -> Path:
+        """A fresh copy of the example pack."""
+        return copy_pack(self.root / f"{name}-{next(self._names)}")
+
+    def start(self, pack: Path, *args: str, env: dict[str, str] | None = None) -> DevServer:
+        """`kindgi dev` on `pack`, stopped at the latest when the lab closes."""
+        server = start(pack, *args, env=env)
+        self.servers.append(server)
+        return server
+
+    def stop(self, server: DevServer) -> None:
+        """Stop one server."""
+        server.stop()
+        self.servers.remove(server)
+
+    def close(self) -> None:
+        """Stop every server still running."""
+        for server in list(self.servers):
+            self.stop(server)
+
+    def correction_load(self) -> CorrectionLoad:
+        """Rows 3 and 4's server and its recorded corrections, made once."""
+        if self._load is None:
+            self._load = record_corrections(self)
+        return self._load
+
+    def drop_correction_load(self) -> None:
+        """Stop rows 3 and 4's server once neither needs it."""
+        if self._load is not None:
+            self.stop(self._load.server)
+            self._load = None
+
+    def corrected_suite(self) -> CorrectedSuite:
+        """Rows 5 and 6's pack, made once."""
+        if self._suite is None:
+            self._suite = build_corrected_suite(self)
+        return self._suite
+
+
+def post_concurrently(
+    server: DevServer, bodies: list[dict[str, Any]], clients: int, limit_s: float
+) -> tuple[int, float]:
+    """POST corrections from `clients` threads with a keep-alive client each.
+
+    Stops after `limit_s`; returns how many were recorded and the seconds it took.
+    """
+    barrier = threading.Barrier(clients + 1)
+    stop_at = [math.inf]
+
+    def work(part: list[dict[str, Any]]) -> int:
+        with server.client() as client:
+            client.get("/health").raise_for_status()
+            barrier.wait()
+            done = 0
+            for body in part:
+                if time.perf_counter() > stop_at[0]:
+                    break
+                seed.post_correction(client, body)
+                done += 1
+            return done
+
+    with ThreadPoolExecutor(clients) as pool:
+        futures = [pool.submit(work, bodies[i::clients]) for i in range(clients)]
+        barrier.wait()
+        started = time.perf_counter()
+        stop_at[0] = started + limit_s
+        done = sum(future.result() for future in futures)
+    return done, time.perf_counter() - started
+
+
+def record_corrections(lab: Lab) -> CorrectionLoad:
+    """Runs, then corrections: sequential ones timed one by one, the rest from many clients."""
+    sizes = lab.sizes
+    server = lab.start(lab.pack("corrections"))
+    say(f"  {sizes.runs} runs through the API…")
+    runs = seed.start_runs(server, sizes.runs)
+    bodies = [seed.correction(runs[i % len(runs)], f"p-{i}") for i in range(sizes.corrections)]
+    sequential, fresh = bodies[: sizes.sequential], bodies[sizes.sequential :][: sizes.fresh]
+    with server.client() as client:
+        project = seed.project_id(client)
+        say(f"  {len(sequential)} corrections one at a time (keep-alive)…")
+        sequential_ms = []
+        for body in sequential:
+            began = time.perf_counter()
+            seed.post_correction(client, body)
+            sequential_ms.append(ms(time.perf_counter() - began))
+        say(f"  {len(fresh)} corrections one at a time, a new connection each…")
+        fresh_ms = []
+        for body in fresh:
+            began = time.perf_counter()
+            seed.post_correction(client, body, headers=CLOSE)
+            fresh_ms.append(ms(time.perf_counter() - began))
+    rest = bodies[len(sequential) + len(fresh) :]
+    say(f"  {len(rest)} corrections from {sizes.clients} concurrent clients…")
+    done, seconds = post_concurrently(server, rest, sizes.clients, sizes.load_limit_s)
+    return CorrectionLoad(server, project, sequential_ms, fresh_ms, done / seconds)
+
+
+def build_corrected_suite(lab: Lab) -> CorrectedSuite:
+    """`cases` runs of the tutorial's questions with the function model, each corrected once,
+    and suite version 1.0.0 built from them; the server is stopped afterwards."""
+    cases = lab.sizes.cases
+    pack = lab.pack("suite")
+    server = lab.start(pack)
+    say(f"  {cases} runs, each corrected, and a suite built from them…")
+    runs = seed.start_runs(server, cases)
+    bodies = [seed.correction(run, f"p-{i}") for i, run in enumerate(runs)]
+    post_concurrently(server, bodies, lab.sizes.clients, math.inf)
+    with server.client() as client:
+        project = seed.project_id(client)
+        built = seed.build_suite(client, project, SUITE_ID)
+    lab.stop(server)
+    return CorrectedSuite(pack, project, built)
+
+
+def timed_eval(
+    lab: Lab, suite: CorrectedSuite, *args: str, env: dict[str, str] | None = None
+) -> tuple[float, dict[str, Any]]:
+    """Start `kindgi dev ARGS` on the suite's pack, time one eval run of 0.1.0, stop."""
+    server = lab.start(suite.pack, *args, env=env)
+    try:
+        with server.client() as client:
+            return seed.timed_eval_run(server, client, suite.project, SUITE_ID)
+    finally:
+        lab.stop(server)

@@ -1,0 +1,321 @@
+"""Benchmarks of `kindgi dev` against DESIGN.md's performance targets: one command, one table.
+
+    .venv/bin/python benchmarks/run.py [--quick] [--only 3,4]
+
+Each row starts the real `kindgi dev` as a subprocess on a temp copy of
+examples/article-picker, on 127.0.0.1 only, with no provider keys in its environment.
+Progress goes to stderr, the markdown table to stdout; the exit code is 0 even when a
+target is missed (the table says so). See benchmarks/README.md for what each row measures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import seed
+from devserver import CLOSE, DevServer, clean_env
+from lab import QUICK, Lab, Sizes, ms, say, timed_eval
+from model_stub import ModelStub
+
+HERE = Path(__file__).resolve().parent
+MODEL_LATENCY_S = 0.2
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the table; `ok` is None when nothing was measured."""
+
+    what: str
+    target: str
+    measured: str
+    ok: bool | None
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The nearest-rank `q`th percentile."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]
+
+
+def eval_remarks(summary: dict[str, Any], cases: int, provider: str) -> str:
+    """What was not as expected in an eval run's summary (empty when all was)."""
+    remarks = [f"{summary[k]} {k}" for k in ("errors", "diverged", "refusedWrites") if summary[k]]
+    if summary["cases"] != cases:
+        remarks.append(f"{summary['cases']} of {cases} cases")
+    answered = {m["providerId"] for m in summary["sampling"]["models"]}
+    if answered != {provider}:
+        remarks.append(f"answered by {', '.join(sorted(answered))}")
+    return f" ⚠ {'; '.join(remarks)}" if remarks else ""
+
+
+def row_start(lab: Lab) -> list[Row]:
+    """1: cold starts, each on a fresh copy."""
+    times = []
+    for attempt in range(lab.sizes.starts):
+        server = lab.start(lab.pack("start"))
+        times.append(server.start_s)
+        say(f"  start {attempt + 1}: {server.start_s:.2f} s")
+        lab.stop(server)
+    median = statistics.median(times)
+    measured = f"median {median:.2f} s (min {min(times):.2f}, max {max(times):.2f}; n={len(times)})"
+    return [Row(WHAT[1], TARGET[1], measured, median < 1.5)]
+
+
+def row_save(lab: Lab) -> list[Row]:
+    """2: edit the agent's version, time until the versions list has it."""
+    server = lab.start(lab.pack("save"))
+    agent_file = server.pack / "agents" / "article_picker.py"
+    source = agent_file.read_text()
+    times = []
+    with server.client() as client:
+        for k in range(1, lab.sizes.saves + 1):
+            time.sleep(0.5)
+            version = f"0.1.{k}"
+            edited = re.sub(r'version="[^"]*"', f'version="{version}"', source, count=1)
+            began = time.perf_counter()
+            agent_file.write_text(edited)
+            while version not in listed_versions(server, client):
+                if time.perf_counter() - began > 30:
+                    raise RuntimeError(f"{version} was not listed within 30 s")
+                time.sleep(0.02)
+            times.append(time.perf_counter() - began)
+            say(f"  {version}: listed after {times[-1]:.2f} s")
+    lab.stop(server)
+    median = statistics.median(times)
+    measured = f"median {median:.2f} s (min {min(times):.2f}, max {max(times):.2f}; n={len(times)})"
+    return [Row(WHAT[2], TARGET[2], measured, median < 1.5)]
+
+
+def listed_versions(server: DevServer, client: httpx.Client) -> set[str]:
+    """The agent's versions the API lists."""
+    page = server.poll(client, f"/v1/agents/{seed.AGENT}/versions", limit=100)
+    return {agent["version"] for agent in page["data"]}
+
+
+def read_test_set(
+    client: httpx.Client, project: str, headers: dict[str, str] | None = None
+) -> tuple[float, float, int]:
+    """GET the agent's test set and its first cases page: (seconds, seconds, active cases)."""
+    path = f"/v1/agents/{seed.AGENT}/test-set"
+    began = time.perf_counter()
+    summary = client.get(path, params={"projectId": project}, headers=headers)
+    middle = time.perf_counter()
+    cases = client.get(f"{path}/cases", params={"projectId": project}, headers=headers)
+    ended = time.perf_counter()
+    for response in (summary, cases):
+        if response.status_code != 200:
+            raise RuntimeError(f"GET {response.url.path}: {response.status_code}")
+    return middle - began, ended - middle, int(summary.json()["cases"]["active"])
+
+
+def row_test_set(lab: Lab) -> list[Row]:
+    """3: read the test set of every recorded correction, with a keep-alive client."""
+    load = lab.correction_load()
+    say(f"  {lab.sizes.reads} reads of the test set and its first cases page…")
+    with load.server.client() as client:
+        reads = [read_test_set(client, load.project) for _ in range(lab.sizes.reads)]
+        fresh = [read_test_set(client, load.project, CLOSE) for _ in range(lab.sizes.fresh)]
+    total = [ms(a + b) for a, b, _ in reads]
+    p50 = percentile(total, 50)
+    measured = (
+        f"p50 {p50:.1f} ms, p99 {percentile(total, 99):.1f} ms (set "
+        f"{percentile([ms(a) for a, _, _ in reads], 50):.1f} + cases page "
+        f"{percentile([ms(b) for _, b, _ in reads], 50):.1f} ms; a new connection each: "
+        f"p50 {percentile([ms(a + b) for a, b, _ in fresh], 50):.1f} ms)"
+    )
+    what = f"read an agent's test set of {reads[-1][2]:,} corrections (set + cases page)"
+    return [Row(what, TARGET[3], measured, p50 < 50)]
+
+
+def row_correction(lab: Lab) -> list[Row]:
+    """4: single sequential POSTs, and the rate with concurrent keep-alive clients."""
+    load = lab.correction_load()
+    p50 = percentile(load.sequential_ms, 50)
+    measured = (
+        f"p50 {p50:.1f} ms, p99 {percentile(load.sequential_ms, 99):.1f} ms "
+        f"(n={len(load.sequential_ms)}; a new connection each: p50 "
+        f"{percentile(load.fresh_ms, 50):.1f} ms); {load.rate:,.0f}/s with "
+        f"{lab.sizes.clients} clients"
+    )
+    return [Row(WHAT[4], TARGET[4], measured, p50 < 5 and load.rate >= 1000)]
+
+
+def row_replay(lab: Lab) -> list[Row]:
+    """5: an eval run of the recorded version, function model, every tool call recorded."""
+    suite = lab.corrected_suite()
+    say(f"  eval run on {suite.cases} cases, function model…")
+    seconds, summary = timed_eval(lab, suite)
+    remarks = eval_remarks(summary, suite.cases, "function")
+    say(f"  eval run on {suite.cases} cases, no-op model…")
+    noop_s, _ = timed_eval(lab, suite, "--models", str(HERE / "noop_models.py"))
+    per_case = ms(seconds) / suite.cases
+    measured = (
+        f"{per_case:.1f} ms/case ({suite.cases} cases in {seconds:.2f} s, concurrency 4); "
+        f"no-op model: {ms(noop_s) / suite.cases:.1f} ms/case{remarks}"
+    )
+    return [Row(WHAT[5], TARGET[5], measured, per_case < 5)]
+
+
+def row_slow_model(lab: Lab) -> list[Row]:
+    """6: the same eval run with an OpenAI-compatible model that takes 200 ms per answer."""
+    suite = lab.corrected_suite()
+    pyproject = suite.pack / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text() + '\n[tool.kindgi-dev.providers]\ndefault = "openai"\n'
+    )
+    rows = []
+    with ModelStub(MODEL_LATENCY_S) as stub:
+        env = clean_env(OPENAI_API_KEY="x", OPENAI_BASE_URL=stub.base_url)
+        for concurrency in (4, 16):
+            say(f"  eval run on {suite.cases} cases, 200 ms model, concurrency {concurrency}…")
+            seconds, summary = timed_eval(
+                lab, suite, "--eval-concurrency", str(concurrency), env=env
+            )
+            floor = suite.cases * 2 * MODEL_LATENCY_S / concurrency
+            measured = (
+                f"{seconds:.1f} s (floor {floor:.1f} s: two model calls per case)"
+                f"{eval_remarks(summary, suite.cases, 'openai')}"
+            )
+            what = f"{suite.cases} cases, model of 200 ms latency, --eval-concurrency {concurrency}"
+            rows.append(Row(what, TARGET[6], measured, seconds < 10))
+    return rows
+
+
+def rss_mb(pid: int) -> float:
+    """A process's resident memory, from /proc/<pid>/status."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def descendants(pid: int) -> list[int]:
+    """The ids of a process's children, their children, and so on."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    found: list[int] = []
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier}
+        found.extend(sorted(frontier))
+    return found
+
+
+def row_memory(lab: Lab) -> list[Row]:
+    """7: resident memory after start and a few idle seconds."""
+    server = lab.start(lab.pack("idle"))
+    time.sleep(lab.sizes.idle_s)
+    own = rss_mb(server.pid)
+    children = [rss_mb(pid) for pid in descendants(server.pid)]
+    lab.stop(server)
+    measured = (
+        f"{own:.0f} MB kindgi dev; pack service {sum(children):.0f} MB "
+        f"({len(children)} process{'es' if len(children) != 1 else ''}); "
+        f"total {own + sum(children):.0f} MB"
+    )
+    return [Row(WHAT[7], TARGET[7], measured, own < 150)]
+
+
+WHAT = {
+    1: "`kindgi dev` start → `/health` answering, pack indexed",
+    2: "save with a new `version` → listed by the API",
+    3: "read an agent's test set of 10,000 corrections (set + cases page)",
+    4: "record a correction through the API",
+    5: "replay overhead per case, function model, recorded tools",
+    6: "200 cases with a model of 200 ms latency",
+    7: "idle memory (after start + 3 s)",
+}
+TARGET = {
+    1: "< 1.5 s",
+    2: "< 1.5 s",
+    3: "p50 < 50 ms",
+    4: "p50 < 5 ms, ≥ 1,000/s",
+    5: "< 5 ms",
+    6: "< 10 s",
+    7: "< 150 MB RSS",
+}
+ROWS: dict[int, Callable[[Lab], list[Row]]] = {
+    1: row_start,
+    2: row_save,
+    3: row_test_set,
+    4: row_correction,
+    5: row_replay,
+    6: row_slow_model,
+    7: row_memory,
+}
+
+
+def measure(number: int, lab: Lab) -> list[Row]:
+    """One row of DESIGN.md's table (two for row 6); a failure becomes an `n/a` row."""
+    say(f"[{number}] {WHAT[number]}")
+    began = time.perf_counter()
+    try:
+        rows = ROWS[number](lab)
+    except Exception as error:
+        say(f"[{number}] failed: {error}")
+        first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+        return [Row(WHAT[number], TARGET[number], f"n/a ({first_line[:120]})", None)]
+    say(f"[{number}] done in {time.perf_counter() - began:.1f} s")
+    return rows
+
+
+def table(rows: list[Row]) -> str:
+    """The markdown table."""
+    lines = ["| what | target | measured | ok |", "| --- | --- | --- | --- |"]
+    for row in rows:
+        mark = "—" if row.ok is None else "✓" if row.ok else "✗"
+        cells = (row.what, row.target, row.measured, mark)
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(lines)
+
+
+def parse_only(value: str) -> list[int]:
+    """`--only 3,4` → [3, 4]."""
+    numbers = sorted({int(part) for part in value.split(",") if part.strip()})
+    unknown = [n for n in numbers if n not in ROWS]
+    if unknown or not numbers:
+        raise argparse.ArgumentTypeError(f"rows are 1–{len(ROWS)}, got {value!r}")
+    return numbers
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure the selected rows and print the table."""
+    parser = argparse.ArgumentParser(
+        description="Measure kindgi dev against DESIGN.md's performance targets."
+    )
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions, smaller sizes")
+    parser.add_argument("--only", type=parse_only, default=sorted(ROWS), help="rows, e.g. 3,4")
+    args = parser.parse_args(argv)
+    began = time.perf_counter()
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="kindgi-bench-") as root:
+        lab = Lab(Path(root), QUICK if args.quick else Sizes())
+        try:
+            for position, number in enumerate(args.only):
+                rows.extend(measure(number, lab))
+                if not {3, 4} & set(args.only[position + 1 :]):
+                    lab.drop_correction_load()
+        finally:
+            lab.close()
+    print(table(rows))
+    say(f"benchmarks done in {time.perf_counter() - began:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
