@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import http.client
 import itertools
+import json
 import math
 import sys
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import seed
 from devserver import CLOSE, DevServer, copy_pack, start
@@ -28,7 +30,7 @@ class Sizes:
     corrections: int = 10_000
     sequential: int = 300
     fresh: int = 50
-    clients: int = 8
+    clients: int = 3
     reads: int = 200
     cases: int = 200
     idle_s: float = 3.0
@@ -123,32 +125,40 @@ class Lab:
 def post_concurrently(
     server: DevServer, bodies: list[dict[str, Any]], clients: int, limit_s: float
 ) -> tuple[int, float]:
-    """POST corrections from `clients` threads with a keep-alive client each.
+    """POST corrections from `clients` processes, each with one keep-alive connection.
 
-    Stops after `limit_s`; returns how many were recorded and the seconds it took.
+    Processes, not threads: a client's own CPU must not be what is measured. Stops
+    after `limit_s`; returns how many were recorded and the seconds it took.
     """
-    barrier = threading.Barrier(clients + 1)
-    stop_at = [math.inf]
+    deadline = time.time() + 2.0 + limit_s
+    parts = [(server.url, server.token, bodies[i::clients], deadline) for i in range(clients)]
+    with ProcessPoolExecutor(clients) as pool:
+        results = list(pool.map(_post_part, parts))
+    done = sum(count for count, _, _ in results)
+    began = min(start for _, start, _ in results)
+    ended = max(end for _, _, end in results)
+    return done, ended - began
 
-    def work(part: list[dict[str, Any]]) -> int:
-        with server.client() as client:
-            client.get("/health").raise_for_status()
-            barrier.wait()
-            done = 0
-            for body in part:
-                if time.perf_counter() > stop_at[0]:
-                    break
-                seed.post_correction(client, body)
-                done += 1
-            return done
 
-    with ThreadPoolExecutor(clients) as pool:
-        futures = [pool.submit(work, bodies[i::clients]) for i in range(clients)]
-        barrier.wait()
-        started = time.perf_counter()
-        stop_at[0] = started + limit_s
-        done = sum(future.result() for future in futures)
-    return done, time.perf_counter() - started
+def _post_part(part: tuple[str, str, list[dict[str, Any]], float]) -> tuple[int, float, float]:
+    """One client process: POST its share over one connection; (count, first, last) times."""
+    url, token, bodies, deadline = part
+    parsed = urlsplit(url)
+    connection = http.client.HTTPConnection(parsed.hostname or "127.0.0.1", parsed.port)
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    began = time.time()
+    done = 0
+    for body in bodies:
+        if time.time() > deadline:
+            break
+        connection.request("POST", "/v1/corrections", json.dumps(body), headers)
+        response = connection.getresponse()
+        response.read()
+        if response.status != 201:
+            raise RuntimeError(f"POST /v1/corrections: {response.status}")
+        done += 1
+    connection.close()
+    return done, began, time.time()
 
 
 def record_corrections(lab: Lab) -> CorrectionLoad:

@@ -113,7 +113,7 @@ def write_rc(path: Path, fields: dict[str, Any]) -> None:
 def bind(host: str, port: int) -> socket.socket | None:
     """A listening socket on host:port, or None when the port is taken."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))

@@ -8,6 +8,7 @@ Invalid typed answers are sent back to the model to repair; they are not appende
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -314,12 +315,19 @@ def _output_validator(agent: Mapping[str, Any]) -> Draft202012Validator | None:
     if schema is None:
         return None
     try:
-        Draft202012Validator.check_schema(schema)
+        return _validator(json.dumps(schema, sort_keys=True))
     except SchemaError as error:
         raise TurnFailed(
             "output-schema-violation",
             f"The output schema of {agent.get('id')} is not a valid JSON Schema: {error.message}",
         ) from error
+
+
+@functools.lru_cache(maxsize=256)
+def _validator(schema_json: str) -> Draft202012Validator:
+    """A checked validator per schema, built once: every turn of a version uses the same one."""
+    schema = json.loads(schema_json)
+    Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
 
 

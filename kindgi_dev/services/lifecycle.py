@@ -50,6 +50,7 @@ async def stop(ctx: Context) -> None:
     """Stop the background parts; in-flight requests have finished by now."""
     if ctx.runtime is not None:
         await ctx.runtime.stop()
+    await models.close(ctx)
 
 
 def _pack_service_moved(ctx: Context) -> None:

@@ -7,25 +7,38 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from ..runtime.providers import ModelAdapter, ProviderConfig, select_adapter
 from ..runtime.providers.function import FunctionModels
 from .context import Context
 
 
-def _pyproject_tool(pack_dir: Path) -> dict[str, Any]:
+def _pyproject_tool(ctx: Context) -> dict[str, Any]:
+    """The pack's `[tool]` table, read again only when `pyproject.toml` changed."""
+    path = ctx.settings.pack_dir / "pyproject.toml"
     try:
-        data = tomllib.loads((pack_dir / "pyproject.toml").read_text())
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        return {}
+    cached = ctx.extras.get("pyproject_tool")
+    if cached is not None and cached[0] == stamp:
+        return dict(cached[1])
+    try:
+        data = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError):
         return {}
     tool = data.get("tool", {})
-    return tool if isinstance(tool, dict) else {}
+    table = tool if isinstance(tool, dict) else {}
+    ctx.extras["pyproject_tool"] = (stamp, table)
+    return dict(table)
 
 
 def models_file(ctx: Context) -> Path | None:
     """`--models`, else `[tool.kindgi-dev] models` relative to the pack, else none."""
     if ctx.settings.models_file is not None:
         return ctx.settings.models_file
-    named = _pyproject_tool(ctx.settings.pack_dir).get("kindgi-dev", {}).get("models")
+    named = _pyproject_tool(ctx).get("kindgi-dev", {}).get("models")
     return (ctx.settings.pack_dir / named).resolve() if isinstance(named, str) else None
 
 
@@ -46,19 +59,27 @@ def function_models(ctx: Context) -> FunctionModels | None:
 def provider_config(ctx: Context) -> ProviderConfig:
     """The HTTP providers from the environment and the pack's `[tool.kindgi-dev.providers]`."""
     env = {**os.environ, **ctx.settings.env}
-    return ProviderConfig.from_env_and_pyproject(env, _pyproject_tool(ctx.settings.pack_dir))
+    return ProviderConfig.from_env_and_pyproject(env, _pyproject_tool(ctx))
+
+
+def http_client(ctx: Context) -> httpx.AsyncClient:
+    """One HTTP client for every model call: its connections and TLS context are reused."""
+    client = ctx.extras.get("model_http_client")
+    if client is None:
+        client = httpx.AsyncClient(limits=httpx.Limits(max_connections=64))
+        ctx.extras["model_http_client"] = client
+    return client
+
+
+async def close(ctx: Context) -> None:
+    """Close the shared HTTP client at shutdown."""
+    client = ctx.extras.pop("model_http_client", None)
+    if client is not None:
+        await client.aclose()
 
 
 def adapter_for(ctx: Context, agent: dict[str, Any]) -> ModelAdapter:
     """The model adapter that answers this agent now."""
-    return select_adapter(agent, provider_config(ctx), function_models(ctx))
-
-
-def summary(ctx: Context) -> str:
-    """One line for the banner: which models answer."""
-    config = provider_config(ctx)
-    usable = [p.id for p in (config.openai, config.anthropic) if p.usable]
-    path = models_file(ctx)
-    if path is not None and path.is_file():
-        usable.append(f"function models from {path.name}")
-    return ", ".join(usable) or "none yet: set OPENAI_API_KEY or ANTHROPIC_API_KEY"
+    return select_adapter(
+        agent, provider_config(ctx), function_models(ctx), client=http_client(ctx)
+    )
