@@ -6,6 +6,9 @@ import http.client
 import itertools
 import json
 import math
+import re
+import shutil
+import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -35,6 +38,7 @@ class Sizes:
     cases: int = 200
     idle_s: float = 3.0
     load_limit_s: float = 120.0
+    wrk_seconds: int = 8
 
 
 QUICK = Sizes(
@@ -51,6 +55,7 @@ class CorrectionLoad:
     sequential_ms: list[float]
     fresh_ms: list[float]
     rate: float
+    wrk_rate: float | None = None
 
 
 @dataclass(frozen=True)
@@ -161,6 +166,48 @@ def _post_part(part: tuple[str, str, list[dict[str, Any]], float]) -> tuple[int,
     return done, began, time.time()
 
 
+WRK_SCRIPT = """
+counter = 0
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer %(token)s"
+request = function()
+  counter = counter + 1
+  local body = '{"runId":"%(run)s","participantId":"wrk-' .. math.random(1, 1000000000)
+    .. '-' .. counter .. '","items":[{"key":"kb-101","pointer":"/output/articles/0",'
+    .. '"rank":0,"verdict":"right"}]}'
+  return wrk.format(nil, "/v1/corrections", nil, body)
+end
+"""
+
+
+def wrk_rate(lab: Lab) -> float | None:
+    """Sustained corrections/s from `wrk` (a C load generator), or None when it isn't installed.
+
+    Python clients on a 2-core machine measure themselves as much as the server; wrk doesn't.
+    It runs on an instance of its own, so the test set of rows 3 and 4 keeps 10,000 cases.
+    """
+    if shutil.which("wrk") is None:
+        return None
+    server = lab.start(lab.pack("wrk"))
+    seconds = lab.sizes.wrk_seconds
+    script = lab.root / "corrections.lua"
+    script.write_text(
+        WRK_SCRIPT % {"token": server.token, "run": seed.start_runs(server, 1)[0]["id"]}
+    )
+    try:
+        done = subprocess.run(
+            ["wrk", "-t1", "-c4", f"-d{seconds}s", "-s", str(script), server.url],
+            capture_output=True, text=True, timeout=seconds + 30,
+        )  # fmt: skip
+    finally:
+        lab.stop(server)
+    if "Non-2xx" in done.stdout:
+        raise RuntimeError(f"wrk got refusals:\n{done.stdout}")
+    found = re.search(r"Requests/sec:\s+([\d.]+)", done.stdout)
+    return float(found.group(1)) if found else None
+
+
 def record_corrections(lab: Lab) -> CorrectionLoad:
     """Runs, then corrections: sequential ones timed one by one, the rest from many clients."""
     sizes = lab.sizes
@@ -186,7 +233,9 @@ def record_corrections(lab: Lab) -> CorrectionLoad:
     rest = bodies[len(sequential) + len(fresh) :]
     say(f"  {len(rest)} corrections from {sizes.clients} concurrent clients…")
     done, seconds = post_concurrently(server, rest, sizes.clients, sizes.load_limit_s)
-    return CorrectionLoad(server, project, sequential_ms, fresh_ms, done / seconds)
+    say("  sustained rate with wrk (when installed)…")
+    sustained = wrk_rate(lab)
+    return CorrectionLoad(server, project, sequential_ms, fresh_ms, done / seconds, sustained)
 
 
 def build_corrected_suite(lab: Lab) -> CorrectedSuite:

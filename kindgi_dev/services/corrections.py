@@ -68,6 +68,8 @@ def agent_tools(ctx: Context, run: Mapping[str, Any]) -> set[str]:
 
 def keep_copy(ctx: Context, run: Mapping[str, Any], now: str) -> None:
     """Store the run's copy at its first verdict: input, context with `toolEnv`, output."""
+    if store.has_copy(ctx.db, run["id"]):
+        return
     recorded = run.get("context") or {}
     context = {k: recorded[k] for k in _CONTEXT_FIELDS if k in recorded}
     if run.get("tool_env"):
@@ -213,10 +215,17 @@ def create(ctx: Context, body: Mapping[str, Any]) -> dict[str, Any]:
         old = store.live_correction(ctx.db, run["id"], corrector)
         _replace(ctx, old, correction["id"], now)
         store.insert_correction(ctx.db, correction)
-        record(ctx, run, correction["id"], verdicts, now)
-        if old is not None and not old["erased_at"]:
-            store.end_live_verdicts(ctx.db, old["id"], now)
-    return get(ctx, correction["id"])
+        if old is None:
+            store.insert_verdicts(ctx.db, verdicts)
+            keep_copy(ctx, run, now)
+        else:
+            record(ctx, run, correction["id"], verdicts, now)
+            if not old["erased_at"]:
+                store.end_live_verdicts(ctx.db, old["id"], now)
+    if old is not None:
+        return get(ctx, correction["id"])
+    stored = {**correction, "replaced_by": None, "replaced_at": None, "erased_at": None}
+    return to_wire(stored, [{**v, "unregistered_at": None} for v in verdicts])
 
 
 def _own_row(ctx: Context, correction_id: str) -> dict[str, Any]:

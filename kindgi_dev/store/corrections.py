@@ -206,6 +206,11 @@ def list_verdicts(
     return [_decoded(row) for row in rows]
 
 
+def has_copy(db: Database, run_id: str) -> bool:
+    """Whether the run's copy was kept already."""
+    return db.one("SELECT 1 FROM judged_run_copies WHERE run_id = ?", (run_id,)) is not None
+
+
 def insert_copy(db: Database, copy: dict[str, Any]) -> None:
     """Keep a judged run's copy, unless one was kept at an earlier judgment."""
     db.run(
