@@ -126,11 +126,18 @@ def recorded_run(
 
 @contextmanager
 def served(
-    tmp_path: Path, versions: tuple[str, ...] = ("0.1.0",), models_file: Path | None = None
+    tmp_path: Path,
+    versions: tuple[str, ...] = ("0.1.0",),
+    models_file: Path | None = None,
+    env: dict[str, str] | None = None,
+    pyproject_extra: str = "",
 ) -> Iterator[tuple[TestClient, Context]]:
     """An app on a temp folder (no pack service), the picker registered; client and context."""
-    (tmp_path / "pyproject.toml").write_text('[tool.kindgi.pack]\nid = "acme-ops"\n')
-    settings = Settings(pack_dir=tmp_path, start_pack=False, watch=False, models_file=models_file)
+    pyproject = '[tool.kindgi.pack]\nid = "acme-ops"\n' + pyproject_extra
+    (tmp_path / "pyproject.toml").write_text(pyproject)
+    settings = Settings(
+        pack_dir=tmp_path, start_pack=False, watch=False, models_file=models_file, env=env or {}
+    )
     app = create_app(settings)
     ctx = context_of(app)
     with TestClient(app) as client:

@@ -69,6 +69,7 @@ class Replayed:
     approval_skipped: bool
     provider: dict[str, str] = field(default_factory=dict)
     error: str | None = None
+    judged: dict[int, tuple[bool, str]] = field(default_factory=dict)
 
 
 def case_verdicts(case: ReplayCase) -> list[Verdict]:
@@ -82,15 +83,19 @@ def score(output: Any, verdicts: Sequence[Verdict], *, k: int, restricted_only: 
 
 
 def checks_of(case: ReplayCase, replay: Replayed) -> list[tuple[Expectation, list[dict[str, Any]]]]:
-    """Each expectation with the differences of one repetition (none = passed)."""
+    """Each expectation with the differences of one repetition (none = passed).
+
+    An answer check uses the judging model's verdict when the repetition has one, else
+    the deterministic judge.
+    """
     made = [MadeCall(t["toolId"], t.get("arguments"), t.get("source") == "refused")
             for t in replay.tools]  # fmt: skip
     found = []
-    for expectation in case.expectations:
+    for position, expectation in enumerate(case.expectations):
         if expectation.part == "decisions":
             differences = check_decisions(expectation.expected, made, list(case.recorded_tool_ids))
         else:
-            passed, reason = deterministic_answer_check(
+            passed, reason = replay.judged.get(position) or deterministic_answer_check(
                 expectation.expected, answer_text(case.output), answer_text(replay.output)
             )
             differences = [] if passed else [{"kind": "answer", "reason": reason}]

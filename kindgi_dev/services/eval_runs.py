@@ -14,16 +14,18 @@ from typing import Any
 from ..domain import comparison
 from ..domain.comparison import ReplayCase, Replayed
 from ..domain.errors import BadInput, Conflict, NotFound
+from ..domain.items import answer_text
 from ..domain.metrics import CaseScore
 from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
 from ..domain.replay import RecordedCall
 from ..domain.time import now_iso
+from ..runtime import judge
 from ..runtime.dispatch import LiveDispatcher, tool_env
 from ..runtime.executor import execute
 from ..runtime.replay_dispatch import ReplayDispatcher
 from ..store import eval_runs as store
 from ..store import runs as run_store
-from . import catalog, projects, runs
+from . import catalog, models, projects, runs
 from .context import Context
 
 INTERRUPTED = (
@@ -154,13 +156,29 @@ async def replay_case(
                                   strict=case.strict, tool_env=case.tool_env)  # fmt: skip
     outcome = await runs.execute(ctx, run["id"], agent, case.message, case.history, dispatcher)
     stored = run_store.get(ctx.db, run["id"]) or {}
+    judged = await _judge_answers(ctx, case, stored.get("output")) if outcome.ok else {}
     return Replayed(
         run_id=run["id"], output=stored.get("output"),
         tools=[c.to_wire() for c in outcome.tool_calls], diverged=dispatcher.diverged,
         refused=dispatcher.refused, approval_skipped=dispatcher.approval_skipped,
         provider=outcome.provider,
-        error=None if outcome.ok else (outcome.failure or {}).get("message"),
+        error=None if outcome.ok else (outcome.failure or {}).get("message"), judged=judged,
     )  # fmt: skip
+
+
+async def _judge_answers(
+    ctx: Context, case: ReplayCase, output: Any
+) -> dict[int, tuple[bool, str]]:
+    """The judging model's verdict on each answer check of the case (none without a model)."""
+    adapter = models.judging_adapter(ctx)
+    if adapter is None:
+        return {}
+    return {
+        position: await judge.check_answer(adapter, expectation.expected,
+                                           answer_text(case.output), answer_text(output))
+        for position, expectation in enumerate(case.expectations)
+        if expectation.part == "answer"
+    }  # fmt: skip
 
 
 def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> dict[str, Any]:
@@ -209,13 +227,21 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> dict[str, 
         "repetitions": settings["repetitions"], "metrics": metrics,
         "corrections": {"checked": len(checks), "passed": sum(checks)},
     }  # fmt: skip
-    if test_set:
-        summary["judge"] = {
-            "kind": "deterministic",
-            "note": "Answer checks compared text "
-            "deterministically: no judging model was configured.",
-        }
+    if any(c.get("part") == "answer" for e in entries for c in e["entry"].get("corrections", [])):
+        summary["judge"] = _judge_summary(ctx)
     return {"summary": summary, "perCase": [e["entry"] for e in entries]}
+
+
+def _judge_summary(ctx: Context) -> dict[str, Any]:
+    """Which judge checked the answers: the configured model, or the deterministic one."""
+    adapter = models.judging_adapter(ctx)
+    if adapter is not None:
+        return {"kind": "model", "providerId": adapter.provider_id, "model": adapter.model}
+    return {
+        "kind": "deterministic",
+        "note": "No judging model is configured, so answer checks "
+        "compared text: the same answer for `right`, one containing shouldSay for `wrong`.",
+    }
 
 
 def _finish(

@@ -83,3 +83,14 @@ def adapter_for(ctx: Context, agent: dict[str, Any]) -> ModelAdapter:
     return select_adapter(
         agent, provider_config(ctx), function_models(ctx), client=http_client(ctx)
     )
+
+
+def judging_adapter(ctx: Context) -> ModelAdapter | None:
+    """The configured provider that judges answers, or None: then the deterministic judge."""
+    config = provider_config(ctx)
+    chosen = config.http(config.default) if config.default else None
+    candidates = [chosen] if chosen is not None else [config.openai, config.anthropic]
+    for provider in candidates:
+        if provider is not None and provider.has_key:
+            return provider.adapter(None, http_client(ctx))
+    return None

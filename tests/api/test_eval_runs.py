@@ -8,6 +8,7 @@ from typing import Any
 
 from factories import AGENT, QUESTIONS, SEARCH, served, tutorial_runs
 from starlette.testclient import TestClient
+from stubs.openai_stub import OpenAIStub
 
 PASSWORD = "I forgot my password and can't sign in."
 
@@ -170,3 +171,52 @@ def test_rescore_uses_the_corrections_made_since(tmp_path: Path) -> None:
     assert rescored["result"]["summary"]["metrics"]["weightedYesShare"]["candidate"] == 0
     assert missing.status_code == 404
     assert missing.json()["error"]["code"] == "eval-run-not-found"
+
+
+def test_answer_checks_go_to_the_judging_model_when_one_is_configured(tmp_path: Path) -> None:
+    judge = OpenAIStub().serve()
+    judge.queue_text('{"answer": "", "output": {"pass": true, "reason": "It says it."}}')
+    env = {"OPENAI_API_KEY": "sk-judge", "OPENAI_BASE_URL": judge.base_url}
+    providers = '[tool.kindgi-dev.providers]\ndefault = "function"\n'
+    try:
+        with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search"), env,
+                    providers) as (client, ctx):  # fmt: skip
+            run_id = tutorial_runs(ctx)[PASSWORD]
+            project = client.get("/v1/projects/default").json()["id"]
+            answer = {"runId": run_id, "answer": {"verdict": "wrong", "shouldSay": "reset link"}}
+            assert client.post("/v1/corrections", json=answer).status_code == 201
+            started = client.post(
+                f"/v1/agents/{AGENT}/test-set/runs",
+                json={"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}},
+            )
+            run = finish(client, started.json()["runId"])
+    finally:
+        judge.stop()
+    summary = run["result"]["summary"]
+    assert summary["judge"] == {"kind": "model", "providerId": "openai", "model": "gpt-4o-mini"}
+    assert summary["corrections"] == {"checked": 1, "passed": 1}
+    asked = judge.requests[0].json["messages"][-1]["content"]
+    assert "reset link" in asked and "Try these." in asked
+    assert run["result"]["perCase"][0]["candidate"][0]["items"] == 2
+
+
+def test_without_a_judging_model_the_summary_says_the_judge_was_deterministic(
+    tmp_path: Path,
+) -> None:
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        run_id = tutorial_runs(ctx)[PASSWORD]
+        project = client.get("/v1/projects/default").json()["id"]
+        answer = {"runId": run_id, "answer": {"verdict": "wrong", "shouldSay": "reset link"}}
+        assert client.post("/v1/corrections", json=answer).status_code == 201
+        started = client.post(
+            f"/v1/agents/{AGENT}/test-set/runs",
+            json={"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}},
+        )
+        run = finish(client, started.json()["runId"])
+    summary = run["result"]["summary"]
+    assert summary["judge"]["kind"] == "deterministic"
+    assert summary["corrections"] == {"checked": 1, "passed": 0}
+    difference = run["result"]["perCase"][0]["correctionDifferences"][0]["differences"][0]
+    assert difference["kind"] == "answer"

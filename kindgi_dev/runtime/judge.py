@@ -1,0 +1,65 @@
+"""Answer checks by a judging model: does the candidate's answer do what the correction asks?
+
+Asked as one typed turn of the configured provider, so any adapter can judge; a judge
+that fails to answer fails the check with its reason rather than the run.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..models import Message, Turn
+from .providers import ModelAdapter
+from .providers.base import ModelError
+
+VERDICT_SCHEMA = {
+    "type": "object",
+    "properties": {"pass": {"type": "boolean"}, "reason": {"type": "string"}},
+    "required": ["pass", "reason"],
+}
+
+INSTRUCTIONS = (
+    "You check an AI agent's answer against what a person said it should do. Read the "
+    "expectation and the answer, then answer with pass true when the answer does what the "
+    "expectation asks, else false, and a one-sentence reason."
+)
+
+
+def question(expectation: dict[str, Any], recorded: str | None, candidate: str | None) -> str:
+    """What the judge is asked, in plain words."""
+    if expectation.get("verdict") == "right":
+        ask = f"It should say what this recorded answer said: {json.dumps(recorded)}"
+    else:
+        parts = (
+            [f"It should say: {expectation['shouldSay']}"] if expectation.get("shouldSay") else []
+        )
+        if expectation.get("why"):
+            parts.append(f"The recorded answer was wrong because: {expectation['why']}")
+        ask = " ".join(parts) or "It should differ from the recorded answer."
+    return f"Expectation: {ask}\nAnswer to check: {json.dumps(candidate)}"
+
+
+async def check_answer(
+    adapter: ModelAdapter, expectation: dict[str, Any], recorded: str | None, candidate: str | None
+) -> tuple[bool, str]:
+    """The judging model's verdict on one answer: (passed, reason)."""
+    turn = Turn(
+        agent_id="kindgi-dev.answer-judge",
+        agent_version="1.0.0",
+        instructions=INSTRUCTIONS,
+        messages=(
+            Message("system", INSTRUCTIONS),
+            Message("user", question(expectation, recorded, candidate)),
+        ),
+        tools=(),
+        output_schema=VERDICT_SCHEMA,
+    )
+    try:
+        reply = await adapter.next_step(turn)
+    except ModelError as error:
+        return False, f"the judging model failed: {error.message}"
+    verdict = reply.output if isinstance(reply.output, dict) else {}
+    if not isinstance(verdict.get("pass"), bool):
+        return False, "the judging model gave no pass/fail verdict"
+    return verdict["pass"], str(verdict.get("reason", ""))
