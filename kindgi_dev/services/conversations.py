@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -94,7 +93,7 @@ def record_turn(
     store.append(ctx.db, conversation_id, run_id, items, at)
 
 
-def to_wire(row: sqlite3.Row) -> dict[str, Any]:
+def to_wire(row: Mapping[str, Any]) -> dict[str, Any]:
     """A conversation as the contract's `Conversation`."""
     wire: dict[str, Any] = {
         "id": row["id"],

@@ -154,7 +154,7 @@ async def replay_case(
     )  # fmt: skip
     dispatcher = ReplayDispatcher(recorded, live, reads=reads,  # type: ignore[arg-type]
                                   strict=case.strict, tool_env=case.tool_env)  # fmt: skip
-    outcome = await runs.execute(ctx, run["id"], agent, case.message, case.history, dispatcher)
+    outcome = await runs.perform_turn(ctx, run["id"], agent, case.message, case.history, dispatcher)
     stored = run_store.get(ctx.db, run["id"]) or {}
     judged = await _judge_answers(ctx, case, stored.get("output")) if outcome.ok else {}
     return Replayed(

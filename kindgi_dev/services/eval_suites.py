@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -101,10 +100,8 @@ def publish(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
            "spec": body["spec"], "created_at": now_iso()}  # fmt: skip
     with ctx.db.transaction():
         _claim(ctx, body["id"], body["version"], project_id)
-        try:
-            store.insert_version(ctx.db, row)
-        except sqlite3.IntegrityError:
-            raise _taken(body["id"], body["version"]) from None
+        if not store.insert_version(ctx.db, row):
+            raise _taken(body["id"], body["version"])
     return {"suiteId": body["id"], "version": body["version"]}
 
 
@@ -269,11 +266,13 @@ def build_from_judgments(ctx: Context, suite_id: str, body: dict[str, Any]) -> d
         cases = _cases(ctx, [run.run_id for run in chosen], class_ids)
         spec = {"source": "judgments", "subject": {"kind": subject[0], "id": subject[1]},
                 "filters": _filters_of(body), "truncated": truncated}  # fmt: skip
-        store.insert_version(ctx.db, {
+        stored = store.insert_version(ctx.db, {
             "id": suite_id, "version": body["version"], "tenant_id": ctx.tenant_id,
             "project_id": project_id, "kind": "judged", "description": body.get("description"),
             "spec": spec, "case_count": len(cases), "created_at": now_iso(),
         })  # fmt: skip
+        if not stored:
+            raise _taken(suite_id, body["version"])
         store.insert_cases(ctx.db, suite_id, body["version"], cases)
     return {"suiteId": suite_id, "version": body["version"], "kind": "judged",
             "caseCount": len(cases), "truncated": truncated}  # fmt: skip

@@ -91,7 +91,7 @@ async def start(ctx: Context, body: dict[str, Any]) -> tuple[dict[str, Any], int
         project_id=project_id,
         run_id=run["id"],
     )
-    work = execute(ctx, run["id"], agent, data["userMessage"], history, dispatcher)
+    work = perform_turn(ctx, run["id"], agent, data["userMessage"], history, dispatcher)
     if options.get("wait", True):
         finished = await _track(ctx, run["id"], work)
         if finished["status"] == "failed":
@@ -168,7 +168,7 @@ def open_run(
     return run
 
 
-async def execute(
+async def perform_turn(
     ctx: Context,
     run_id: str,
     agent: Mapping[str, Any],

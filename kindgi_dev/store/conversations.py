@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,9 +22,10 @@ def insert(db: Database, conversation: dict[str, Any]) -> None:
     )
 
 
-def get(db: Database, conversation_id: str) -> sqlite3.Row | None:
+def get(db: Database, conversation_id: str) -> dict[str, Any] | None:
     """One conversation."""
-    return db.one(f"SELECT {_FIELDS} FROM conversations WHERE id = ?", (conversation_id,))
+    row = db.one(f"SELECT {_FIELDS} FROM conversations WHERE id = ?", (conversation_id,))
+    return dict(row) if row else None
 
 
 def list_page(
@@ -36,7 +36,7 @@ def list_page(
     after: list[Any] | None,
     filters: dict[str, Any],
     replays: str,
-) -> list[sqlite3.Row]:
+) -> list[dict[str, Any]]:
     """Up to `limit + 1` conversations, newest first."""
     where = ["tenant_id = ?"]
     params: list[Any] = [tenant_id]
@@ -51,11 +51,12 @@ def list_page(
     if after:
         where.append("(opened_at, id) < (?, ?)")
         params.extend(after)
-    return db.all(
+    rows = db.all(
         f"SELECT {_FIELDS} FROM conversations WHERE {' AND '.join(where)} "
         "ORDER BY opened_at DESC, id DESC LIMIT ?",
         [*params, limit + 1],
     )
+    return [dict(row) for row in rows]
 
 
 def messages(

@@ -34,14 +34,18 @@ def _version(row: sqlite3.Row) -> dict[str, Any]:
     return found
 
 
-def insert_version(db: Database, suite: dict[str, Any]) -> None:
-    """Store a suite version (`sqlite3.IntegrityError` when the version is taken)."""
-    db.run(
-        f"INSERT INTO eval_suites ({_VERSION_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-        (suite["id"], suite["version"], suite["tenant_id"], suite.get("project_id"),
-         suite["kind"], suite.get("description"), dump(suite["spec"]),
-         suite.get("case_count", 0), suite["created_at"]),
-    )  # fmt: skip
+def insert_version(db: Database, suite: dict[str, Any]) -> bool:
+    """Store a suite version; False (and nothing written) when the version is taken."""
+    try:
+        db.run(
+            f"INSERT INTO eval_suites ({_VERSION_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            (suite["id"], suite["version"], suite["tenant_id"], suite.get("project_id"),
+             suite["kind"], suite.get("description"), dump(suite["spec"]),
+             suite.get("case_count", 0), suite["created_at"]),
+        )  # fmt: skip
+    except sqlite3.IntegrityError:
+        return False
+    return True
 
 
 def insert_cases(
