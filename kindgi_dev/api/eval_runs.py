@@ -81,6 +81,8 @@ class EvalRunQuery(WireModel):
     to: str | None = None
     scope_kind: str | None = None
     scope_id: str | None = None
+    flow_id: str | None = None
+    inherit: bool | None = None
 
 
 class RescoreBody(WireModel):
@@ -105,6 +107,8 @@ async def start_on_test_set(call: Call[StartEvalRunBody, Any]) -> Response:
 
 async def list_runs(call: Call[Any, EvalRunQuery]) -> dict[str, Any]:
     q = call.query
+    if q.flow_id:
+        return {"data": [], "hasMore": False}  # kindgi dev tries agent versions only
     filters = {"suite_id": q.suite_id, "status": q.status, "agent_id": q.agent_id,
                "from": q.from_, "to": q.to,
                "project_id": q.scope_id if q.scope_kind == "project" else None}  # fmt: skip

@@ -89,6 +89,9 @@ class RunQuery(WireModel):
     created_before: str | None = None
     scope_kind: str | None = None
     scope_id: str | None = None
+    parent_run_id: str | None = None
+    top_level: bool | None = None
+    trigger_id: str | None = None
 
     @field_validator("status", mode="before")
     @classmethod
@@ -124,6 +127,8 @@ async def start(call: Call[StartRunBody, Any]) -> Response:
 
 async def list_runs(call: Call[Any, RunQuery]) -> dict[str, Any]:
     q = call.query
+    if q.parent_run_id or q.trigger_id:
+        return {"data": [], "hasMore": False}  # kindgi dev has no child runs or triggers
     filters = {
         "agent_id": q.agent_id,
         "agent_version": q.agent_version,
