@@ -48,17 +48,22 @@ class LiveDispatcher:
         version = str(tool.get("version", ""))
         env = self._env_of(tool)
         self.tool_env[call.tool_id] = env
-        outcome = await self._invoke(
-            call.tool_id,
-            version,
-            call.arguments,
-            tenant_id=self._tenant_id,
-            project_id=self._project_id,
-            run_id=self._run_id,
-            request_id=call.id,
-            env=env,
-            timeout_ms=self._timeout_ms,
-        )
+        try:
+            outcome = await self._invoke(
+                call.tool_id,
+                version,
+                call.arguments,
+                tenant_id=self._tenant_id,
+                project_id=self._project_id,
+                run_id=self._run_id,
+                request_id=call.id,
+                env=env,
+                timeout_ms=self._timeout_ms,
+            )
+        except Exception as error:  # no pack service: the model is told, the run goes on
+            message = getattr(error, "message", None) or str(error)
+            return ToolCallRecord(step, call.id, call.tool_id, version, call.arguments, None,
+                                  f"pack-service-unavailable: {message}", "live")  # fmt: skip
         return ToolCallRecord(
             step=step,
             call_id=call.id,

@@ -153,7 +153,8 @@ async def replay_case(
         env_of=lambda tool: dict(case.tool_env.get(str(tool.get("id")), tool_env(tool))),
     )  # fmt: skip
     dispatcher = ReplayDispatcher(recorded, live, reads=reads,  # type: ignore[arg-type]
-                                  strict=case.strict, tool_env=case.tool_env)  # fmt: skip
+                                  strict=case.strict, tool_env=case.tool_env,
+                                  settings_differ=_settings_differ(ctx, agent, case))  # fmt: skip
     outcome = await runs.perform_turn(ctx, run["id"], agent, case.message, case.history, dispatcher)
     stored = run_store.get(ctx.db, run["id"]) or {}
     judged = await _judge_answers(ctx, case, stored.get("output")) if outcome.ok else {}
@@ -164,6 +165,15 @@ async def replay_case(
         provider=outcome.provider,
         error=None if outcome.ok else (outcome.failure or {}).get("message"), judged=judged,
     )  # fmt: skip
+
+
+def _settings_differ(ctx: Context, agent: dict[str, Any], case: ReplayCase) -> bool:
+    """Whether the candidate pins other settings blocks than the version the past run ran."""
+    try:
+        past = catalog.get_agent(ctx, case.agent_id, case.made_on)
+    except NotFound:
+        return False
+    return (agent.get("settings") or []) != (past.get("settings") or [])
 
 
 async def _judge_answers(

@@ -6,9 +6,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-from factories import AGENT, QUESTIONS, SEARCH, served, tutorial_runs
+from factories import (
+    AGENT,
+    QUESTIONS,
+    SEARCH,
+    agent_manifest,
+    served,
+    tool_manifests,
+    tutorial_runs,
+)
 from starlette.testclient import TestClient
 from stubs.openai_stub import OpenAIStub
+
+from kindgi_dev.domain.replay import LIVE_SETTINGS
+from kindgi_dev.runtime.pack import PackIndex
+from kindgi_dev.services import catalog
 
 PASSWORD = "I forgot my password and can't sign in."
 
@@ -220,3 +232,32 @@ def test_without_a_judging_model_the_summary_says_the_judge_was_deterministic(
     assert summary["corrections"] == {"checked": 1, "passed": 0}
     difference = run["result"]["perCase"][0]["correctionDifferences"][0]["differences"][0]
     assert difference["kind"] == "answer"
+
+
+def test_a_version_pinning_other_settings_reads_live_and_diverges(tmp_path: Path) -> None:
+    with served(tmp_path, ("0.1.0",), models_file(tmp_path, "same-search")) as (client, ctx):
+        index = PackIndex(
+            pack_id="acme-ops", pack_version="0.1.0", artifact_version="20260101.2",
+            tools=tool_manifests(), flows=[], guardrails=[], file_errors=[],
+            path=Path("index.json"), warnings=[],
+            agents=[{**agent_manifest("0.2.0"),
+                     "settings": [{"id": "acme.weights", "version": "1.0.0"}]}],
+        )  # fmt: skip
+        catalog.register(ctx, index)
+        run_id = tutorial_runs(ctx)[PASSWORD]
+        correct_tutorial(client, {PASSWORD: run_id})
+        project = client.get("/v1/projects/default").json()["id"]
+        client.post(
+            "/v1/eval-suites/acme.one/versions/from-judgments",
+            json={"version": "1.0.0", "projectId": project, "agentId": AGENT},
+        )
+        started = client.post(
+            "/v1/eval-suites/acme.one/runs",
+            json={"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}},
+        )
+        run = finish(client, started.json()["runId"])
+    case = run["result"]["perCase"][0]
+    assert case["tools"][0]["source"] == "live"
+    assert case["tools"][0]["reason"] == LIVE_SETTINGS
+    assert case["diverged"] is True
+    assert run["result"]["summary"]["diverged"] == 1
