@@ -20,7 +20,7 @@ from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
 from ..domain.replay import RecordedCall
 from ..domain.time import now_iso
 from ..runtime import judge
-from ..runtime.dispatch import LiveDispatcher, tool_env
+from ..runtime.dispatch import tool_env
 from ..runtime.executor import execute
 from ..runtime.replay_dispatch import ReplayDispatcher
 from ..store import eval_runs as store
@@ -147,9 +147,8 @@ async def replay_case(
         RecordedCall(c["toolId"], c["arguments"], c.get("result"), c.get("error"))
         for c in run_store.tool_calls(ctx.db, case.run_id)
     ]
-    live = LiveDispatcher(
-        ctx.runtime.invoke if ctx.runtime is not None else runs.no_pack,
-        tenant_id=ctx.tenant_id, project_id=project_id, run_id=run["id"],
+    live = runs.live_dispatcher(
+        ctx, project_id, run["id"],
         env_of=lambda tool: dict(case.tool_env.get(str(tool.get("id")), tool_env(tool))),
     )  # fmt: skip
     dispatcher = ReplayDispatcher(recorded, live, reads=reads,  # type: ignore[arg-type]

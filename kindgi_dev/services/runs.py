@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..domain.errors import BadInput, Conflict, NotFound, Unprocessable, ValidationFailed
 from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
 from ..domain.time import now_iso
 from ..runtime.agent_turn import HISTORY_LIMIT, TurnOutcome, run_agent_turn, turn_result
-from ..runtime.dispatch import LiveDispatcher
+from ..runtime.dispatch import LiveDispatcher, tool_env
 from ..runtime.tool_calls import ToolDispatcher
 from ..store import runs as run_store
 from . import catalog, conversations, models, projects
@@ -85,12 +85,7 @@ async def start(ctx: Context, body: dict[str, Any]) -> tuple[dict[str, Any], int
         via="explicit" if body.get("agentVersion") else "latest",
     )
     history = conversations.history(ctx, run["conversation_id"], before_run=run["id"])
-    dispatcher = LiveDispatcher(
-        ctx.runtime.invoke if ctx.runtime is not None else no_pack,
-        tenant_id=ctx.tenant_id,
-        project_id=project_id,
-        run_id=run["id"],
-    )
+    dispatcher = live_dispatcher(ctx, project_id, run["id"])
     work = perform_turn(ctx, run["id"], agent, data["userMessage"], history, dispatcher)
     if options.get("wait", True):
         finished = await _track(ctx, run["id"], work)
@@ -105,7 +100,24 @@ async def start(ctx: Context, body: dict[str, Any]) -> tuple[dict[str, Any], int
     return to_wire(run_store.get(ctx.db, run["id"]) or run), 202
 
 
-async def no_pack(*args: Any, **kwargs: Any) -> Any:
+def live_dispatcher(
+    ctx: Context,
+    project_id: str,
+    run_id: str,
+    env_of: Callable[[Mapping[str, Any]], dict[str, str]] = tool_env,
+) -> LiveDispatcher:
+    """A dispatcher that runs a turn's calls in the pack service, with the run's context."""
+    return LiveDispatcher(
+        ctx.runtime.invoke if ctx.runtime is not None else _no_pack,
+        tenant_id=ctx.tenant_id,
+        project_id=project_id,
+        run_id=run_id,
+        env_of=env_of,
+    )
+
+
+async def _no_pack(*args: Any, **kwargs: Any) -> Any:
+    """Stands in for the pack service when there is none (a pack without tools, or tests)."""
     raise BadInput("This pack has no pack service running, so its tools can't be called.")
 
 
