@@ -54,7 +54,7 @@ def create_app(settings: Settings, *, progress: Progress | None = None) -> Starl
     db.migrate()
     ctx = Context(db=db, identity=identity.ensure(db), settings=settings)
     declared = endpoints()
-    routes: list[BaseRoute] = [system.openapi_route(openapi.document(declared))]
+    routes: list[BaseRoute] = [system.openapi_route(lambda: openapi.document(declared))]
     routes.extend(route(e) for e in declared)
 
     @contextlib.asynccontextmanager

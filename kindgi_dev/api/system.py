@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .responses import json_response
+from .responses import dumps, json_response
 from .routing import Call, Endpoint
 from .wire import OpenModel, WireModel
 
@@ -40,11 +41,14 @@ async def ready(call: Call[Any, Any]) -> Response | dict[str, Any]:
     return {"ok": True}
 
 
-def openapi_route(document: dict[str, Any]) -> Route:
-    """`GET /openapi.json`: the document generated from this app's endpoints."""
+def openapi_route(build: Callable[[], dict[str, Any]]) -> Route:
+    """`GET /openapi.json`: the document generated from this app's endpoints, on first ask."""
+    built: list[bytes] = []
 
     async def serve(request: Request) -> Response:
-        return json_response(document)
+        if not built:
+            built.append(dumps(build()))
+        return Response(built[0], media_type="application/json")
 
     return Route("/openapi.json", serve, methods=["GET"])
 

@@ -67,26 +67,25 @@ def start_and_wait(api: Api, path: str, body: dict[str, Any], wait: bool) -> Any
 def wait_for(api: Api, run_id: str) -> Any:
     """Poll every second; on a terminal, a progress line on stderr (nothing when piped)."""
     began = time.monotonic()
-    show = sys.stderr.isatty()
+    shown = False
     while True:
         time.sleep(1.0)
         run = api.call("GET", f"/v1/eval-runs/{run_id}")
         if run["status"] not in ("pending", "running"):
-            if show:
-                click.echo("", err=True)
+            if shown:
+                click.echo(f"\r  ✓ {run['status']} in {duration(time.monotonic() - began)}",
+                           err=True)  # fmt: skip
             return run
         if time.monotonic() - began > WAIT_LIMIT_S:
             raise click.ClickException(
                 f"Still running after 30 minutes: kindgi eval-runs show {run_id}"
             )
-        if show:
+        if sys.stderr.isatty():
             progress = run.get("progress") or {}
-            click.echo(
-                f"\r  ⋯ {progress.get('casesDone', 0)} of {progress.get('cases', '?')} "
-                f"cases ({duration(time.monotonic() - began)})",
-                nl=False,
-                err=True,
-            )
+            done, total = progress.get("casesDone", 0), progress.get("cases", "?")
+            elapsed = duration(time.monotonic() - began)
+            click.echo(f"\r  ⋯ {done} of {total} cases ({elapsed})", nl=False, err=True)
+            shown = True
 
 
 @api_command(eval_runs, "start", help="Try an agent version on a suite's test cases.")
