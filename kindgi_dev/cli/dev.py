@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import signal
+import subprocess
 import sys
 import time
 import tomllib
@@ -16,6 +17,7 @@ import click
 import uvicorn
 
 from ..domain.errors import KindgiError
+from ..runtime.pack import prestart_index
 from ..settings import DEFAULT_HOST, DEFAULT_PORT, Settings
 from . import banner
 from .devstate import Lock, choose_socket, pack_service_token, read_rc, write_rc
@@ -135,13 +137,28 @@ def dev(
             )
         if do_reset:
             reset(settings, yes)
-        exit_code = serve(settings, lock, explicit_port=port is not None, started=started)
+        prestarted = prestart_index(pack_dir, settings.env)
+        try:
+            exit_code = serve(
+                settings, lock, explicit_port=port is not None, started=started,
+                prestarted=prestarted,
+            )  # fmt: skip
+        finally:
+            if prestarted.poll() is None:
+                prestarted.kill()
     finally:
         lock.release()
     sys.exit(exit_code)
 
 
-def serve(settings: Settings, lock: Lock, *, explicit_port: bool, started: float) -> int:
+def serve(
+    settings: Settings,
+    lock: Lock,
+    *,
+    explicit_port: bool,
+    started: float,
+    prestarted: subprocess.Popen[bytes] | None = None,
+) -> int:
     """Bind, build the app, serve until Ctrl+C or SIGTERM; the exit code."""
     from ..api.app import context_of, create_app
 
@@ -163,6 +180,7 @@ def serve(settings: Settings, lock: Lock, *, explicit_port: bool, started: float
         return 1
     ctx = context_of(app)
     ctx.extras["pack_service_token"] = pack_service_token(previous)
+    ctx.extras["prestarted_index"] = prestarted
     config = uvicorn.Config(
         app,
         log_level="error" if settings.log_level == "error" else "warning",

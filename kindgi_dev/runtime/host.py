@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import secrets
+import subprocess
 import time
 import tomllib
 from collections.abc import Callable, Mapping
@@ -53,8 +54,10 @@ class Runtime:
         *,
         on_pack_service: Callable[[], None] | None = None,
         models_changed: Callable[[Path], None] | None = None,
+        prestarted: subprocess.Popen[bytes] | None = None,
     ) -> None:
         self.settings = settings
+        self.prestarted = prestarted
         self.pack_dir = settings.pack_dir.resolve()
         self.python = pack_python(self.pack_dir)
         valid = pack_service_token is not None and PACK_TOKEN.match(pack_service_token)
@@ -179,9 +182,11 @@ class Runtime:
     async def _index_pack(self) -> PackIndex:
         """Index into the staging file (the models file is not pack code, so not checked)."""
         skip = [self.models_file] if self.models_file else []
+        prestarted, self.prestarted = self.prestarted, None
         return await index_pack(
-            self.pack_dir, python=self.python, env=self.settings.env, publish=False, skip=skip
-        )
+            self.pack_dir, python=self.python, env=self.settings.env, publish=False, skip=skip,
+            prestarted=prestarted,
+        )  # fmt: skip
 
     async def _start_service(self, index: PackIndex) -> PackService:
         """A new pack service for `index`, listening; `PackServiceFailed` if it doesn't start."""

@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import re
+import subprocess
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -109,6 +110,30 @@ def pack_python(pack_dir: Path) -> str:
     return str(candidate) if candidate.exists() else sys.executable
 
 
+def index_command(pack_dir: Path, interpreter: str) -> list[str]:
+    """The SDK's indexer, writing into the staging file."""
+    return [
+        interpreter,
+        *("-m", "kindgi.pack", "index", "--pack-dir", str(pack_dir)),
+        *("--output", str(staging_path(pack_dir)), "--json"),
+        *("--artifact-version", next_artifact_version(index_path(pack_dir))),
+    ]
+
+
+def prestart_index(pack_dir: Path, env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """Start the indexer before kindgi dev's own imports, so the two overlap at start."""
+    pack_dir = pack_dir.resolve()
+    staging_path(pack_dir).parent.mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen(
+        index_command(pack_dir, pack_python(pack_dir)),
+        cwd=pack_dir,
+        env={**os.environ, **(env or {})},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
 async def index_pack(
     pack_dir: Path,
     *,
@@ -116,6 +141,7 @@ async def index_pack(
     env: Mapping[str, str] | None = None,
     publish: bool = True,
     skip: Iterable[Path] = (),
+    prestarted: subprocess.Popen[bytes] | None = None,
 ) -> PackIndex:
     """Syntax-check and index the pack; `PackLoadFailed` says which file and line failed.
 
@@ -125,16 +151,21 @@ async def index_pack(
     """
     pack_dir = pack_dir.resolve()
     interpreter = python or pack_python(pack_dir)
-    await check_syntax(pack_dir, interpreter, skip)
     staging = staging_path(pack_dir)
     staging.parent.mkdir(parents=True, exist_ok=True)
-    command = [
-        interpreter,
-        *("-m", "kindgi.pack", "index", "--pack-dir", str(pack_dir)),
-        *("--output", str(staging), "--json"),
-        *("--artifact-version", next_artifact_version(index_path(pack_dir))),
-    ]
-    stdout, stderr, returncode = await _run(command, pack_dir, env)
+    indexer = (
+        _collect(prestarted) if prestarted is not None
+        else _run(index_command(pack_dir, interpreter), pack_dir, env)
+    )  # fmt: skip
+    # The syntax check and the indexer run side by side; a syntax error is the one reported.
+    syntax, indexed = await asyncio.gather(
+        check_syntax(pack_dir, interpreter, skip), indexer, return_exceptions=True
+    )
+    if isinstance(syntax, BaseException):
+        raise syntax
+    if isinstance(indexed, BaseException):
+        raise indexed
+    stdout, stderr, returncode = indexed
     index = _read_outcome(stdout, stderr, returncode, pack_dir, staging)
     return publish_index(index, pack_dir) if publish else index
 
@@ -233,6 +264,20 @@ async def _syntax_in_child(pack_dir: Path, python: str, files: list[str]) -> dic
         )
     line = out.decode("utf-8", "replace").strip()
     return json.loads(line) if line else None
+
+
+async def _collect(process: subprocess.Popen[bytes]) -> tuple[str, str, int]:
+    """What a prestarted indexer printed, and its exit code."""
+    try:
+        out, err = await asyncio.to_thread(process.communicate, timeout=INDEX_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        raise PackLoadFailed(
+            f"indexing took longer than {INDEX_TIMEOUT_S:.0f} s (does a module block on import?)",
+            code="index-timeout",
+        ) from None
+    return out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), process.returncode or 0
 
 
 async def _run(

@@ -37,6 +37,7 @@ async def start(ctx: Context, progress: Progress | None = None) -> None:
         printer=say,
         on_pack_service=lambda: _pack_service_moved(ctx),
         models_changed=lambda path: _reload_models(ctx, path),
+        prestarted=ctx.extras.pop("prestarted_index", None),
     )
     ctx.runtime = runtime
     try:
