@@ -108,6 +108,7 @@ def case_of(kind: str, row: Mapping[str, Any], items: Sequence[dict[str, Any]]) 
         "madeOn": row["made_on"],
         "expect": expect_of(items, row.get("decisions"), row.get("answer")),
         "expert": is_expert(kind, row.get("restricted")),
+        **({"judgeClassId": row["judge_class_id"]} if row.get("judge_class_id") else {}),
         "addedBy": {"kind": row["added_by_kind"], "id": row["added_by_id"]},
         "addedAt": row["created_at"],
         "updatedAt": row["updated_at"],

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..domain.comparison import Expectation, ReplayCase
 from ..domain.metrics import Verdict
+from ..store import judge_classes
 from ..store import runs as run_store
 from .context import Context
 
@@ -89,7 +90,8 @@ def from_test_set_case(
     """A frozen 0.4 case: its expected items, decisions and answer."""
     expect = case.get("expect") or {}
     expert = bool(case.get("expert"))
-    weight = float(case.get("weight", 1))
+    klass = judge_classes.get(ctx.db, case["judgeClassId"]) if case.get("judgeClassId") else None
+    weight = float(klass["weight"]) if klass else 1.0
     verdicts = [
         Verdict(i["key"], i.get("pointer"), i.get("rank"), i.get("verdict") == "right", weight,
                 expert)

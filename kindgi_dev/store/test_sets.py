@@ -63,6 +63,7 @@ def correction_cases(
     (or the one with `only_id`)."""
     sql = (
         "SELECT c.id, c.project_id, c.run_id, c.subject_version AS made_on, c.restricted, "
+        "c.judge_class_id, "
         "c.decisions, c.answer, c.corrector_kind AS added_by_kind, "
         "c.corrector_id AS added_by_id, c.created_at, c.updated_at, "
         f"{_RETIREMENT} {_correction_cases_sql(statuses)}{_retired_clause(retired)}"

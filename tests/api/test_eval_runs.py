@@ -261,3 +261,35 @@ def test_a_version_pinning_other_settings_reads_live_and_diverges(tmp_path: Path
     assert case["tools"][0]["reason"] == LIVE_SETTINGS
     assert case["diverged"] is True
     assert run["result"]["summary"]["diverged"] == 1
+
+
+def test_a_test_set_run_weighs_each_case_by_its_corrector_group(tmp_path: Path) -> None:
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        runs = tutorial_runs(ctx)
+        project = client.get("/v1/projects/default").json()["id"]
+        group = client.post(
+            "/v1/judge-classes",
+            json={"scope": {"kind": "project", "projectId": project}, "name": "Leads", "weight": 3},
+        )
+        refund = next(q for q in QUESTIONS if q.startswith("I was charged"))
+        for question, class_id, verdicts in (
+            (PASSWORD, group.json()["id"], ["right", "wrong", "wrong"]),
+            (refund, None, ["right", "right", "right"]),
+        ):
+            items = [
+                {"key": a, "pointer": f"/output/articles/{n}", "rank": n, "verdict": v}
+                for n, (a, v) in enumerate(zip(QUESTIONS[question], verdicts, strict=True))
+            ]
+            body = {"runId": runs[question], "items": items, "judgeClassId": class_id}
+            created = client.post("/v1/corrections", json={k: v for k, v in body.items() if v})
+            assert created.status_code == 201, created.text
+        started = client.post(
+            f"/v1/agents/{AGENT}/test-set/runs",
+            json={"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}},
+        )
+        run = finish(client, started.json()["runId"])
+    share = run["result"]["summary"]["metrics"]["weightedYesShare"]
+    assert share["baseline"] == (3 + 3) / (9 + 3)
+    assert share["baselineWeight"] == 12
