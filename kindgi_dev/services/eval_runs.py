@@ -311,7 +311,7 @@ async def cancel(ctx: Context, run_id: str) -> dict[str, Any]:
     if task is not None:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
-    for replay in run_store.running(ctx.db):
+    for replay in run_store.running(ctx.db, eval_run_id=run_id):
         runs.finish_cancelled(ctx, replay, "The eval run was cancelled.")
     if store.get(ctx.db, run_id)["status"] not in TERMINAL:  # type: ignore[index]
         _finish(ctx, run_id, "cancelled", summarize(ctx, run_id, partial=True))

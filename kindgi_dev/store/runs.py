@@ -185,7 +185,13 @@ def journal(db: Database, run_id: str, *, since: int, limit: int | None) -> list
     return entries
 
 
-def running(db: Database) -> list[str]:
-    """Ids of runs left `running` or `pending` (by a process that stopped)."""
-    rows = db.all("SELECT id FROM runs WHERE status IN ('running', 'pending')")
+def running(db: Database, *, eval_run_id: str | None = None) -> list[str]:
+    """Ids of runs still `running` or `pending`: all of them, or one eval run's replays."""
+    if eval_run_id is None:
+        rows = db.all("SELECT id FROM runs WHERE status IN ('running', 'pending')")
+    else:
+        rows = db.all(
+            "SELECT id FROM runs WHERE eval_run_id = ? AND status IN ('running', 'pending')",
+            (eval_run_id,),
+        )
     return [r["id"] for r in rows]

@@ -11,6 +11,7 @@ from factories import (
     QUESTIONS,
     SEARCH,
     agent_manifest,
+    recorded_run,
     served,
     tool_manifests,
     tutorial_runs,
@@ -293,3 +294,48 @@ def test_a_test_set_run_weighs_each_case_by_its_corrector_group(tmp_path: Path) 
     share = run["result"]["summary"]["metrics"]["weightedYesShare"]
     assert share["baseline"] == (3 + 3) / (9 + 3)
     assert share["baselineWeight"] == 12
+
+
+SLOW_MODELS = """\
+import time
+
+from kindgi_dev.models import Reply, ToolCall, model
+
+
+@model(default=True)
+def slow(turn):
+    time.sleep(0.3)
+    if not turn.tool_results():
+        return Reply(tool_calls=[ToolCall("acme-ops.search-articles", {"query": turn.question()})])
+    return Reply(text="Here.", output={"articles": []})
+"""
+
+
+def test_cancel_stops_a_run_within_a_second_and_keeps_other_runs(tmp_path: Path) -> None:
+    slow = tmp_path / "slow_models.py"
+    slow.write_text(SLOW_MODELS)
+    with served(tmp_path, ("0.1.0", "0.2.0"), slow) as (client, ctx):
+        runs = tutorial_runs(ctx)
+        correct_tutorial(client, runs)
+        unrelated = recorded_run(ctx, PASSWORD, finish=False)
+        project = client.get("/v1/projects/default").json()["id"]
+        client.post(
+            "/v1/eval-suites/acme.all/versions/from-judgments",
+            json={"version": "1.0.0", "projectId": project, "agentId": AGENT},
+        )
+        started = client.post(
+            "/v1/eval-suites/acme.all/runs",
+            json={"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}},
+        )
+        run_id = started.json()["runId"]
+        time.sleep(0.2)
+        began = time.monotonic()
+        cancelled = client.post(f"/v1/eval-runs/{run_id}/cancel")
+        took = time.monotonic() - began
+        replays = client.get("/v1/runs", params={"evalRunId": run_id}).json()["data"]
+        other = client.get(f"/v1/runs/{unrelated}").json()
+    assert cancelled.status_code == 200
+    assert cancelled.json()["status"] == "cancelled"
+    assert took < 1.0
+    assert {r["status"] for r in replays} == {"cancelled"}
+    assert other["status"] == "running"
