@@ -163,9 +163,6 @@ def _parse_query(endpoint: Endpoint, request: Request) -> BaseModel:
     return parse(endpoint.query, data)
 
 
-_in_flight: set[str] = set()
-
-
 async def _idempotent(
     ctx: Context, request: Request, endpoint: Endpoint, raw: bytes, key: str
 ) -> Response:
@@ -185,7 +182,8 @@ async def _idempotent(
             headers={"X-Idempotent-Replay": "true"},
             media_type=stored.content_type,
         )
-    if scoped in _in_flight:
+    in_flight: set[str] = ctx.extras.setdefault("idempotency_in_flight", set())
+    if scoped in in_flight:
         error = Conflict(
             "A request with this Idempotency-Key is still running.",
             code="idempotency-key-in-flight",
@@ -193,11 +191,11 @@ async def _idempotent(
         response = from_error(error, request_id_of(request.scope))
         response.headers["Retry-After"] = "5"
         return response
-    _in_flight.add(scoped)
+    in_flight.add(scoped)
     try:
         response = await _answer(ctx, request, endpoint, raw)
     finally:
-        _in_flight.discard(scoped)
+        in_flight.discard(scoped)
     if response.status_code < 400:
         body = bytes(response.body)
         content_type = response.headers.get("content-type", "application/json")
