@@ -74,6 +74,27 @@ def finish(client: TestClient, run_id: str) -> dict[str, Any]:
     raise AssertionError("the eval run did not finish")
 
 
+def build_suite(client: TestClient, suite_id: str, project: str) -> dict[str, Any]:
+    """Build version 1.0.0 of a suite from the picker's judged runs; the build's answer."""
+    body = {"version": "1.0.0", "projectId": project, "agentId": AGENT}
+    built = client.post(f"/v1/eval-suites/{suite_id}/versions/from-judgments", json=body)
+    assert built.status_code == 201, built.text
+    return dict(built.json())
+
+
+def start_version(client: TestClient, path: str, project: str, **options: Any) -> Any:
+    """Start trying 0.2.0 at `path` (a suite's or the test set's runs)."""
+    body = {"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}, **options}
+    started = client.post(path, json=body)
+    assert started.status_code == 201, started.text
+    return started
+
+
+def try_version(client: TestClient, path: str, project: str, **options: Any) -> dict[str, Any]:
+    """Try 0.2.0 at `path` and wait for the run to end."""
+    return finish(client, start_version(client, path, project, **options).json()["runId"])
+
+
 def test_a_decisions_case_replays_strictly_and_fails_on_other_arguments(tmp_path: Path) -> None:
     with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "other-search")) as (
         client, ctx,
@@ -89,12 +110,7 @@ def test_a_decisions_case_replays_strictly_and_fails_on_other_arguments(tmp_path
             },
         }
         assert client.post("/v1/corrections", json=correction).status_code == 201
-        started = client.post(
-            f"/v1/agents/{AGENT}/test-set/runs",
-            json={"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}},
-        )
-        assert started.status_code == 201, started.text
-        run = finish(client, started.json()["runId"])
+        run = try_version(client, f"/v1/agents/{AGENT}/test-set/runs", project)
     assert run["status"] == "completed"
     assert run["frozenVersion"]["version"] == 1
     case = run["result"]["perCase"][0]
@@ -123,20 +139,8 @@ def test_repetitions_of_a_varying_model_report_a_spread(tmp_path: Path) -> None:
         runs = tutorial_runs(ctx)
         correct_tutorial(client, {PASSWORD: runs[PASSWORD]})
         project = client.get("/v1/projects/default").json()["id"]
-        built = client.post(
-            "/v1/eval-suites/acme.one/versions/from-judgments",
-            json={"version": "1.0.0", "projectId": project, "agentId": AGENT},
-        )
-        assert built.json()["caseCount"] == 1
-        started = client.post(
-            "/v1/eval-suites/acme.one/runs",
-            json={
-                "projectId": project,
-                "agentRef": {"agentId": AGENT, "version": "0.2.0"},
-                "repetitions": 3,
-            },
-        )
-        run = finish(client, started.json()["runId"])
+        assert build_suite(client, "acme.one", project)["caseCount"] == 1
+        run = try_version(client, "/v1/eval-suites/acme.one/runs", project, repetitions=3)
         events = client.get(f"/v1/eval-runs/{run['runId']}/events").text
         replays = client.get("/v1/runs", params={"evalRunId": run["runId"]}).json()["data"]
     assert events.count("event: eval-run.case-completed") == 1
@@ -159,15 +163,8 @@ def test_rescore_uses_the_corrections_made_since(tmp_path: Path) -> None:
         runs = tutorial_runs(ctx)
         correct_tutorial(client, {PASSWORD: runs[PASSWORD]})
         project = client.get("/v1/projects/default").json()["id"]
-        client.post(
-            "/v1/eval-suites/acme.one/versions/from-judgments",
-            json={"version": "1.0.0", "projectId": project, "agentId": AGENT},
-        )
-        started = client.post(
-            "/v1/eval-suites/acme.one/runs",
-            json={"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}},
-        )
-        first = finish(client, started.json()["runId"])
+        build_suite(client, "acme.one", project)
+        first = try_version(client, "/v1/eval-suites/acme.one/runs", project)
         assert first["result"]["summary"]["metrics"]["weightedYesShare"]["candidate"] == 1
         relabel = {
             "runId": runs[PASSWORD],
@@ -198,11 +195,7 @@ def test_answer_checks_go_to_the_judging_model_when_one_is_configured(tmp_path: 
             project = client.get("/v1/projects/default").json()["id"]
             answer = {"runId": run_id, "answer": {"verdict": "wrong", "shouldSay": "reset link"}}
             assert client.post("/v1/corrections", json=answer).status_code == 201
-            started = client.post(
-                f"/v1/agents/{AGENT}/test-set/runs",
-                json={"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}},
-            )
-            run = finish(client, started.json()["runId"])
+            run = try_version(client, f"/v1/agents/{AGENT}/test-set/runs", project)
     finally:
         judge.stop()
     summary = run["result"]["summary"]
@@ -223,11 +216,7 @@ def test_without_a_judging_model_the_summary_says_the_judge_was_deterministic(
         project = client.get("/v1/projects/default").json()["id"]
         answer = {"runId": run_id, "answer": {"verdict": "wrong", "shouldSay": "reset link"}}
         assert client.post("/v1/corrections", json=answer).status_code == 201
-        started = client.post(
-            f"/v1/agents/{AGENT}/test-set/runs",
-            json={"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}},
-        )
-        run = finish(client, started.json()["runId"])
+        run = try_version(client, f"/v1/agents/{AGENT}/test-set/runs", project)
     summary = run["result"]["summary"]
     assert summary["judge"]["kind"] == "deterministic"
     assert summary["corrections"] == {"checked": 1, "passed": 0}
@@ -248,15 +237,8 @@ def test_a_version_pinning_other_settings_reads_live_and_diverges(tmp_path: Path
         run_id = tutorial_runs(ctx)[PASSWORD]
         correct_tutorial(client, {PASSWORD: run_id})
         project = client.get("/v1/projects/default").json()["id"]
-        client.post(
-            "/v1/eval-suites/acme.one/versions/from-judgments",
-            json={"version": "1.0.0", "projectId": project, "agentId": AGENT},
-        )
-        started = client.post(
-            "/v1/eval-suites/acme.one/runs",
-            json={"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}},
-        )
-        run = finish(client, started.json()["runId"])
+        build_suite(client, "acme.one", project)
+        run = try_version(client, "/v1/eval-suites/acme.one/runs", project)
     case = run["result"]["perCase"][0]
     assert case["tools"][0]["source"] == "live"
     assert case["tools"][0]["reason"] == LIVE_SETTINGS
@@ -286,11 +268,7 @@ def test_a_test_set_run_weighs_each_case_by_its_corrector_group(tmp_path: Path) 
             body = {"runId": runs[question], "items": items, "judgeClassId": class_id}
             created = client.post("/v1/corrections", json={k: v for k, v in body.items() if v})
             assert created.status_code == 201, created.text
-        started = client.post(
-            f"/v1/agents/{AGENT}/test-set/runs",
-            json={"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}},
-        )
-        run = finish(client, started.json()["runId"])
+        run = try_version(client, f"/v1/agents/{AGENT}/test-set/runs", project)
     share = run["result"]["summary"]["metrics"]["weightedYesShare"]
     assert share["baseline"] == (3 + 3) / (9 + 3)
     assert share["baselineWeight"] == 12
@@ -319,14 +297,8 @@ def test_cancel_stops_a_run_within_a_second_and_keeps_other_runs(tmp_path: Path)
         correct_tutorial(client, runs)
         unrelated = recorded_run(ctx, PASSWORD, finish=False)
         project = client.get("/v1/projects/default").json()["id"]
-        client.post(
-            "/v1/eval-suites/acme.all/versions/from-judgments",
-            json={"version": "1.0.0", "projectId": project, "agentId": AGENT},
-        )
-        started = client.post(
-            "/v1/eval-suites/acme.all/runs",
-            json={"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}},
-        )
+        build_suite(client, "acme.all", project)
+        started = start_version(client, "/v1/eval-suites/acme.all/runs", project)
         run_id = started.json()["runId"]
         time.sleep(0.2)
         began = time.monotonic()
