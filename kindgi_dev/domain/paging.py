@@ -11,6 +11,7 @@ from typing import Any, Generic, TypeVar
 from .errors import BadInput
 
 T = TypeVar("T")
+U = TypeVar("U")
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 100
@@ -31,6 +32,10 @@ class Page(Generic[T]):
         if self.has_more and self.next_cursor:
             body["nextCursor"] = self.next_cursor
         return body
+
+    def map(self, render: Callable[[T], U]) -> Page[U]:
+        """The same page with each item rendered (a row into its wire shape)."""
+        return Page([render(item) for item in self.items], self.has_more, self.next_cursor)
 
 
 def encode_cursor(position: Sequence[Any]) -> str:
@@ -66,3 +71,15 @@ def make_page(rows: Sequence[T], limit: int, position: Callable[[T], Sequence[An
     if len(rows) > limit and items:
         return Page(items, True, encode_cursor(position(items[-1])))
     return Page(items, False)
+
+
+def fetch_page(
+    fetch: Callable[[int, list[Any] | None], Sequence[T]],
+    *,
+    limit: int | None,
+    cursor: str | None,
+    position: Callable[[T], Sequence[Any]],
+) -> Page[T]:
+    """A page from a keyset query: `fetch(limit, after)` returns up to `limit + 1` rows."""
+    size = clamp_limit(limit)
+    return make_page(fetch(size, decode_cursor(cursor)), size, position)

@@ -160,7 +160,7 @@ def list_versions(
         start = version_key(str(after[0]))
         shown = [row for row in shown if version_key(row["version"]) > start]
     page = make_page(shown[: size + 1], size, lambda row: [row["version"]])
-    return Page([catalog.manifest_of(r) for r in page.items], page.has_more, page.next_cursor)
+    return page.map(catalog.manifest_of)
 
 
 def unregister(ctx: Context, kind: Kind, item_id: str, version: str) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..domain.errors import Conflict, NotFound
-from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
+from ..domain.paging import Page, clamp_limit, decode_cursor, fetch_page, make_page
 from ..domain.time import now_iso
 from ..store import conversations as store
 from ..store import runs as run_store
@@ -132,17 +132,20 @@ def list_page(
     replays: str,
 ) -> Page[dict[str, Any]]:
     """A page of conversations, newest first; replays' only when asked for."""
-    size = clamp_limit(limit)
-    rows = store.list_page(
-        ctx.db,
-        ctx.tenant_id,
-        limit=size,
-        after=decode_cursor(cursor),
-        filters=filters,
-        replays=replays,
+    page = fetch_page(
+        lambda size, after: store.list_page(
+            ctx.db,
+            ctx.tenant_id,
+            limit=size,
+            after=after,
+            filters=filters,
+            replays=replays,
+        ),
+        limit=limit,
+        cursor=cursor,
+        position=lambda r: (r["opened_at"], r["id"]),
     )
-    page = make_page(rows, size, lambda r: (r["opened_at"], r["id"]))
-    return Page([to_wire(r) for r in page.items], page.has_more, page.next_cursor)
+    return page.map(to_wire)
 
 
 def messages(

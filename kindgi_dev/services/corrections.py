@@ -12,7 +12,7 @@ from typing import Any
 
 from ..domain import corrections as rules
 from ..domain.errors import Conflict, Forbidden, Gone, NotFound, ValidationFailed
-from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
+from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
 from ..store import corrections as store
 from . import catalog, judge_classes, runs
@@ -325,17 +325,20 @@ def list_page(
         filters = {**filters, "corrector_id": ctx.caller.id}
     for status in statuses:
         rules.check_status(status)
-    size = clamp_limit(limit)
-    rows = store.list_corrections(
-        ctx.db,
-        ctx.tenant_id,
-        limit=size,
-        after=decode_cursor(cursor),
-        filters=filters,
-        statuses=statuses,
-        include_replaced=include_replaced,
+    page = fetch_page(
+        lambda size, after: store.list_corrections(
+            ctx.db,
+            ctx.tenant_id,
+            limit=size,
+            after=after,
+            filters=filters,
+            statuses=statuses,
+            include_replaced=include_replaced,
+        ),
+        limit=limit,
+        cursor=cursor,
+        position=lambda r: (r["created_at"], r["id"]),
     )
-    page = make_page(rows, size, lambda r: (r["created_at"], r["id"]))
     verdicts = store.verdicts_of(ctx.db, [r["id"] for r in page.items])
     wired = [to_wire(r, verdicts[r["id"]]) for r in page.items]
     return Page(wired, page.has_more, page.next_cursor)

@@ -16,7 +16,7 @@ from ..domain.comparison import ReplayCase, Replayed
 from ..domain.errors import BadInput, Conflict, NotFound
 from ..domain.items import answer_text
 from ..domain.metrics import CaseScore
-from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
+from ..domain.paging import Page, fetch_page
 from ..domain.replay import RecordedCall
 from ..domain.time import now_iso
 from ..runtime import judge
@@ -294,11 +294,15 @@ def list_page(
     ctx: Context, *, limit: int | None, cursor: str | None, filters: dict[str, Any]
 ) -> Page[dict[str, Any]]:
     """A page of eval runs, newest first."""
-    size = clamp_limit(limit)
-    rows = store.list_page(ctx.db, ctx.tenant_id, limit=size, after=decode_cursor(cursor),
-                           filters=filters)  # fmt: skip
-    page = make_page(rows, size, lambda r: (r["started_at"], r["run_id"]))
-    return Page([to_wire(r) for r in page.items], page.has_more, page.next_cursor)
+    page = fetch_page(
+        lambda size, after: store.list_page(
+            ctx.db, ctx.tenant_id, limit=size, after=after, filters=filters
+        ),
+        limit=limit,
+        cursor=cursor,
+        position=lambda r: (r["started_at"], r["run_id"]),
+    )
+    return page.map(to_wire)
 
 
 async def cancel(ctx: Context, run_id: str) -> dict[str, Any]:

@@ -225,7 +225,7 @@ def list_cases(
     size = clamp_limit(limit)
     rows = store.case_page(ctx.db, suite_id, version, after=offset_of(cursor) - 1, limit=size + 1)
     page = make_page(rows, size, lambda row: [row[0] + 1])
-    return Page([case for _, case in page.items], page.has_more, page.next_cursor)
+    return page.map(lambda pair: pair[1])
 
 
 def all_cases(ctx: Context, suite_id: str, version: str) -> Iterator[Any]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..domain import corrections as rules
 from ..domain.errors import BadInput, Conflict, Forbidden, NotFound, ValidationFailed
-from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
+from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
 from ..store import judge_classes as store
 from . import projects
@@ -146,18 +146,21 @@ def list_page(
 ) -> Page[dict[str, Any]]:
     """A page of live classes, newest first."""
     check_scope_query(scope_kind, project_id, agent_id)
-    size = clamp_limit(limit)
-    rows = store.list_page(
-        ctx.db,
-        ctx.tenant_id,
-        limit=size,
-        after=decode_cursor(cursor),
-        scope_kind=scope_kind,
-        project_id=project_id,
-        agent_id=agent_id,
+    page = fetch_page(
+        lambda size, after: store.list_page(
+            ctx.db,
+            ctx.tenant_id,
+            limit=size,
+            after=after,
+            scope_kind=scope_kind,
+            project_id=project_id,
+            agent_id=agent_id,
+        ),
+        limit=limit,
+        cursor=cursor,
+        position=lambda r: (r["created_at"], r["id"]),
     )
-    page = make_page(rows, size, lambda r: (r["created_at"], r["id"]))
-    return Page([to_wire(r) for r in page.items], page.has_more, page.next_cursor)
+    return page.map(to_wire)
 
 
 def usable(ctx: Context, class_id: str | None, run: Mapping[str, Any]) -> tuple[str | None, bool]:

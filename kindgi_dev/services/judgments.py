@@ -11,7 +11,7 @@ from typing import Any
 
 from ..domain import corrections as rules
 from ..domain.errors import BadInput, Conflict, Forbidden, NotFound, ValidationFailed
-from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
+from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
 from ..store import corrections as store
 from . import corrections, judge_classes
@@ -144,13 +144,16 @@ def list_page(
     """A page of live judgments, newest first."""
     if filters.get("agent_version") and not filters.get("agent_id"):
         raise ValidationFailed("agentVersion", "needs agentId")
-    size = clamp_limit(limit)
-    rows = store.list_verdicts(
-        ctx.db,
-        ctx.tenant_id,
-        limit=size,
-        after=decode_cursor(cursor),
-        filters={**filters, **scope_filter(scope_kind, scope_id)},
+    page = fetch_page(
+        lambda size, after: store.list_verdicts(
+            ctx.db,
+            ctx.tenant_id,
+            limit=size,
+            after=after,
+            filters={**filters, **scope_filter(scope_kind, scope_id)},
+        ),
+        limit=limit,
+        cursor=cursor,
+        position=lambda r: (r["created_at"], r["id"]),
     )
-    page = make_page(rows, size, lambda r: (r["created_at"], r["id"]))
-    return Page([to_wire(r) for r in page.items], page.has_more, page.next_cursor)
+    return page.map(to_wire)

@@ -6,7 +6,7 @@ import uuid
 from typing import Any
 
 from ..domain.errors import Conflict, NotFound
-from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
+from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
 from ..store import projects
 from .context import Context
@@ -44,17 +44,20 @@ def list_page(
     name_contains: str | None,
 ) -> Page[dict[str, Any]]:
     """A page of projects, newest first."""
-    size = clamp_limit(limit)
-    rows = projects.list_page(
-        ctx.db,
-        ctx.tenant_id,
-        limit=size,
-        after=decode_cursor(cursor),
-        org_id=org_id,
-        name_contains=name_contains,
+    page = fetch_page(
+        lambda size, after: projects.list_page(
+            ctx.db,
+            ctx.tenant_id,
+            limit=size,
+            after=after,
+            org_id=org_id,
+            name_contains=name_contains,
+        ),
+        limit=limit,
+        cursor=cursor,
+        position=lambda row: (row["created_at"], row["id"]),
     )
-    page = make_page(rows, size, lambda row: (row["created_at"], row["id"]))
-    return Page([projects.to_wire(r) for r in page.items], page.has_more, page.next_cursor)
+    return page.map(projects.to_wire)
 
 
 def create(ctx: Context, spec: dict[str, Any]) -> str:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..domain.errors import BadInput, Conflict, NotFound, Unprocessable, ValidationFailed
-from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
+from ..domain.paging import Page, clamp_limit, decode_cursor, fetch_page, make_page
 from ..domain.time import now_iso
 from ..runtime.agent_turn import HISTORY_LIMIT, TurnOutcome, run_agent_turn, turn_result
 from ..runtime.dispatch import LiveDispatcher, tool_env
@@ -340,19 +340,22 @@ def list_page(
     with_output: bool,
 ) -> Page[dict[str, Any]]:
     """A page of runs, newest first; replays only when asked for."""
-    size = clamp_limit(limit)
-    rows = run_store.list_page(
-        ctx.db,
-        ctx.tenant_id,
-        limit=size,
-        after=decode_cursor(cursor),
-        filters=filters,
-        statuses=statuses,
-        replays=replays,
-        with_output=with_output,
+    page = fetch_page(
+        lambda size, after: run_store.list_page(
+            ctx.db,
+            ctx.tenant_id,
+            limit=size,
+            after=after,
+            filters=filters,
+            statuses=statuses,
+            replays=replays,
+            with_output=with_output,
+        ),
+        limit=limit,
+        cursor=cursor,
+        position=lambda r: (r["created_at"], r["id"]),
     )
-    page = make_page(rows, size, lambda r: (r["created_at"], r["id"]))
-    return Page([to_wire(r) for r in page.items], page.has_more, page.next_cursor)
+    return page.map(to_wire)
 
 
 async def cancel(ctx: Context, run_id: str) -> dict[str, Any]:

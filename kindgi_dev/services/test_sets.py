@@ -240,7 +240,7 @@ def frozen_page(
     after = eval_suites.offset_of(cursor) - 1
     rows = store.version_cases(ctx.db, test_set_id, version, after=after, limit=size + 1)
     page = make_page(rows, size, lambda row: [row[0] + 1])
-    return Page([case for _, case in page.items], page.has_more, page.next_cursor)
+    return page.map(lambda pair: pair[1])
 
 
 def frozen_cases(ctx: Context, test_set_id: str, version: int) -> Iterator[Any]:
