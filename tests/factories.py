@@ -16,6 +16,7 @@ from kindgi_dev.runtime.tool_calls import ToolCallRecord
 from kindgi_dev.services import catalog, runs
 from kindgi_dev.services.context import Context
 from kindgi_dev.settings import Settings
+from kindgi_dev.store import runs as run_store
 
 AGENT = "acme-ops.article-picker"
 SEARCH = "acme-ops.search-articles"
@@ -149,3 +150,25 @@ def served(
 def tutorial_runs(ctx: Context) -> dict[str, str]:
     """The spec's three runs on 0.1.0: question → run id."""
     return {question: recorded_run(ctx, question) for question in QUESTIONS}
+
+
+UNCORRECTABLE = [
+    ("unknown", 404, "run-not-found"),
+    ("running", 409, "run-not-finished"),
+    ("replay", 400, "bad-input"),
+    ("erased", 410, "run-erased"),
+]
+"""Runs no one may correct: their kind, and the status and code that refuse them."""
+
+
+def uncorrectable_run(ctx: Context, runs: dict[str, str], kind: str) -> str:
+    """A run id of one kind of `UNCORRECTABLE`, made from the tutorial's runs."""
+    password = next(iter(QUESTIONS))
+    if kind == "unknown":
+        return "00000000-0000-4000-8000-000000000000"
+    if kind == "running":
+        return recorded_run(ctx, password, finish=False)
+    if kind == "replay":
+        return recorded_run(ctx, password, replay_of=runs[password])
+    run_store.update(ctx.db, runs[password], {"content_erased_at": "2026-01-01T00:00:00.000Z"})
+    return runs[password]

@@ -7,12 +7,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import QUESTIONS, SEARCH, recorded_run, served, tutorial_runs
+from factories import (
+    QUESTIONS,
+    SEARCH,
+    UNCORRECTABLE,
+    served,
+    tutorial_runs,
+    uncorrectable_run,
+)
 from starlette.testclient import TestClient
 
 from kindgi_dev.services.context import Context
 from kindgi_dev.store import corrections as store
-from kindgi_dev.store import runs as run_store
 
 PASSWORD = next(iter(QUESTIONS))
 REASONS = {"yes": "Answers the question", "no": "Not about this question"}
@@ -260,30 +266,10 @@ def test_a_correction_under_a_restricted_class_is_restricted(app: Any) -> None:
     assert judgment["restricted"] is True and judgment["judgeClassId"] == class_id
 
 
-def bad_run(ctx: Context, runs: dict[str, str], kind: str) -> str:
-    """A run that may not be corrected, of one kind."""
-    if kind == "unknown":
-        return "00000000-0000-4000-8000-000000000000"
-    if kind == "running":
-        return recorded_run(ctx, PASSWORD, finish=False)
-    if kind == "replay":
-        return recorded_run(ctx, PASSWORD, replay_of=runs[PASSWORD])
-    run_store.update(ctx.db, runs[PASSWORD], {"content_erased_at": "2026-01-01T00:00:00.000Z"})
-    return runs[PASSWORD]
-
-
-@pytest.mark.parametrize(
-    ("kind", "status", "code"),
-    [
-        ("unknown", 404, "run-not-found"),
-        ("running", 409, "run-not-finished"),
-        ("replay", 400, "bad-input"),
-        ("erased", 410, "run-erased"),
-    ],
-)
+@pytest.mark.parametrize(("kind", "status", "code"), UNCORRECTABLE)
 def test_runs_that_cannot_be_corrected(app: Any, kind: str, status: int, code: str) -> None:
     client, ctx, runs = app
-    run_id = bad_run(ctx, runs, kind)
+    run_id = uncorrectable_run(ctx, runs, kind)
     before = store.count_rows(ctx.db)
     answer = correct(client, run_id, [item("kb-101", 0)])
     assert (answer.status_code, answer.json()["error"]["code"]) == (status, code)
