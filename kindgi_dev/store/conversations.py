@@ -7,6 +7,7 @@ from typing import Any
 
 from .db import Database
 from .jsoncol import dump, load
+from .query import Where
 
 _FIELDS = (
     "id, tenant_id, project_id, agent_id, agent_version, title, participant_id, opened_by, "
@@ -38,23 +39,17 @@ def list_page(
     replays: str,
 ) -> list[dict[str, Any]]:
     """Up to `limit + 1` conversations, newest first."""
-    where = ["tenant_id = ?"]
-    params: list[Any] = [tenant_id]
-    for column, value in filters.items():
-        if value is not None:
-            where.append(f"{column} = ?")
-            params.append(value)
+    where = Where("tenant_id = ?", tenant_id)
+    where.equal(filters)
     if replays == "exclude":
-        where.append("replay = 0")
+        where.add("replay = 0")
     elif replays == "only":
-        where.append("replay = 1")
-    if after:
-        where.append("(opened_at, id) < (?, ?)")
-        params.extend(after)
+        where.add("replay = 1")
+    where.after(after, "opened_at, id")
     rows = db.all(
-        f"SELECT {_FIELDS} FROM conversations WHERE {' AND '.join(where)} "
+        f"SELECT {_FIELDS} FROM conversations WHERE {where} "
         "ORDER BY opened_at DESC, id DESC LIMIT ?",
-        [*params, limit + 1],
+        [*where.params, limit + 1],
     )
     return [dict(row) for row in rows]
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from .db import Database
 from .jsoncol import dump, load
+from .query import Where
 
 Corrector = tuple[str, str, str]
 """(kind, id, participant id or "") of whoever made a correction."""
@@ -95,24 +96,16 @@ def list_corrections(
     include_replaced: bool = False,
 ) -> list[dict[str, Any]]:
     """Up to `limit + 1` corrections, newest first, filtered by exact column values."""
-    where = ["tenant_id = ?"]
-    params: list[Any] = [tenant_id]
-    for column, value in filters.items():
-        if value is not None:
-            where.append(f"{column} = ?")
-            params.append(value)
-    if statuses:
-        where.append(f"status IN ({', '.join('?' * len(statuses))})")
-        params.extend(statuses)
+    where = Where("tenant_id = ?", tenant_id)
+    where.equal(filters)
+    where.one_of("status", statuses)
     if not include_replaced:
-        where.append("replaced_by IS NULL")
-    if after:
-        where.append("(created_at, id) < (?, ?)")
-        params.extend(after)
+        where.add("replaced_by IS NULL")
+    where.after(after)
     rows = db.all(
-        f"SELECT {', '.join(_CORRECTION)} FROM corrections WHERE {' AND '.join(where)} "
+        f"SELECT {', '.join(_CORRECTION)} FROM corrections WHERE {where} "
         "ORDER BY created_at DESC, id DESC LIMIT ?",
-        [*params, limit + 1],
+        [*where.params, limit + 1],
     )
     return [_decoded(row) for row in rows]
 

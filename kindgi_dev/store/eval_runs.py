@@ -6,6 +6,7 @@ from typing import Any
 
 from .db import Database
 from .jsoncol import dump, load
+from .query import Where
 
 _JSON = ("agent_ref", "flow_ref", "result", "comparison", "frozen_version")
 _FIELDS = (
@@ -50,24 +51,20 @@ def list_page(
     db: Database, tenant_id: str, *, limit: int, after: list[Any] | None, filters: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """Up to `limit + 1` eval runs, newest first."""
-    where, params = ["tenant_id = ?"], [tenant_id]
+    where = Where("tenant_id = ?", tenant_id)
+    special = {
+        "agent_id": "json_extract(agent_ref, '$.agentId') = ?",
+        "from": "started_at >= ?",
+        "to": "started_at <= ?",
+    }
     for column, value in filters.items():
-        if value is None:
-            continue
-        if column == "agent_id":
-            where.append("json_extract(agent_ref, '$.agentId') = ?")
-        elif column in ("from", "to"):
-            where.append(f"started_at {'>=' if column == 'from' else '<='} ?")
-        else:
-            where.append(f"{column} = ?")
-        params.append(value)
-    if after:
-        where.append("(started_at, run_id) < (?, ?)")
-        params.extend(after)
+        if value is not None:
+            where.add(special.get(column, f"{column} = ?"), value)
+    where.after(after, "started_at, run_id")
     rows = db.all(
-        f"SELECT {', '.join(_FIELDS)} FROM eval_runs WHERE {' AND '.join(where)} "
+        f"SELECT {', '.join(_FIELDS)} FROM eval_runs WHERE {where} "
         "ORDER BY started_at DESC, run_id DESC LIMIT ?",
-        [*params, limit + 1],
+        [*where.params, limit + 1],
     )
     return [_decode(r) for r in rows]
 

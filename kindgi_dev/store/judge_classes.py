@@ -7,6 +7,7 @@ from typing import Any
 
 from .db import Database
 from .jsoncol import dump, load
+from .query import Where
 
 _COLUMNS = (
     "id, tenant_id, scope_kind, project_id, agent_id, name, weight, description, "
@@ -96,22 +97,13 @@ def list_page(
     agent_id: str | None,
 ) -> list[dict[str, Any]]:
     """Up to `limit + 1` live classes, newest first, of one scope when asked."""
-    where = ["tenant_id = ?", "unregistered_at IS NULL"]
-    params: list[Any] = [tenant_id]
-    for column, value in (
-        ("scope_kind", scope_kind),
-        ("project_id", project_id),
-        ("agent_id", agent_id),
-    ):
-        if value is not None:
-            where.append(f"{column} = ?")
-            params.append(value)
-    if after:
-        where.append("(created_at, id) < (?, ?)")
-        params.extend(after)
+    where = Where("tenant_id = ?", tenant_id)
+    where.add("unregistered_at IS NULL")
+    where.equal({"scope_kind": scope_kind, "project_id": project_id, "agent_id": agent_id})
+    where.after(after)
     rows = db.all(
-        f"SELECT {_COLUMNS} FROM judge_classes WHERE {' AND '.join(where)} "
+        f"SELECT {_COLUMNS} FROM judge_classes WHERE {where} "
         "ORDER BY created_at DESC, id DESC LIMIT ?",
-        [*params, limit + 1],
+        [*where.params, limit + 1],
     )
     return [_row(row) for row in rows]

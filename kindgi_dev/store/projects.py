@@ -6,6 +6,7 @@ import sqlite3
 from typing import Any
 
 from .db import Database
+from .query import Where
 
 _COLUMNS = "id, tenant_id, org_id, name, slug, description, is_default, created_at, updated_at"
 
@@ -71,20 +72,12 @@ def list_page(
     name_contains: str | None = None,
 ) -> list[sqlite3.Row]:
     """Up to `limit + 1` projects, newest first, after a keyset position."""
-    where = ["tenant_id = ?"]
-    params: list[Any] = [tenant_id]
-    if org_id:
-        where.append("org_id = ?")
-        params.append(org_id)
+    where = Where("tenant_id = ?", tenant_id)
+    where.equal({"org_id": org_id or None})
     if name_contains:
-        where.append("instr(lower(name), lower(?)) > 0")
-        params.append(name_contains)
-    if after:
-        where.append("(created_at, id) < (?, ?)")
-        params.extend(after)
-    params.append(limit + 1)
+        where.add("instr(lower(name), lower(?)) > 0", name_contains)
+    where.after(after)
     return db.all(
-        f"SELECT {_COLUMNS} FROM projects WHERE {' AND '.join(where)} "
-        "ORDER BY created_at DESC, id DESC LIMIT ?",
-        params,
+        f"SELECT {_COLUMNS} FROM projects WHERE {where} ORDER BY created_at DESC, id DESC LIMIT ?",
+        [*where.params, limit + 1],
     )

@@ -8,6 +8,7 @@ from typing import Any
 
 from .db import Database
 from .jsoncol import dump, load
+from .query import Where
 
 _JSON = ("input", "output", "context", "tool_env", "segments")
 _FIELDS = (
@@ -81,30 +82,21 @@ def list_page(
     with_output: bool = False,
 ) -> list[dict[str, Any]]:
     """Up to `limit + 1` runs, newest first, filtered by exact column values."""
-    where = ["tenant_id = ?"]
-    params: list[Any] = [tenant_id]
+    where = Where("tenant_id = ?", tenant_id)
+    bounds = {"created_after": "created_at >= ?", "created_before": "created_at <= ?"}
     for column, value in filters.items():
-        if value is None:
-            continue
-        op = {"created_after": ">=", "created_before": "<="}.get(column, "=")
-        name = "created_at" if column in ("created_after", "created_before") else column
-        where.append(f"{name} {op} ?")
-        params.append(value)
-    if statuses:
-        where.append(f"status IN ({', '.join('?' * len(statuses))})")
-        params.extend(statuses)
+        if value is not None:
+            where.add(bounds.get(column, f"{column} = ?"), value)
+    where.one_of("status", statuses)
     if replays == "exclude" and filters.get("eval_run_id") is None:
-        where.append("replay_of IS NULL")
+        where.add("replay_of IS NULL")
     elif replays == "only":
-        where.append("replay_of IS NOT NULL")
-    if after:
-        where.append("(created_at, id) < (?, ?)")
-        params.extend(after)
+        where.add("replay_of IS NOT NULL")
+    where.after(after)
     fields = ", ".join(_FIELDS) if with_output else _LIST_FIELDS
     rows = db.all(
-        f"SELECT {fields} FROM runs WHERE {' AND '.join(where)} "
-        "ORDER BY created_at DESC, id DESC LIMIT ?",
-        [*params, limit + 1],
+        f"SELECT {fields} FROM runs WHERE {where} ORDER BY created_at DESC, id DESC LIMIT ?",
+        [*where.params, limit + 1],
     )
     return [row_dict(r) for r in rows]
 

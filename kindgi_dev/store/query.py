@@ -1,0 +1,38 @@
+"""A WHERE clause built up with its parameters, for the stores' filtered keyset lists."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+
+class Where:
+    """Conditions joined by AND, and the values their `?`s stand for, in order."""
+
+    def __init__(self, clause: str, *params: Any) -> None:
+        self.clauses = [clause]
+        self.params: list[Any] = list(params)
+
+    def add(self, clause: str, *params: Any) -> None:
+        """One more condition."""
+        self.clauses.append(clause)
+        self.params.extend(params)
+
+    def equal(self, filters: Mapping[str, Any]) -> None:
+        """`column = ?` for each filter given a value (None means not filtered)."""
+        for column, value in filters.items():
+            if value is not None:
+                self.add(f"{column} = ?", value)
+
+    def one_of(self, column: str, values: Sequence[Any]) -> None:
+        """`column IN (…)` when there are values."""
+        if values:
+            self.add(f"{column} IN ({', '.join('?' * len(values))})", *values)
+
+    def after(self, position: Sequence[Any] | None, columns: str = "created_at, id") -> None:
+        """Rows after a keyset position, newest first: `(columns) < (position)`."""
+        if position:
+            self.add(f"({columns}) < ({', '.join('?' * len(position))})", *position)
+
+    def __str__(self) -> str:
+        return " AND ".join(self.clauses)
