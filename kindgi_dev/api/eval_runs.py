@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import Field
 from starlette.responses import Response, StreamingResponse
 
+from ..domain.status import TERMINAL
 from ..services import eval_runs, trials
 from .responses import json_response
 from .routing import Call, Endpoint
@@ -147,7 +148,7 @@ async def events(call: Call[Any, Any]) -> Response:
                 kind = "eval-run.case-failed" if entry.get("error") else "eval-run.case-completed"
                 data = {"runId": run_id, "caseIndex": after, **entry}
                 yield _frame(f"{run_id}:case:{after}", kind, data)
-            if record["status"] in eval_runs.TERMINAL:
+            if record["status"] in TERMINAL:
                 data = {"runId": run_id, "status": record["status"]}
                 if record.get("result") is not None:
                     data["result"] = record["result"]

@@ -83,3 +83,20 @@ def fetch_page(
     """A page from a keyset query: `fetch(limit, after)` returns up to `limit + 1` rows."""
     size = clamp_limit(limit)
     return make_page(fetch(size, decode_cursor(cursor)), size, position)
+
+
+def offset_of(cursor: str | None) -> int:
+    """The position an offset cursor stands for (0 without one); 400 for any other cursor."""
+    position = decode_cursor(cursor)
+    if position is None:
+        return 0
+    if len(position) != 1 or not isinstance(position[0], int) or position[0] < 0:
+        raise BadInput("cursor: not a cursor this server gave out", field="cursor")
+    return position[0]
+
+
+def page_of(items: Sequence[Any], limit: int | None, cursor: str | None) -> Page[Any]:
+    """A page of an in-memory list, its cursor the count of items already given."""
+    size = clamp_limit(limit)
+    start = offset_of(cursor)
+    return make_page(list(items[start : start + size + 1]), size, lambda _: [start + size])

@@ -8,57 +8,33 @@ Invalid typed answers are sent back to the model to repair; they are not appende
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from typing import Any
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 
 from kindgi_dev.models import Message, Reply, ToolCall, ToolSpec, Turn
 from kindgi_dev.runtime.providers.base import ModelAdapter, ModelError
 from kindgi_dev.runtime.tool_calls import ToolCallRecord, ToolDispatcher
+from kindgi_dev.runtime.turn_history import HISTORY_LIMIT, history_messages
+from kindgi_dev.runtime.turn_outcome import TurnFailed, TurnOutcome, turn_result
+from kindgi_dev.runtime.typed_output import output_problem, output_validator
+
+__all__ = [
+    "HISTORY_LIMIT",
+    "TurnFailed",
+    "TurnOutcome",
+    "history_messages",
+    "run_agent_turn",
+    "turn_result",
+]
 
 DEFAULT_MAX_STEPS = 10
 DEFAULT_MAX_REPAIRS = 2
 DEFAULT_TIMEOUT_S = 120.0
-HISTORY_LIMIT = 200
-
-
-@dataclass
-class TurnOutcome:
-    """What a turn did and answered; `failure` ({code, message}) is set when it failed."""
-
-    appended: list[dict[str, Any]]
-    response: dict[str, Any] | None
-    output: Any
-    tool_calls: list[ToolCallRecord]
-    usage: dict[str, Any]
-    provider: dict[str, str]
-    failure: dict[str, Any] | None = None
-
-    @property
-    def ok(self) -> bool:
-        """Whether the turn answered."""
-        return self.failure is None
-
-
-class TurnFailed(Exception):
-    """Ends a turn with a run failure code and a message for the person reading the run."""
-
-    def __init__(self, code: str, message: str, reason: str | None = None) -> None:
-        self.code = code
-        self.message = message
-        self.reason = reason
-        super().__init__(message)
-
-    def to_failure(self) -> dict[str, Any]:
-        """The run's `failure` object."""
-        failure = {"code": self.code, "message": self.message}
-        return failure if self.reason is None else {**failure, "reason": self.reason}
 
 
 async def run_agent_turn(
@@ -92,24 +68,6 @@ async def run_agent_turn(
             reason="max-wall-time",
         ).to_failure()
     return state.outcome(round((time.monotonic() - started) * 1000))
-
-
-def turn_result(
-    outcome: TurnOutcome, run_id: str, conversation_id: str, turn_number: int
-) -> dict[str, Any]:
-    """The run's `output` for an agent turn (the `AgentTurnResult` shape)."""
-    result: dict[str, Any] = {
-        "runId": run_id,
-        "conversationId": conversation_id,
-        "turnNumber": turn_number,
-        "appended": outcome.appended,
-    }
-    if outcome.response is not None:
-        result["response"] = outcome.response
-    result.update(retrieved=[], violations=[], usage=outcome.usage, provider=outcome.provider)
-    if outcome.output is not None:
-        result["output"] = outcome.output
-    return result
 
 
 @dataclass(frozen=True)
@@ -171,7 +129,7 @@ class _TurnState:
                 f"The instructions of {self.agent.get('id')} name a prompt block"
                 f" ({instructions!r}); kindgi dev runs only instructions given as text.",
             )
-        validator = _output_validator(self.agent)
+        validator = output_validator(self.agent)
         self.messages = [
             Message(role="system", content=instructions),
             *history_messages(history),
@@ -183,7 +141,7 @@ class _TurnState:
             if reply.tool_calls:
                 await self._call_tools(reply)
                 continue
-            problem = None if validator is None else _output_problem(validator, reply.output)
+            problem = None if validator is None else output_problem(validator, reply.output)
             if problem is None:
                 self._answer(reply, typed=validator is not None)
                 return
@@ -308,39 +266,6 @@ class _TurnState:
         )
 
 
-def _output_validator(agent: Mapping[str, Any]) -> Draft202012Validator | None:
-    """A Draft 2020-12 validator of the agent's `output.schema`, or None when it has none."""
-    output = agent.get("output")
-    schema = output.get("schema") if isinstance(output, Mapping) else None
-    if schema is None:
-        return None
-    try:
-        return _validator(json.dumps(schema, sort_keys=True))
-    except SchemaError as error:
-        raise TurnFailed(
-            "output-schema-violation",
-            f"The output schema of {agent.get('id')} is not a valid JSON Schema: {error.message}",
-        ) from error
-
-
-@functools.lru_cache(maxsize=256)
-def _validator(schema_json: str) -> Draft202012Validator:
-    """A checked validator per schema, built once: every turn of a version uses the same one."""
-    schema = json.loads(schema_json)
-    Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
-
-
-def _output_problem(validator: Draft202012Validator, output: Any) -> str | None:
-    """What is wrong with a typed answer, in words, or None when it matches."""
-    if output is None:
-        return "the answer has no typed output"
-    errors = sorted(validator.iter_errors(output), key=lambda e: list(map(str, e.absolute_path)))
-    if not errors:
-        return None
-    return "; ".join(f"{e.json_path}: {e.message}" for e in errors[:5])
-
-
 def _answer_text(reply: Reply) -> str:
     """The answer's words; a typed answer with no words shows as its JSON."""
     if reply.text is not None:
@@ -357,60 +282,4 @@ def _tool_spec(manifest: Mapping[str, Any]) -> ToolSpec:
         input_schema=dict(manifest.get("input") or {"type": "object"}),
         mutating=mutating if isinstance(mutating, bool) else None,
         effects=tuple(manifest.get("effects") or ()),
-    )
-
-
-def history_messages(history: Sequence[Mapping[str, Any]]) -> list[Message]:
-    """The conversation so far (its last 200 wire messages) as model messages.
-
-    Tool calls and results are kept only in pairs, since providers refuse a result with no
-    call or a call with no result (the 200-message window can cut a pair).
-    """
-    recent = list(history)[-HISTORY_LIMIT:]
-    answered = {
-        str((m.get("toolCall") or {}).get("invocationId"))
-        for m in recent
-        if m.get("role") == "tool"
-    }
-    asked: set[str] = set()
-    messages: list[Message] = []
-    for wire in recent:
-        converted = _history_message(wire, answered, asked)
-        if converted is not None:
-            messages.append(converted)
-    return messages
-
-
-def _history_message(
-    wire: Mapping[str, Any], answered: set[str], asked: set[str]
-) -> Message | None:
-    role, content = wire.get("role"), wire.get("content")
-    if role == "tool":
-        ref = wire.get("toolCall") or {}
-        call_id = str(ref.get("invocationId"))
-        if call_id not in asked:
-            return None
-        error = content.get("error") if _is_error(content) else None
-        result = None if error is not None else content
-        return Message("tool", result, tool_call_id=call_id, tool_id=ref.get("toolId"), error=error)
-    if role == "agent":
-        calls = tuple(
-            ToolCall(str(c.get("toolId")), dict(c.get("arguments") or {}), id=str(c.get("id")))
-            for c in wire.get("toolCalls") or []
-            if str(c.get("id")) in answered
-        )
-        asked.update(call.id for call in calls)
-        if not calls and content is None:
-            return None
-        return Message("assistant", content, tool_calls=calls)
-    if role in ("user", "system"):
-        return Message(role, content)
-    return None
-
-
-def _is_error(content: Any) -> TypeGuard[dict[str, Any]]:
-    return (
-        isinstance(content, dict)
-        and set(content) == {"error"}
-        and isinstance(content["error"], str)
     )

@@ -13,6 +13,7 @@ from typing import Any
 from ..domain import corrections as rules
 from ..domain.errors import Conflict, Forbidden, Gone, NotFound, ValidationFailed
 from ..domain.paging import Page, fetch_page
+from ..domain.status import TERMINAL
 from ..domain.time import now_iso
 from ..store import corrections as store
 from . import catalog, judge_classes, runs
@@ -36,7 +37,7 @@ def correctable_run(ctx: Context, run_id: str) -> dict[str, Any]:
             f"run {run_id} is a replay of run {run['replay_of']}; replays are not corrected",
             code="bad-input",
         )
-    if run["status"] not in runs.TERMINAL or run.get("output") is None:
+    if run["status"] not in TERMINAL or run.get("output") is None:
         raise Conflict(
             f"Run {run_id} is {run['status']} and has no output to correct yet.",
             code="run-not-finished",

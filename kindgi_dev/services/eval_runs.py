@@ -18,6 +18,7 @@ from ..domain.items import answer_text
 from ..domain.metrics import CaseScore
 from ..domain.paging import Page, fetch_page
 from ..domain.replay import RecordedCall
+from ..domain.status import TERMINAL
 from ..domain.time import now_iso
 from ..runtime import judge
 from ..runtime.dispatch import tool_env
@@ -32,7 +33,6 @@ INTERRUPTED = (
     "Interrupted: the eval run's executor stopped before it finished. {done} of {total} cases "
     "finished."
 )
-TERMINAL = ("completed", "failed", "cancelled")
 
 
 def _tasks(ctx: Context) -> dict[str, asyncio.Task[None]]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..domain import test_sets as rules
 from ..domain.errors import BadInput, Conflict, NotFound, ValidationFailed
-from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
+from ..domain.paging import Page, clamp_limit, make_page, offset_of, page_of
 from ..domain.time import format_time, now_iso, parse_time
 from ..store import eval_suites as store
 from ..store import runs as run_store
@@ -34,23 +34,6 @@ def to_wire(row: dict[str, Any]) -> dict[str, Any]:
     if row.get("unregistered_at"):
         suite["unregisteredAt"] = row["unregistered_at"]
     return suite
-
-
-def offset_of(cursor: str | None) -> int:
-    """The position an offset cursor stands for (0 without one); 400 for any other cursor."""
-    position = decode_cursor(cursor)
-    if position is None:
-        return 0
-    if len(position) != 1 or not isinstance(position[0], int) or position[0] < 0:
-        raise BadInput("cursor: not a cursor this server gave out", field="cursor")
-    return position[0]
-
-
-def page_of(items: Sequence[Any], limit: int | None, cursor: str | None) -> Page[Any]:
-    """A page of an in-memory list, its cursor the count of items already given."""
-    size = clamp_limit(limit)
-    start = offset_of(cursor)
-    return make_page(list(items[start : start + size + 1]), size, lambda _: [start + size])
 
 
 def check_version(version: str, field: str = "version") -> None:

@@ -14,7 +14,8 @@ from typing import Any
 
 from ..domain import test_sets as rules
 from ..domain.errors import BadInput, Conflict, Gone, NotFound, ValidationFailed
-from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
+from ..domain.paging import Page, clamp_limit, decode_cursor, make_page, offset_of, page_of
+from ..domain.status import TERMINAL
 from ..domain.time import now_iso
 from ..store import test_sets as store
 from . import catalog, eval_suites, projects, runs
@@ -146,7 +147,7 @@ def _check_run(run: dict[str, Any], agent_id: str) -> None:
         raise ValidationFailed("runId", "is a comparison's replay, which can't be a case")
     if run.get("content_erased_at"):
         raise Gone(f"Run {run['id']}'s content was erased.", code="run-erased", runId=run["id"])
-    if run["status"] not in runs.TERMINAL or run.get("output") is None:
+    if run["status"] not in TERMINAL or run.get("output") is None:
         raise Conflict(
             f"Run {run['id']} is {run['status']} and has no output to expect things of yet.",
             code="run-not-finished",
@@ -237,7 +238,7 @@ def frozen_page(
     if not any(v["version"] == version for v in store.versions(ctx.db, test_set_id)):
         raise NotFound("test-set-version", f"{test_set_id}@{version}", id_field="testSetId")
     size = clamp_limit(limit)
-    after = eval_suites.offset_of(cursor) - 1
+    after = offset_of(cursor) - 1
     rows = store.version_cases(ctx.db, test_set_id, version, after=after, limit=size + 1)
     page = make_page(rows, size, lambda row: [row[0] + 1])
     return page.map(lambda pair: pair[1])
@@ -312,7 +313,7 @@ def list_entries(
         shown += [rules.agent_set_entry(ctx.tenant_id, s) for s in agent_sets(ctx)]
         shown += [rules.judged_suite_entry(s) for s in eval_suites.judged_latest(ctx)]
     shown.sort(key=lambda entry: entry["id"])
-    return eval_suites.page_of(shown, limit, cursor)
+    return page_of(shown, limit, cursor)
 
 
 def _agent_scope(ctx: Context, entry_id: str) -> Scope | None:
@@ -360,7 +361,7 @@ def entry_versions(
     ctx: Context, entry_id: str, *, limit: int | None, cursor: str | None
 ) -> Page[dict[str, Any]]:
     """An entry's versions, oldest first (an agent's set: its frozen versions)."""
-    return eval_suites.page_of(_entry_versions(ctx, entry_id)[1], limit, cursor)
+    return page_of(_entry_versions(ctx, entry_id)[1], limit, cursor)
 
 
 def entry_cases(
@@ -378,4 +379,4 @@ def entry_cases(
     if not match:
         raise NotFound("test-set-version", f"{entry_id}@{version}", id_field="testSetId")
     cases = match[0]["spec"].get("cases")
-    return eval_suites.page_of(cases if isinstance(cases, list) else [], limit, cursor)
+    return page_of(cases if isinstance(cases, list) else [], limit, cursor)

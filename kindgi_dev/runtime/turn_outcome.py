@@ -1,0 +1,59 @@
+"""What an agent turn did and answered, and the run `output` it becomes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kindgi_dev.runtime.tool_calls import ToolCallRecord
+
+
+@dataclass
+class TurnOutcome:
+    """What a turn did and answered; `failure` ({code, message}) is set when it failed."""
+
+    appended: list[dict[str, Any]]
+    response: dict[str, Any] | None
+    output: Any
+    tool_calls: list[ToolCallRecord]
+    usage: dict[str, Any]
+    provider: dict[str, str]
+    failure: dict[str, Any] | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the turn answered."""
+        return self.failure is None
+
+
+class TurnFailed(Exception):
+    """Ends a turn with a run failure code and a message for the person reading the run."""
+
+    def __init__(self, code: str, message: str, reason: str | None = None) -> None:
+        self.code = code
+        self.message = message
+        self.reason = reason
+        super().__init__(message)
+
+    def to_failure(self) -> dict[str, Any]:
+        """The run's `failure` object."""
+        failure = {"code": self.code, "message": self.message}
+        return failure if self.reason is None else {**failure, "reason": self.reason}
+
+
+def turn_result(
+    outcome: TurnOutcome, run_id: str, conversation_id: str, turn_number: int
+) -> dict[str, Any]:
+    """The run's `output` for an agent turn (the `AgentTurnResult` shape)."""
+    result: dict[str, Any] = {
+        "runId": run_id,
+        "conversationId": conversation_id,
+        "turnNumber": turn_number,
+        "appended": outcome.appended,
+    }
+    if outcome.response is not None:
+        result["response"] = outcome.response
+    result.update(retrieved=[], violations=[], usage=outcome.usage, provider=outcome.provider)
+    if outcome.output is not None:
+        result["output"] = outcome.output
+    return result

@@ -1,0 +1,40 @@
+"""Runs: start an agent turn, record what a replay needs, read, list, cancel, follow.
+
+`start` opens and performs a turn, `record` stores what it did, `read` answers about runs;
+callers use them through this package.
+"""
+
+from .read import cancel, get, get_record, journal, list_page, to_wire
+from .record import fail_interrupted, finish_cancelled, record_outcome
+from .start import (
+    AGENT_FLOW_ID,
+    AGENT_FLOW_VERSION,
+    TurnFailedError,
+    check_input,
+    live_dispatcher,
+    open_run,
+    perform_turn,
+    start,
+    tools_of,
+)
+
+__all__ = [
+    "AGENT_FLOW_ID",
+    "AGENT_FLOW_VERSION",
+    "TurnFailedError",
+    "cancel",
+    "check_input",
+    "fail_interrupted",
+    "finish_cancelled",
+    "get",
+    "get_record",
+    "journal",
+    "list_page",
+    "live_dispatcher",
+    "open_run",
+    "perform_turn",
+    "record_outcome",
+    "start",
+    "to_wire",
+    "tools_of",
+]

@@ -1,0 +1,110 @@
+"""Recording a run: what a finished turn did, a cancellation, runs a stop left running."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ...domain.status import TERMINAL
+from ...domain.time import now_iso
+from ...runtime.agent_turn import HISTORY_LIMIT, TurnOutcome, turn_result
+from ...store import runs as run_store
+from .. import conversations
+from ..context import Context
+
+
+def tasks(ctx: Context) -> dict[str, asyncio.Task[Any]]:
+    """The turns running in the background, by run id, so a cancel can stop them."""
+    tasks: dict[str, asyncio.Task[Any]] = ctx.extras.setdefault("run_tasks", {})
+    return tasks
+
+
+def record_outcome(
+    ctx: Context,
+    run_id: str,
+    outcome: TurnOutcome,
+    history: list[dict[str, Any]],
+    sent_env: dict[str, Any],
+) -> None:
+    """Store a finished turn: output, tool calls, journal, conversation messages."""
+    run = run_store.get(ctx.db, run_id)
+    if run is None or run["status"] in TERMINAL:
+        return
+    now = now_iso()
+    turn = conversations.turn_number(ctx, run["conversation_id"], run_id)
+    output = turn_result(outcome, run_id, run["conversation_id"], turn)
+    changes: dict[str, Any] = {
+        "status": "completed" if outcome.ok else "failed",
+        "updated_at": now,
+        "completed_at": now,
+        "output": output,
+        "context": {
+            "history": history[-HISTORY_LIMIT:],
+            "historyTruncated": len(history) > HISTORY_LIMIT,
+            "retrieved": [],
+        },
+        "tool_env": sent_env,
+        "provider_id": outcome.provider.get("id"),
+        "model": outcome.provider.get("model"),
+    }
+    if outcome.failure:
+        changes.update(
+            failure_code=outcome.failure["code"], failure_message=outcome.failure["message"]
+        )
+    journal = [
+        {
+            "kind": "step.completed",
+            "nodeId": f"tool:{c.tool_id}",
+            "timestamp": now,
+            "payload": c.to_wire(),
+        }
+        for c in outcome.tool_calls
+    ]
+    end = "run.completed" if outcome.ok else "run.failed"
+    journal.append({"kind": end, "timestamp": now, "payload": outcome.failure or {}})
+    with ctx.db.transaction():
+        run_store.update(ctx.db, run_id, changes)
+        run_store.add_tool_calls(ctx.db, run_id, [c.to_wire() for c in outcome.tool_calls])
+        run_store.add_journal(ctx.db, run_id, journal)
+        conversations.record_turn(ctx, run["conversation_id"], run_id, outcome.appended, now)
+
+
+def finish_cancelled(ctx: Context, run_id: str, reason: str = "Cancelled.") -> None:
+    """Mark a run cancelled (if it hasn't ended)."""
+    now = now_iso()
+    with ctx.db.transaction():
+        run = run_store.get(ctx.db, run_id)
+        if run is None or run["status"] in TERMINAL:
+            return
+        run_store.update(
+            ctx.db,
+            run_id,
+            {
+                "status": "cancelled",
+                "updated_at": now,
+                "completed_at": now,
+                "failure_message": reason,
+            },
+        )
+        run_store.add_journal(ctx.db, run_id, [{"kind": "run.cancelled", "timestamp": now}])
+
+
+def fail_interrupted(ctx: Context) -> int:
+    """At start: runs a stopped process left running are failed, saying why."""
+    left = run_store.running(ctx.db)
+    now = now_iso()
+    message = "Interrupted: kindgi dev stopped before the run finished."
+    with ctx.db.transaction():
+        for run_id in left:
+            run_store.update(
+                ctx.db,
+                run_id,
+                {
+                    "status": "failed",
+                    "updated_at": now,
+                    "completed_at": now,
+                    "failure_code": "interrupted",
+                    "failure_message": message,
+                },
+            )
+    return len(left)

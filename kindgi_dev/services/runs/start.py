@@ -1,0 +1,220 @@
+"""Starting a run: check the agent's input, open the run, run the turn and wait or not."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ...domain.errors import BadInput, NotFound, Unprocessable, ValidationFailed
+from ...domain.time import now_iso
+from ...runtime.agent_turn import TurnOutcome, run_agent_turn
+from ...runtime.dispatch import LiveDispatcher, tool_env
+from ...runtime.tool_calls import ToolDispatcher
+from ...store import runs as run_store
+from .. import catalog, conversations, models, projects
+from ..context import Context
+from .read import to_wire
+from .record import finish_cancelled, record_outcome, tasks
+
+AGENT_FLOW_ID = "agent.turn"
+AGENT_FLOW_VERSION = "1.1.0"
+
+
+class TurnFailedError(Unprocessable):
+    """The agent turn failed."""
+
+    code = "model-invocation-failed"
+
+
+def check_input(agent: Mapping[str, Any], data: Any) -> dict[str, Any]:
+    """An agent turn's input: `userMessage` and the agent's declared parameters."""
+    if not isinstance(data, dict):
+        raise ValidationFailed("input", "must be an object with userMessage")
+    message = data.get("userMessage")
+    if not isinstance(message, str) or not message.strip():
+        raise ValidationFailed("input/userMessage", "is required: the user's message, a string")
+    given = data.get("parameters") or {}
+    if not isinstance(given, dict):
+        raise ValidationFailed("input/parameters", "must be an object")
+    kinds: dict[str, type | tuple[type, ...]] = {
+        "string": str,
+        "number": (int, float),
+        "boolean": bool,
+        "date": str,
+    }
+    for param in agent.get("parameters") or []:
+        name = param.get("name")
+        if name not in given:
+            if param.get("required") and "default" not in param:
+                raise ValidationFailed(f"input/parameters/{name}", "is required by the agent")
+            continue
+        expected = kinds.get(param.get("type", "string"), str)
+        if not isinstance(given[name], expected) or isinstance(given[name], bool) != (
+            param.get("type") == "boolean"
+        ):
+            raise ValidationFailed(
+                f"input/parameters/{name}", f"must be a {param.get('type', 'string')}"
+            )
+    return data
+
+
+async def start(ctx: Context, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """Start an agent turn; answer when it ends (`wait`, the default) or at once."""
+    if body.get("flow") is not None:
+        raise BadInput(
+            "kindgi dev runs agent turns; starting flow runs is not supported yet.", field="flow"
+        )
+    agent = catalog.get_agent(ctx, body["agent"], body.get("agentVersion"))
+    project_id = projects.require(ctx, body.get("projectId"))
+    data = check_input(agent, body.get("input"))
+    options = body.get("options") or {}
+    run = open_run(
+        ctx,
+        agent,
+        project_id,
+        data,
+        segments=body.get("segments"),
+        started_by="person",
+        via="explicit" if body.get("agentVersion") else "latest",
+    )
+    history = conversations.history(ctx, run["conversation_id"], before_run=run["id"])
+    dispatcher = live_dispatcher(ctx, project_id, run["id"])
+    work = perform_turn(ctx, run["id"], agent, data["userMessage"], history, dispatcher)
+    if options.get("wait", True):
+        finished = await _track(ctx, run["id"], work)
+        if finished["status"] == "failed":
+            raise TurnFailedError(
+                finished.get("failure_message") or "The agent turn failed.",
+                code=finished.get("failure_code") or "model-invocation-failed",
+                runId=run["id"],
+            )
+        return to_wire(finished), 201
+    tasks(ctx)[run["id"]] = asyncio.create_task(_track(ctx, run["id"], work))
+    return to_wire(run_store.get(ctx.db, run["id"]) or run), 202
+
+
+def live_dispatcher(
+    ctx: Context,
+    project_id: str,
+    run_id: str,
+    env_of: Callable[[Mapping[str, Any]], dict[str, str]] = tool_env,
+) -> LiveDispatcher:
+    """A dispatcher that runs a turn's calls in the pack service, with the run's context."""
+    return LiveDispatcher(
+        ctx.runtime.invoke if ctx.runtime is not None else _no_pack,
+        tenant_id=ctx.tenant_id,
+        project_id=project_id,
+        run_id=run_id,
+        env_of=env_of,
+    )
+
+
+async def _no_pack(*args: Any, **kwargs: Any) -> Any:
+    """Stands in for the pack service when there is none (a pack without tools, or tests)."""
+    raise BadInput("This pack has no pack service running, so its tools can't be called.")
+
+
+async def _track(ctx: Context, run_id: str, work: Any) -> dict[str, Any]:
+    """Await a turn, recording a cancellation as the run's end."""
+    try:
+        await work
+    except asyncio.CancelledError:
+        finish_cancelled(ctx, run_id)
+    finally:
+        tasks(ctx).pop(run_id, None)
+    found = run_store.get(ctx.db, run_id)
+    assert found is not None
+    return found
+
+
+def open_run(
+    ctx: Context,
+    agent: Mapping[str, Any],
+    project_id: str,
+    data: dict[str, Any],
+    *,
+    segments: Any = None,
+    started_by: str | None,
+    via: str,
+    replay_of: str | None = None,
+    eval_run_id: str | None = None,
+) -> dict[str, Any]:
+    """Store a new `running` agent run and its conversation turn, committed before it runs."""
+    now = now_iso()
+    run_id = str(uuid.uuid4())
+    with ctx.db.transaction():
+        conversation_id = conversations.for_turn(
+            ctx, agent, project_id, data, replay=replay_of is not None
+        )
+        run = {
+            "id": run_id,
+            "tenant_id": ctx.tenant_id,
+            "project_id": project_id,
+            "flow_id": AGENT_FLOW_ID,
+            "flow_version": AGENT_FLOW_VERSION,
+            "status": "running",
+            "dry_run": 0,
+            "created_at": now,
+            "updated_at": now,
+            "agent_id": agent["id"],
+            "agent_version": agent["version"],
+            "conversation_id": conversation_id,
+            "via": via,
+            "input": data,
+            "segments": segments,
+            "started_by": started_by,
+            "replay_of": replay_of,
+            "eval_run_id": eval_run_id,
+        }
+        run_store.insert(ctx.db, run)
+        run_store.add_journal(
+            ctx.db, run_id, [{"kind": "run.started", "timestamp": now, "payload": {"input": data}}]
+        )
+    return run
+
+
+async def perform_turn(
+    ctx: Context,
+    run_id: str,
+    agent: Mapping[str, Any],
+    message: str,
+    history: list[dict[str, Any]],
+    dispatcher: ToolDispatcher,
+    *,
+    tool_env: Mapping[str, Mapping[str, str]] | None = None,
+) -> TurnOutcome:
+    """Run the turn and record everything it did; never raises for the turn's own failure."""
+    tools = tools_of(ctx, agent)
+    try:
+        adapter = models.adapter_for(ctx, dict(agent))
+    except Unprocessable as error:
+        outcome = TurnOutcome(
+            [],
+            None,
+            None,
+            [],
+            {"steps": 0},
+            {"id": "none", "model": "none"},
+            {"code": error.wire_code, "message": error.message},
+        )
+    else:
+        outcome = await run_agent_turn(agent, tools, message, history, adapter, dispatcher)
+    sent_env = dict(tool_env or getattr(dispatcher, "tool_env", {}) or {})
+    record_outcome(ctx, run_id, outcome, history, sent_env)
+    return outcome
+
+
+def tools_of(ctx: Context, agent: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The manifests of the tools an agent may call, at the versions it pins (else latest)."""
+    found: dict[str, dict[str, Any]] = {}
+    for ref in agent.get("tools") or []:
+        try:
+            found[ref["id"]] = catalog.get_tool(ctx, ref["id"], ref.get("version"))
+        except NotFound:
+            try:
+                found[ref["id"]] = catalog.get_tool(ctx, ref["id"])
+            except NotFound:
+                continue
+    return found
