@@ -285,8 +285,7 @@ def get(ctx: Context, run_id: str) -> dict[str, Any]:
     record = get_record(ctx, run_id)
     wire = to_wire(record)
     if record["status"] in ("pending", "running"):
-        done = len(store.cases(ctx.db, run_id))
-        wire["progress"] = {"casesDone": done, "cases": record["case_count"]}
+        wire["progress"] = {"casesDone": record["cases_done"], "cases": record["case_count"]}
     return wire
 
 

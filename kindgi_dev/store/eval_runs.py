@@ -13,6 +13,7 @@ _FIELDS = (
     "run_id", "tenant_id", "project_id", "suite_id", "suite_version", "kind", "agent_ref",
     "flow_ref", "status", "dry_run", "started_at", "completed_at", "result", "error",
     "cancel_reason", "correlation_id", "comparison", "frozen_version", "case_count",
+    "cases_done",
 )  # fmt: skip
 
 
@@ -70,12 +71,21 @@ def list_page(
 
 
 def add_case(db: Database, run_id: str, index: int, case_id: str, result: Any, at: str) -> None:
-    """Keep one finished case's result as soon as it lands."""
-    db.run(
-        "INSERT OR REPLACE INTO eval_run_cases (eval_run_id, case_index, case_id, result, "
-        "finished_at) VALUES (?, ?, ?, ?, ?)",
-        (run_id, index, case_id, dump(result), at),
-    )
+    """Keep one finished case's result as soon as it lands, and count it on the run's row."""
+    with db.transaction() as conn:
+        known = conn.execute(
+            "SELECT 1 FROM eval_run_cases WHERE eval_run_id = ? AND case_index = ?",
+            (run_id, index),
+        ).fetchone()
+        conn.execute(
+            "INSERT OR REPLACE INTO eval_run_cases (eval_run_id, case_index, case_id, result, "
+            "finished_at) VALUES (?, ?, ?, ?, ?)",
+            (run_id, index, case_id, dump(result), at),
+        )
+        if known is None:
+            conn.execute(
+                "UPDATE eval_runs SET cases_done = cases_done + 1 WHERE run_id = ?", (run_id,)
+            )
 
 
 def cases(db: Database, run_id: str, *, after: int = -1) -> list[dict[str, Any]]:
@@ -92,9 +102,8 @@ def cases(db: Database, run_id: str, *, after: int = -1) -> list[dict[str, Any]]
 def unfinished(db: Database) -> list[dict[str, Any]]:
     """Eval runs left `pending`/`running`, with how many cases they finished."""
     rows = db.all(
-        "SELECT r.run_id, r.case_count, (SELECT count(*) FROM eval_run_cases c "
-        "WHERE c.eval_run_id = r.run_id) AS done FROM eval_runs r "
-        "WHERE r.status IN ('pending', 'running')"
+        "SELECT run_id, case_count, cases_done AS done FROM eval_runs "
+        "WHERE status IN ('pending', 'running')"
     )
     return [dict(r) for r in rows]
 
