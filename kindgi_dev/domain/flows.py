@@ -1,0 +1,322 @@
+"""A flow as data, and what its edges, predicates and mappings mean (`flow.schema.json`).
+
+Pure: the flow's definition, `when` predicates, `inputMapping` and the `output` mapping
+resolved against a run's environment, and which nodes are ready or skipped as nodes finish.
+Running the nodes is the runtime's job (`runtime/flow_run.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .items import same_value
+
+START = "$start"
+END = "$end"
+RUNNABLE_KINDS = frozenset({"tool", "agent"})
+MISSING: Any = object()
+"""What a path that does not resolve gives: an operand that counts as missing."""
+
+NodeKind = Literal["tool", "agent", "loop", "fanout", "subgraph"]
+
+
+@dataclass(frozen=True)
+class FlowNode:
+    """One node: its kind, what it runs (`ref`, an id with an optional `@version`), its input."""
+
+    id: str
+    kind: str
+    ref: str | None = None
+    input_mapping: Mapping[str, Any] | None = None
+
+    @property
+    def target_id(self) -> str | None:
+        """The tool or agent id `ref` names, without a version."""
+        return None if self.ref is None else self.ref.partition("@")[0]
+
+    @property
+    def pinned_version(self) -> str | None:
+        """The version `ref` names after `@`, or None."""
+        if self.ref is None or "@" not in self.ref:
+            return None
+        return self.ref.partition("@")[2] or None
+
+
+@dataclass(frozen=True)
+class FlowEdge:
+    """A directed edge, taken when its `when` predicate holds (always without one)."""
+
+    id: str
+    source: str
+    target: str
+    when: Mapping[str, Any] | None = None
+    priority: int = 0
+
+
+@dataclass(frozen=True)
+class FlowDefinition:
+    """A flow version as the index lists it."""
+
+    id: str
+    version: str
+    nodes: tuple[FlowNode, ...]
+    edges: tuple[FlowEdge, ...]
+    output_mapping: Mapping[str, Any] | None = None
+    output_schema: Mapping[str, Any] | None = None
+    max_parallelism: int | None = None
+
+    @classmethod
+    def from_manifest(cls, entry: Mapping[str, Any]) -> FlowDefinition:
+        """Read an index entry (or a stored manifest) of a flow."""
+        output = entry.get("output") or {}
+        return cls(
+            id=str(entry["id"]),
+            version=str(entry["version"]),
+            nodes=tuple(
+                FlowNode(
+                    id=str(n["id"]),
+                    kind=str(n["kind"]),
+                    ref=n.get("ref") if isinstance(n.get("ref"), str) else None,
+                    input_mapping=n.get("inputMapping"),
+                )
+                for n in entry.get("nodes") or []
+            ),
+            edges=tuple(
+                FlowEdge(
+                    id=str(e["id"]),
+                    source=str(e["from"]),
+                    target=str(e["to"]),
+                    when=e.get("when"),
+                    priority=int((e.get("policy") or {}).get("priority", 0)),
+                )
+                for e in entry.get("edges") or []
+            ),
+            output_mapping=output.get("mapping"),
+            output_schema=output.get("schema"),
+            max_parallelism=entry.get("maxParallelism"),
+        )
+
+    def node(self, node_id: str) -> FlowNode:
+        """The node with this id."""
+        return next(n for n in self.nodes if n.id == node_id)
+
+    def incoming(self, node_id: str) -> list[FlowEdge]:
+        """The edges into a node (or into `$end`)."""
+        return [e for e in self.edges if e.target == node_id]
+
+    def used(self, kind: str) -> set[str]:
+        """The ids of the tools (or agents) the flow's nodes run."""
+        return {n.target_id for n in self.nodes if n.kind == kind and n.target_id}
+
+
+def problems(flow: FlowDefinition) -> list[str]:
+    """Why kindgi dev can't run this flow: node kinds it doesn't run, and broken wiring."""
+    found = [
+        f"node {n.id} is a {n.kind} node, which kindgi dev doesn't run yet"
+        for n in flow.nodes
+        if n.kind not in RUNNABLE_KINDS
+    ]
+    ids = [n.id for n in flow.nodes]
+    found += [f"node id {i} is used twice" for i in sorted({i for i in ids if ids.count(i) > 1})]
+    known = set(ids)
+    for edge in flow.edges:
+        if edge.source != START and edge.source not in known:
+            found.append(f"edge {edge.id} comes from {edge.source}, which is not a node")
+        if edge.target != END and edge.target not in known:
+            found.append(f"edge {edge.id} goes to {edge.target}, which is not a node")
+    found += [f"node {n.id} has no edge into it" for n in flow.nodes if not flow.incoming(n.id)]
+    if not found and _has_cycle(flow):
+        found.append("its edges form a cycle")
+    return found
+
+
+def _has_cycle(flow: FlowDefinition) -> bool:
+    """Whether following edges from some node leads back to it."""
+    after: dict[str, list[str]] = {}
+    for edge in flow.edges:
+        after.setdefault(edge.source, []).append(edge.target)
+    state: dict[str, int] = {}
+
+    def visit(node: str) -> bool:
+        state[node] = 1
+        for nxt in after.get(node, []):
+            if state.get(nxt) == 1 or (nxt not in state and visit(nxt)):
+                return True
+        state[node] = 2
+        return False
+
+    return any(visit(n.id) for n in flow.nodes if n.id not in state)
+
+
+@dataclass(frozen=True)
+class FlowEnv:
+    """What operands read: the run's input, its state and the outputs of finished nodes."""
+
+    run_input: Any
+    node_outputs: Mapping[str, Any]
+    state: Mapping[str, Any] = field(default_factory=dict)
+
+
+def resolve(operand: Mapping[str, Any], env: FlowEnv) -> Any:
+    """A `{literal}` or `{path}` operand's value; `MISSING` when the path does not resolve."""
+    if "literal" in operand:
+        return operand["literal"]
+    path = str(operand.get("path", ""))
+    root, _, rest = path.partition(".")
+    if root == "runInput":
+        return _walk(env.run_input, rest)
+    if root == "state":
+        return _walk(env.state, rest)
+    if root == "nodeOutputs":
+        # A node id may hold dots: the longest finished node id the path starts with wins.
+        for node_id in sorted(env.node_outputs, key=len, reverse=True):
+            if rest == node_id or rest.startswith(node_id + "."):
+                return _walk(env.node_outputs[node_id], rest[len(node_id) + 1 :])
+    return MISSING
+
+
+def _walk(value: Any, rest: str) -> Any:
+    """Follow dot-separated keys (a digit key indexes a list) from `value`."""
+    for key in rest.split(".") if rest else []:
+        if isinstance(value, Mapping) and key in value:
+            value = value[key]
+        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+            value = value[int(key)]
+        else:
+            return MISSING
+    return value
+
+
+def resolve_mapping(mapping: Mapping[str, Any], env: FlowEnv) -> dict[str, Any]:
+    """The object a mapping declares; a key whose path does not resolve is left out."""
+    resolved = {key: resolve(operand, env) for key, operand in mapping.items()}
+    return {key: value for key, value in resolved.items() if value is not MISSING}
+
+
+def holds(expr: Mapping[str, Any], env: FlowEnv) -> bool:
+    """Whether a `when` predicate holds; a comparison with a missing side never does."""
+    op = expr.get("op")
+    if op in ("and", "or"):
+        results = (holds(child, env) for child in expr.get("children") or [])
+        return all(results) if op == "and" else any(results)
+    if op == "not":
+        return not holds(expr["child"], env)
+    if op in ("exists", "notExists", "truthy", "falsy"):
+        value = resolve(expr["value"], env)
+        if op == "exists":
+            return value is not MISSING
+        if op == "notExists":
+            return value is MISSING
+        return truthy(value) is (op == "truthy")
+    if op in ("in", "notIn"):
+        value, members = resolve(expr["value"], env), resolve(expr["set"], env)
+        if value is MISSING or not isinstance(members, list):
+            return False
+        found = any(same_value(value, member) for member in members)
+        return bool(found == (op == "in"))
+    left: Any = resolve(expr["left"], env)
+    right: Any = resolve(expr["right"], env)
+    if left is MISSING or right is MISSING:
+        return False
+    if op == "eq":
+        return same_value(left, right)
+    if op == "ne":
+        return not same_value(left, right)
+    return _ordered(str(op), left, right)
+
+
+def _ordered(op: str, left: Any, right: Any) -> bool:
+    """`lt`, `lte`, `gt`, `gte` between two numbers or two strings; otherwise false."""
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (left, right))
+    strings = isinstance(left, str) and isinstance(right, str)
+    if not (numbers or strings):
+        return False
+    outcomes: dict[str, bool] = {
+        "lt": bool(left < right),
+        "lte": bool(left <= right),
+        "gt": bool(left > right),
+        "gte": bool(left >= right),
+    }
+    return outcomes.get(op, False)
+
+
+def truthy(value: Any) -> bool:
+    """JavaScript's truthiness, as the kernel reads it: empty lists and objects are truthy."""
+    if value is MISSING or value is None or value is False:
+        return False
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value != 0
+    if isinstance(value, str):
+        return value != ""
+    return True
+
+
+@dataclass
+class FlowProgress:
+    """Which nodes finished, with what output, and which were skipped, as a run goes on."""
+
+    flow: FlowDefinition
+    run_input: Any
+    outputs: dict[str, Any] = field(default_factory=dict)
+    skipped: set[str] = field(default_factory=set)
+    started: set[str] = field(default_factory=set)
+
+    @property
+    def env(self) -> FlowEnv:
+        """The environment operands read now."""
+        return FlowEnv(self.run_input, self.outputs)
+
+    def _taken(self, edge: FlowEdge) -> bool | None:
+        """Whether an edge is taken: None while its source hasn't settled."""
+        if edge.source != START:
+            if edge.source in self.skipped:
+                return False
+            if edge.source not in self.outputs:
+                return None
+        return edge.when is None or holds(edge.when, self.env)
+
+    def advance(self) -> list[FlowNode]:
+        """Skip the nodes none of whose edges is taken; the nodes ready to start, in order."""
+        ready: list[tuple[int, str]] = []
+        changed = True
+        while changed:
+            changed = False
+            for node in self.flow.nodes:
+                if node.id in self.started or node.id in self.skipped:
+                    continue
+                edges = self.flow.incoming(node.id)
+                taken = [self._taken(e) for e in edges]
+                if any(t is None for t in taken):
+                    continue
+                if not any(taken):
+                    self.skipped.add(node.id)
+                    changed = True
+                elif node.id not in {r[1] for r in ready}:
+                    priority = edges[0].priority if len(edges) == 1 else 0
+                    ready.append((priority, node.id))
+        ready.sort(key=lambda r: (-r[0], r[1]))
+        return [self.flow.node(node_id) for _, node_id in ready]
+
+    def node_input(self, node: FlowNode) -> Any:
+        """What a node receives: its `inputMapping`, else what its taken edges bring."""
+        if node.input_mapping is not None:
+            return resolve_mapping(node.input_mapping, self.env)
+        return self._brought(self.flow.incoming(node.id))
+
+    def _brought(self, edges: Sequence[FlowEdge]) -> Any:
+        """The single taken upstream's output (the run input from `$start`), else by source."""
+        taken = [e for e in edges if self._taken(e)]
+        values = {
+            e.source: self.run_input if e.source == START else self.outputs[e.source] for e in taken
+        }
+        if len(values) == 1:
+            return next(iter(values.values()))
+        return values or None
+
+    def output(self) -> Any:
+        """The run's output: the `output` mapping, else what the taken `$end` edges bring."""
+        if self.flow.output_mapping is not None:
+            return resolve_mapping(self.flow.output_mapping, self.env)
+        return self._brought(self.flow.incoming(END))

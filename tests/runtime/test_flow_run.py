@@ -1,0 +1,150 @@
+"""Running a flow: tool and agent nodes, parallelism, a failed node, a refused call that stops."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from kindgi_dev.domain.flows import FlowDefinition, FlowNode
+from kindgi_dev.domain.replay import REFUSED_CHANGES
+from kindgi_dev.models import ToolCall
+from kindgi_dev.runtime.agent_turn import TurnOutcome
+from kindgi_dev.runtime.flow_run import NodeRunner, run_flow
+from kindgi_dev.runtime.tool_calls import ToolCallRecord, ToolDispatcher
+
+TOOLS = {
+    "acme.find": {"id": "acme.find", "version": "0.2.0", "mutating": False},
+    "acme.log": {"id": "acme.log", "version": "0.1.0", "mutating": True},
+}
+
+
+class Dispatcher:
+    """Answers `acme.find` with the query's words; refuses `acme.log` when told to."""
+
+    def __init__(self, refuse_log: bool = False, delay: float = 0.0) -> None:
+        self.refuse_log = refuse_log
+        self.delay = delay
+        self.active = 0
+        self.most = 0
+
+    async def call(self, step: int, call: ToolCall, tool: dict[str, Any] | None) -> ToolCallRecord:
+        assert tool is not None
+        self.active += 1
+        self.most = max(self.most, self.active)
+        await asyncio.sleep(self.delay)
+        self.active -= 1
+        version = str(tool["version"])
+        if call.tool_id == "acme.log" and self.refuse_log:
+            return ToolCallRecord(step, call.id, call.tool_id, version, call.arguments, None,
+                                  REFUSED_CHANGES, "refused", REFUSED_CHANGES)  # fmt: skip
+        if call.tool_id == "acme.find" and call.arguments.get("query") == "boom":
+            return ToolCallRecord(step, call.id, call.tool_id, version, call.arguments, None,
+                                  "tool-error: it broke", "live")  # fmt: skip
+        result = {"articles": [{"id": w} for w in str(call.arguments.get("query", "")).split()]}
+        return ToolCallRecord(step, call.id, call.tool_id, version, call.arguments, result, None,
+                              "live")  # fmt: skip
+
+
+async def agent_step(
+    node: FlowNode, message: str, dispatcher: ToolDispatcher
+) -> tuple[str, TurnOutcome]:
+    """An agent that answers with the message upper-cased, without calling tools."""
+    response = {"role": "agent", "content": message.upper()}
+    return "1.0.0", TurnOutcome([response], response, None, [], {"steps": 1}, {"id": "f"})
+
+
+def runner(dispatcher: Dispatcher) -> NodeRunner:
+    def tool_of(node: FlowNode) -> Mapping[str, Any] | None:
+        return TOOLS.get(node.target_id or "")
+
+    return NodeRunner(tool_of, agent_step, dispatcher)
+
+
+SUGGEST = {
+    "id": "acme.suggest",
+    "version": "0.1.0",
+    "nodes": [
+        {"id": "find", "kind": "tool", "ref": "acme.find",
+         "inputMapping": {"query": {"path": "runInput.question"}}},
+        {"id": "log", "kind": "tool", "ref": "acme.log",
+         "inputMapping": {"articles": {"path": "nodeOutputs.find.articles"}}},
+        {"id": "say", "kind": "agent", "ref": "acme.writer",
+         "inputMapping": {"userMessage": {"path": "runInput.question"}}},
+    ],
+    "edges": [
+        {"id": "1", "from": "$start", "to": "find"},
+        {"id": "2", "from": "find", "to": "log"},
+        {"id": "3", "from": "$start", "to": "say"},
+        {"id": "4", "from": "log", "to": "$end"},
+        {"id": "5", "from": "say", "to": "$end"},
+    ],
+    "output": {"mapping": {"articles": {"path": "nodeOutputs.find.articles"},
+                           "text": {"path": "nodeOutputs.say"}}},
+}  # fmt: skip
+
+
+def test_a_flow_runs_each_node_once_and_maps_its_output() -> None:
+    outcome = asyncio.run(run_flow(FlowDefinition.from_manifest(SUGGEST), {"question": "a b"},
+                                   runner(Dispatcher())))  # fmt: skip
+    assert outcome.status == "completed"
+    assert outcome.output == {"articles": [{"id": "a"}, {"id": "b"}], "text": "A B"}
+    by_node = {s.node_id: s for s in outcome.steps}
+    assert set(by_node) == {"find", "log", "say"}
+    assert (by_node["find"].kind, by_node["find"].version) == ("tool", "0.2.0")
+    assert by_node["find"].input == {"query": "a b"}
+    assert (by_node["say"].kind, by_node["say"].target_id, by_node["say"].version) == (
+        "agent", "acme.writer", "1.0.0")  # fmt: skip
+    assert [c.tool_id for c in outcome.tool_calls] == ["acme.find", "acme.log"]
+
+
+def test_a_refused_tool_call_stops_the_flow_with_the_call() -> None:
+    outcome = asyncio.run(run_flow(FlowDefinition.from_manifest(SUGGEST), {"question": "kb-1"},
+                                   runner(Dispatcher(refuse_log=True))))  # fmt: skip
+    assert outcome.status == "stopped"
+    assert outcome.output is None
+    assert outcome.stopped is not None
+    assert (outcome.stopped.tool_id, outcome.stopped.arguments, outcome.stopped.reason) == (
+        "acme.log", {"articles": [{"id": "kb-1"}]}, REFUSED_CHANGES)  # fmt: skip
+
+
+def test_a_failed_node_fails_the_run_naming_the_node() -> None:
+    outcome = asyncio.run(run_flow(FlowDefinition.from_manifest(SUGGEST), {"question": "boom"},
+                                   runner(Dispatcher())))  # fmt: skip
+    assert outcome.status == "failed"
+    assert outcome.failure == "Node find (tool acme.find) failed: tool-error: it broke"
+    assert "log" not in {s.node_id for s in outcome.steps}
+
+
+def test_max_parallelism_bounds_the_nodes_running_at_once() -> None:
+    flow = {
+        "id": "acme.wide", "version": "0.1.0", "maxParallelism": 2,
+        "nodes": [{"id": f"n{i}", "kind": "tool", "ref": "acme.find"} for i in range(5)],
+        "edges": [{"id": str(i), "from": "$start", "to": f"n{i}"} for i in range(5)]
+        + [{"id": f"end{i}", "from": f"n{i}", "to": "$end"} for i in range(5)],
+    }  # fmt: skip
+    dispatcher = Dispatcher(delay=0.01)
+    outcome = asyncio.run(run_flow(FlowDefinition.from_manifest(flow), {"query": "x"},
+                                   runner(dispatcher)))  # fmt: skip
+    assert outcome.status == "completed"
+    assert len(outcome.steps) == 5
+    assert dispatcher.most == 2
+    assert outcome.output == {f"n{i}": {"articles": [{"id": "x"}]} for i in range(5)}
+
+
+def test_a_skipped_branch_has_no_step() -> None:
+    flow = {
+        "id": "acme.branch", "version": "0.1.0",
+        "nodes": [{"id": "find", "kind": "tool", "ref": "acme.find"},
+                  {"id": "log", "kind": "tool", "ref": "acme.log"}],
+        "edges": [{"id": "1", "from": "$start", "to": "find"},
+                  {"id": "2", "from": "find", "to": "log",
+                   "when": {"op": "exists", "value": {"path": "nodeOutputs.find.articles.0"}}},
+                  {"id": "3", "from": "find", "to": "$end"}],
+    }  # fmt: skip
+    outcome = asyncio.run(run_flow(FlowDefinition.from_manifest(flow), {"query": ""},
+                                   runner(Dispatcher(refuse_log=True))))  # fmt: skip
+    assert outcome.status == "completed"
+    assert [s.node_id for s in outcome.steps] == ["find"]
+    assert outcome.skipped == ("log",)
+    assert outcome.output == {"articles": []}
