@@ -44,7 +44,7 @@ def summary(ctx: Context, scope: Scope) -> dict[str, Any]:
         "id": set_id,
         "agentId": scope[0],
         "projectId": scope[1],
-        "cases": store.case_counts(ctx.db, scope, rules.CASE_STATUSES),
+        "cases": store.case_counts(ctx.db, scope),
     }
     last = store.last_version(ctx.db, set_id)
     if last:
@@ -93,9 +93,7 @@ def _rows(
     """Correction and hand case rows merged newest first (at most `limit`)."""
     rows: list[Row] = []
     if "correction" in kinds:
-        found = store.correction_cases(
-            ctx.db, scope, rules.CASE_STATUSES, retired=retired, limit=limit, after=after
-        )
+        found = store.correction_cases(ctx.db, scope, retired=retired, limit=limit, after=after)
         rows.extend(("correction", row) for row in found)
     if "hand" in kinds:
         found = store.hand_cases(ctx.db, scope, retired=retired, limit=limit, after=after)
@@ -204,7 +202,7 @@ def find_case(ctx: Context, agent_id: str, case_id: str) -> dict[str, Any]:
         raise _no_case(case_id, agent_id, f"Correction {case_id} is not a case: {why}.")
     scope = (agent_id, facts["project_id"], ctx.tenant_id)
     rows = store.correction_cases(
-        ctx.db, scope, rules.CASE_STATUSES, retired="include", limit=None, after=None,
+        ctx.db, scope, retired="include", limit=None, after=None,
         only_id=case_id,
     )  # fmt: skip
     return _render(ctx, [("correction", rows[0])])[0]

@@ -1,9 +1,10 @@
 """An agent's test set: its cases read from corrections and hand cases, retirements, frozen
 versions, and the `/v1/test-sets` registry.
 
-The case rules are applied here in SQL so a page needs no more than a page of rows:
-keyset paging over `(created_at, id)`, newest first, on the `corrections_subject` and
-`hand_cases_agent` indexes.
+Which corrections are cases is kept in `corrections.case_state` by m0010's triggers, with
+each set's counts, so a page needs no more than a page of rows (keyset paging over
+`(created_at, id)`, newest first, on `corrections_case_page` and `hand_cases_agent`) and
+the counts are one row.
 """
 
 from __future__ import annotations
@@ -28,17 +29,16 @@ def _retired_clause(retired: Retired) -> str:
     )
 
 
-def _correction_cases_sql(statuses: Sequence[str]) -> str:
+_CASE_STATES = {"exclude": "= 1", "only": "= 2", "include": "> 0"}
+"""`corrections.case_state` (kept by m0010's triggers) of the cases each `Retired` reads."""
+
+
+def _correction_cases_sql(retired: Retired) -> str:
     """FROM/WHERE of the corrections that are cases of one agent's set in one project."""
-    marks = ", ".join("?" * len(statuses))
     return (
-        "FROM corrections c JOIN runs r ON r.id = c.run_id "
-        "LEFT JOIN case_retirements t ON t.case_id = c.id "
+        "FROM corrections c LEFT JOIN case_retirements t ON t.case_id = c.id "
         "WHERE c.subject_id = ? AND c.project_id = ? AND c.tenant_id = ? "
-        "AND c.subject_kind = 'agent' AND c.replaced_by IS NULL AND c.erased_at IS NULL "
-        f"AND c.status IN ({marks}) AND r.replay_of IS NULL "
-        f"AND (EXISTS (SELECT 1 FROM verdicts v WHERE v.correction_id = c.id AND {_LIVE}) "
-        "OR c.decisions IS NOT NULL OR c.answer IS NOT NULL)"
+        f"AND c.case_state {_CASE_STATES[retired]}"
     )
 
 
@@ -52,7 +52,6 @@ def _hand_cases_sql() -> str:
 def correction_cases(
     db: Database,
     scope: tuple[str, str, str],
-    statuses: Sequence[str],
     *,
     retired: Retired,
     limit: int | None,
@@ -66,9 +65,9 @@ def correction_cases(
         "c.judge_class_id, "
         "c.decisions, c.answer, c.corrector_kind AS added_by_kind, "
         "c.corrector_id AS added_by_id, c.created_at, c.updated_at, "
-        f"{_RETIREMENT} {_correction_cases_sql(statuses)}{_retired_clause(retired)}"
+        f"{_RETIREMENT} {_correction_cases_sql(retired)}"
     )
-    params: list[Any] = [*scope, *statuses]
+    params: list[Any] = list(scope)
     if only_id:
         sql += " AND c.id = ?"
         params.append(only_id)
@@ -110,20 +109,17 @@ def _hand_row(row: sqlite3.Row) -> dict[str, Any]:
     return found
 
 
-def case_counts(
-    db: Database, scope: tuple[str, str, str], statuses: Sequence[str]
-) -> dict[str, int]:
-    """`{active, retired}`: how many cases the set has, and how many were retired."""
-    counts = {"active": 0, "retired": 0}
-    queries = (
-        (f"SELECT t.case_id IS NOT NULL AS gone, count(*) AS n {_correction_cases_sql(statuses)}",
-         [*scope, *statuses]),
-        (f"SELECT t.case_id IS NOT NULL AS gone, count(*) AS n {_hand_cases_sql()}", list(scope)),
-    )  # fmt: skip
-    for sql, params in queries:
-        for row in db.all(sql + " GROUP BY 1", params):
-            counts["retired" if row["gone"] else "active"] += row["n"]
-    return counts
+def case_counts(db: Database, scope: tuple[str, str, str]) -> dict[str, int]:
+    """`{active, retired}`: how many cases the set has, and how many were retired (kept by
+    m0010's triggers as corrections, verdicts, retirements and hand cases change)."""
+    row = db.one(
+        "SELECT active, retired FROM test_set_counts "
+        "WHERE agent_id = ? AND project_id = ? AND tenant_id = ?",
+        scope,
+    )
+    return (
+        {"active": row["active"], "retired": row["retired"]} if row else {"active": 0, "retired": 0}
+    )
 
 
 def live_items(db: Database, correction_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
@@ -241,11 +237,9 @@ def version_cases(
 def agent_sets(db: Database, tenant_id: str) -> list[tuple[str, str]]:
     """(agent id, project id) of every agent test set with a correction, hand case or version."""
     rows = db.all(
-        "SELECT subject_id AS a, project_id AS p FROM corrections "
-        "WHERE tenant_id = ? AND subject_kind = 'agent' "
-        "UNION SELECT agent_id, project_id FROM hand_cases WHERE tenant_id = ? "
+        "SELECT agent_id AS a, project_id AS p FROM test_set_counts WHERE tenant_id = ? "
         "UNION SELECT agent_id, project_id FROM test_set_versions WHERE tenant_id = ?",
-        (tenant_id, tenant_id, tenant_id),
+        (tenant_id, tenant_id),
     )
     return sorted((r["a"], r["p"]) for r in rows)
 

@@ -1,6 +1,7 @@
 """Costs that must not grow with the database: query plans of the hot paths, and polls.
 
-These check the mechanisms (an index is used, a poll reads no case rows); how fast
+These check the mechanisms (an index is used, a poll reads no case rows, kept counts stay
+right); how fast
 they are is measured in benchmarks/, not here.
 """
 
@@ -11,8 +12,10 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from factories import AGENT, served, tutorial_runs
+from factories import AGENT, QUESTIONS, served, tutorial_runs
+from starlette.testclient import TestClient
 from test_eval_runs import build_suite, correct_tutorial, finish, models_file, start_version
 
 from kindgi_dev.domain.time import now_iso
@@ -122,3 +125,77 @@ def test_a_poll_of_a_running_eval_run_counts_progress_without_reading_cases(
     assert polled.json()["progress"] == {"casesDone": 3, "cases": 5}
     assert statements, "the poll read the eval run"
     assert [sql for sql in statements if "eval_run_cases" in sql] == []
+
+
+SET = f"/v1/agents/{AGENT}/test-set"
+
+
+def _items(articles: list[str]) -> list[dict[str, Any]]:
+    return [
+        {"key": key, "pointer": f"/output/articles/{rank}", "rank": rank,
+         "verdict": "right" if rank == 0 else "wrong"}
+        for rank, key in enumerate(articles)
+    ]  # fmt: skip
+
+
+def _counts(client: TestClient) -> tuple[dict[str, int], dict[str, int]]:
+    """The summary's counts, and the same counted from every case the set lists."""
+    listed = client.get(f"{SET}/cases", params={"include": "retired", "limit": 200}).json()
+    retired = sum(1 for case in listed["data"] if case.get("retired"))
+    recount = {"active": len(listed["data"]) - retired, "retired": retired}
+    return client.get(SET).json()["cases"], recount
+
+
+def test_the_set_counts_follow_every_change_to_its_cases(tmp_path: Path) -> None:
+    """Kept counts agree with the cases listed after each kind of change, at exact numbers."""
+    with served(tmp_path) as (client, ctx):
+        runs = tutorial_runs(ctx)
+        password, charged, package = (runs[q] for q in QUESTIONS)
+        seen: list[dict[str, int]] = []
+
+        def check(active: int, retired: int = 0) -> None:
+            summary, recount = _counts(client)
+            assert summary == recount == {"active": active, "retired": retired}, len(seen)
+            seen.append(summary)
+
+        def correct(run_id: str, **extra: Any) -> dict[str, Any]:
+            question = next(q for q, r in runs.items() if r == run_id)
+            body = {"runId": run_id, "items": _items(QUESTIONS[question]), **extra}
+            answer = client.post("/v1/corrections", json=body)
+            assert answer.status_code == 201, answer.text
+            return dict(answer.json())
+
+        check(0)
+        first = correct(password)
+        correct(charged)
+        theirs = correct(package, participantId="p-7")
+        check(3)
+        correct(password)  # supersedes the caller's first correction of it
+        correct(password, participantId="p-8")
+        check(4)
+        assert client.get(f"/v1/corrections/{first['id']}").json()["replacedBy"]
+        latest = client.get("/v1/corrections", params={"runId": charged}).json()["data"][0]
+        path = f"/v1/corrections/{latest['id']}"
+        assert client.patch(path, json={"status": "wont-fix"}).status_code == 200
+        check(3)
+        assert client.patch(path, json={"status": "with-owner"}).status_code == 200
+        check(4)
+        assert client.post("/v1/erasures", json={"participantId": "p-8"}).status_code == 200
+        check(3)
+        retire = client.post(f"{SET}/cases/{theirs['id']}/retire", json={"reason": "merged"})
+        assert retire.status_code == 200, retire.text
+        check(2, 1)
+        hand = {"runId": package, "items": _items(["kb-302"])[:1]}
+        added = client.post(f"{SET}/cases", json=hand)
+        assert added.status_code == 201, added.text
+        check(3, 1)
+        gone = client.post(f"{SET}/cases/{added.json()['id']}/retire", json={"reason": "dup"})
+        assert gone.status_code == 200, gone.text
+        check(2, 2)
+        judgments = client.get("/v1/judgments", params={"runId": charged}).json()["data"]
+        for judgment in judgments:
+            unregistered = client.post(f"/v1/judgments/{judgment['id']}/unregister")
+            assert unregistered.status_code == 200, unregistered.text
+        check(1, 2)
+    with served(tmp_path) as (client, _):
+        check(1, 2)

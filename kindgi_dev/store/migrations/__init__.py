@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+import sqlite3
 from dataclasses import dataclass
 
 _NAME = re.compile(r"^m(\d{4})_(\w+)$")
@@ -23,8 +24,16 @@ class Migration:
     sql: str
 
     def statements(self) -> list[str]:
-        """The migration's SQL split into statements (none of ours has `;` inside a literal)."""
-        return [part.strip() for part in self.sql.split(";") if part.strip()]
+        """The migration's SQL split into statements; a trigger's body stays whole (none of
+        ours has `;` inside a literal)."""
+        found, pending = [], ""
+        for part in self.sql.split(";"):
+            pending += part + ";"
+            if sqlite3.complete_statement(pending):
+                if pending.strip(" \n;"):
+                    found.append(pending.strip())
+                pending = ""
+        return found
 
 
 def _discover() -> list[Migration]:
