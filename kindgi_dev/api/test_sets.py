@@ -125,7 +125,7 @@ class FrozenVersion(WireModel):
     """A frozen version of a test set: its cases as they were when a test run started."""
 
     test_set_id: str
-    version: int
+    version: str
 
 
 class AgentTestSet(WireModel):
@@ -165,11 +165,11 @@ class CaseQuery(ProjectQuery):
 
 
 class TestSetEntry(WireModel):
-    """A registry entry (an agent's test set has no `version` until it is frozen)."""
+    """A registry entry: an agent's test set is one from its first frozen version."""
 
     id: str
     tenant_id: str
-    version: str | None = None
+    version: str
     kind: RegistryKind
     description: str | None = None
     spec: dict[str, Any]

@@ -22,6 +22,7 @@ CASE_KINDS = ("correction", "hand")
 HAND_CASE_PREFIX = "case-"
 TEST_SET_SEPARATOR = "~"
 MAX_SUITE_CASES = 1000
+_FROZEN_VERSION = re.compile(r"([1-9][0-9]*)\.0\.0")
 _WORDS = {"yes": "right", "no": "wrong"}
 _CONTEXT_KEYS = (
     "history", "historyTruncated", "retrieved", "recalled", "sessionApproval", "flow",
@@ -32,6 +33,17 @@ _CONTEXT_KEYS = (
 def set_id_of(agent_id: str, project_id: str) -> str:
     """The id of an agent's test set in a project: `<agentId>~<projectId>` (URL-safe)."""
     return f"{agent_id}{TEST_SET_SEPARATOR}{project_id}"
+
+
+def version_label(number: int) -> str:
+    """The one semver spelling of frozen version N: `N.0.0`."""
+    return f"{number}.0.0"
+
+
+def version_number(label: str) -> int | None:
+    """N of a frozen version spelled `N.0.0`, or None for any other text."""
+    match = _FROZEN_VERSION.fullmatch(label)
+    return int(match.group(1)) if match else None
 
 
 def parse_set_id(text: str) -> tuple[str, str] | None:
@@ -354,10 +366,9 @@ def check_entry(entry: Mapping[str, Any], tenant_id: str) -> None:
 
 
 def agent_set_entry(tenant_id: str, test_set: Mapping[str, Any]) -> dict[str, Any]:
-    """An agent's test set as a `corrections` registry entry; `version` is its newest frozen one."""
-    entry: dict[str, Any] = {"id": test_set["id"], "tenantId": tenant_id}
-    if test_set.get("frozenVersion"):
-        entry["version"] = str(test_set["frozenVersion"]["version"])
+    """A frozen agent's test set as a `corrections` registry entry at its newest version."""
+    entry: dict[str, Any] = {"id": test_set["id"], "tenantId": tenant_id,
+                             "version": test_set["frozenVersion"]["version"]}  # fmt: skip
     entry["kind"] = "corrections"
     entry["description"] = (
         f"Agent {test_set['agentId']}'s test set in project {test_set['projectId']}."

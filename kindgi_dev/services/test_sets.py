@@ -48,7 +48,7 @@ def summary(ctx: Context, scope: Scope) -> dict[str, Any]:
     }
     last = store.last_version(ctx.db, set_id)
     if last:
-        found["frozenVersion"] = {"testSetId": set_id, "version": last}
+        found["frozenVersion"] = {"testSetId": set_id, "version": rules.version_label(last)}
     return found
 
 
@@ -216,7 +216,7 @@ def _no_case(case_id: str, agent_id: str, message: str | None = None) -> NotFoun
 
 
 def freeze(ctx: Context, agent_id: str, project_id: str | None) -> dict[str, Any]:
-    """Store the set's active cases as they are now as version N; `{testSetId, version}`."""
+    """Store the set's active cases as they are now as version `N.0.0`; `{testSetId, version}`."""
     scope = scope_of(ctx, agent_id, project_id)
     set_id = rules.set_id_of(scope[0], scope[1])
     with ctx.db.transaction():
@@ -226,23 +226,26 @@ def freeze(ctx: Context, agent_id: str, project_id: str | None) -> dict[str, Any
         meta = {"test_set_id": set_id, "version": version, "tenant_id": ctx.tenant_id,
                 "agent_id": scope[0], "project_id": scope[1], "frozen_at": now_iso()}  # fmt: skip
         store.insert_version(ctx.db, meta, cases)
-    return {"testSetId": set_id, "version": version}
+    return {"testSetId": set_id, "version": rules.version_label(version)}
 
 
 def frozen_page(
-    ctx: Context, test_set_id: str, version: int, *, limit: int | None, cursor: str | None
+    ctx: Context, test_set_id: str, version: str, *, limit: int | None, cursor: str | None
 ) -> Page[Any]:
-    """A page of a frozen version's cases, as they were when it was frozen."""
-    if not any(v["version"] == version for v in store.versions(ctx.db, test_set_id)):
+    """A page of a frozen version's cases (`N.0.0`), as they were when it was frozen."""
+    number = rules.version_number(version)
+    if number is None or not any(
+        v["version"] == number for v in store.versions(ctx.db, test_set_id)
+    ):
         raise NotFound("test-set-version", f"{test_set_id}@{version}", id_field="testSetId")
     size = clamp_limit(limit)
     after = offset_of(cursor) - 1
-    rows = store.version_cases(ctx.db, test_set_id, version, after=after, limit=size + 1)
+    rows = store.version_cases(ctx.db, test_set_id, number, after=after, limit=size + 1)
     page = make_page(rows, size, lambda row: [row[0] + 1])
     return page.map(lambda pair: pair[1])
 
 
-def frozen_cases(ctx: Context, test_set_id: str, version: int) -> Iterator[Any]:
+def frozen_cases(ctx: Context, test_set_id: str, version: str) -> Iterator[Any]:
     """Every case of a frozen version, in stored order."""
     cursor = None
     while True:
@@ -256,15 +259,21 @@ def frozen_cases(ctx: Context, test_set_id: str, version: int) -> Iterator[Any]:
 def frozen_versions(ctx: Context, test_set_id: str) -> list[dict[str, Any]]:
     """Every frozen version of a set: version, caseCount, frozenAt; oldest first."""
     return [
-        {"version": v["version"], "caseCount": v["case_count"], "frozenAt": v["frozen_at"]}
+        {
+            "version": rules.version_label(v["version"]),
+            "caseCount": v["case_count"],
+            "frozenAt": v["frozen_at"],
+        }
         for v in store.versions(ctx.db, test_set_id)
         if v["tenant_id"] == ctx.tenant_id
     ]
 
 
-def agent_sets(ctx: Context) -> list[dict[str, Any]]:
-    """The summary of every agent test set that has a case, a retired one, or a version."""
-    return [summary(ctx, (a, p, ctx.tenant_id)) for a, p in store.agent_sets(ctx.db, ctx.tenant_id)]
+def frozen_sets(ctx: Context) -> list[dict[str, Any]]:
+    """The summary of every agent test set frozen at least once (the registry's ones)."""
+    return [
+        summary(ctx, (a, p, ctx.tenant_id)) for a, p in store.frozen_sets(ctx.db, ctx.tenant_id)
+    ]
 
 
 def publish(ctx: Context, body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -308,7 +317,7 @@ def list_entries(
     judged suites built before."""
     shown = [e for e in _latest_entries(ctx).values() if kind is None or e["kind"] == kind]
     if kind == "corrections":
-        shown += [rules.agent_set_entry(ctx.tenant_id, s) for s in agent_sets(ctx)]
+        shown += [rules.agent_set_entry(ctx.tenant_id, s) for s in frozen_sets(ctx)]
         shown += [rules.judged_suite_entry(s) for s in eval_suites.judged_latest(ctx)]
     shown.sort(key=lambda entry: entry["id"])
     return page_of(shown, limit, cursor)
@@ -332,9 +341,12 @@ def _entry_versions(ctx: Context, entry_id: str) -> tuple[str, list[dict[str, An
         return "registry", sorted(published, key=lambda e: version_key(e["version"]))
     scope = _agent_scope(ctx, entry_id)
     if scope is not None:
-        entry = rules.agent_set_entry(ctx.tenant_id, summary(ctx, scope))
+        found = summary(ctx, scope)
+        if "frozenVersion" not in found:
+            raise _not_frozen(entry_id)
+        entry = rules.agent_set_entry(ctx.tenant_id, found)
         return "agent", [
-            {**entry, "version": str(v["version"]), "spec": {**entry["spec"], **v}}
+            {**entry, "version": v["version"], "spec": {**entry["spec"], **v}}
             for v in frozen_versions(ctx, entry_id)
         ]
     try:
@@ -347,11 +359,19 @@ def _entry_versions(ctx: Context, entry_id: str) -> tuple[str, list[dict[str, An
     return "judged", judged
 
 
+def _not_frozen(entry_id: str) -> NotFound:
+    """404 for an agent's test set no test run has frozen yet: it has no version to list."""
+    error = NotFound("test-set", entry_id)
+    error.message = (
+        f"Test set {entry_id} has no version yet: a test run freezes it as 1.0.0. "
+        "Its cases so far are read with agents.testSet.listCases."
+    )
+    error.args = (error.message,)
+    return error
+
+
 def get_entry(ctx: Context, entry_id: str) -> dict[str, Any]:
-    """A registry entry's latest version, an agent's test set, or a suite built before."""
-    scope = None if store.entries(ctx.db, ctx.tenant_id, entry_id) else _agent_scope(ctx, entry_id)
-    if scope is not None:
-        return rules.agent_set_entry(ctx.tenant_id, summary(ctx, scope))
+    """A registry entry's latest version, a frozen agent's test set, or a suite built before."""
     return _entry_versions(ctx, entry_id)[1][-1]
 
 
@@ -370,9 +390,7 @@ def entry_cases(
     if where == "judged":
         return eval_suites.list_cases(ctx, entry_id, version, limit=limit, cursor=cursor)
     if where == "agent":
-        if not version.isdigit():
-            raise NotFound("test-set-version", f"{entry_id}@{version}", id_field="testSetId")
-        return frozen_page(ctx, entry_id, int(version), limit=limit, cursor=cursor)
+        return frozen_page(ctx, entry_id, version, limit=limit, cursor=cursor)
     match = [entry for entry in found if entry["version"] == version]
     if not match:
         raise NotFound("test-set-version", f"{entry_id}@{version}", id_field="testSetId")

@@ -44,7 +44,7 @@ def start_on_test_set(ctx: Context, agent_id: str, body: dict[str, Any]) -> dict
     return eval_runs.begin(
         ctx,
         suite_id=frozen["testSetId"],
-        suite_version=f"{frozen['version']}.0.0",
+        suite_version=frozen["version"],
         body=body,
         cases=cases,
         frozen_version=frozen,

@@ -234,12 +234,11 @@ def version_cases(
     return [(r["seq"], load(r["body"])) for r in rows]
 
 
-def agent_sets(db: Database, tenant_id: str) -> list[tuple[str, str]]:
-    """(agent id, project id) of every agent test set with a correction, hand case or version."""
+def frozen_sets(db: Database, tenant_id: str) -> list[tuple[str, str]]:
+    """(agent id, project id) of every agent test set frozen at least once."""
     rows = db.all(
-        "SELECT agent_id AS a, project_id AS p FROM test_set_counts WHERE tenant_id = ? "
-        "UNION SELECT agent_id, project_id FROM test_set_versions WHERE tenant_id = ?",
-        (tenant_id, tenant_id),
+        "SELECT DISTINCT agent_id AS a, project_id AS p FROM test_set_versions WHERE tenant_id = ?",
+        (tenant_id,),
     )
     return sorted((r["a"], r["p"]) for r in rows)
 

@@ -273,9 +273,9 @@ def test_a_frozen_version_keeps_its_cases_whatever_happens_later(
     assert frozen.status_code == 201
     version = frozen.json()
     project_id = client.get("/v1/projects/default").json()["id"]
-    assert version == {"testSetId": f"{AGENT}~{project_id}", "version": 1}
+    assert version == {"testSetId": f"{AGENT}~{project_id}", "version": "1.0.0"}
     assert client.get(SET).json()["frozenVersion"] == version
-    path = f"/v1/test-sets/{version['testSetId']}/versions/1/cases"
+    path = f"/v1/test-sets/{version['testSetId']}/versions/1.0.0/cases"
     before = client.get(path).json()["data"]
     assert before == _cases(client)
     set_column(ctx, tutorial[PASSWORD]["correction"], "status", "wont-fix")
@@ -283,9 +283,9 @@ def test_a_frozen_version_keeps_its_cases_whatever_happens_later(
                (tutorial[CHARGED]["correction"],))  # fmt: skip
     assert len(_cases(client)) == 2
     assert client.get(path).json()["data"] == before
-    assert client.post(f"{SET}/freeze").json()["version"] == 2
-    assert len(client.get(path.replace("/1/", "/2/")).json()["data"]) == 2
-    assert client.get(path.replace("/1/", "/3/")).status_code == 404
+    assert client.post(f"{SET}/freeze").json()["version"] == "2.0.0"
+    assert len(client.get(path.replace("/1.0.0/", "/2.0.0/")).json()["data"]) == 2
+    assert client.get(path.replace("/1.0.0/", "/3.0.0/")).status_code == 404
 
 
 def test_a_correction_made_through_the_api_is_a_case(

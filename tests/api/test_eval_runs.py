@@ -112,7 +112,7 @@ def test_a_decisions_case_replays_strictly_and_fails_on_other_arguments(tmp_path
         assert client.post("/v1/corrections", json=correction).status_code == 201
         run = try_version(client, f"/v1/agents/{AGENT}/test-set/runs", project)
     assert run["status"] == "completed"
-    assert run["frozenVersion"]["version"] == 1
+    assert run["frozenVersion"]["version"] == run["suiteVersion"] == "1.0.0"
     case = run["result"]["perCase"][0]
     assert case["tools"][0]["source"] == "refused"
     assert case["tools"][0]["reason"] == "replay: this read has no recorded result"

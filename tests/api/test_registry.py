@@ -126,7 +126,7 @@ def test_corrections_kind_lists_agent_sets_and_suites_built_before(
                                          "acme.article-picks", "acme.by-hand"]  # fmt: skip
     agent_set, suite = listed[0], listed[1]
     assert agent_set["kind"] == suite["kind"] == "corrections"
-    assert agent_set["version"] == "1"
+    assert agent_set["version"] == "1.0.0"
     assert agent_set["spec"] == {"source": "agent", "agentId": AGENT,
                                  "projectId": corrected["project"],
                                  "cases": {"active": 3, "retired": 0}}  # fmt: skip
@@ -140,10 +140,11 @@ def test_agent_sets_and_built_suites_read_by_id_with_their_cases(
     set_id = corrected["set"]
     assert client.get(f"/v1/test-sets/{set_id}").json()["spec"]["cases"]["active"] == 3
     versions = client.get(f"/v1/test-sets/{set_id}/versions").json()["data"]
-    assert [(v["version"], v["spec"]["caseCount"]) for v in versions] == [("1", 3)]
-    frozen = client.get(f"/v1/test-sets/{set_id}/versions/1/cases").json()["data"]
+    assert [(v["version"], v["spec"]["caseCount"]) for v in versions] == [("1.0.0", 3)]
+    frozen = client.get(f"/v1/test-sets/{set_id}/versions/1.0.0/cases").json()["data"]
     assert [c["kind"] for c in frozen] == ["correction"] * 3
-    assert client.get(f"/v1/test-sets/{set_id}/versions/one/cases").status_code == 404
+    for other in ("one", "1", "1.0", "01.0.0", "2.0.0"):
+        assert client.get(f"/v1/test-sets/{set_id}/versions/{other}/cases").status_code == 404
     suite = client.get("/v1/test-sets/acme.article-picks").json()
     assert (suite["version"], suite["kind"]) == ("1.0.0", "corrections")
     built = client.get("/v1/test-sets/acme.article-picks/versions/1.0.0/cases").json()["data"]
@@ -160,11 +161,11 @@ def test_the_cli_lists_test_sets_and_reads_a_versions_cases(
     listed = json.loads(invoke_cli(client, cli, ["list", "--kind=corrections"]).output)
     assert [e["id"] for e in listed["data"]] == [corrected["set"], "acme.article-picks"]
     assert json.loads(invoke_cli(client, cli, ["list"]).output)["data"] == []
-    cases = invoke_cli(client, cli, ["cases", corrected["set"], "--version", "1"])
+    cases = invoke_cli(client, cli, ["cases", corrected["set"], "--version", "1.0.0"])
     assert len(json.loads(cases.output)["data"]) == 3
     assert invoke_cli(client, cli, ["cases", corrected["set"]]).exit_code == 2
     assert invoke_cli(client, cli, ["list", "--kind=judged"]).exit_code == 2
     shown = json.loads(invoke_cli(client, cli, ["show", "acme.article-picks"]).output)
     assert shown["id"] == "acme.article-picks"
     versions = json.loads(invoke_cli(client, cli, ["versions", corrected["set"]]).output)
-    assert [v["version"] for v in versions["data"]] == ["1"]
+    assert [v["version"] for v in versions["data"]] == ["1.0.0"]
