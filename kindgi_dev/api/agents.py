@@ -12,9 +12,9 @@ from uuid import UUID
 
 from pydantic import BaseModel, Field
 
+from ..domain.catalog import Kind
 from ..domain.errors import BadInput
 from ..services import catalog
-from ..store.catalog import Kind
 from .routing import Call, Endpoint
 from .wire import OpenModel, WireModel
 

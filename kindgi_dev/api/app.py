@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import subprocess
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -13,10 +14,10 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from ..domain.errors import KindgiError
-from ..services import identity, lifecycle
+from ..services import lifecycle
 from ..services.context import Context
+from ..services.lifecycle import Instance as Instance
 from ..settings import Settings
-from ..store.db import Database
 from . import errors, openapi, system
 from .routing import Endpoint, route
 
@@ -48,11 +49,21 @@ def endpoints() -> list[Endpoint]:
     return found
 
 
-def create_app(settings: Settings, *, progress: Progress | None = None) -> Starlette:
-    """The app of one kindgi dev instance; the store is opened and migrated here."""
-    db = Database(settings.database_path)
-    db.migrate()
-    ctx = Context(db=db, identity=identity.ensure(db), settings=settings)
+def create_app(
+    settings: Settings,
+    *,
+    progress: Progress | None = None,
+    pack_service_token: str | None = None,
+    prestarted: subprocess.Popen[bytes] | None = None,
+) -> Starlette:
+    """The app of one kindgi dev instance; the store is opened and migrated here.
+
+    `pack_service_token` and `prestarted` are what `kindgi dev` hands the pack runtime: the
+    token it used before, and the pack index it started while the store was opening.
+    """
+    ctx = lifecycle.open_context(
+        settings, pack_service_token=pack_service_token, prestarted=prestarted
+    )
     declared = endpoints()
     routes: list[BaseRoute] = [system.openapi_route(lambda: openapi.document(declared))]
     routes.extend(route(e) for e in declared)
@@ -64,7 +75,6 @@ def create_app(settings: Settings, *, progress: Progress | None = None) -> Starl
             yield
         finally:
             await lifecycle.stop(ctx)
-            db.close()
 
     app = Starlette(
         routes=routes,
@@ -82,4 +92,15 @@ def create_app(settings: Settings, *, progress: Progress | None = None) -> Starl
 
 def context_of(app: Any) -> Context:
     """The services' context of an app made by `create_app`."""
-    return app.state.ctx
+    ctx: Context = app.state.ctx
+    return ctx
+
+
+def describe(app: Starlette) -> Instance:
+    """The running instance as `kindgi dev` shows it and writes it to `.kindgirc.json`."""
+    return lifecycle.describe(context_of(app))
+
+
+def on_pack_service(app: Starlette, hook: Callable[[], None]) -> None:
+    """Call `hook` whenever the pack service moves (a new port after a restart)."""
+    context_of(app).on_pack_service = hook

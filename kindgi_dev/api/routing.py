@@ -7,7 +7,6 @@ and returns the answer's body. The same declarations generate `/openapi.json`.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import json
 import logging
@@ -21,8 +20,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..domain.errors import BadInput, Conflict, KindgiError, RequestTooLarge, Unauthenticated
+from ..services import idempotency
 from ..services.context import Context
-from ..store import idempotency
 from .errors import from_error, internal, request_id_of
 from .responses import json_response
 from .wire import parse
@@ -167,23 +166,15 @@ async def _idempotent(
     ctx: Context, request: Request, endpoint: Endpoint, raw: bytes, key: str
 ) -> Response:
     """Same key and body → the stored answer; other body → 409; first still running → 409."""
-    scoped = "|".join((ctx.tenant_id, ctx.caller.id, request.method, request.url.path, key))
-    digest = hashlib.sha256(raw).hexdigest()
-    stored = idempotency.find(ctx.db, scoped)
-    if stored is not None:
-        if stored.body_hash != digest:
-            raise Conflict(
-                "This Idempotency-Key was used with another body.",
-                code="idempotency-key-body-mismatch",
-            )
+    held = idempotency.claim(ctx, request.method, request.url.path, key, raw)
+    if isinstance(held, idempotency.StoredAnswer):
         return Response(
-            stored.body,
-            stored.status,
+            held.body,
+            held.status,
             headers={"X-Idempotent-Replay": "true"},
-            media_type=stored.content_type,
+            media_type=held.content_type,
         )
-    in_flight: set[str] = ctx.extras.setdefault("idempotency_in_flight", set())
-    if scoped in in_flight:
+    if held is None:
         error = Conflict(
             "A request with this Idempotency-Key is still running.",
             code="idempotency-key-in-flight",
@@ -191,17 +182,11 @@ async def _idempotent(
         response = from_error(error, request_id_of(request.scope))
         response.headers["Retry-After"] = "5"
         return response
-    in_flight.add(scoped)
     try:
         response = await _answer(ctx, request, endpoint, raw)
     finally:
-        in_flight.discard(scoped)
+        idempotency.release(ctx, held)
     if response.status_code < 400:
-        body = bytes(response.body)
         content_type = response.headers.get("content-type", "application/json")
-        idempotency.remember(
-            ctx.db,
-            scoped,
-            idempotency.StoredAnswer(digest, response.status_code, content_type, body),
-        )
+        idempotency.remember(ctx, held, response.status_code, content_type, bytes(response.body))
     return response

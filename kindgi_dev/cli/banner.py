@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ..settings import Settings
 from .devstate import Holder
+
+if TYPE_CHECKING:
+    from ..api.app import Instance
 
 RULE = "═" * 40
 
@@ -35,14 +38,10 @@ def relative(path: Path) -> str:
         return str(path)
 
 
-def ready(settings: Settings, ctx: Any, api_url: str, seconds: float) -> None:
+def ready(settings: Settings, instance: Instance, api_url: str, seconds: float) -> None:
     """The ready banner: where the API is, the project, a token hint and a command to try."""
-    from ..services import projects
-
-    project = projects.get_default(ctx)
-    token = ctx.identity.token
-    runtime = ctx.runtime
-    agents = runtime.agent_ids() if runtime is not None else []
+    token = instance.token
+    agents = instance.agent_ids
     lines = [
         f"  ✓ kindgi dev is serving at {api_url} (started in {duration(seconds)})",
         "",
@@ -50,10 +49,10 @@ def ready(settings: Settings, ctx: Any, api_url: str, seconds: float) -> None:
         "  ✓ Kindgi is up",
         RULE,
         f"  API        {api_url}   (.kindgirc.json points here)",
-        f"  Project    {project['name']} · {project['id']}",
-        f"  Tenant     {ctx.identity.tenant_id}",
+        f"  Project    {instance.project_name} · {instance.project_id}",
+        f"  Tenant     {instance.tenant_id}",
         f"  Token      {token[:12]}…  (full token in .kindgirc.json)",
-        f"  Models     {runtime.models_summary() if runtime is not None else 'none'}",
+        f"  Models     {instance.models_summary or 'none'}",
         f"  Data       {relative(settings.database_path)}",
         "",
     ]

@@ -11,7 +11,7 @@ import sys
 import time
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import uvicorn
@@ -21,6 +21,9 @@ from ..runtime.pack import prestart_index
 from ..settings import DEFAULT_HOST, DEFAULT_PORT, Settings
 from . import banner
 from .devstate import Lock, choose_socket, pack_service_token, read_rc, write_rc
+
+if TYPE_CHECKING:
+    from ..api.app import Instance
 
 LOG_LEVELS = ["error", "warn", "info", "debug", "trace"]
 
@@ -160,7 +163,7 @@ def serve(
     prestarted: subprocess.Popen[bytes] | None = None,
 ) -> int:
     """Bind, build the app, serve until Ctrl+C or SIGTERM; the exit code."""
-    from ..api.app import context_of, create_app
+    from ..api.app import create_app, describe, on_pack_service
 
     sock, port = choose_socket(settings.host, settings.port, explicit_port)
     if sock is None:
@@ -171,16 +174,18 @@ def serve(
     previous = read_rc(settings.rc_path)
     try:
         phase = time.perf_counter()
-        app = create_app(settings, progress=banner.phase_line)
+        app = create_app(
+            settings,
+            progress=banner.phase_line,
+            pack_service_token=pack_service_token(previous),
+            prestarted=prestarted,
+        )
         banner.phase_line(
             f"store: {banner.relative(settings.database_path)}", time.perf_counter() - phase
         )
     except KindgiError as error:
         say(f"  ✗ {error.message}")
         return 1
-    ctx = context_of(app)
-    ctx.extras["pack_service_token"] = pack_service_token(previous)
-    ctx.extras["prestarted_index"] = prestarted
     config = uvicorn.Config(
         app,
         log_level="error" if settings.log_level == "error" else "warning",
@@ -200,10 +205,10 @@ def serve(
             await asyncio.sleep(0.005)
         if serving.done():
             return False
-        write_rc(settings.rc_path, _rc_fields(api_url, ctx))
+        write_rc(settings.rc_path, _rc_fields(api_url, describe(app)))
         lock.note_url(api_url)
-        ctx.extras["on_pack_service"] = lambda: write_rc(settings.rc_path, _rc_fields(api_url, ctx))
-        banner.ready(settings, ctx, api_url, time.perf_counter() - started)
+        on_pack_service(app, lambda: write_rc(settings.rc_path, _rc_fields(api_url, describe(app))))
+        banner.ready(settings, describe(app), api_url, time.perf_counter() - started)
         if not settings.watch:
             server.should_exit = True
         await serving
@@ -221,21 +226,16 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def _rc_fields(api_url: str, ctx: Any) -> dict[str, Any]:
+def _rc_fields(api_url: str, instance: Instance) -> dict[str, Any]:
     """The six fields the real CLI writes."""
-    runtime = ctx.runtime
     fields: dict[str, Any] = {
         "apiUrl": api_url,
-        "token": ctx.identity.token,
-        "tenantId": ctx.identity.tenant_id,
-        "userId": ctx.identity.user_id,
+        "token": instance.token,
+        "tenantId": instance.tenant_id,
+        "userId": instance.user_id,
     }
-    port = runtime.pack_service_port() if runtime is not None else None
-    if port:
-        fields["packServicePort"] = port
-    token = (
-        runtime.pack_service_token if runtime is not None else ctx.extras.get("pack_service_token")
-    )
-    if token:
-        fields["packServiceToken"] = token
+    if instance.pack_service_port:
+        fields["packServicePort"] = instance.pack_service_port
+    if instance.pack_service_token:
+        fields["packServiceToken"] = instance.pack_service_token
     return fields

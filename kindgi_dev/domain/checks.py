@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from kindgi_dev.domain.items import same_value
 
@@ -104,30 +104,37 @@ def normalize_text(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+class AnswerCheck(NamedTuple):
+    """Whether an answer met its correction's expectation, and why in words."""
+
+    passed: bool
+    reason: str
+
+
 def deterministic_answer_check(
     expectation: dict[str, Any], recorded_answer: str | None, candidate_answer: str | None
-) -> tuple[bool, str]:
-    """Check an answer correction without a model: (passed, reason).
+) -> AnswerCheck:
+    """Check an answer correction without a model: passed, and the reason.
 
     `right` wants the recorded answer again; `wrong` wants `shouldSay` in the answer, or,
     with only `why`, any answer other than the recorded one.
     """
     if candidate_answer is None:
-        return False, "the version gave no answer text"
+        return AnswerCheck(False, "the version gave no answer text")
     answer = normalize_text(candidate_answer)
     recorded = None if recorded_answer is None else normalize_text(recorded_answer)
     verdict = expectation.get("verdict")
     if verdict == "right":
         if answer == recorded:
-            return True, "the answer says what the recorded one said"
-        return False, "the answer differs from the recorded one, which was right"
+            return AnswerCheck(True, "the answer says what the recorded one said")
+        return AnswerCheck(False, "the answer differs from the recorded one, which was right")
     if verdict != "wrong":
         raise ValueError(f'answer verdict is "right" or "wrong", not {verdict!r}')
     should_say = expectation.get("shouldSay")
     if isinstance(should_say, str) and should_say.strip():
         if normalize_text(should_say) in answer:
-            return True, "the answer says what it should say"
-        return False, f"the answer does not say {should_say!r}"
+            return AnswerCheck(True, "the answer says what it should say")
+        return AnswerCheck(False, f"the answer does not say {should_say!r}")
     if answer != recorded:
-        return True, "the answer differs from the recorded one, which was wrong"
-    return False, "the answer is the recorded one, which was wrong"
+        return AnswerCheck(True, "the answer differs from the recorded one, which was wrong")
+    return AnswerCheck(False, "the answer is the recorded one, which was wrong")

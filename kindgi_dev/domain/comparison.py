@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .changes import changes
-from .checks import MadeCall, check_decisions, deterministic_answer_check
+from .checks import AnswerCheck, MadeCall, check_decisions, deterministic_answer_check
 from .items import answer_text, items_of
 from .metrics import (
     CaseScore,
@@ -69,7 +69,7 @@ class Replayed:
     approval_skipped: bool
     provider: dict[str, str] = field(default_factory=dict)
     error: str | None = None
-    judged: dict[int, tuple[bool, str]] = field(default_factory=dict)
+    judged: dict[int, AnswerCheck] = field(default_factory=dict)
 
 
 def case_verdicts(case: ReplayCase) -> list[Verdict]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import ValidationFailed
 from .pointers import parse_pointer, resolve
@@ -20,6 +20,21 @@ STATUSES = ("open", "fixed", "with-owner", "wont-fix", "removed")
 REVIEWER_ROLES = ("standard", "senior", "admin")
 MAX_REASON = 4000
 _STORED = {"right": "yes", "wrong": "no", "yes": "yes", "no": "no"}
+
+
+class Corrector(NamedTuple):
+    """Who gives a correction: a principal, and the app's end user it speaks for ("" none)."""
+
+    kind: str
+    id: str
+    participant_id: str
+
+
+class AssertedClass(NamedTuple):
+    """The judge class a verdict is given under (None: none), and whether it is restricted."""
+
+    class_id: str | None
+    restricted: bool
 
 
 @dataclass(frozen=True)

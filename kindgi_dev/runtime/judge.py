@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..domain.checks import AnswerCheck
 from ..models import Message, Turn
 from .providers import ModelAdapter
 from .providers.base import ModelError
@@ -42,8 +43,8 @@ def question(expectation: dict[str, Any], recorded: str | None, candidate: str |
 
 async def check_answer(
     adapter: ModelAdapter, expectation: dict[str, Any], recorded: str | None, candidate: str | None
-) -> tuple[bool, str]:
-    """The judging model's verdict on one answer: (passed, reason)."""
+) -> AnswerCheck:
+    """The judging model's verdict on one answer: passed, and the reason."""
     turn = Turn(
         agent_id="kindgi-dev.answer-judge",
         agent_version="1.0.0",
@@ -58,8 +59,8 @@ async def check_answer(
     try:
         reply = await adapter.next_step(turn)
     except ModelError as error:
-        return False, f"the judging model failed: {error.message}"
+        return AnswerCheck(False, f"the judging model failed: {error.message}")
     verdict = reply.output if isinstance(reply.output, dict) else {}
     if not isinstance(verdict.get("pass"), bool):
-        return False, "the judging model gave no pass/fail verdict"
-    return verdict["pass"], str(verdict.get("reason", ""))
+        return AnswerCheck(False, "the judging model gave no pass/fail verdict")
+    return AnswerCheck(verdict["pass"], str(verdict.get("reason", "")))

@@ -11,13 +11,13 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from ..domain.catalog import Kind
 from ..domain.errors import Gone, NotFound
 from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
 from ..domain.semver import sort_key
 from ..domain.time import now_iso
 from ..runtime.pack import PackIndex
 from ..store import catalog
-from ..store.catalog import Kind
 from .context import Context
 
 KINDS: tuple[Kind, ...] = ("tool", "agent", "flow")

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import httpx
+
+from ..runtime.host import Runtime
+from ..runtime.providers.function import FunctionModels
 from ..settings import Settings
 from ..store.db import Database
 from ..store.instance import Identity
@@ -23,14 +31,33 @@ class Caller:
 
 
 @dataclass
+class ModelState:
+    """What model calls reuse: the pack's `[tool]` table, the function models, one client."""
+
+    pyproject_tool: tuple[int, dict[str, Any]] | None = None
+    function_models: tuple[tuple[Path, int], FunctionModels] | None = None
+    http_client: httpx.AsyncClient | None = None
+
+
+@dataclass
 class Context:
-    """The services' shared state for one running instance."""
+    """The services' shared state for one running instance.
+
+    `pack_service_token`, `prestarted_index` and `on_pack_service` are what `kindgi dev`
+    hands over before the runtime starts; the task maps let a cancel stop work in flight.
+    """
 
     db: Database
     identity: Identity
     settings: Settings
-    runtime: Any = None
-    extras: dict[str, Any] = field(default_factory=dict)
+    runtime: Runtime | None = None
+    pack_service_token: str | None = None
+    prestarted_index: subprocess.Popen[bytes] | None = None
+    on_pack_service: Callable[[], None] | None = None
+    models: ModelState = field(default_factory=ModelState)
+    run_tasks: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
+    eval_tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    idempotency_in_flight: set[str] = field(default_factory=set)
 
     @property
     def tenant_id(self) -> str:

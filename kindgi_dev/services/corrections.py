@@ -53,9 +53,9 @@ def subject_of(run: Mapping[str, Any]) -> dict[str, str]:
     return {"kind": "flow", "id": run["flow_id"], "version": run["flow_version"]}
 
 
-def corrector_of(ctx: Context, participant_id: str | None) -> store.Corrector:
+def corrector_of(ctx: Context, participant_id: str | None) -> rules.Corrector:
     """The caller, and the app's end user it corrects for when there is one."""
-    return ctx.caller.kind, ctx.caller.id, participant_id or ""
+    return rules.Corrector(ctx.caller.kind, ctx.caller.id, participant_id or "")
 
 
 def agent_tools(ctx: Context, run: Mapping[str, Any]) -> set[str]:
@@ -90,9 +90,9 @@ def keep_copy(ctx: Context, run: Mapping[str, Any], now: str) -> None:
 def verdict_row(
     run: Mapping[str, Any],
     correction_id: str,
-    corrector: store.Corrector,
+    corrector: rules.Corrector,
     item: rules.CorrectedItem,
-    klass: tuple[str | None, bool],
+    klass: rules.AssertedClass,
     now: str,
     where: str = "pointer",
 ) -> dict[str, Any]:
@@ -110,18 +110,18 @@ def verdict_row(
         "rank": item.rank,
         "verdict": item.verdict,
         "reason": item.reason,
-        "judge_class_id": klass[0],
-        "restricted": 1 if klass[1] else 0,
-        "asserted_by_kind": corrector[0],
-        "asserted_by_id": corrector[1],
-        "participant_id": corrector[2] or None,
+        "judge_class_id": klass.class_id,
+        "restricted": 1 if klass.restricted else 0,
+        "asserted_by_kind": corrector.kind,
+        "asserted_by_id": corrector.id,
+        "participant_id": corrector.participant_id or None,
         "item_value": value,
         "created_at": now,
     }
 
 
 def _new_correction(
-    run: Mapping[str, Any], corrector: store.Corrector, klass: tuple[str | None, bool], now: str
+    run: Mapping[str, Any], corrector: rules.Corrector, klass: rules.AssertedClass, now: str
 ) -> dict[str, Any]:
     subject = subject_of(run)
     return {
@@ -132,11 +132,11 @@ def _new_correction(
         "subject_kind": subject["kind"],
         "subject_id": subject["id"],
         "subject_version": subject["version"],
-        "corrector_kind": corrector[0],
-        "corrector_id": corrector[1],
-        "participant_id": corrector[2],
-        "judge_class_id": klass[0],
-        "restricted": 1 if klass[1] else 0,
+        "corrector_kind": corrector.kind,
+        "corrector_id": corrector.id,
+        "participant_id": corrector.participant_id,
+        "judge_class_id": klass.class_id,
+        "restricted": 1 if klass.restricted else 0,
         "status": "open",
         "created_at": now,
         "updated_at": now,
@@ -154,8 +154,8 @@ def _replace(ctx: Context, old: Mapping[str, Any] | None, new_id: str, now: str)
 def open_correction(
     ctx: Context,
     run: Mapping[str, Any],
-    corrector: store.Corrector,
-    klass: tuple[str | None, bool],
+    corrector: rules.Corrector,
+    klass: rules.AssertedClass,
     now: str,
 ) -> str:
     """The id of the corrector's live correction of the run, made now when there is none
@@ -178,11 +178,10 @@ def record(
 ) -> None:
     """Add verdicts to a correction, superseding the corrector's earlier ones on each item."""
     for verdict in verdicts:
-        corrector = (verdict["asserted_by_kind"], verdict["asserted_by_id"])
-        participant = verdict["participant_id"] or ""
-        store.supersede(
-            ctx.db, run["id"], (*corrector, participant), verdict["item_key"], verdict["id"], now
+        corrector = rules.Corrector(
+            verdict["asserted_by_kind"], verdict["asserted_by_id"], verdict["participant_id"] or ""
         )
+        store.supersede(ctx.db, run["id"], corrector, verdict["item_key"], verdict["id"], now)
     store.insert_verdicts(ctx.db, verdicts)
     keep_copy(ctx, run, now)
     store.update_correction(ctx.db, correction_id, {"updated_at": now})
@@ -259,7 +258,7 @@ def add_item(ctx: Context, correction_id: str, body: Mapping[str, Any]) -> dict[
     _not_erased(row)
     run = correctable_run(ctx, row["run_id"])
     klass = judge_classes.usable(ctx, row["judge_class_id"], run)
-    corrector: store.Corrector = (row["corrector_kind"], row["corrector_id"], row["participant_id"])
+    corrector = rules.Corrector(row["corrector_kind"], row["corrector_id"], row["participant_id"])
     now = now_iso()
     verdict = verdict_row(run, correction_id, corrector, item, klass, now)
     with ctx.db.transaction():

@@ -12,6 +12,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ..domain import comparison
+from ..domain.checks import AnswerCheck
 from ..domain.comparison import ReplayCase, Replayed
 from ..domain.errors import BadInput, Conflict, NotFound
 from ..domain.items import answer_text
@@ -33,11 +34,6 @@ INTERRUPTED = (
     "Interrupted: the eval run's executor stopped before it finished. {done} of {total} cases "
     "finished."
 )
-
-
-def _tasks(ctx: Context) -> dict[str, asyncio.Task[None]]:
-    tasks: dict[str, asyncio.Task[None]] = ctx.extras.setdefault("eval_tasks", {})
-    return tasks
 
 
 def begin(
@@ -81,8 +77,8 @@ def begin(
         _finish(ctx, run_id, "completed", {"dryRun": True, "preview": preview})
         return {"runId": run_id, "dryRunPreview": {"cases": len(cases), "preview": preview}}
     task = asyncio.create_task(_run(ctx, run_id, agent, cases))
-    _tasks(ctx)[run_id] = task
-    task.add_done_callback(lambda _: _tasks(ctx).pop(run_id, None))
+    ctx.eval_tasks[run_id] = task
+    task.add_done_callback(lambda _: ctx.eval_tasks.pop(run_id, None))
     return {"runId": run_id}
 
 
@@ -175,9 +171,7 @@ def _settings_differ(ctx: Context, agent: dict[str, Any], case: ReplayCase) -> b
     return (agent.get("settings") or []) != (past.get("settings") or [])
 
 
-async def _judge_answers(
-    ctx: Context, case: ReplayCase, output: Any
-) -> dict[int, tuple[bool, str]]:
+async def _judge_answers(ctx: Context, case: ReplayCase, output: Any) -> dict[int, AnswerCheck]:
     """The judging model's verdict on each answer check of the case (none without a model)."""
     adapter = models.judging_adapter(ctx)
     if adapter is None:
@@ -310,7 +304,7 @@ async def cancel(ctx: Context, run_id: str) -> dict[str, Any]:
     if record["status"] in TERMINAL:
         raise Conflict(f"Eval run {run_id} has already ended ({record['status']}).",
                        code="eval-run-already-terminal", runId=run_id)  # fmt: skip
-    task = _tasks(ctx).get(run_id)
+    task = ctx.eval_tasks.get(run_id)
     if task is not None:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)

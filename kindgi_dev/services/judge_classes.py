@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..domain import corrections as rules
+from ..domain.corrections import AssertedClass
 from ..domain.errors import BadInput, Conflict, Forbidden, NotFound, ValidationFailed
 from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
@@ -163,11 +164,11 @@ def list_page(
     return page.map(to_wire)
 
 
-def usable(ctx: Context, class_id: str | None, run: Mapping[str, Any]) -> tuple[str | None, bool]:
-    """(class id, restricted now) for a verdict on `run`; 404 unknown or retired,
+def usable(ctx: Context, class_id: str | None, run: Mapping[str, Any]) -> AssertedClass:
+    """The class, and whether it is restricted now, for a verdict on `run`; 404 unknown or retired,
     400 `judge-class-not-applicable`, 403 `judge-class-not-allowed`."""
     if class_id is None:
-        return None, False
+        return AssertedClass(None, False)
     row = store.get(ctx.db, class_id)
     if row is None or row["tenant_id"] != ctx.tenant_id or row["unregistered_at"]:
         raise NotFound("judge-class", class_id)
@@ -185,4 +186,4 @@ def usable(ctx: Context, class_id: str | None, run: Mapping[str, Any]) -> tuple[
             code="judge-class-not-allowed",
             judgeClassId=class_id,
         )
-    return class_id, bool(row["assertable_by"])
+    return AssertedClass(class_id, bool(row["assertable_by"]))

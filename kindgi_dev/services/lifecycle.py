@@ -2,15 +2,71 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..runtime.host import Runtime
-from . import catalog, eval_runs, models, runs
+from ..settings import Settings
+from ..store.db import Database
+from . import catalog, eval_runs, identity, models, projects, runs
 from .context import Context
 
 Progress = Callable[[str, float], None]
+
+
+@dataclass(frozen=True)
+class Instance:
+    """What `kindgi dev` prints and writes to `.kindgirc.json` about the running instance."""
+
+    token: str
+    tenant_id: str
+    user_id: str
+    project_id: str
+    project_name: str
+    agent_ids: tuple[str, ...]
+    models_summary: str | None
+    pack_service_port: int | None
+    pack_service_token: str | None
+
+
+def open_context(
+    settings: Settings,
+    *,
+    pack_service_token: str | None = None,
+    prestarted: subprocess.Popen[bytes] | None = None,
+) -> Context:
+    """Open and migrate the store, and the context every service call gets."""
+    db = Database(settings.database_path)
+    db.migrate()
+    return Context(
+        db=db,
+        identity=identity.ensure(db),
+        settings=settings,
+        pack_service_token=pack_service_token,
+        prestarted_index=prestarted,
+    )
+
+
+def describe(ctx: Context) -> Instance:
+    """The instance as `kindgi dev` shows it: its token, project, agents and pack service."""
+    project = projects.get_default(ctx)
+    runtime = ctx.runtime
+    return Instance(
+        token=ctx.identity.token,
+        tenant_id=ctx.identity.tenant_id,
+        user_id=ctx.identity.user_id,
+        project_id=str(project["id"]),
+        project_name=str(project["name"]),
+        agent_ids=tuple(runtime.agent_ids()) if runtime is not None else (),
+        models_summary=runtime.models_summary() if runtime is not None else None,
+        pack_service_port=runtime.pack_service_port() if runtime is not None else None,
+        pack_service_token=(
+            runtime.pack_service_token if runtime is not None else ctx.pack_service_token
+        ),
+    )
 
 
 def say(line: str) -> None:
@@ -30,14 +86,15 @@ async def start(ctx: Context, progress: Progress | None = None) -> None:
             say(f"  ⚠ {left} {what}(s) were going when kindgi dev last stopped: marked failed")
     if not ctx.settings.start_pack:
         return
+    prestarted, ctx.prestarted_index = ctx.prestarted_index, None
     runtime = Runtime(
         ctx.settings,
         on_index=lambda index: catalog.register(ctx, index),
-        pack_service_token=ctx.extras.get("pack_service_token"),
+        pack_service_token=ctx.pack_service_token,
         printer=say,
         on_pack_service=lambda: _pack_service_moved(ctx),
         models_changed=lambda path: _reload_models(ctx, path),
-        prestarted=ctx.extras.pop("prestarted_index", None),
+        prestarted=prestarted,
     )
     ctx.runtime = runtime
     try:
@@ -48,17 +105,17 @@ async def start(ctx: Context, progress: Progress | None = None) -> None:
 
 
 async def stop(ctx: Context) -> None:
-    """Stop the background parts; in-flight requests have finished by now."""
+    """Stop the background parts and close the store; in-flight requests have finished."""
     if ctx.runtime is not None:
         await ctx.runtime.stop()
     await models.close(ctx)
+    ctx.db.close()
 
 
 def _pack_service_moved(ctx: Context) -> None:
     """The pack service's port changed: `kindgi dev` rewrites `.kindgirc.json` (its hook)."""
-    hook = ctx.extras.get("on_pack_service")
-    if hook is not None:
-        hook()
+    if ctx.on_pack_service is not None:
+        ctx.on_pack_service()
 
 
 def _reload_models(ctx: Context, path: Path) -> None:

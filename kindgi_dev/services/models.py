@@ -21,7 +21,7 @@ def _pyproject_tool(ctx: Context) -> dict[str, Any]:
         stamp = path.stat().st_mtime_ns
     except OSError:
         return {}
-    cached = ctx.extras.get("pyproject_tool")
+    cached = ctx.models.pyproject_tool
     if cached is not None and cached[0] == stamp:
         return dict(cached[1])
     try:
@@ -30,7 +30,7 @@ def _pyproject_tool(ctx: Context) -> dict[str, Any]:
         return {}
     tool = data.get("tool", {})
     table = tool if isinstance(tool, dict) else {}
-    ctx.extras["pyproject_tool"] = (stamp, table)
+    ctx.models.pyproject_tool = (stamp, table)
     return dict(table)
 
 
@@ -48,12 +48,11 @@ def function_models(ctx: Context) -> FunctionModels | None:
     if path is None or not path.is_file():
         return None
     stamp = path.stat().st_mtime_ns
-    cached = ctx.extras.get("function_models")
+    cached = ctx.models.function_models
     if cached is None or cached[0] != (path, stamp):
         cached = ((path, stamp), FunctionModels.load(path))
-        ctx.extras["function_models"] = cached
-    loaded: FunctionModels = cached[1]
-    return loaded
+        ctx.models.function_models = cached
+    return cached[1]
 
 
 def provider_config(ctx: Context) -> ProviderConfig:
@@ -64,16 +63,16 @@ def provider_config(ctx: Context) -> ProviderConfig:
 
 def http_client(ctx: Context) -> httpx.AsyncClient:
     """One HTTP client for every model call: its connections and TLS context are reused."""
-    client = ctx.extras.get("model_http_client")
+    client = ctx.models.http_client
     if client is None:
         client = httpx.AsyncClient(limits=httpx.Limits(max_connections=64))
-        ctx.extras["model_http_client"] = client
+        ctx.models.http_client = client
     return client
 
 
 async def close(ctx: Context) -> None:
     """Close the shared HTTP client at shutdown."""
-    client = ctx.extras.pop("model_http_client", None)
+    client, ctx.models.http_client = ctx.models.http_client, None
     if client is not None:
         await client.aclose()
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
+from ..domain.catalog import Kind
 from .db import Database
-
-Kind = Literal["agent", "tool", "flow"]
 
 _TABLES = {
     "agent": "agent_versions",

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..domain.corrections import Corrector
 from .db import Database
 from .jsoncol import dump, load
 from .query import Where
 
-Corrector = tuple[str, str, str]
 """(kind, id, participant id or "") of whoever made a correction."""
 
 _CORRECTION = (
@@ -70,7 +70,7 @@ def live_correction(db: Database, run_id: str, corrector: Corrector) -> dict[str
     row = db.one(
         f"SELECT {', '.join(_CORRECTION)} FROM corrections WHERE run_id = ? AND corrector_kind = ? "
         "AND corrector_id = ? AND participant_id = ? AND replaced_by IS NULL",
-        (run_id, *corrector),
+        (run_id, corrector.kind, corrector.id, corrector.participant_id),
     )
     return _decoded(row) if row else None
 
@@ -140,12 +140,11 @@ def verdicts_of(db: Database, correction_ids: Sequence[str]) -> dict[str, list[d
 
 def supersede(db: Database, run_id: str, corrector: Corrector, key: str, by: str, at: str) -> int:
     """End a corrector's live verdicts on one item of a run, pointing them to `by`."""
-    kind, principal_id, participant_id = corrector
     return db.run(
         "UPDATE verdicts SET unregistered_at = ?, superseded_by = ? WHERE run_id = ? "
         "AND asserted_by_id = ? AND item_key = ? AND unregistered_at IS NULL "
         "AND superseded_by IS NULL AND asserted_by_kind = ? AND coalesce(participant_id, '') = ?",
-        (at, by, run_id, principal_id, key, kind, participant_id),
+        (at, by, run_id, corrector.id, key, corrector.kind, corrector.participant_id),
     )
 
 

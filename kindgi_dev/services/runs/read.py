@@ -11,7 +11,7 @@ from ...domain.paging import Page, clamp_limit, decode_cursor, fetch_page, make_
 from ...domain.status import TERMINAL
 from ...store import runs as run_store
 from ..context import Context
-from .record import finish_cancelled, tasks
+from .record import finish_cancelled
 
 
 def get_record(ctx: Context, run_id: str) -> dict[str, Any]:
@@ -65,7 +65,7 @@ async def cancel(ctx: Context, run_id: str) -> dict[str, Any]:
             code="run-already-terminal",
             runId=run_id,
         )
-    task = tasks(ctx).get(run_id)
+    task = ctx.run_tasks.get(run_id)
     if task is not None:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from ...domain.status import TERMINAL
@@ -11,12 +10,6 @@ from ...runtime.agent_turn import HISTORY_LIMIT, TurnOutcome, turn_result
 from ...store import runs as run_store
 from .. import conversations
 from ..context import Context
-
-
-def tasks(ctx: Context) -> dict[str, asyncio.Task[Any]]:
-    """The turns running in the background, by run id, so a cancel can stop them."""
-    tasks: dict[str, asyncio.Task[Any]] = ctx.extras.setdefault("run_tasks", {})
-    return tasks
 
 
 def record_outcome(

@@ -16,7 +16,7 @@ from ...store import runs as run_store
 from .. import catalog, conversations, models, projects
 from ..context import Context
 from .read import to_wire
-from .record import finish_cancelled, record_outcome, tasks
+from .record import finish_cancelled, record_outcome
 
 AGENT_FLOW_ID = "agent.turn"
 AGENT_FLOW_VERSION = "1.1.0"
@@ -91,7 +91,7 @@ async def start(ctx: Context, body: dict[str, Any]) -> tuple[dict[str, Any], int
                 runId=run["id"],
             )
         return to_wire(finished), 201
-    tasks(ctx)[run["id"]] = asyncio.create_task(_track(ctx, run["id"], work))
+    ctx.run_tasks[run["id"]] = asyncio.create_task(_track(ctx, run["id"], work))
     return to_wire(run_store.get(ctx.db, run["id"]) or run), 202
 
 
@@ -123,7 +123,7 @@ async def _track(ctx: Context, run_id: str, work: Any) -> dict[str, Any]:
     except asyncio.CancelledError:
         finish_cancelled(ctx, run_id)
     finally:
-        tasks(ctx).pop(run_id, None)
+        ctx.run_tasks.pop(run_id, None)
     found = run_store.get(ctx.db, run_id)
     assert found is not None
     return found
