@@ -25,5 +25,5 @@ def test_ruff_check_and_format() -> None:
 
 @pytest.mark.slow
 def test_mypy() -> None:
-    typed = run(str(BIN / "mypy"))
+    typed = run(str(BIN / "mypy"), "--strict")
     assert typed.returncode == 0, typed.stdout

@@ -111,7 +111,8 @@ class Database:
     def one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         """The first row a query returns, or None."""
         with self._lock:
-            return self._conn.execute(sql, params).fetchone()
+            row: sqlite3.Row | None = self._conn.execute(sql, params).fetchone()
+        return row
 
     def run(self, sql: str, params: Params = ()) -> int:
         """Execute one write statement in its own transaction (or the open one); rows changed."""
