@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from .agents import catalog_endpoints
 from .wire import OpenModel, WireModel
 
@@ -20,6 +22,7 @@ class Flow(OpenModel):
     max_parallelism: int | None = None
     metadata: dict[str, Any] | None = None
     unregistered_at: str | None = None
+    output: dict[str, Any] | None = Field(default=None, exclude=True)
 
 
 class FlowCollectionPage(WireModel):

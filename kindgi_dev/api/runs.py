@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 from starlette.responses import Response, StreamingResponse
 
-from ..services import runs
+from ..services import flow_runs, runs
 from .responses import json_response
 from .routing import Call, Endpoint
 from .wire import OpenModel, WireModel
@@ -121,7 +121,15 @@ async def start(call: Call[StartRunBody, Any]) -> Response:
         from ..domain.errors import ValidationFailed
 
         raise ValidationFailed("agent", "give exactly one of agent or flow")
-    run, status = await runs.start(call.ctx, body.model_dump(by_alias=True, exclude_none=True))
+    data = body.model_dump(by_alias=True, exclude_none=True)
+    if body.flow is not None:
+        if "input" not in data:
+            from ..domain.errors import ValidationFailed
+
+            raise ValidationFailed("input", "is required: the flow's run input")
+        run, status = await flow_runs.start(call.ctx, data)
+    else:
+        run, status = await runs.start(call.ctx, data)
     return json_response(run, status)
 
 

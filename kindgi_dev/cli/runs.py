@@ -40,30 +40,42 @@ def segment_list(values: tuple[str, ...]) -> list[dict[str, str]] | None:
     return segments or None
 
 
-@click.group("runs", help="Runs: start an agent turn, list, get, cancel, journal.")
+@click.group("runs", help="Runs: start an agent turn or a flow, list, get, cancel, journal.")
 def runs() -> None:
     """The runs group."""
 
 
-@api_command(runs, "start", help="Start an agent turn and wait for it (unless --no-wait).")
-@click.option("--agent", required=True, help="The agent's id.")
+@api_command(runs, "start", help="Start an agent turn or a flow run and wait for it.")
+@click.option("--agent", help="The agent's id (or give --flow).")
 @click.option("--agent-version", help="An exact version (default: the latest).")
+@click.option("--flow", help="The flow's id (or give --agent).")
+@click.option("--flow-version", help="An exact flow version (default: the latest).")
 @click.option("--input", "input_", required=True, help="JSON input, or @file.")
 @click.option("--project", help="The project (default: the default project).")
 @click.option("--segment", multiple=True, help="key:value, repeatable, coarse to fine.")
 @click.option("--no-wait", is_flag=True, help="Print the run at once.")
 def start(
     api: Api,
-    agent: str,
+    agent: str | None,
     agent_version: str | None,
+    flow: str | None,
+    flow_version: str | None,
     input_: str,
     project: str | None,
     segment: tuple[str, ...],
     no_wait: bool,
 ) -> Any:
+    if (agent is None) == (flow is None):
+        raise click.UsageError("Give exactly one of --agent=<id> or --flow=<id>")
+    if agent_version is not None and agent is None:
+        raise click.UsageError("--agent-version needs --agent")
+    if flow_version is not None and flow is None:
+        raise click.UsageError("--flow-version needs --flow")
     body = {
         "agent": agent,
         "agentVersion": agent_version,
+        "flow": flow,
+        "flowVersion": flow_version,
         "projectId": project,
         "segments": segment_list(segment),
         "input": json_arg(input_, "--input"),

@@ -17,8 +17,8 @@ from jsonschema import Draft202012Validator
 
 from ..domain.flows import FlowDefinition, FlowNode, FlowProgress
 from ..models import ToolCall
-from .agent_turn import TurnOutcome
 from .tool_calls import ToolCallRecord, ToolDispatcher
+from .turn_outcome import TurnOutcome
 
 DEFAULT_PARALLELISM = 4
 FlowStatus = Literal["completed", "failed", "stopped"]

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..domain.catalog import Kind
 from ..domain.errors import Gone, NotFound
+from ..domain.flows import FlowDefinition, problems
 from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
 from ..domain.semver import sort_key
 from ..domain.time import now_iso
@@ -24,7 +25,7 @@ KINDS: tuple[Kind, ...] = ("tool", "agent", "flow")
 _NEVER_ON_WIRE = {
     "agent": ("modulePath", "projectId"),
     "tool": ("modulePath", "projectId"),
-    "flow": ("modulePath", "projectId", "kernelPayloadVersion", "output"),
+    "flow": ("modulePath", "projectId", "kernelPayloadVersion"),
 }
 
 
@@ -48,6 +49,10 @@ def register(ctx: Context, index: PackIndex) -> list[str]:
     with ctx.db.transaction():
         for kind, entries in zip(KINDS, (index.tools, index.agents, index.flows), strict=True):
             for entry in entries:
+                refused = flow_problem(entry) if kind == "flow" else None
+                if refused is not None:
+                    warnings.append(refused)
+                    continue
                 wire = to_wire(kind, entry, index.pack_version)
                 if _store(ctx, kind, wire, now):
                     warnings.append(
@@ -55,6 +60,17 @@ def register(ctx: Context, index: PackIndex) -> list[str]:
                         "runs recorded under it ran other content"
                     )
     return warnings
+
+
+def flow_problem(entry: dict[str, Any]) -> str | None:
+    """Why a flow version can't be registered (a node kind kindgi dev doesn't run, bad wiring)."""
+    found = problems(FlowDefinition.from_manifest(entry))
+    if not found:
+        return None
+    where = entry.get("modulePath") or "the pack"
+    return f"✗ {where}: flow {entry['id']} {entry['version']} is not registered: " + "; ".join(
+        found
+    )
 
 
 def _store(ctx: Context, kind: Kind, wire: dict[str, Any], now: str) -> bool:

@@ -1,0 +1,213 @@
+"""Flow runs: start a flow version, run its nodes, record a journal step per node.
+
+A flow run is an ordinary run (`flowId`, `flowVersion`) whose `output` is the flow's
+output, so item pointers such as `/output/articles/0` resolve in it. Its tool calls,
+the flow's own and its agent steps', are recorded in order, so a replay can follow them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..domain.errors import NotFound, Unprocessable
+from ..domain.flows import FlowDefinition, FlowNode
+from ..domain.status import TERMINAL
+from ..domain.time import now_iso
+from ..runtime.agent_turn import run_agent_turn
+from ..runtime.flow_run import FlowOutcome, FlowStep, NodeRunner, run_flow
+from ..runtime.tool_calls import ToolDispatcher
+from ..runtime.turn_outcome import TurnOutcome
+from ..store import runs as run_store
+from . import catalog, models, projects, runs
+from .context import Context
+
+STOPPED_CODE = "replay-stopped"
+
+
+class FlowRunFailed(Unprocessable):
+    """The flow run failed."""
+
+    code = "run-failed"
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Tools and agents a flow runs at other versions than its nodes name (`versions`)."""
+
+    tools: Mapping[str, str] = field(default_factory=dict)
+    agents: Mapping[str, str] = field(default_factory=dict)
+
+    def to_wire(self) -> dict[str, dict[str, str]]:
+        """`{tools?, agents?}` with only the kinds that have overrides."""
+        wire = {"tools": dict(self.tools), "agents": dict(self.agents)}
+        return {kind: ids for kind, ids in wire.items() if ids}
+
+
+def definition(ctx: Context, flow_id: str, version: str | None = None) -> FlowDefinition:
+    """A registered flow version as a definition; 404 `flow-not-found`."""
+    return FlowDefinition.from_manifest(catalog.get_flow(ctx, flow_id, version))
+
+
+async def start(ctx: Context, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """Start a flow run; answer when it ends (`wait`, the default) or at once."""
+    flow = definition(ctx, body["flow"], body.get("flowVersion"))
+    project_id = projects.require(ctx, body.get("projectId"))
+    data = body.get("input")
+    run = open_run(ctx, flow, project_id, data, segments=body.get("segments"),
+                   started_by="person")  # fmt: skip
+    dispatcher = runs.live_dispatcher(ctx, project_id, run["id"])
+    work = perform(ctx, run["id"], flow, data, dispatcher)
+    if (body.get("options") or {}).get("wait", True):
+        finished = await _track(ctx, run["id"], work)
+        if finished["status"] == "failed":
+            raise FlowRunFailed(
+                finished.get("failure_message") or "The flow run failed.", runId=run["id"]
+            )
+        return runs.to_wire(finished), 201
+    tasks: dict[str, asyncio.Task[Any]] = ctx.extras.setdefault("run_tasks", {})
+    tasks[run["id"]] = asyncio.create_task(_track(ctx, run["id"], work))
+    return runs.to_wire(run_store.get(ctx.db, run["id"]) or run), 202
+
+
+async def _track(ctx: Context, run_id: str, work: Any) -> dict[str, Any]:
+    """Await a flow run, recording a cancellation as the run's end."""
+    try:
+        await work
+    except asyncio.CancelledError:
+        runs.finish_cancelled(ctx, run_id)
+    finally:
+        ctx.extras.setdefault("run_tasks", {}).pop(run_id, None)
+    found = run_store.get(ctx.db, run_id)
+    assert found is not None
+    return found
+
+
+def open_run(
+    ctx: Context,
+    flow: FlowDefinition,
+    project_id: str,
+    data: Any,
+    *,
+    segments: Any = None,
+    started_by: str | None,
+    replay_of: str | None = None,
+    eval_run_id: str | None = None,
+    overrides: Overrides | None = None,
+) -> dict[str, Any]:
+    """Store a new `running` flow run, committed before it runs."""
+    now = now_iso()
+    run = {
+        "id": str(uuid.uuid4()), "tenant_id": ctx.tenant_id, "project_id": project_id,
+        "flow_id": flow.id, "flow_version": flow.version, "status": "running", "dry_run": 0,
+        "created_at": now, "updated_at": now, "input": data, "segments": segments,
+        "started_by": started_by, "replay_of": replay_of, "eval_run_id": eval_run_id,
+        "context": {"versions": overrides.to_wire()} if overrides else None,
+    }  # fmt: skip
+    with ctx.db.transaction():
+        run_store.insert(ctx.db, run)
+        run_store.add_journal(ctx.db, run["id"], [
+            {"kind": "run.started", "timestamp": now, "payload": {"input": data}}])  # fmt: skip
+    return run
+
+
+def runner(ctx: Context, dispatcher: ToolDispatcher, overrides: Overrides | None) -> NodeRunner:
+    """Runs a flow's nodes: each tool at its override, else the version its node names."""
+    chosen = overrides or Overrides()
+
+    def tool_of(node: FlowNode) -> Mapping[str, Any] | None:
+        tool_id = node.target_id or ""
+        try:
+            return catalog.get_tool(ctx, tool_id, chosen.tools.get(tool_id) or node.pinned_version)
+        except NotFound:
+            return None
+
+    async def agent_step(
+        node: FlowNode, message: str, calls: ToolDispatcher
+    ) -> tuple[str, TurnOutcome]:
+        agent_id = node.target_id or ""
+        agent = catalog.get_agent(ctx, agent_id, chosen.agents.get(agent_id) or node.pinned_version)
+        try:
+            adapter = models.adapter_for(ctx, dict(agent))
+        except Unprocessable as error:
+            failure = {"code": error.wire_code, "message": error.message}
+            none = {"id": "none", "model": "none"}
+            return agent["version"], TurnOutcome([], None, None, [], {"steps": 0}, none, failure)
+        tools = runs.tools_of(ctx, agent)
+        return agent["version"], await run_agent_turn(agent, tools, message, [], adapter, calls)
+
+    return NodeRunner(tool_of, agent_step, dispatcher)
+
+
+async def perform(
+    ctx: Context,
+    run_id: str,
+    flow: FlowDefinition,
+    data: Any,
+    dispatcher: ToolDispatcher,
+    overrides: Overrides | None = None,
+) -> FlowOutcome:
+    """Run the flow and record what it did; never raises for the flow's own failure."""
+    outcome = await run_flow(flow, data, runner(ctx, dispatcher, overrides))
+    record(ctx, run_id, outcome, dict(getattr(dispatcher, "tool_env", {}) or {}))
+    return outcome
+
+
+def record(ctx: Context, run_id: str, outcome: FlowOutcome, sent_env: dict[str, Any]) -> None:
+    """Store a finished flow run: output, tool calls, a journal step per node."""
+    run = run_store.get(ctx.db, run_id)
+    if run is None or run["status"] in TERMINAL:
+        return
+    now = now_iso()
+    changes: dict[str, Any] = {
+        "status": "completed" if outcome.status == "completed" else "failed",
+        "updated_at": now, "completed_at": now, "output": outcome.output, "tool_env": sent_env,
+    }  # fmt: skip
+    end: dict[str, Any] = {}
+    if outcome.stopped is not None:
+        stopped = outcome.stopped
+        end = {"stopped": {"toolId": stopped.tool_id, "arguments": stopped.arguments,
+                           "reason": stopped.reason}}  # fmt: skip
+        message = f"Stopped at a tool call the replay refused: {stopped.tool_id}: {stopped.reason}"
+        changes.update(failure_code=STOPPED_CODE, failure_message=message)
+    elif outcome.failure is not None:
+        end = {"code": "run-failed", "message": outcome.failure}
+        changes.update(failure_code="run-failed", failure_message=outcome.failure)
+    journal = [_step_entry(step, now) for step in outcome.steps]
+    journal += [{"kind": "step.skipped", "nodeId": node_id, "timestamp": now, "payload": {}}
+                for node_id in outcome.skipped]  # fmt: skip
+    kind = "run.completed" if outcome.status == "completed" else "run.failed"
+    journal.append({"kind": kind, "timestamp": now, "payload": end})
+    with ctx.db.transaction():
+        run_store.update(ctx.db, run_id, changes)
+        run_store.add_tool_calls(ctx.db, run_id, [c.to_wire() for c in outcome.tool_calls])
+        run_store.add_journal(ctx.db, run_id, journal)
+
+
+def _step_entry(step: FlowStep, now: str) -> dict[str, Any]:
+    """One node's journal entry: what it ran at which version, its input, output or error."""
+    payload: dict[str, Any] = {
+        "kind": step.kind,
+        f"{step.kind}Id": step.target_id,
+        "version": step.version,
+        "input": step.input,
+    }
+    if step.error is None:
+        payload["output"] = step.output
+    else:
+        payload["error"] = step.error
+    if step.source is not None:
+        payload["source"] = step.source
+    if step.kind == "agent":
+        payload["toolCalls"] = [c.to_wire() for c in step.tool_calls]
+        if step.turn is not None:
+            payload["appended"] = step.turn.appended
+    return {
+        "kind": "step.completed" if step.error is None else "step.failed",
+        "nodeId": step.node_id,
+        "timestamp": now,
+        "payload": payload,
+    }
