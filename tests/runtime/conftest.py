@@ -40,8 +40,9 @@ def picker_agent(picker_index: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture
 def picker_tools(picker_index: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The example's tool manifests by id."""
-    return {tool["id"]: tool for tool in picker_index["tools"]}
+    """The manifests of the tools the article picker names, by id (the flows' tools left out)."""
+    named = {ref["id"] for ref in picker_index["agents"][0]["tools"]}
+    return {tool["id"]: tool for tool in picker_index["tools"] if tool["id"] in named}
 
 
 @pytest.fixture
