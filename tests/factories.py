@@ -141,7 +141,7 @@ def served(
     )
     app = create_app(settings)
     ctx = context_of(app)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         client.headers["Authorization"] = f"Bearer {ctx.identity.token}"
         register_pack(ctx, versions)
         yield client, ctx

@@ -19,6 +19,7 @@ from ..services.context import Context
 from ..services.lifecycle import Instance as Instance
 from ..settings import Settings
 from . import errors, openapi, system
+from .hosts import HostCheckMiddleware
 from .routing import Endpoint, route
 
 RESOURCES = (
@@ -65,7 +66,7 @@ def create_app(
         settings, pack_service_token=pack_service_token, prestarted=prestarted
     )
     declared = endpoints()
-    routes: list[BaseRoute] = [system.openapi_route(lambda: openapi.document(declared))]
+    routes: list[BaseRoute] = list(system.openapi_routes(lambda: openapi.document(declared)))
     routes.extend(route(e) for e in declared)
 
     @contextlib.asynccontextmanager
@@ -78,7 +79,10 @@ def create_app(
 
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(errors.RequestIdMiddleware)],
+        middleware=[
+            Middleware(errors.RequestIdMiddleware),
+            Middleware(HostCheckMiddleware, served=settings.host),
+        ],
         exception_handlers={
             HTTPException: errors.on_http_exception,
             KindgiError: errors.on_kindgi_error,

@@ -14,7 +14,7 @@ from ..domain.status import TERMINAL
 from ..services import eval_runs, trials
 from .responses import json_response
 from .routing import Call, Endpoint
-from .wire import OpenModel, WireModel
+from .wire import OpenModel, WireModel, WireTime
 
 EvalRunStatus = Literal["pending", "running", "completed", "failed", "cancelled"]
 
@@ -39,6 +39,12 @@ class StartEvalRunBody(WireModel):
     repetitions: int = Field(default=1, ge=1, le=10)
     k: int = Field(default=10, ge=1, le=100)
     class_weights: Literal["as-recorded", "restricted-only"] = "as-recorded"
+
+
+class StartSuiteRunBody(StartEvalRunBody):
+    """A run on an eval suite names its project, as the contract requires."""
+
+    project_id: str = Field(min_length=1)
 
 
 class StartEvalRunResult(OpenModel):
@@ -78,8 +84,8 @@ class EvalRunQuery(WireModel):
     suite_id: str | None = None
     status: EvalRunStatus | None = None
     agent_id: str | None = None
-    from_: str | None = Field(default=None, alias="from")
-    to: str | None = None
+    from_: WireTime | None = Field(default=None, alias="from")
+    to: WireTime | None = None
     scope_kind: str | None = None
     scope_id: str | None = None
     flow_id: str | None = None
@@ -92,17 +98,17 @@ class RescoreBody(WireModel):
     project_id: str | None = None
 
 
-def _body(call: Call[StartEvalRunBody, Any]) -> dict[str, Any]:
-    return call.body.model_dump(by_alias=True, exclude_none=True)
+def _body(body: StartEvalRunBody) -> dict[str, Any]:
+    return body.model_dump(by_alias=True, exclude_none=True)
 
 
-async def start_on_suite(call: Call[StartEvalRunBody, Any]) -> Response:
-    started = trials.start_on_suite(call.ctx, call.path["suiteId"], _body(call))
+async def start_on_suite(call: Call[StartSuiteRunBody, Any]) -> Response:
+    started = trials.start_on_suite(call.ctx, call.path["suiteId"], _body(call.body))
     return json_response(started, 201)
 
 
 async def start_on_test_set(call: Call[StartEvalRunBody, Any]) -> Response:
-    started = trials.start_on_test_set(call.ctx, call.path["agentId"], _body(call))
+    started = trials.start_on_test_set(call.ctx, call.path["agentId"], _body(call.body))
     return json_response(started, 201)
 
 
@@ -168,7 +174,7 @@ def _frame(event_id: str, kind: str, data: dict[str, Any]) -> bytes:
 
 ENDPOINTS = [
     Endpoint("POST", "/v1/eval-suites/{suiteId}/runs", "evalRuns.start", start_on_suite,
-             "Try an agent version on a suite's latest version.", body=StartEvalRunBody,
+             "Try an agent version on a suite's latest version.", body=StartSuiteRunBody,
              response=StartEvalRunResult, status=201, errors=(400, 401, 404, 413, 422)),
     Endpoint("POST", "/v1/agents/{agentId}/test-set/runs", "agents.testSet.runs.start",
              start_on_test_set, "Freeze the agent's test set and try a version on it.",

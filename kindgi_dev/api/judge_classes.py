@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
+from pydantic.json_schema import WithJsonSchema
 
 from ..services import judge_classes
 from .routing import Call, Endpoint
@@ -72,11 +73,23 @@ class CreateJudgeClassBody(WireModel):
 
 
 class UpdateJudgeClassBody(WireModel):
-    """The body of `judgeClasses.update`: at least one field; `assertableBy: null` lifts it."""
+    """The body of `judgeClasses.update`: at least one field; `assertableBy: null` lifts it.
 
-    weight: float | None = Field(default=None, ge=0)
+    `weight` may be left out but not sent as null: a class always weighs something.
+    """
+
+    weight: Annotated[float | None, WithJsonSchema({"type": "number", "minimum": 0})] = Field(
+        default=None, ge=0
+    )
     description: str | None = None
     assertable_by: JudgeClassAssertableBy | None = None
+
+    @field_validator("weight", mode="before")
+    @classmethod
+    def _not_null(cls, value: Any) -> Any:
+        if value is None:
+            raise ValueError("may be left out, but not null")
+        return value
 
 
 class JudgeClass(WireModel):

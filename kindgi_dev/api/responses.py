@@ -10,8 +10,8 @@ from starlette.responses import Response
 
 
 def dumps(body: Any) -> bytes:
-    """Compact JSON bytes."""
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    """Compact JSON bytes; a non-finite number is refused, as JSON has none."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
 
 
 def json_response(

@@ -8,7 +8,6 @@ and returns the answer's body. The same declarations generate `/openapi.json`.
 from __future__ import annotations
 
 import hmac
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from starlette.routing import Route
 from ..domain.errors import BadInput, Conflict, KindgiError, RequestTooLarge, Unauthenticated
 from ..services import idempotency
 from ..services.context import Context
+from . import cursors, limits
 from .errors import from_error, internal, request_id_of
 from .responses import json_response
 from .wire import parse
@@ -95,12 +95,13 @@ def route(endpoint: Endpoint) -> Route:
 
 
 async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes) -> Response:
+    key = cursors.key_of(ctx.identity.token)
     call = Call(
         ctx=ctx,
         request=request,
         path=dict(request.path_params),
-        body=_parse_body(endpoint, raw),
-        query=_parse_query(endpoint, request),
+        body=_parse_body(endpoint, request, raw),
+        query=_parse_query(endpoint, request, key),
         raw_body=raw,
     )
     result = await endpoint.handler(call)
@@ -108,6 +109,8 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
         return result
     if isinstance(result, BaseModel):
         result = result.model_dump(by_alias=True, exclude_none=True, mode="json")
+    if isinstance(result, dict) and isinstance(result.get("nextCursor"), str):
+        result = {**result, "nextCursor": cursors.sign(result["nextCursor"], key)}
     return json_response(result, endpoint.status)
 
 
@@ -136,30 +139,35 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _parse_body(endpoint: Endpoint, raw: bytes) -> BaseModel:
+def _parse_body(endpoint: Endpoint, request: Request, raw: bytes) -> BaseModel:
+    """The body as the endpoint's model: JSON, checked before parsing, types matched strictly."""
     if endpoint.body is None:
         return _Empty()
     if not raw.strip():
         if endpoint.body_optional:
             return endpoint.body()
         raise BadInput("The request needs a JSON body.")
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise BadInput(f"The body is not valid JSON: {error}.") from None
+    limits.check_content_type(request.headers.get("content-type"))
+    data = limits.load(raw)
     if not isinstance(data, dict):
         raise BadInput("The body must be a JSON object.")
-    return parse(endpoint.body, data)
+    return parse(endpoint.body, data, strict=True)
 
 
-def _parse_query(endpoint: Endpoint, request: Request) -> BaseModel:
+def _parse_query(endpoint: Endpoint, request: Request, key: bytes) -> BaseModel:
+    """The query as the endpoint's model, its cursor unwrapped once its signature holds."""
     if endpoint.query is None:
         return _Empty()
     data: dict[str, Any] = {}
     for name in request.query_params:
         values = request.query_params.getlist(name)
         data[name] = values if len(values) > 1 else values[0]
-    return parse(endpoint.query, data)
+    query = parse(endpoint.query, data)
+    limits.check_numbers(query.model_dump(by_alias=True))
+    cursor = getattr(query, "cursor", None)
+    if isinstance(cursor, str) and cursor:
+        query = query.model_copy(update={"cursor": cursors.verify(cursor, key)})
+    return query
 
 
 async def _idempotent(

@@ -13,7 +13,7 @@ from starlette.responses import Response, StreamingResponse
 from ..services import flow_runs, runs
 from .responses import json_response
 from .routing import Call, Endpoint
-from .wire import OpenModel, WireModel
+from .wire import OpenModel, WireModel, WireTime
 
 RunStatus = Literal["pending", "running", "suspended", "completed", "failed", "cancelled"]
 
@@ -85,8 +85,8 @@ class RunQuery(WireModel):
     replays: Literal["exclude", "include", "only"] = "exclude"
     include: Literal["output"] | None = None
     status: list[RunStatus] = Field(default_factory=list)
-    created_after: str | None = None
-    created_before: str | None = None
+    created_after: WireTime | None = None
+    created_before: WireTime | None = None
     scope_kind: str | None = None
     scope_id: str | None = None
     parent_run_id: str | None = None

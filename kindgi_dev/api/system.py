@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
-from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from .responses import dumps, json_response
-from .routing import Call, Endpoint
+from .routing import Call, Endpoint, route
 from .wire import OpenModel, WireModel
 
 
@@ -41,16 +40,25 @@ async def ready(call: Call[Any, Any]) -> Response | dict[str, Any]:
     return {"ok": True}
 
 
-def openapi_route(build: Callable[[], dict[str, Any]]) -> Route:
-    """`GET /openapi.json`: the document generated from this app's endpoints, on first ask."""
+def openapi_routes(build: Callable[[], dict[str, Any]]) -> list[Route]:
+    """`GET /openapi.json` and `/v1/openapi.json` (where the real CLI asks), behind the token.
+
+    The document is generated from this app's endpoints on first ask.
+    """
     built: list[bytes] = []
 
-    async def serve(request: Request) -> Response:
+    async def document(call: Call[Any, Any]) -> Response:
         if not built:
             built.append(dumps(build()))
         return Response(built[0], media_type="application/json")
 
-    return Route("/openapi.json", serve, methods=["GET"])
+    return [
+        route(Endpoint("GET", path, name, document, "This API's OpenAPI document."))
+        for path, name in (
+            ("/openapi.json", "system.openapi"),
+            ("/v1/openapi.json", "system.v1openapi"),
+        )
+    ]
 
 
 ENDPOINTS = [
@@ -71,7 +79,6 @@ ENDPOINTS = [
         ready,
         "The instance is ready to serve runs.",
         response=ReadyResult,
-        public=True,
-        errors=(503,),
+        errors=(401, 503),
     ),
 ]

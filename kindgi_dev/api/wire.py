@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+import json
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
 from ..domain.errors import BadInput, ValidationFailed
+from ..domain.time import format_time, parse_time
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def _wire_time(text: str) -> str:
+    try:
+        return format_time(parse_time(text))
+    except ValueError:
+        raise ValueError("is not a date-time with a zone, such as 2026-01-01T00:00:00Z") from None
+
+
+WireTime = Annotated[str, AfterValidator(_wire_time)]
+"""A date-time filter: refused unless ISO-8601 with a zone, then in the stored form."""
 
 
 class WireModel(BaseModel):
@@ -33,9 +46,14 @@ def issue_path(location: tuple[int | str, ...]) -> str:
     return "/".join(str(part) for part in location)
 
 
-def parse(model: type[M], data: Any, *, where: str = "") -> M:
-    """Validate `data` as `model`; 400 `validation-failed` naming the first bad field."""
+def parse(model: type[M], data: Any, *, where: str = "", strict: bool = False) -> M:
+    """Validate `data` as `model`; 400 `validation-failed` naming the first bad field.
+
+    `strict` validates JSON data as JSON types: no `false` for a number, no `0` for a boolean.
+    """
     try:
+        if strict:
+            return model.model_validate_json(json.dumps(data), strict=True)
         return model.model_validate(data)
     except ValidationError as error:
         issues = [

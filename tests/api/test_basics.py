@@ -16,7 +16,7 @@ from kindgi_dev.settings import Settings
 @pytest.fixture()
 def client(tmp_path: Path) -> TestClient:
     app = create_app(Settings(pack_dir=tmp_path, start_pack=False, max_body_bytes=1000))
-    with TestClient(app, raise_server_exceptions=False) as test_client:
+    with TestClient(app, raise_server_exceptions=False, base_url="http://127.0.0.1") as test_client:
         test_client.headers["Authorization"] = f"Bearer {context_of(app).identity.token}"
         yield test_client
 
@@ -36,15 +36,18 @@ def assert_envelope(response, status: int, code: str) -> dict:  # type: ignore[n
     return error
 
 
-def test_health_and_ready_are_public(client: TestClient) -> None:
-    bare = TestClient(client.app)
+def test_only_health_is_public(client: TestClient) -> None:
+    bare = TestClient(client.app, base_url="http://127.0.0.1")
     assert bare.get("/health").json() == {"ok": True}
-    assert bare.get("/ready").status_code == 200
     assert bare.get("/health").headers["x-request-id"].startswith("req-")
+    for path in ("/ready", "/openapi.json", "/v1/openapi.json"):
+        assert_envelope(bare.get(path), 401, "auth-missing")
+    assert client.get("/ready").json() == {"ok": True}
+    assert client.get("/v1/openapi.json").json() == client.get("/openapi.json").json()
 
 
 def test_every_v1_route_needs_the_token(client: TestClient) -> None:
-    bare = TestClient(client.app)
+    bare = TestClient(client.app, base_url="http://127.0.0.1")
     assert_envelope(bare.get("/v1/projects/default"), 401, "auth-missing")
     wrong = bare.get("/v1/projects", headers={"Authorization": "Bearer kgi_bt_nope"})
     assert_envelope(wrong, 401, "auth-missing")

@@ -31,7 +31,7 @@ def index(tmp_path_factory: pytest.TempPathFactory, pack_writer: Callable[..., P
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory, index: PackIndex) -> Iterator[TestClient]:
     app = create_app(Settings(pack_dir=tmp_path_factory.mktemp("state"), start_pack=False))
-    with TestClient(app) as test_client:
+    with TestClient(app, base_url="http://127.0.0.1") as test_client:
         ctx = context_of(app)
         assert catalog.register(ctx, index) == []
         test_client.headers["Authorization"] = f"Bearer {ctx.identity.token}"
@@ -102,7 +102,9 @@ def test_bad_queries_answer_400(client: TestClient) -> None:
 
 
 def test_reads_need_the_token(client: TestClient) -> None:
-    error_of(TestClient(client.app).get("/v1/agents"), 401, "auth-missing")
+    error_of(
+        TestClient(client.app, base_url="http://127.0.0.1").get("/v1/agents"), 401, "auth-missing"
+    )
 
 
 def test_tools_carry_their_version(client: TestClient) -> None:

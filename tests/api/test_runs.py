@@ -32,7 +32,7 @@ def test_a_model_answering_500_fails_the_run_with_its_message(
     ctx = context_of(app)
     stub.queue({"error": {"message": "The model is overloaded", "type": "server_error"}},
                status=500)  # fmt: skip
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         client.headers["Authorization"] = f"Bearer {ctx.identity.token}"
         register_pack(ctx)
         answer = client.post(

@@ -1,0 +1,78 @@
+"""What a request body may be before it is parsed: JSON in UTF-8, not too deep, numbers in range.
+
+Checked once for every endpoint, so no handler sees a value the store or the encoder
+can't hold: nesting that would exhaust the parser's stack, integers beyond SQLite's
+64 bits, or the non-JSON `Infinity` and `NaN`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from typing import Any
+
+from ..domain.errors import BadInput
+
+MAX_DEPTH = 64
+"""How deeply arrays and objects may nest in a request body."""
+
+MAX_INT = 2**63 - 1
+MIN_INT = -(2**63)
+
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKETS = re.compile(rb"[\[\]{}]")
+_JSON_TYPES = re.compile(r"^application/(?:[\w.+-]+\+)?json$")
+
+
+def check_content_type(header: str | None) -> None:
+    """A body must be `application/json` (UTF-8, the only charset JSON allows on the wire)."""
+    media, _, params = (header or "").partition(";")
+    if not _JSON_TYPES.match(media.strip().lower()):
+        raise BadInput(
+            f"Content-Type must be application/json, not {header or 'missing'}.",
+            contentType=header or None,
+        )
+    for param in params.split(";"):
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset" and value.strip().strip('"').lower() != "utf-8":
+            raise BadInput("A JSON body must be UTF-8.", contentType=header, charset=value.strip())
+
+
+def check_depth(raw: bytes, limit: int = MAX_DEPTH) -> None:
+    """400 when arrays/objects nest deeper than `limit`; found without parsing the body."""
+    steps = (1 if b in b"[{" else -1 for b in _BRACKETS.findall(_STRINGS.sub(b"", raw)))
+    if max(itertools.accumulate(steps, initial=0)) > limit:
+        raise BadInput(f"The body nests deeper than {limit} levels.", maxDepth=limit)
+
+
+def load(raw: bytes) -> Any:
+    """The body as JSON data, after the depth check; every number finite and within 64 bits."""
+    check_depth(raw)
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise BadInput(f"The body is not valid JSON: {error}.") from None
+    check_numbers(data)
+    return data
+
+
+def check_numbers(value: Any, path: str = "") -> None:
+    """400 naming the field when a number is non-finite or an integer beyond 64 bits."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int) and not MIN_INT <= value <= MAX_INT:
+        raise BadInput(f"{path or '<body>'}: integers must fit in 64 bits.", field=path)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise BadInput(f"{path or '<body>'}: numbers must be finite.", field=path)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            check_numbers(item, f"{path}/{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            check_numbers(item, f"{path}/{index}" if path else str(index))
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
