@@ -22,7 +22,8 @@ class Settings:
     models_file: Path | None = None
     log_level: str = "info"
     max_body_bytes: int = MAX_BODY_BYTES
-    eval_concurrency: int = 4
+    eval_concurrency: int | None = None
+    """Replays an eval run runs at once; None picks by the model's provider."""
     start_pack: bool = True
     env: dict[str, str] = field(default_factory=dict)
 

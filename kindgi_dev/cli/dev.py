@@ -93,9 +93,9 @@ def reset(settings: Settings, yes: bool) -> None:
 @click.option(
     "--eval-concurrency",
     type=click.IntRange(1, 64),
-    default=4,
-    show_default=True,
-    help="How many replays a run on the test cases runs at once.",
+    default=None,
+    help="How many replays a run on the test cases runs at once "
+    "(default: 16 with an HTTP model provider, the CPU count with function models).",
 )
 @click.option("--quiet", is_flag=True, help="Errors only.")
 def dev(
@@ -108,7 +108,7 @@ def dev(
     yes: bool,
     watch: bool,
     log_level: str | None,
-    eval_concurrency: int,
+    eval_concurrency: int | None,
     quiet: bool,
 ) -> None:
     """Run this pack's agents locally, with the /v1 API of a deployed Kindgi."""

@@ -84,7 +84,8 @@ def wait_for(api: Api, run_id: str) -> Any:
             progress = run.get("progress") or {}
             done, total = progress.get("casesDone", 0), progress.get("cases", "?")
             elapsed = duration(time.monotonic() - began)
-            click.echo(f"\r  ⋯ {done} of {total} cases ({elapsed})", nl=False, err=True)
+            at_once = f", {progress['concurrency']} at a time" if "concurrency" in progress else ""
+            click.echo(f"\r  ⋯ {done} of {total} cases{at_once} ({elapsed})", nl=False, err=True)
             shown = True
 
 

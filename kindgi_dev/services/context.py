@@ -57,6 +57,7 @@ class Context:
     models: ModelState = field(default_factory=ModelState)
     run_tasks: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
     eval_tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    eval_concurrency: dict[str, int] = field(default_factory=dict)
     idempotency_in_flight: set[str] = field(default_factory=set)
 
     @property

@@ -76,10 +76,16 @@ def begin(
                    for i, c in enumerate(cases)]  # fmt: skip
         _finish(ctx, run_id, "completed", {"dryRun": True, "preview": preview})
         return {"runId": run_id, "dryRunPreview": {"cases": len(cases), "preview": preview}}
+    ctx.eval_concurrency[run_id] = models.eval_concurrency(ctx, agent)
     task = asyncio.create_task(_run(ctx, run_id, agent, cases))
     ctx.eval_tasks[run_id] = task
-    task.add_done_callback(lambda _: ctx.eval_tasks.pop(run_id, None))
+    task.add_done_callback(lambda _: _forget(ctx, run_id))
     return {"runId": run_id}
+
+
+def _forget(ctx: Context, run_id: str) -> None:
+    ctx.eval_tasks.pop(run_id, None)
+    ctx.eval_concurrency.pop(run_id, None)
 
 
 async def _run(ctx: Context, run_id: str, agent: dict[str, Any], cases: list[ReplayCase]) -> None:
@@ -106,7 +112,7 @@ async def _run(ctx: Context, run_id: str, agent: dict[str, Any], cases: list[Rep
 
     try:
         await execute(len(cases), settings["repetitions"], work, finished,
-                      concurrency=ctx.settings.eval_concurrency)  # fmt: skip
+                      concurrency=ctx.eval_concurrency.get(run_id, 1))  # fmt: skip
     except asyncio.CancelledError:
         _finish(ctx, run_id, "cancelled", summarize(ctx, run_id, partial=True))
         raise
@@ -280,6 +286,8 @@ def get(ctx: Context, run_id: str) -> dict[str, Any]:
     wire = to_wire(record)
     if record["status"] in ("pending", "running"):
         wire["progress"] = {"casesDone": record["cases_done"], "cases": record["case_count"]}
+        if run_id in ctx.eval_concurrency:
+            wire["progress"]["concurrency"] = ctx.eval_concurrency[run_id]
     return wire
 
 

@@ -9,9 +9,14 @@ from typing import Any
 
 import httpx
 
+from ..domain.errors import Unprocessable
 from ..runtime.providers import ModelAdapter, ProviderConfig, select_adapter
+from ..runtime.providers.function import PROVIDER_ID as FUNCTION_PROVIDER
 from ..runtime.providers.function import FunctionModels
 from .context import Context
+
+HTTP_EVAL_CONCURRENCY = 16
+"""Replays at once with an HTTP model: 200 cases of two 200 ms calls end in about 5 s."""
 
 
 def _pyproject_tool(ctx: Context) -> dict[str, Any]:
@@ -82,6 +87,19 @@ def adapter_for(ctx: Context, agent: dict[str, Any]) -> ModelAdapter:
     return select_adapter(
         agent, provider_config(ctx), function_models(ctx), client=http_client(ctx)
     )
+
+
+def eval_concurrency(ctx: Context, agent: dict[str, Any]) -> int:
+    """How many replays of an agent an eval run runs at once: `--eval-concurrency` when given,
+    else the CPU count for function models (they use the CPU) and `HTTP_EVAL_CONCURRENCY`
+    for an HTTP provider (the replays wait on the network; the provider's gate caps them)."""
+    if ctx.settings.eval_concurrency is not None:
+        return ctx.settings.eval_concurrency
+    try:
+        provider = adapter_for(ctx, agent).provider_id
+    except Unprocessable:
+        provider = FUNCTION_PROVIDER
+    return (os.cpu_count() or 1) if provider == FUNCTION_PROVIDER else HTTP_EVAL_CONCURRENCY
 
 
 def judging_adapter(ctx: Context) -> ModelAdapter | None:

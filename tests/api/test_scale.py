@@ -7,10 +7,12 @@ they are is measured in benchmarks/, not here.
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from starlette.testclient import TestClient
 from test_eval_runs import build_suite, correct_tutorial, finish, models_file, start_version
 
 from kindgi_dev.domain.time import now_iso
+from kindgi_dev.services import catalog, models
 from kindgi_dev.services.context import Context
 from kindgi_dev.store import eval_runs as eval_store
 
@@ -199,3 +202,18 @@ def test_the_set_counts_follow_every_change_to_its_cases(tmp_path: Path) -> None
         check(1, 2)
     with served(tmp_path) as (client, _):
         check(1, 2)
+
+
+def test_an_eval_run_s_concurrency_follows_the_model_s_provider(tmp_path: Path) -> None:
+    """CPU count for function models, 16 for an HTTP provider, the option when given."""
+    http = {"OPENAI_API_KEY": "sk-x", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    providers = '[tool.kindgi-dev.providers]\ndefault = "openai"\n'
+    (tmp_path / "f").mkdir()
+    (tmp_path / "h").mkdir()
+    with served(tmp_path / "f", models_file=models_file(tmp_path, "same-search")) as (_, ctx):
+        agent = catalog.get_agent(ctx, AGENT, "0.1.0")
+        assert models.eval_concurrency(ctx, agent) == (os.cpu_count() or 1)
+    with served(tmp_path / "h", env=http, pyproject_extra=providers) as (_, ctx):
+        assert models.eval_concurrency(ctx, agent) == models.HTTP_EVAL_CONCURRENCY == 16
+        pinned = Context(ctx.db, ctx.identity, replace(ctx.settings, eval_concurrency=3))
+        assert models.eval_concurrency(pinned, agent) == 3

@@ -122,11 +122,14 @@ def test_a_500_fails_the_turn_with_that_message(
     picker_tools: dict[str, dict[str, Any]],
     dispatcher: PackDispatcher,
 ) -> None:
-    openai_stub.queue({"error": {"message": "Rate limit reached"}}, status=429)
+    openai_stub.queue({"error": {"message": "The server had an error"}}, status=500)
     outcome = asyncio.run(
         run_agent_turn(picker_agent, picker_tools, PASSWORD, [], adapter(openai_stub), dispatcher)
     )
-    assert outcome.failure == {"code": "model-invocation-failed", "message": "Rate limit reached"}
+    assert outcome.failure == {
+        "code": "model-invocation-failed",
+        "message": "The server had an error",
+    }
 
 
 def test_an_error_body_without_a_message_names_the_status(openai_stub: OpenAIStub) -> None:

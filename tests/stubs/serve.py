@@ -17,11 +17,12 @@ from starlette.responses import JSONResponse
 
 @dataclass
 class Scripted:
-    """One answer a stub gives: a JSON body, its status, and how long to wait first."""
+    """One answer a stub gives: a JSON body, its status and headers, and how long to wait first."""
 
     body: Any
     status: int = 200
     delay_s: float = 0.0
+    headers: dict[str, str] | None = None
 
 
 @dataclass
@@ -31,6 +32,7 @@ class Received:
     path: str
     headers: dict[str, str]
     json: Any
+    at: float = field(default_factory=time.monotonic)
 
 
 @dataclass
@@ -40,12 +42,20 @@ class ScriptedServer:
     replies: deque[Scripted] = field(default_factory=deque)
     requests: list[Received] = field(default_factory=list)
     url: str = ""
+    in_flight: int = 0
+    most_in_flight: int = 0
     _server: uvicorn.Server | None = None
     _thread: threading.Thread | None = None
 
-    def queue(self, body: Any, status: int = 200, delay_s: float = 0.0) -> None:
+    def queue(
+        self,
+        body: Any,
+        status: int = 200,
+        delay_s: float = 0.0,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         """Answer a later request with `body`."""
-        self.replies.append(Scripted(body, status, delay_s))
+        self.replies.append(Scripted(body, status, delay_s, headers))
 
     async def answer(self, request: Request) -> JSONResponse:
         """Record the request and give the next scripted reply (500 when none is left)."""
@@ -55,9 +65,14 @@ class ScriptedServer:
         if not self.replies:
             return JSONResponse({"error": {"message": "stub: no reply queued"}}, status_code=500)
         scripted = self.replies.popleft()
-        if scripted.delay_s:
-            await asyncio.sleep(scripted.delay_s)
-        return JSONResponse(scripted.body, status_code=scripted.status)
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            if scripted.delay_s:
+                await asyncio.sleep(scripted.delay_s)
+        finally:
+            self.in_flight -= 1
+        return JSONResponse(scripted.body, status_code=scripted.status, headers=scripted.headers)
 
     def start(self, app: Starlette) -> None:
         """Serve `app` on 127.0.0.1 and a free port; `url` is set once it listens."""

@@ -6,11 +6,15 @@ an OpenAI-compatible server or Anthropic answers is the adapter's business.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any, ClassVar, Protocol, runtime_checkable
+from weakref import WeakKeyDictionary
 
 import httpx
 
@@ -137,6 +141,15 @@ def tool_result_text(content: Any, error: str | None) -> str:
     return payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
 
 
+RATE_LIMITED = 429
+RATE_LIMIT_RETRIES = 5
+"""How many times a request the provider rate-limited is sent again before the turn fails."""
+LONGEST_WAIT_S = 60.0
+"""A provider asking for a longer wait than this fails the call instead of stalling it."""
+IN_FLIGHT_PER_PROVIDER = 16
+"""Requests in flight to one model server at once, however many runs want to ask it."""
+
+
 async def post_json(
     client: httpx.AsyncClient | None,
     url: str,
@@ -145,17 +158,23 @@ async def post_json(
     timeout_s: float,
     provider: str,
 ) -> dict[str, Any]:
-    """POST `body` and return the JSON answer; any failure becomes a `ModelError`."""
-    try:
-        if client is None:
-            async with httpx.AsyncClient(timeout=timeout_s) as own:
-                response = await own.post(url, headers=headers, json=body)
-        else:
-            response = await client.post(url, headers=headers, json=body, timeout=timeout_s)
-    except httpx.TimeoutException as cause:
-        raise ModelError(f"{provider} did not answer within {timeout_s:g} s ({url}).") from cause
-    except httpx.HTTPError as cause:
-        raise ModelError(f"{provider} could not be reached at {url}: {cause}") from cause
+    """POST `body` and return the JSON answer; any failure becomes a `ModelError`.
+
+    A 429 is sent again after the wait its `Retry-After` (or `retry-after-ms`) asks for,
+    or a growing one when it names none, up to `RATE_LIMIT_RETRIES` times.
+    """
+    for attempt in range(RATE_LIMIT_RETRIES + 1):
+        response = await _post(client, url, headers, body, timeout_s, provider)
+        if response.status_code != RATE_LIMITED or attempt == RATE_LIMIT_RETRIES:
+            break
+        wait_s = retry_after(response.headers, attempt)
+        if wait_s > LONGEST_WAIT_S:
+            raise ModelError(
+                f"{provider} is rate limited and asked to wait {wait_s:.0f} s: "
+                f"{_error_message(response, provider)}",
+                status=RATE_LIMITED,
+            )
+        await asyncio.sleep(wait_s)
     if not response.is_success:
         raise ModelError(_error_message(response, provider), status=response.status_code)
     try:
@@ -165,6 +184,58 @@ async def post_json(
     if not isinstance(answer, dict):
         raise ModelError(f"{provider} answered with JSON that is not an object.")
     return answer
+
+
+async def _post(
+    client: httpx.AsyncClient | None,
+    url: str,
+    headers: dict[str, str],
+    body: dict[str, Any],
+    timeout_s: float,
+    provider: str,
+) -> httpx.Response:
+    try:
+        if client is None:
+            async with httpx.AsyncClient(timeout=timeout_s) as own:
+                return await own.post(url, headers=headers, json=body)
+        async with _gate(client, url):
+            return await client.post(url, headers=headers, json=body, timeout=timeout_s)
+    except httpx.TimeoutException as cause:
+        raise ModelError(f"{provider} did not answer within {timeout_s:g} s ({url}).") from cause
+    except httpx.HTTPError as cause:
+        raise ModelError(f"{provider} could not be reached at {url}: {cause}") from cause
+
+
+def retry_after(headers: Mapping[str, str], attempt: int) -> float:
+    """Seconds a rate-limited answer asks to wait: `retry-after-ms`, then `Retry-After` (seconds
+    or an HTTP date); without either, 0.5 s doubled for each earlier attempt."""
+    try:
+        if "retry-after-ms" in headers:
+            return max(0.0, float(headers["retry-after-ms"]) / 1000)
+        value = headers.get("retry-after")
+        if value is not None:
+            if value.strip().replace(".", "", 1).isdigit():
+                return float(value)
+            when = parsedate_to_datetime(value)
+            return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    except (TypeError, ValueError, IndexError):
+        pass
+    return 0.5 * 2.0**attempt
+
+
+_GATES: WeakKeyDictionary[httpx.AsyncClient, dict[tuple[str, str, int | None], asyncio.Semaphore]]
+_GATES = WeakKeyDictionary()
+"""Each shared client's gates, one per model server (scheme, host, port)."""
+
+
+def _gate(client: httpx.AsyncClient, url: str) -> asyncio.Semaphore:
+    """The place in line to one model server, shared by every call through `client`."""
+    parsed = httpx.URL(url)
+    gates = _GATES.setdefault(client, {})
+    key = (parsed.scheme, parsed.host, parsed.port)
+    if key not in gates:
+        gates[key] = asyncio.Semaphore(IN_FLIGHT_PER_PROVIDER)
+    return gates[key]
 
 
 def _error_message(response: httpx.Response, provider: str) -> str:
