@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
+from .. import console
 from ..domain.errors import KindgiError
 from ..services import lifecycle
 from ..services.context import Context
@@ -68,6 +69,7 @@ def create_app(
     declared = endpoints()
     routes: list[BaseRoute] = list(system.openapi_routes(lambda: openapi.document(declared)))
     routes.extend(route(e) for e in declared)
+    routes.extend(console.routes())
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -91,6 +93,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.ctx = ctx
+    app.state.console = console.Sessions()
     return app
 
 
@@ -108,3 +111,9 @@ def describe(app: Starlette) -> Instance:
 def on_pack_service(app: Starlette, hook: Callable[[], None]) -> None:
     """Call `hook` whenever the pack service moves (a new port after a restart)."""
     context_of(app).on_pack_service = hook
+
+
+def console_link(app: Any, base_url: str) -> str:
+    """The console's one-time login link for the banner."""
+    sessions: console.Sessions = app.state.console
+    return sessions.login_link(base_url)

@@ -38,8 +38,10 @@ def relative(path: Path) -> str:
         return str(path)
 
 
-def ready(settings: Settings, instance: Instance, api_url: str, seconds: float) -> None:
-    """The ready banner: where the API is, the project, a token hint and a command to try."""
+def ready(
+    settings: Settings, instance: Instance, api_url: str, seconds: float, console: str
+) -> None:
+    """The ready banner: the API, the console's login link, the project, and a command to try."""
     token = instance.token
     agents = instance.agent_ids
     lines = [
@@ -49,6 +51,8 @@ def ready(settings: Settings, instance: Instance, api_url: str, seconds: float) 
         "  ✓ Kindgi is up",
         RULE,
         f"  API        {api_url}   (.kindgirc.json points here)",
+        f"  Console    {console}",
+        "             (this link logs one browser in, once)",
         f"  Project    {instance.project_name} · {instance.project_id}",
         f"  Tenant     {instance.tenant_id}",
         f"  Token      {token[:12]}…  (full token in .kindgirc.json)",

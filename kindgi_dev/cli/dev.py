@@ -163,7 +163,7 @@ def serve(
     prestarted: subprocess.Popen[bytes] | None = None,
 ) -> int:
     """Bind, build the app, serve until Ctrl+C or SIGTERM; the exit code."""
-    from ..api.app import create_app, describe, on_pack_service
+    from ..api.app import console_link, create_app, describe, on_pack_service
 
     sock, port = choose_socket(settings.host, settings.port, explicit_port)
     if sock is None:
@@ -208,7 +208,8 @@ def serve(
         write_rc(settings.rc_path, _rc_fields(api_url, describe(app)))
         lock.note_url(api_url)
         on_pack_service(app, lambda: write_rc(settings.rc_path, _rc_fields(api_url, describe(app))))
-        banner.ready(settings, describe(app), api_url, time.perf_counter() - started)
+        banner.ready(settings, describe(app), api_url, time.perf_counter() - started,
+                     console_link(app, api_url))  # fmt: skip
         if not settings.watch:
             server.should_exit = True
         await serving

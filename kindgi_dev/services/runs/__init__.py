@@ -4,7 +4,16 @@
 callers use them through this package.
 """
 
-from .read import cancel, get, get_record, journal, list_page, to_wire
+from .read import (
+    cancel,
+    get,
+    get_record,
+    journal,
+    list_page,
+    list_records,
+    to_wire,
+    tool_calls,
+)
 from .record import fail_interrupted, finish_cancelled, record_outcome
 from .start import (
     AGENT_FLOW_ID,
@@ -30,11 +39,13 @@ __all__ = [
     "get_record",
     "journal",
     "list_page",
+    "list_records",
     "live_dispatcher",
     "open_run",
     "perform_turn",
     "record_outcome",
     "start",
     "to_wire",
+    "tool_calls",
     "tools_of",
 ]

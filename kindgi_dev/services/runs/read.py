@@ -38,7 +38,24 @@ def list_page(
     with_output: bool,
 ) -> Page[dict[str, Any]]:
     """A page of runs, newest first; replays only when asked for."""
-    page = fetch_page(
+    return list_records(
+        ctx, limit=limit, cursor=cursor, filters=filters, statuses=statuses, replays=replays,
+        with_output=with_output,
+    ).map(to_wire)  # fmt: skip
+
+
+def list_records(
+    ctx: Context,
+    *,
+    limit: int | None,
+    cursor: str | None,
+    filters: dict[str, Any],
+    statuses: Sequence[str],
+    replays: str,
+    with_output: bool,
+) -> Page[dict[str, Any]]:
+    """A page of runs as stored (with their input), newest first."""
+    return fetch_page(
         lambda size, after: run_store.list_page(
             ctx.db,
             ctx.tenant_id,
@@ -53,7 +70,6 @@ def list_page(
         cursor=cursor,
         position=lambda r: (r["created_at"], r["id"]),
     )
-    return page.map(to_wire)
 
 
 async def cancel(ctx: Context, run_id: str) -> dict[str, Any]:
@@ -85,6 +101,12 @@ def journal(
     if size is None:
         return Page(entries, False).to_wire()
     return make_page(entries, size, lambda e: (e["sequence"],)).to_wire()
+
+
+def tool_calls(ctx: Context, run_id: str) -> list[dict[str, Any]]:
+    """A run's tool calls in order: arguments, result or error, and `source`."""
+    get_record(ctx, run_id)
+    return run_store.tool_calls(ctx.db, run_id)
 
 
 def to_wire(run: Mapping[str, Any]) -> dict[str, Any]:

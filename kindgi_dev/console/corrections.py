@@ -1,0 +1,168 @@
+"""Correct this run: Yes or No on the answer and each list element, what it should have done
+and said, and the corrector group; saved through the same service as `/v1/corrections`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.responses import Response
+
+from ..domain.errors import KindgiError, ValidationFailed
+from ..domain.items import Item, items_of
+from ..services import corrections, judge_classes
+from .runs import question_of, subject_of
+from .web import Visit, redirect
+
+
+def _mine(visit: Visit, run_id: str) -> dict[str, Any] | None:
+    """The caller's live correction of the run, if any, to start the form from."""
+    page = corrections.list_page(visit.ctx, limit=1, cursor=None,
+                                 filters={"run_id": run_id, "corrector_id": "me"},
+                                 statuses=(), include_replaced=False)  # fmt: skip
+    return page.items[0] if page.items else None
+
+
+def _groups(visit: Visit) -> list[dict[str, Any]]:
+    page = judge_classes.list_page(visit.ctx, limit=100, cursor=None, scope_kind=None,
+                                   project_id=None, agent_id=None)  # fmt: skip
+    return page.items
+
+
+def _show(
+    visit: Visit,
+    run: dict[str, Any],
+    values: dict[str, str],
+    errors: dict[str, str],
+    status: int = 200,
+) -> Response:
+    items: list[Item] = items_of(run.get("output"))
+    return visit.render(
+        "correct.html",
+        status,
+        run=run,
+        subject=subject_of(run),
+        question=question_of(run),
+        items=items,
+        tools=sorted(corrections.agent_tools(visit.ctx, run)),
+        groups=_groups(visit),
+        values=values,
+        errors=errors,
+    )
+
+
+def _values_of(correction: dict[str, Any] | None, items: list[Item]) -> dict[str, str]:
+    """Form values from a saved correction (verdicts, reasons, ranks, parts, group)."""
+    values: dict[str, str] = {}
+    for i, item in enumerate(items):
+        values[f"rank-{i}"] = "" if item.rank is None else str(item.rank)
+    if correction is None:
+        return values
+    saved = {entry["key"]: entry for entry in correction["items"]}
+    for i, item in enumerate(items):
+        entry = saved.get(item.key)
+        if entry is not None:
+            values[f"verdict-{i}"] = entry["verdict"]
+            values[f"reason-{i}"] = entry.get("reason") or ""
+            values[f"rank-{i}"] = "" if entry.get("rank") is None else str(entry["rank"])
+    decisions, answer = correction.get("decisions") or {}, correction.get("answer") or {}
+    should = (decisions.get("shouldCall") or [{}])[0]
+    values.update({
+        "decisions-verdict": decisions.get("verdict", ""),
+        "should-call-tool": should.get("toolId", ""),
+        "should-call-args": json.dumps(should["args"]) if should.get("args") else "",
+        "must-not-call": ", ".join(decisions.get("mustNotCall") or []),
+        "answer-verdict": answer.get("verdict", ""), "should-say": answer.get("shouldSay", ""),
+        "why": answer.get("why", ""), "judge-class": correction.get("judgeClassId") or "",
+    })  # fmt: skip
+    return values
+
+
+async def form(visit: Visit) -> Response:
+    """`GET /console/runs/{id}/correct`: the form, filled with the caller's correction."""
+    run = corrections.correctable_run(visit.ctx, visit.request.path_params["runId"])
+    values = _values_of(_mine(visit, run["id"]), items_of(run.get("output")))
+    return _show(visit, run, values, {})
+
+
+def _rank(text: str) -> Any:
+    """A rank as a number when it reads as one, else the text (the service says why)."""
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def _decisions(visit: Visit) -> dict[str, Any] | None:
+    verdict = visit.field("decisions-verdict")
+    if not verdict:
+        return None
+    decisions: dict[str, Any] = {"verdict": verdict}
+    tool, args = visit.field("should-call-tool"), visit.field("should-call-args")
+    if tool:
+        call: dict[str, Any] = {"toolId": tool}
+        if args:
+            try:
+                call["args"] = json.loads(args)
+            except ValueError as error:
+                raise ValidationFailed("decisions/shouldCall/0/args",
+                                       f"is not JSON: {error}") from None  # fmt: skip
+        decisions["shouldCall"] = [call]
+    must_not = [t.strip() for t in visit.field("must-not-call").split(",") if t.strip()]
+    if must_not:
+        decisions["mustNotCall"] = must_not
+    return decisions
+
+
+def _answer(visit: Visit) -> dict[str, Any] | None:
+    verdict = visit.field("answer-verdict")
+    if not verdict:
+        return None
+    answer = {"verdict": verdict, "shouldSay": visit.field("should-say") or None,
+              "why": visit.field("why") or None}  # fmt: skip
+    return {k: v for k, v in answer.items() if v is not None}
+
+
+def body_of(visit: Visit, run_id: str, items: list[Item]) -> tuple[dict[str, Any], list[int]]:
+    """The `corrections.create` body the form says, and each sent item's row on the form."""
+    sent, rows = [], []
+    for i, item in enumerate(items):
+        verdict = visit.field(f"verdict-{i}")
+        if not verdict:
+            continue
+        entry = {"key": item.key, "pointer": item.pointer, "verdict": verdict,
+                 "rank": _rank(visit.field(f"rank-{i}")),
+                 "reason": visit.field(f"reason-{i}") or None}  # fmt: skip
+        sent.append({k: v for k, v in entry.items() if v is not None})
+        rows.append(i)
+    body: dict[str, Any] = {"runId": run_id, "items": sent, "decisions": _decisions(visit),
+                            "answer": _answer(visit),
+                            "judgeClassId": visit.field("judge-class") or None}  # fmt: skip
+    return {k: v for k, v in body.items() if v is not None}, rows
+
+
+def _beside(error: KindgiError, rows: list[int]) -> str:
+    """The form field a refusal names: `items/<n>/…` is the n-th item sent, on its own row."""
+    where = str(error.details.get("field") or "")
+    parts = where.split("/")
+    if len(parts) >= 2 and parts[0] == "items" and parts[1].isdigit() and int(parts[1]) < len(rows):
+        parts[1] = str(rows[int(parts[1])])
+    return "/".join(parts) or "form"
+
+
+async def save(visit: Visit) -> Response:
+    """`POST /console/runs/{id}/correct`: save, or show the refusal beside its field."""
+    run = corrections.correctable_run(visit.ctx, visit.request.path_params["runId"])
+    items = items_of(run.get("output"))
+    rows: list[int] = []
+    try:
+        body, rows = body_of(visit, run["id"], items)
+        corrections.create(visit.ctx, body)
+    except KindgiError as error:
+        values = dict(visit.form or {})
+        reason = error.details.get("reason") or error.message
+        return _show(visit, run, values, {_beside(error, rows): reason}, error.status)
+    return redirect(f"/console/runs/{run['id']}?saved=1")

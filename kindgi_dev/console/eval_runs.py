@@ -1,0 +1,153 @@
+"""Try a version, and an eval run's page: headline, metrics, case by case, the whole result.
+
+A running eval run's page follows the run's cases as they finish, over server-sent
+events, and reloads once it ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.responses import Response, StreamingResponse
+
+from ..domain.errors import KindgiError, NotFound, ValidationFailed
+from ..domain.items import answer_text
+from ..services import eval_runs, projects, runs, trials
+from . import test_cases, words
+from .web import Visit, redirect
+
+WATCH_SECONDS = 300
+
+
+def _repetitions(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 10:
+        raise ValidationFailed("repetitions", "must be a whole number from 1 to 10")
+    return int(text)
+
+
+def start_body(visit: Visit, subject_kind: str, subject_id: str) -> dict[str, Any]:
+    """The eval run's start body the Try form says."""
+    body: dict[str, Any] = {
+        "repetitions": _repetitions(visit.field("repetitions") or "1"),
+        "reads": "live" if visit.field("reads") == "live" else "recorded",
+        "classWeights": "restricted-only" if visit.field("experts") else "as-recorded",
+    }
+    version = visit.field("version") or None
+    if subject_kind == "flow":
+        body["flowRef"] = {k: v for k, v in {"flowId": subject_id, "version": version}.items()
+                           if v is not None}  # fmt: skip
+        prefix = "agent:"
+        agents = {k[len(prefix):]: v for k, v in (visit.form or {}).items()
+                  if k.startswith(prefix) and v}  # fmt: skip
+        if agents:
+            body["versions"] = {"agents": agents}
+    else:
+        body["agentRef"] = {k: v for k, v in {"agentId": subject_id, "version": version}.items()
+                            if v is not None}  # fmt: skip
+    return body
+
+
+async def try_on_suite(visit: Visit) -> Response:
+    """`POST …/suites/{id}/try`: try a version on the set's latest version of test cases."""
+    suite_id = visit.request.path_params["suiteId"]
+    try:
+        body = start_body(visit, visit.field("kind"), visit.field("subject"))
+        body["projectId"] = projects.get_default(visit.ctx)["id"]
+        started = trials.start_on_suite(visit.ctx, suite_id, body)
+    except KindgiError as error:
+        return await test_cases.suite(visit, {"try": error.message}, error.status)
+    return redirect(f"/console/eval-runs/{started['runId']}")
+
+
+async def try_on_test_set(visit: Visit) -> Response:
+    """`POST …/agents/{id}/try`: freeze the agent's test set and try a version on it."""
+    agent_id = visit.request.path_params["agentId"]
+    try:
+        body = start_body(visit, "agent", agent_id)
+        started = trials.start_on_test_set(visit.ctx, agent_id, body)
+    except KindgiError as error:
+        return await test_cases.agent_set(visit, {"try": error.message}, error.status)
+    return redirect(f"/console/eval-runs/{started['runId']}")
+
+
+def _answer(output: Any) -> Any:
+    """An agent turn's answer text, or a flow's output as it is."""
+    text = answer_text(output)
+    return text if text is not None else output
+
+
+def case_view(visit: Visit, entry: dict[str, Any]) -> dict[str, Any]:
+    """One case of the result, with the recorded answer and the version's beside it."""
+    replay = recorded = None
+    if entry.get("runIds"):
+        try:
+            replay = runs.get_record(visit.ctx, entry["runIds"][0])
+            if replay.get("replay_of"):
+                recorded = runs.get_record(visit.ctx, replay["replay_of"])
+        except NotFound:
+            replay = None
+    return {
+        "entry": entry,
+        "question": None if recorded is None else (recorded.get("input") or {}).get("userMessage"),
+        "recorded": None if recorded is None else _answer(recorded.get("output")),
+        "version": None if replay is None else _answer(replay.get("output")),
+        "stopped": words.stopped(entry),
+    }
+
+
+def metric_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each metric's name, the recorded runs' value, the version's, and the change."""
+    return [
+        {"name": words.metric_name(name, metric), "key": name, **metric}
+        for name, metric in (summary.get("metrics") or {}).items()
+    ]
+
+
+async def show(visit: Visit) -> Response:
+    """`/console/eval-runs/{id}`: the run on the test cases, in words and numbers."""
+    record = eval_runs.get(visit.ctx, visit.request.path_params["runId"])
+    result = record.get("result") or {}
+    summary = result.get("summary")
+    settings = record.get("comparison") or {}
+    done = record["status"] == "completed" and summary is not None
+    return visit.render(
+        "eval_run.html",
+        record=record,
+        summary=summary,
+        headline=words.headline(summary) if done and summary is not None else None,
+        restricted=settings.get("classWeights") == "restricted-only",
+        restricted_line=words.RESTRICTED,
+        metrics=metric_rows(summary) if summary else [],
+        cases=[case_view(visit, e) for e in result.get("perCase") or []],
+        whole=record.get("result"),
+        running=record["status"] in ("pending", "running"),
+    )
+
+
+async def events(visit: Visit) -> Response:
+    """Server-sent events: `progress` with cases done of total, then `end`."""
+    run_id = visit.request.path_params["runId"]
+    eval_runs.get_record(visit.ctx, run_id)
+
+    async def frames() -> AsyncIterator[bytes]:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + WATCH_SECONDS
+        last = -1
+        while loop.time() < deadline:
+            record = eval_runs.get(visit.ctx, run_id)
+            progress = record.get("progress") or {}
+            done = progress.get("casesDone", 0)
+            if done != last:
+                last = done
+                data = {"casesDone": done, "cases": progress.get("cases", done)}
+                yield f"event: progress\ndata: {json.dumps(data)}\n\n".encode()
+            if record["status"] in eval_runs.TERMINAL:
+                yield f"event: end\ndata: {json.dumps({'status': record['status']})}\n\n".encode()
+                return
+            await asyncio.sleep(0.2)
+
+    return StreamingResponse(frames(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache"})  # fmt: skip

@@ -1,0 +1,86 @@
+"""Runs: the project's runs, newest first, and a run's page: input, answer, tools, journal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.responses import Response
+
+from ..domain.errors import BadInput
+from ..domain.items import answer_text, items_of
+from ..services import catalog, runs
+from .web import Visit, redirect
+
+PAGE_SIZE = 50
+
+
+def question_of(run: dict[str, Any]) -> str:
+    """The user's message a run answered, or its input as text."""
+    data = run.get("input")
+    if isinstance(data, dict) and isinstance(data.get("userMessage"), str):
+        return str(data["userMessage"])
+    return "" if data is None else str(data)
+
+
+def subject_of(run: dict[str, Any]) -> tuple[str, str]:
+    """(id, version) of what the run ran: its agent, else its flow."""
+    if run.get("agent_id"):
+        return run["agent_id"], run["agent_version"]
+    return run["flow_id"], run["flow_version"]
+
+
+async def list_runs(visit: Visit, error: BadInput | None = None) -> Response:
+    """`/console/runs`: a page of runs, filtered by agent and version, replays when asked."""
+    agent, version = (
+        visit.request.query_params.get("agent"),
+        visit.request.query_params.get("version"),
+    )
+    replays = "include" if visit.request.query_params.get("replays") == "include" else "exclude"
+    page = runs.list_records(
+        visit.ctx,
+        limit=PAGE_SIZE,
+        cursor=visit.request.query_params.get("cursor") or None,
+        filters={"agent_id": agent or None, "agent_version": version or None},
+        statuses=(),
+        replays=replays,
+        with_output=False,
+    )
+    shown = [{"run": r, "subject": subject_of(r), "question": question_of(r)} for r in page.items]
+    agents = agent_ids(visit)
+    return visit.render("runs.html", runs=shown, page=page, agents=agents, agent=agent or "",
+                        version=version or "", replays=replays, error=error)  # fmt: skip
+
+
+def agent_ids(visit: Visit) -> list[str]:
+    """The ids of the pack's agents, for pickers."""
+    found = catalog.list_page(visit.ctx, "agent", limit=100, cursor=None, name=None,
+                              include_retired=False)  # fmt: skip
+    return [agent["id"] for agent in found.items]
+
+
+async def start_run(visit: Visit) -> Response:
+    """Start an agent turn from the runs page and open its page when it ends."""
+    body = {"agent": visit.field("agent"), "input": {"userMessage": visit.field("message")}}
+    try:
+        run, _ = await runs.start(visit.ctx, body)
+    except BadInput as error:
+        return await list_runs(visit, error=error)
+    return redirect(f"/console/runs/{run['id']}")
+
+
+async def show_run(visit: Visit) -> Response:
+    """`/console/runs/{id}`: what went in, what came out, each tool call and the journal."""
+    run_id = visit.request.path_params["runId"]
+    run = runs.get_record(visit.ctx, run_id)
+    journal = runs.journal(visit.ctx, run_id, since=-1, limit=None, cursor=None)["data"]
+    return visit.render(
+        "run.html",
+        run=run,
+        subject=subject_of(run),
+        question=question_of(run),
+        answer=answer_text(run.get("output")),
+        items=items_of(run.get("output")),
+        tools=runs.tool_calls(visit.ctx, run_id),
+        journal=journal,
+        correctable=run["status"] == "completed" and not run.get("replay_of"),
+    )

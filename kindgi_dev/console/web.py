@@ -1,0 +1,177 @@
+"""How a console page is served: Host, session and form checks, templates, and HTML errors.
+
+`page(handler)` wraps a handler with every check a page needs, so each handler only
+reads or writes through the services and names its template.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import jinja2
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.templating import Jinja2Templates
+
+from ..domain.errors import KindgiError
+from ..services.context import Context
+from .session import COOKIE, Sessions
+
+log = logging.getLogger("kindgi_dev.console")
+
+LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
+
+
+def _percent(value: Any) -> str:
+    """A share as a whole percentage (`33%`); an em dash when there is none."""
+    if value is None:
+        return "—"
+    return f"{float(value) * 100:.0f}%"
+
+
+def _change(value: Any) -> str:
+    """A change of share in percentage points, signed."""
+    if value is None:
+        return "—"
+    points = float(value) * 100
+    return "±0 pts" if round(points) == 0 else f"{points:+.0f} pts"
+
+
+def _pretty(value: Any) -> str:
+    """JSON indented for reading."""
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
+
+
+def _compact(value: Any) -> str:
+    """JSON on one line."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _when(value: Any) -> str:
+    """A stored UTC time as `2026-12-01 02:05:06`."""
+    text = str(value or "")
+    return text[:19].replace("T", " ") if len(text) >= 19 else text
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("kindgi_dev.console", "templates"),
+        autoescape=True,
+        undefined=jinja2.ChainableUndefined,
+    )
+    env.filters.update(percent=_percent, change=_change, pretty=_pretty, compact=_compact,
+                       when=_when)  # fmt: skip
+    return env
+
+
+templates = Jinja2Templates(env=_environment())
+
+
+@dataclass
+class Visit:
+    """One request to a logged-in console page."""
+
+    request: Request
+    ctx: Context
+    csrf: str
+    form: dict[str, str] | None = None
+
+    def field(self, name: str) -> str:
+        """A form field's text, stripped; empty when absent."""
+        return (self.form or {}).get(name, "").strip()
+
+    def render(self, template: str, status: int = 200, **context: Any) -> Response:
+        """The template as an HTML page, with the CSRF token its forms carry."""
+        return templates.TemplateResponse(
+            self.request, template, {"csrf": self.csrf, **context}, status_code=status
+        )
+
+
+Handler = Callable[[Visit], Awaitable[Response]]
+
+
+def sessions_of(request: Request) -> Sessions:
+    """The app's console sessions."""
+    found: Sessions = request.app.state.console
+    return found
+
+
+def context_of(request: Request) -> Context:
+    """The services' context."""
+    found: Context = request.app.state.ctx
+    return found
+
+
+def host_allowed(request: Request) -> bool:
+    """Whether `Host` names this server's own loopback address (no DNS rebinding)."""
+    host = request.headers.get("host", "")
+    parts = urlsplit(f"//{host}")
+    server = request.scope.get("server") or (None, None)
+    try:
+        port = parts.port
+    except ValueError:
+        return False
+    return parts.hostname in LOOPBACK and (port or 80) == server[1]
+
+
+def same_origin(request: Request) -> bool:
+    """Whether a form came from this console: `Origin` (or `Referer`) is this server."""
+    own = f"{request.url.scheme}://{request.headers.get('host', '')}"
+    origin = request.headers.get("origin")
+    if origin is not None:
+        return origin == own
+    referer = request.headers.get("referer", "")
+    return referer == own or referer.startswith(own + "/")
+
+
+def plain(request: Request, status: int, title: str, text: str) -> Response:
+    """A refusal as a small HTML page, with no data in it."""
+    return templates.TemplateResponse(
+        request, "refused.html", {"csrf": "", "title": title, "text": text}, status_code=status
+    )
+
+
+async def form_of(request: Request) -> dict[str, str]:
+    """A URL-encoded form's fields (the last value of a repeated name wins)."""
+    body = await request.body()
+    return dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+
+
+def page(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+    """A console page: Host checked, session required, forms checked, errors as HTML."""
+
+    async def endpoint(request: Request) -> Response:
+        if not host_allowed(request):
+            return plain(
+                request, 400, "Wrong address", "This console answers only at its own address."
+            )
+        sessions = sessions_of(request)
+        csrf = sessions.csrf_of(request.cookies.get(COOKIE))
+        if csrf is None:
+            return templates.TemplateResponse(request, "login.html", {"csrf": ""},
+                                              status_code=401)  # fmt: skip
+        visit = Visit(request, context_of(request), csrf)
+        if request.method == "POST":
+            if not same_origin(request):
+                return plain(request, 403, "Refused", "This form was sent from another site.")
+            visit.form = await form_of(request)
+            if not sessions.csrf_matches(request.cookies.get(COOKIE), visit.form.get("csrf", "")):
+                return plain(
+                    request, 403, "Refused", "This form's CSRF token is not this session's."
+                )
+        try:
+            return await handler(visit)
+        except KindgiError as error:
+            return visit.render("error.html", error.status, error=error)
+
+    return endpoint
+
+
+def redirect(url: str) -> Response:
+    """See other: after a form is saved, the browser reads the page it made."""
+    return RedirectResponse(url, status_code=303)

@@ -1,0 +1,53 @@
+"""The eval run page's words: the headline each way, and a stopped flow case."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kindgi_dev.console import words
+
+
+def summary(before: float | None, after: float | None, diverged: int = 0) -> dict[str, Any]:
+    share = {"baseline": before, "candidate": after, "n": 3}
+    return {"candidate": {"kind": "agent", "agentId": "acme-ops.article-picker",
+                          "version": "0.2.0"}, "cases": 3, "diverged": diverged,
+            "metrics": {"weightedYesShare": share}}  # fmt: skip
+
+
+def test_the_tutorials_headline() -> None:
+    assert words.headline(summary(1 / 3, 1.0, diverged=1)) == (
+        "People's corrections rate acme-ops.article-picker 0.2.0 better than the recorded "
+        "runs: 33% marked right before, 100% now, on the 3 of 3 cases with answers people "
+        "corrected. In 1 case it read something the recording didn't have."
+    )
+
+
+def test_worse_unchanged_and_uncorrected_headlines() -> None:
+    assert words.headline(summary(1.0, 0.5, diverged=2)) == (
+        "People's corrections rate acme-ops.article-picker 0.2.0 worse than the recorded runs: "
+        "100% marked right before, 50% now, on the 3 of 3 cases with answers people corrected. "
+        "In 2 cases it read something the recording didn't have."
+    )
+    assert words.headline(summary(0.5, 0.5)) == (
+        "People's corrections rate acme-ops.article-picker 0.2.0 the same as the recorded runs: "
+        "50% marked right before, 50% now, on the 3 of 3 cases with answers people corrected."
+    )
+    assert words.headline(summary(None, None)) == (
+        "No case has answers people corrected, so people's corrections can't rate "
+        "acme-ops.article-picker 0.2.0 yet."
+    )
+
+
+def test_a_flow_candidate_and_a_stopped_case() -> None:
+    flow = {**summary(0.5, 1.0), "candidate": {"kind": "flow", "flowId": "acme-ops.triage",
+                                              "version": "1.1.0"}}  # fmt: skip
+    assert words.headline(flow).startswith("People's corrections rate acme-ops.triage 1.1.0 better")
+    entry = {"stopped": {"toolId": "acme-ops.log-suggestion",
+                         "arguments": {"articles": ["kb-101"], "question": "Hi?"}}}  # fmt: skip
+    assert words.stopped(entry) == (
+        "It stopped at a tool call the replay refused: it would have called "
+        'acme-ops.log-suggestion with `{"articles":["kb-101"],"question":"Hi?"}`. '
+        "That call wasn't carried out, and there's no output to rate."
+    )
+    assert words.stopped({"caseId": "c"}) is None
+    assert words.metric_name("weightedPrecisionAtK", {"k": 5}) == "Top 5 marked right"
