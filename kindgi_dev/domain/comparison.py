@@ -24,6 +24,7 @@ from .metrics import (
     score_case,
 )
 from .metrics import judged_coverage as coverage_measure
+from .replay import RecordedCall
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class ReplayCase:
     recorded_tool_ids: tuple[str, ...]
     verdicts: tuple[Verdict, ...]
     expectations: tuple[Expectation, ...] = ()
+    recorded: tuple[RecordedCall, ...] = ()
+    """The past run's tool calls with their results, which a replay reads instead of the tools."""
 
     @property
     def strict(self) -> bool:

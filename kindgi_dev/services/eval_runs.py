@@ -18,7 +18,6 @@ from ..domain.errors import BadInput, Conflict, NotFound
 from ..domain.items import answer_text
 from ..domain.metrics import CaseScore
 from ..domain.paging import Page, fetch_page
-from ..domain.replay import RecordedCall
 from ..domain.status import TERMINAL
 from ..domain.time import now_iso
 from ..runtime import judge
@@ -145,10 +144,7 @@ async def replay_case(
         replay_of=case.run_id,
         eval_run_id=eval_run_id,
     )
-    recorded = [
-        RecordedCall(c["toolId"], c["arguments"], c.get("result"), c.get("error"))
-        for c in run_store.tool_calls(ctx.db, case.run_id)
-    ]
+    recorded = list(case.recorded)
     live = runs.live_dispatcher(
         ctx, project_id, run["id"],
         env_of=lambda tool: dict(case.tool_env.get(str(tool.get("id")), tool_env(tool))),

@@ -1,7 +1,8 @@
 """The cases a run on the test cases replays, from a suite version or a frozen test set.
 
 Either way a case names a past run; what it expects comes from the case, and what the
-past run did (its input, context, toolEnv, output, tool calls) from the run itself.
+past run did (its input, history, toolEnv, output, tool calls and their results) from a
+copy of the run: the frozen case's own `run`, or one made from the stored run.
 """
 
 from __future__ import annotations
@@ -11,16 +12,64 @@ from typing import Any
 
 from ..domain.comparison import Expectation, ReplayCase
 from ..domain.metrics import Verdict
+from ..domain.replay import RecordedCall
 from ..store import judge_classes
 from ..store import runs as run_store
 from .context import Context
 
 
-def _message(run: Mapping[str, Any]) -> str:
-    data = run.get("input")
+def _message(data: Any) -> str:
     if isinstance(data, dict):
         return str(data.get("userMessage", ""))
     return "" if data is None else str(data)
+
+
+def run_copy(ctx: Context, run_id: str) -> dict[str, Any] | None:
+    """What a replay needs of a past run, as JSON a frozen case carries: its agent version,
+    input, history, toolEnv, output, and every tool call with its arguments and result."""
+    run = run_store.get(ctx.db, run_id)
+    if run is None:
+        return None
+    context = run.get("context") or {}
+    calls = [
+        {"toolId": c["toolId"], "toolVersion": c["toolVersion"], "arguments": c["arguments"],
+         "result": c["result"], **({"error": c["error"]} if c.get("error") else {})}
+        for c in run_store.tool_calls(ctx.db, run_id)
+    ]  # fmt: skip
+    return {
+        "agentId": run.get("agent_id"), "agentVersion": run.get("agent_version"),
+        "input": run.get("input"), "history": list(context.get("history") or []),
+        "toolEnv": dict(run.get("tool_env") or {}), "output": run.get("output"),
+        "toolCalls": calls,
+    }  # fmt: skip
+
+
+def of_copy(
+    case_id: str,
+    run_id: str,
+    copy: Mapping[str, Any],
+    verdicts: list[Verdict],
+    expectations: list[Expectation],
+) -> ReplayCase:
+    """The case to replay from a run's copy and what people said of the run."""
+    calls = [c for c in copy.get("toolCalls") or [] if isinstance(c, dict)]
+    return ReplayCase(
+        case_id=case_id,
+        run_id=run_id,
+        agent_id=str(copy.get("agentId")),
+        made_on=str(copy.get("agentVersion")),
+        message=_message(copy.get("input")),
+        history=list(copy.get("history") or []),
+        tool_env=dict(copy.get("toolEnv") or {}),
+        output=copy.get("output"),
+        recorded_tool_ids=tuple(str(c.get("toolId")) for c in calls),
+        verdicts=tuple(verdicts),
+        expectations=tuple(expectations),
+        recorded=tuple(
+            RecordedCall(str(c.get("toolId")), c.get("arguments"), c.get("result"), c.get("error"))
+            for c in calls
+        ),
+    )
 
 
 def build(
@@ -30,23 +79,9 @@ def build(
     verdicts: list[Verdict],
     expectations: list[Expectation],
 ) -> ReplayCase | None:
-    run = run_store.get(ctx.db, run_id)
-    if run is None:
-        return None
-    context = run.get("context") or {}
-    return ReplayCase(
-        case_id=case_id,
-        run_id=run_id,
-        agent_id=str(run.get("agent_id")),
-        made_on=str(run.get("agent_version")),
-        message=_message(run),
-        history=list(context.get("history") or []),
-        tool_env=dict(run.get("tool_env") or {}),
-        output=run.get("output"),
-        recorded_tool_ids=tuple(c["toolId"] for c in run_store.tool_calls(ctx.db, run_id)),
-        verdicts=tuple(verdicts),
-        expectations=tuple(expectations),
-    )
+    """The case to replay from the stored run (None when it isn't here)."""
+    copy = run_copy(ctx, run_id)
+    return None if copy is None else of_copy(case_id, run_id, copy, verdicts, expectations)
 
 
 def from_suite_case(ctx: Context, case: Mapping[str, Any]) -> ReplayCase | None:
@@ -102,4 +137,7 @@ def from_test_set_case(
         for part in ("decisions", "answer"):
             if isinstance(expect.get(part), dict):
                 expectations.append(Expectation(part, dict(expect[part]), case.get("id")))
+    copy = case.get("run")
+    if isinstance(copy, dict):
+        return of_copy(str(case["id"]), str(case["runId"]), copy, verdicts, expectations)
     return build(ctx, str(case["id"]), str(case["runId"]), verdicts, expectations)

@@ -18,7 +18,7 @@ from ..domain.paging import Page, clamp_limit, decode_cursor, make_page, offset_
 from ..domain.status import TERMINAL
 from ..domain.time import now_iso
 from ..store import test_sets as store
-from . import catalog, eval_suites, projects, runs
+from . import catalog, eval_suites, projects, replay_cases, runs
 from .catalog import version_key
 from .context import Context
 
@@ -222,11 +222,18 @@ def freeze(ctx: Context, agent_id: str, project_id: str | None) -> dict[str, Any
     with ctx.db.transaction():
         cases = _render(ctx, _rows(ctx, scope, rules.CASE_KINDS, retired="exclude", limit=None,
                                    after=None))  # fmt: skip
+        cases = [_with_run(ctx, case) for case in cases]
         version = store.last_version(ctx.db, set_id) + 1
         meta = {"test_set_id": set_id, "version": version, "tenant_id": ctx.tenant_id,
                 "agent_id": scope[0], "project_id": scope[1], "frozen_at": now_iso()}  # fmt: skip
         store.insert_version(ctx.db, meta, cases)
     return {"testSetId": set_id, "version": rules.version_label(version)}
+
+
+def _with_run(ctx: Context, case: dict[str, Any]) -> dict[str, Any]:
+    """A frozen case with a copy of its run (`run`), so it replays anywhere, run or not."""
+    copy = replay_cases.run_copy(ctx, case["runId"])
+    return case if copy is None else {**case, "run": copy}
 
 
 def frozen_page(

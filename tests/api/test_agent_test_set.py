@@ -277,7 +277,12 @@ def test_a_frozen_version_keeps_its_cases_whatever_happens_later(
     assert client.get(SET).json()["frozenVersion"] == version
     path = f"/v1/test-sets/{version['testSetId']}/versions/1.0.0/cases"
     before = client.get(path).json()["data"]
-    assert before == _cases(client)
+    assert [{k: v for k, v in case.items() if k != "run"} for case in before] == _cases(client)
+    copy = next(case["run"] for case in before if case["runId"] == tutorial[PASSWORD]["run"])
+    assert copy["input"] == {"userMessage": PASSWORD}
+    assert (copy["agentId"], copy["agentVersion"]) == (AGENT, "0.1.0")
+    assert [call["toolId"] for call in copy["toolCalls"]] == ["acme-ops.search-articles"]
+    assert [a["id"] for a in copy["output"]["output"]["articles"]] == ["kb-101", "kb-102", "kb-103"]
     set_column(ctx, tutorial[PASSWORD]["correction"], "status", "wont-fix")
     ctx.db.run("UPDATE verdicts SET verdict = 'yes' WHERE correction_id = ?",
                (tutorial[CHARGED]["correction"],))  # fmt: skip

@@ -1,0 +1,190 @@
+"""Another Kindgi runtime's `/v1` test-set registry, for moving test sets between runtimes.
+
+`kindgi dev` reads a version's cases from it to pull them; the CLI publishes a local
+version to it. Its token is sent to its own URL only: no redirects are followed and no
+proxy or `.netrc` from the environment is used, so nothing else ever sees it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import httpx
+
+PAGE_SIZE = 100
+MAX_BYTES = 64 * 1024 * 1024
+"""How much case data one pull reads at most, so a remote can't fill the laptop's memory."""
+
+
+class RemoteError(Exception):
+    """The remote answered with an error (its envelope's code and message), or not at all."""
+
+    def __init__(self, url: str, status: int, code: str, message: str) -> None:
+        super().__init__(f"{url} answered {status} {code}: {message}" if status else message)
+        self.url = url
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+class UnsafeUrl(ValueError):
+    """A remote URL that isn't `https://` (nor loopback), or isn't a URL at all."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a transfer got: cases moved, of how many (when known), and bytes."""
+
+    cases: int
+    total: int | None
+    bytes: int
+
+
+OnProgress = Callable[[Progress], None]
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_url(url: str, *, insecure: bool = False) -> str:
+    """The remote's base URL, trailing `/` dropped; `UnsafeUrl` for plain http elsewhere."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UnsafeUrl(f"{url!r} is not an http(s) URL such as https://kindgi.example.com")
+    if parts.query or parts.fragment or parts.username or parts.password:
+        raise UnsafeUrl(f"{url!r}: give the runtime's base URL, without query or credentials")
+    if parts.scheme == "http" and not insecure and not _is_loopback(parts.hostname):
+        raise UnsafeUrl(
+            f"{url} is plain http and not this machine: the token and the cases would travel "
+            "unencrypted. Use https://, or pass --insecure if you mean it."
+        )
+    return url.strip().rstrip("/")
+
+
+def _case_path(test_set_id: str, version: str, suite: bool) -> str:
+    where = "eval-suites" if suite else "test-sets"
+    return f"/v1/{where}/{quote(test_set_id, safe='')}/versions/{quote(version, safe='')}/cases"
+
+
+class Remote:
+    """One remote runtime, called with its own token (if any) and nothing else."""
+
+    def __init__(
+        self,
+        url: str,
+        token: str | None,
+        *,
+        insecure: bool = False,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: float = 60.0,
+    ) -> None:
+        self.url = check_url(url, insecure=insecure)
+        headers = {"Accept": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        self._client = httpx.AsyncClient(
+            base_url=self.url, headers=headers, timeout=timeout, follow_redirects=False,
+            trust_env=False, transport=transport,
+        )  # fmt: skip
+
+    async def __aenter__(self) -> Remote:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self._client.aclose()
+
+    async def _call(self, method: str, path: str, **kwargs: Any) -> tuple[Any, int, int]:
+        """(JSON body, status, bytes) of a successful answer; `RemoteError` otherwise."""
+        try:
+            response = await self._client.request(method, path, **kwargs)
+        except httpx.HTTPError as error:
+            raise RemoteError(
+                self.url, 0, "remote-unreachable", f"Couldn't reach {self.url}: {error!r}"
+            ) from None
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if response.is_success and body is not None:
+            return body, response.status_code, len(response.content)
+        envelope = body.get("error") if isinstance(body, dict) else None
+        if isinstance(envelope, dict):
+            code = str(envelope.get("code") or "unknown")
+            message = str(envelope.get("message") or f"Server error: {code}")
+        elif response.is_redirect:
+            code = "remote-redirected"
+            where = response.headers.get("location", "elsewhere")
+            message = f"It redirects to {where}; give that URL instead."
+        else:
+            code, message = "unknown", "an answer that isn't Kindgi's JSON"
+        raise RemoteError(self.url, response.status_code, code, message)
+
+    async def version_cases(
+        self, test_set_id: str, version: str, on_progress: OnProgress | None = None
+    ) -> list[Any]:
+        """Every case of a version, page by page: a test set's, else a suite built before's."""
+        try:
+            return await self._pages(_case_path(test_set_id, version, False), on_progress)
+        except RemoteError as error:
+            if error.status != 404:
+                raise
+            try:
+                return await self._pages(_case_path(test_set_id, version, True), on_progress)
+            except RemoteError as again:
+                raise error if again.status == 404 else again from None
+
+    async def _pages(self, path: str, on_progress: OnProgress | None) -> list[Any]:
+        cases: list[Any] = []
+        size = 0
+        cursor: str | None = None
+        while True:
+            params = {"limit": PAGE_SIZE, **({"cursor": cursor} if cursor else {})}
+            body, _, length = await self._call("GET", path, params=params)
+            size += length
+            data = body.get("data") if isinstance(body, dict) else None
+            if not isinstance(data, list):
+                raise RemoteError(self.url, 200, "unknown", f"{path} answered no `data` list")
+            if size > MAX_BYTES:
+                raise RemoteError(self.url, 200, "too-large",
+                                  f"{path} has more than {MAX_BYTES} bytes of cases")  # fmt: skip
+            cases.extend(data)
+            more = bool(body.get("hasMore")) and bool(body.get("nextCursor"))
+            if on_progress is not None:
+                on_progress(Progress(len(cases), None if more else len(cases), size))
+            if not more:
+                return cases
+            cursor = str(body["nextCursor"])
+
+    async def tenant_id(self) -> str:
+        """The workspace the remote token belongs to (its default project's tenant)."""
+        body, _, _ = await self._call("GET", "/v1/projects/default")
+        tenant = body.get("tenantId") if isinstance(body, dict) else None
+        if not isinstance(tenant, str) or not tenant:
+            raise RemoteError(self.url, 200, "unknown", "its default project names no tenantId")
+        return tenant
+
+    async def publish(
+        self, entry: dict[str, Any], on_progress: OnProgress | None = None
+    ) -> tuple[dict[str, Any], bool]:
+        """`POST /v1/test-sets`: (the stored entry, whether it is new) by the remote's rules."""
+        content = json.dumps(entry, separators=(",", ":"), ensure_ascii=False).encode()
+        cases = len((entry.get("spec") or {}).get("cases") or [])
+        if on_progress is not None:
+            on_progress(Progress(0, cases, 0))
+        body, status, _ = await self._call(
+            "POST", "/v1/test-sets", content=content, headers={"Content-Type": "application/json"}
+        )
+        if on_progress is not None:
+            on_progress(Progress(cases, cases, len(content)))
+        return body, status == 201
