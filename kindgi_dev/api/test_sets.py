@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 from starlette.responses import Response
 
-from ..services import test_sets
+from ..services import test_set_pulls, test_sets
 from .responses import json_response
 from .routing import Call, Endpoint
 from .wire import OpenModel, WireModel
@@ -217,6 +217,46 @@ class VersionCasePage(OpenModel):
     next_cursor: str | None = None
 
 
+class PullBody(WireModel):
+    """Where to pull a version from, with the remote's token (used once, kept nowhere)."""
+
+    source: str = Field(alias="from", min_length=1, max_length=2000)
+    token: str | None = Field(default=None, max_length=8000)
+    insecure: bool = False
+
+
+class PullSource(WireModel):
+    """Where a pulled version came from, and when."""
+
+    url: str
+    pulled_at: str
+
+
+class PulledTestSetVersion(WireModel):
+    """A pulled version, read-only here; `pulled` is false when it was here already."""
+
+    test_set_id: str
+    version: str
+    case_count: int
+    source: PullSource
+    pulled: bool
+
+
+async def pull(call: Call[PullBody, Any]) -> Response:
+    """201 when the version was stored, 200 when the same content was here already."""
+    body, path = call.body, call.path
+    found = await test_set_pulls.pull(
+        call.ctx, path["testSetId"], path["version"], body.source, body.token,
+        insecure=body.insecure,
+    )  # fmt: skip
+    answer = PulledTestSetVersion(
+        test_set_id=found.test_set_id, version=found.version, case_count=found.case_count,
+        source=PullSource(url=found.source.url, pulled_at=found.source.pulled_at),
+        pulled=found.pulled,
+    )  # fmt: skip
+    return json_response(answer.wire(), 201 if found.pulled else 200)
+
+
 async def get_set(call: Call[Any, ProjectQuery]) -> dict[str, Any]:
     """The set's counts and newest frozen version."""
     return test_sets.get(call.ctx, call.path["agentId"], call.query.project_id)
@@ -318,4 +358,8 @@ ENDPOINTS = [
              "testSets.listCases", version_cases,
              "A version's cases as they were when it was frozen or built.", query=PageQuery,
              response=VersionCasePage, errors=(400, 401, 404)),
+    Endpoint("POST", "/v1/test-sets/{testSetId}/versions/{version}/pull", "testSets.pull", pull,
+             "Pull a version from another Kindgi runtime (`from`, its `token`): stored read-only "
+             "as the same id and version (201; the same content again: 200).", body=PullBody,
+             response=PulledTestSetVersion, status=201, errors=(400, 401, 409, 413, 502)),
 ]  # fmt: skip

@@ -113,6 +113,13 @@ class Unprocessable(KindgiError):
     code = "unprocessable"
 
 
+class RemoteFailed(KindgiError):
+    """The other Kindgi runtime refused the request or didn't answer."""
+
+    status = 502
+    code = "remote-error"
+
+
 def _camel(kebab: str) -> str:
     head, *rest = kebab.split("-")
     return head + "".join(part.title() for part in rest)

@@ -344,13 +344,16 @@ REGISTRY_KINDS = (
     "accuracy", "pairwise", "regression", "human-review", "benchmark", "custom", "corrections",
 )  # fmt: skip
 """The registry's closed `kind` enum (`corrections`: built from corrections of past runs)."""
-_ENTRY_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+_ENTRY_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,199}")
+"""A registry id; `~` too, so an agent's test set pushed from another runtime keeps its id."""
 
 
 def check_entry(entry: Mapping[str, Any], tenant_id: str) -> None:
     """400 unless a registry entry's top level holds: a dotted id, semver, the caller's tenant."""
     if not _ENTRY_ID.fullmatch(entry["id"]):
-        raise ValidationFailed("id", "must be letters, digits, '.', '_' or '-', such as acme.picks")
+        raise ValidationFailed(
+            "id", "must be letters, digits, '.', '_', '~' or '-', such as acme.picks"
+        )
     if not is_semver(entry["version"]):
         raise ValidationFailed(
             "version", f"must be a semver such as 1.0.0, not {entry['version']!r}"

@@ -102,9 +102,25 @@ def from_suite_case(ctx: Context, case: Mapping[str, Any]) -> ReplayCase | None:
             if weight > 0:
                 verdicts.append(Verdict(item["key"], item.get("pointer"), item.get("rank"),
                                         is_yes, weight, is_restricted))  # fmt: skip
-    expectations = [_suite_expectation(c) for c in case.get("corrections") or []]
-    return build(ctx, str(case["caseId"]), str(case["caseId"]), verdicts,
-                 [e for e in expectations if e is not None])  # fmt: skip
+    expectations = [e for c in case.get("corrections") or [] if (e := _suite_expectation(c))]
+    found = build(ctx, str(case["caseId"]), str(case["caseId"]), verdicts, expectations)
+    if found is not None:
+        return found
+    return of_copy(str(case["caseId"]), str(case["caseId"]), _suite_copy(case), verdicts,
+                   expectations)  # fmt: skip
+
+
+def _suite_copy(case: Mapping[str, Any]) -> dict[str, Any]:
+    """A run copy from a pulled suite case's own input, context and output (no tool calls)."""
+    subject = case.get("subject") or {}
+    context = case.get("context") or {}
+    data = case.get("input")
+    return {
+        "agentId": subject.get("id"), "agentVersion": subject.get("version"),
+        "input": {"userMessage": data} if isinstance(data, str) else data,
+        "history": context.get("history") or [], "toolEnv": context.get("toolEnv") or {},
+        "output": case.get("output"), "toolCalls": [],
+    }  # fmt: skip
 
 
 def _suite_expectation(correction: Mapping[str, Any]) -> Expectation | None:

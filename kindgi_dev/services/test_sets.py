@@ -18,7 +18,7 @@ from ..domain.paging import Page, clamp_limit, decode_cursor, make_page, offset_
 from ..domain.status import TERMINAL
 from ..domain.time import now_iso
 from ..store import test_sets as store
-from . import catalog, eval_suites, projects, replay_cases, runs
+from . import catalog, eval_suites, projects, replay_cases, runs, test_set_pulls
 from .catalog import version_key
 from .context import Context
 
@@ -291,7 +291,16 @@ def publish(ctx: Context, body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         entry["description"] = body["description"]
     entry["spec"] = body.get("spec")
     rules.check_entry(entry, ctx.tenant_id)
+    if _agent_scope(ctx, entry["id"]) is not None:
+        raise ValidationFailed("id", "names an agent's test set here, which corrections make")
     with ctx.db.transaction():
+        if any(p.version == entry["version"] for p in test_set_pulls.versions(ctx, entry["id"])):
+            raise Conflict(
+                f'Test set "{entry["id"]}" version "{entry["version"]}" was pulled from another '
+                "runtime and is read-only here: publish a new version.",
+                code="version-already-exists",
+                testSetId=entry["id"],
+            )
         for found in store.entries(ctx.db, ctx.tenant_id, entry["id"]):
             if found["version"] != entry["version"]:
                 continue
@@ -326,6 +335,8 @@ def list_entries(
     if kind == "corrections":
         shown += [rules.agent_set_entry(ctx.tenant_id, s) for s in frozen_sets(ctx)]
         shown += [rules.judged_suite_entry(s) for s in eval_suites.judged_latest(ctx)]
+        pulled = test_set_pulls.latest_each(ctx)
+        shown += [test_set_pulls.entry_of(p, ctx.tenant_id) for p in pulled]
     shown.sort(key=lambda entry: entry["id"])
     return page_of(shown, limit, cursor)
 
@@ -342,10 +353,14 @@ def _agent_scope(ctx: Context, entry_id: str) -> Scope | None:
 
 
 def _entry_versions(ctx: Context, entry_id: str) -> tuple[str, list[dict[str, Any]]]:
-    """Where an id is ("registry", "agent" or "judged") and its versions, oldest first."""
+    """Where an id is ("registry", "pulled", "agent" or "judged") and its versions, oldest
+    first."""
     published = store.entries(ctx.db, ctx.tenant_id, entry_id)
     if published:
         return "registry", sorted(published, key=lambda e: version_key(e["version"]))
+    pulled = test_set_pulls.versions(ctx, entry_id)
+    if pulled:
+        return "pulled", [test_set_pulls.entry_of(p, ctx.tenant_id) for p in pulled]
     scope = _agent_scope(ctx, entry_id)
     if scope is not None:
         found = summary(ctx, scope)
@@ -396,6 +411,8 @@ def entry_cases(
     where, found = _entry_versions(ctx, entry_id)
     if where == "judged":
         return eval_suites.list_cases(ctx, entry_id, version, limit=limit, cursor=cursor)
+    if where == "pulled":
+        return test_set_pulls.page(ctx, entry_id, version, limit=limit, cursor=cursor)
     if where == "agent":
         return frozen_page(ctx, entry_id, version, limit=limit, cursor=cursor)
     match = [entry for entry in found if entry["version"] == version]

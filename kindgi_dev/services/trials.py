@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
 from typing import Any
 
 from ..domain import comparison
@@ -12,12 +13,16 @@ from ..domain.metrics import Verdict
 from ..domain.time import now_iso
 from ..store import eval_runs as store
 from ..store import runs as run_store
-from . import eval_runs, eval_suites, projects, replay_cases, test_sets
+from . import eval_runs, eval_suites, projects, replay_cases, test_set_pulls, test_sets
 from .context import Context
 
 
 def start_on_suite(ctx: Context, suite_id: str, body: dict[str, Any]) -> dict[str, Any]:
-    """Try the candidate on the suite's latest version, one case per judged run."""
+    """Try the candidate on the suite's latest version, one case per judged run (or on a
+    pulled test set's latest version)."""
+    pulled = test_set_pulls.versions(ctx, suite_id)
+    if pulled:
+        return _start_on_pulled(ctx, pulled[-1], body)
     suite = eval_suites.get(ctx, suite_id)
     cases = [
         found for case in eval_suites.all_cases(ctx, suite_id, suite["version"])
@@ -34,13 +39,9 @@ def start_on_test_set(ctx: Context, agent_id: str, body: dict[str, Any]) -> dict
     body.setdefault("agentRef", {"agentId": agent_id})
     frozen = test_sets.freeze(ctx, agent_id, project_id)
     restricted_only = body.get("classWeights") == "restricted-only"
-    cases = [
-        found for case in test_sets.frozen_cases(ctx, frozen["testSetId"], frozen["version"])
-        if (not restricted_only or case.get("expert"))
-        and (found := replay_cases.from_test_set_case(ctx, case,
-                                                      restricted_only=restricted_only))
-        is not None
-    ]  # fmt: skip
+    cases = _test_set_cases(
+        ctx, test_sets.frozen_cases(ctx, frozen["testSetId"], frozen["version"]), restricted_only
+    )
     return eval_runs.begin(
         ctx,
         suite_id=frozen["testSetId"],
@@ -49,6 +50,32 @@ def start_on_test_set(ctx: Context, agent_id: str, body: dict[str, Any]) -> dict
         cases=cases,
         frozen_version=frozen,
     )
+
+
+def _test_set_cases(ctx: Context, cases: Iterable[Any], restricted_only: bool) -> list[ReplayCase]:
+    """The frozen cases to replay (only experts' with `restricted-only`)."""
+    return [
+        found for case in cases
+        if (not restricted_only or case.get("expert"))
+        and (found := replay_cases.from_test_set_case(ctx, case,
+                                                      restricted_only=restricted_only))
+        is not None
+    ]  # fmt: skip
+
+
+def _start_on_pulled(
+    ctx: Context, pulled: test_set_pulls.PulledVersion, body: dict[str, Any]
+) -> dict[str, Any]:
+    """Try the candidate on a pulled version, as on a version frozen here: its cases carry
+    copies of their runs, with the recorded tool results."""
+    restricted_only = body.get("classWeights") == "restricted-only"
+    stored = list(test_set_pulls.all_cases(ctx, pulled.test_set_id, pulled.version))
+    cases = _test_set_cases(ctx, (c for c in stored if "expect" in c), restricted_only)
+    built_before = (c for c in stored if "expect" not in c and "caseId" in c)
+    cases += [c for case in built_before if (c := replay_cases.from_suite_case(ctx, case))]
+    frozen = {"testSetId": pulled.test_set_id, "version": pulled.version}
+    return eval_runs.begin(ctx, suite_id=pulled.test_set_id, suite_version=pulled.version,
+                           body=body, cases=cases, frozen_version=frozen)  # fmt: skip
 
 
 def rescore(ctx: Context, run_id: str) -> dict[str, Any]:

@@ -67,7 +67,7 @@ def test_a_published_version_never_changes(app: tuple[TestClient, Context]) -> N
         ({"spec": None}, "spec"),
         ({"tenantId": "someone-else"}, "tenantId"),
         ({"tenantId": None}, "tenantId"),
-        ({"id": "acme~drafting"}, "id"),
+        ({"id": "acme drafting"}, "id"),
         ({"extra": 1}, "extra"),
     ],
 )
@@ -80,6 +80,19 @@ def test_the_registry_refuses_what_its_schema_does_not_allow(
     error = answer.json()["error"]
     assert error["code"] == "validation-failed" and error["details"]["field"] == field
     assert ctx.db.one("SELECT count(*) AS n FROM test_set_registry")["n"] == 0
+
+
+def test_a_published_id_may_not_name_an_agents_test_set_here(
+    app: tuple[TestClient, Context],
+) -> None:
+    client, ctx = app
+    project = client.get("/v1/projects/default").json()["id"]
+    here = client.post("/v1/test-sets", json=_entry(ctx, id=f"{AGENT}~{project}"))
+    assert (here.status_code, here.json()["error"]["details"]["field"]) == (400, "id")
+    elsewhere = f"{AGENT}~0b6f3a52-5d0e-4f7e-9d55-1f1c8f6b2a10"
+    pushed = client.post("/v1/test-sets", json=_entry(ctx, id=elsewhere))
+    assert pushed.status_code == 201
+    assert client.get(f"/v1/test-sets/{elsewhere}").json() == _entry(ctx, id=elsewhere)
 
 
 @pytest.mark.parametrize("kind", ["accuracy", "pairwise", "regression", "human-review",

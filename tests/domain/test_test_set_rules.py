@@ -235,8 +235,9 @@ def test_registry_entries_are_checked_at_the_top_level_only() -> None:
     entry = {"id": "acme.picks", "tenantId": "t", "version": "1.0.0", "kind": "corrections",
              "spec": {"anything": [1, 2]}}  # fmt: skip
     rules.check_entry(entry, "t")
-    bad = [({"id": "a~b"}, "id"), ({"version": "1.0"}, "version"), ({"kind": "judged"}, "kind"),
-           ({"spec": []}, "spec"), ({"tenantId": "other"}, "tenantId")]  # fmt: skip
+    bad = [({"id": "a b"}, "id"), ({"id": "~a"}, "id"), ({"version": "1.0"}, "version"),
+           ({"kind": "judged"}, "kind"), ({"spec": []}, "spec"),
+           ({"tenantId": "other"}, "tenantId")]  # fmt: skip
     for change, field in bad:
         with pytest.raises(ValidationFailed) as caught:
             rules.check_entry({**entry, **change}, "t")

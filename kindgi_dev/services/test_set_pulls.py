@@ -1,0 +1,187 @@
+"""Pulling a test-set version from another Kindgi runtime: stored here as the same id and
+version, read-only, marked with where it came from; and reading pulled versions back.
+
+Every case is read before anything is written, then the version is stored in one
+transaction, so a pull that fails half-way leaves nothing. The remote token is used for
+this one pull and kept nowhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from ..domain.errors import Conflict, NotFound, RemoteFailed, ValidationFailed
+from ..domain.paging import Page, clamp_limit, make_page
+from ..domain.semver import is_semver
+from ..domain.time import now_iso
+from ..remote import OnProgress, Remote, RemoteError, UnsafeUrl
+from ..store import pulled_test_sets as store
+from ..store import test_sets as local_store
+from . import eval_suites
+from .catalog import version_key
+from .context import Context
+
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,299}")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a pulled version came from, and when."""
+
+    url: str
+    pulled_at: str
+
+
+@dataclass(frozen=True)
+class PulledVersion:
+    """A pulled version: `pulled` is False when the same content was here already."""
+
+    test_set_id: str
+    version: str
+    case_count: int
+    source: Source
+    pulled: bool
+
+
+def _record(row: store.PulledRow, pulled: bool) -> PulledVersion:
+    return PulledVersion(row.test_set_id, row.version, row.case_count,
+                         Source(row.source_url, row.pulled_at), pulled)  # fmt: skip
+
+
+def _digest(cases: list[Any]) -> str:
+    text = json.dumps(cases, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _check_names(test_set_id: str, version: str) -> None:
+    if not _ID.fullmatch(test_set_id):
+        raise ValidationFailed("testSetId", "must be letters, digits, '.', '_', '~' or '-'")
+    if not is_semver(version):
+        raise ValidationFailed("version", f"must be a semver such as 1.0.0, not {version!r}")
+
+
+def _refuse_local(ctx: Context, test_set_id: str, version: str) -> None:
+    """409 when the id and version name a test set made here, which a pull must not shadow."""
+    published = local_store.entries(ctx.db, ctx.tenant_id, test_set_id)
+    frozen = local_store.versions(ctx.db, test_set_id)
+    if any(e["version"] == version for e in published) or any(
+        str(v["version"]) == version and v["tenant_id"] == ctx.tenant_id for v in frozen
+    ):
+        raise Conflict(
+            f'Test set "{test_set_id}" version "{version}" was made here, so nothing is pulled '
+            "over it.",
+            code="version-already-exists",
+            testSetId=test_set_id,
+        )
+
+
+def _remote(source_url: str, token: str | None, insecure: bool,
+            transport: httpx.AsyncBaseTransport | None) -> Remote:  # fmt: skip
+    try:
+        return Remote(source_url, token, insecure=insecure, transport=transport)
+    except UnsafeUrl as error:
+        raise ValidationFailed("from", str(error)) from None
+
+
+async def pull(
+    ctx: Context,
+    test_set_id: str,
+    version: str,
+    source_url: str,
+    token: str | None,
+    *,
+    insecure: bool = False,
+    transport: httpx.AsyncBaseTransport | None = None,
+    on_progress: OnProgress | None = None,
+) -> PulledVersion:
+    """Read a version's cases from the remote and store them; the same content again is a
+    no-op, other content under a pulled id and version is `409` and writes nothing."""
+    _check_names(test_set_id, version)
+    remote = _remote(source_url, token, insecure, transport)
+    _refuse_local(ctx, test_set_id, version)
+    async with remote:
+        try:
+            cases = await remote.version_cases(test_set_id, version, on_progress)
+        except RemoteError as error:
+            raise RemoteFailed(
+                str(error), url=error.url, remoteStatus=error.status or None,
+                remoteCode=error.code, remoteMessage=error.message,
+            ) from None  # fmt: skip
+    if not all(isinstance(case, dict) for case in cases):
+        raise RemoteFailed(f"{remote.url} answered cases that aren't JSON objects.",
+                           url=remote.url)  # fmt: skip
+    digest = _digest(cases)
+    with ctx.db.transaction():
+        found = store.find(ctx.db, ctx.tenant_id, test_set_id, version)
+        if found is not None:
+            if found.digest == digest:
+                return _record(found, pulled=False)
+            raise Conflict(
+                f'Test set "{test_set_id}" version "{version}" was pulled from '
+                f"{found.source_url} with other content; a version never changes, so nothing "
+                "was written.",
+                code="version-already-exists",
+                testSetId=test_set_id,
+            )
+        _refuse_local(ctx, test_set_id, version)
+        row = store.PulledRow(test_set_id, version, ctx.tenant_id, len(cases), digest,
+                              remote.url, now_iso())  # fmt: skip
+        store.insert(ctx.db, row, cases)
+    return _record(row, pulled=True)
+
+
+def versions(ctx: Context, test_set_id: str) -> list[PulledVersion]:
+    """The pulled versions of an id, lowest semver first."""
+    rows = store.versions(ctx.db, ctx.tenant_id, test_set_id)
+    rows.sort(key=lambda row: version_key(row.version))
+    return [_record(row, pulled=True) for row in rows]
+
+
+def latest_each(ctx: Context) -> list[PulledVersion]:
+    """The highest pulled version of every pulled id."""
+    latest: dict[str, store.PulledRow] = {}
+    for row in store.versions(ctx.db, ctx.tenant_id):
+        known = latest.get(row.test_set_id)
+        if known is None or version_key(row.version) > version_key(known.version):
+            latest[row.test_set_id] = row
+    return [_record(row, pulled=True) for row in latest.values()]
+
+
+def entry_of(found: PulledVersion, tenant_id: str) -> dict[str, Any]:
+    """A pulled version as a `corrections` registry entry, `spec.source` saying whence."""
+    return {
+        "id": found.test_set_id, "tenantId": tenant_id, "version": found.version,
+        "kind": "corrections", "description": f"Pulled from {found.source.url}.",
+        "spec": {"source": {"url": found.source.url, "pulledAt": found.source.pulled_at},
+                 "caseCount": found.case_count},
+    }  # fmt: skip
+
+
+def page(
+    ctx: Context, test_set_id: str, version: str, *, limit: int | None, cursor: str | None
+) -> Page[Any]:
+    """A page of a pulled version's cases, in the order pulled."""
+    if store.find(ctx.db, ctx.tenant_id, test_set_id, version) is None:
+        raise NotFound("test-set-version", f"{test_set_id}@{version}", id_field="testSetId")
+    size = clamp_limit(limit)
+    after = eval_suites.offset_of(cursor) - 1
+    rows = store.cases(ctx.db, test_set_id, version, after=after, limit=size + 1)
+    return make_page(rows, size, lambda row: [row[0] + 1]).map(lambda pair: pair[1])
+
+
+def all_cases(ctx: Context, test_set_id: str, version: str) -> Iterator[Any]:
+    """Every case of a pulled version, in the order pulled."""
+    cursor = None
+    while True:
+        found = page(ctx, test_set_id, version, limit=100, cursor=cursor)
+        yield from found.items
+        if not found.has_more:
+            return
+        cursor = found.next_cursor

@@ -1,0 +1,244 @@
+"""`POST /v1/test-sets/{id}/versions/{version}/pull`: a version from another runtime, kept
+read-only here, and tried like a version frozen here."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from factories import AGENT, QUESTIONS, served, tutorial_runs
+from serving import serve_app
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from kindgi_dev.services.context import Context
+
+SET_ID = f"{AGENT}~0b6f3a52-5d0e-4f7e-9d55-1f1c8f6b2a10"
+PULL = f"/v1/test-sets/{SET_ID}/versions/1.0.0/pull"
+REMOTE_TOKEN = "remote-secret-token"
+
+CANDIDATE = '''\
+"""0.2.0 of the tutorial: the same search, and only the article that answers."""
+
+from kindgi_dev.models import Reply, ToolCall, model
+
+
+@model(default=True)
+def candidate(turn):
+    if not turn.tool_results():
+        return Reply(tool_calls=[ToolCall("acme-ops.search-articles", {"query": turn.question()})])
+    first = turn.tool_results()[-1].content["articles"][0]
+    return Reply(text="Try this.", output={"articles": [first]})
+'''
+
+
+@dataclass
+class StubRemote:
+    """A remote runtime serving one version's cases two a page; it records every header."""
+
+    cases: list[dict[str, Any]]
+    fail_on_page: int | None = None
+    url: str = ""
+    seen: list[dict[str, str]] = field(default_factory=list)
+
+    async def cases_page(self, request: Request) -> Response:
+        self.seen.append(dict(request.headers))
+        if request.path_params["version"] != "1.0.0":
+            return JSONResponse({"error": {"code": "test-set-version-not-found",
+                                           "message": "No such version there."}}, 404)  # fmt: skip
+        start = int(request.query_params.get("cursor") or 0)
+        if self.fail_on_page is not None and start // 2 + 1 == self.fail_on_page:
+            return JSONResponse({"error": {"code": "internal-server-error",
+                                           "message": "The remote fell over."}}, 500)  # fmt: skip
+        more = start + 2 < len(self.cases)
+        return JSONResponse({"data": self.cases[start : start + 2], "hasMore": more,
+                             "nextCursor": str(start + 2) if more else None})  # fmt: skip
+
+    def app(self) -> Starlette:
+        path = "/v1/test-sets/{testSetId}/versions/{version}/cases"
+        return Starlette(routes=[Route(path, self.cases_page)])
+
+
+@contextmanager
+def remote(cases: list[dict[str, Any]], fail_on_page: int | None = None) -> Iterator[StubRemote]:
+    stub = StubRemote(cases, fail_on_page)
+    with serve_app(stub.app()) as url:
+        stub.url = url
+        yield stub
+
+
+def _cases(n: int) -> list[dict[str, Any]]:
+    return [{"id": f"case-{i}", "kind": "hand", "runId": f"run-{i}", "madeOn": "0.1.0",
+             "expect": {"items": [{"key": f"kb-{i}", "verdict": "right"}]}}
+            for i in range(n)]  # fmt: skip
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[tuple[TestClient, Context]]:
+    with served(tmp_path) as pair:
+        yield pair
+
+
+def _stored(ctx: Context) -> tuple[int, int]:
+    versions = ctx.db.one("SELECT count(*) AS n FROM pulled_test_set_versions")["n"]
+    cases = ctx.db.one("SELECT count(*) AS n FROM pulled_test_set_cases")["n"]
+    return versions, cases
+
+
+def test_a_pulled_version_reads_back_as_pulled_and_a_repeat_is_a_no_op(
+    app: tuple[TestClient, Context],
+) -> None:
+    client, ctx = app
+    with remote(_cases(5)) as stub:
+        first = client.post(PULL, json={"from": stub.url, "token": REMOTE_TOKEN})
+        assert first.status_code == 201, first.text
+        answer = first.json()
+        assert (answer["testSetId"], answer["version"], answer["caseCount"]) == (SET_ID, "1.0.0", 5)
+        assert (answer["source"]["url"], answer["pulled"]) == (stub.url, True)
+        again = client.post(PULL, json={"from": stub.url, "token": REMOTE_TOKEN})
+    assert (again.status_code, again.json()) == (200, {**answer, "pulled": False})
+    assert _stored(ctx) == (1, 5)
+    read = client.get(f"/v1/test-sets/{SET_ID}/versions/1.0.0/cases?limit=3").json()
+    rest = client.get(f"/v1/test-sets/{SET_ID}/versions/1.0.0/cases",
+                      params={"cursor": read["nextCursor"]}).json()  # fmt: skip
+    assert read["data"] + rest["data"] == _cases(5)
+    entry = client.get(f"/v1/test-sets/{SET_ID}").json()
+    assert entry["spec"] == {"source": {"url": stub.url, "pulledAt": answer["source"]["pulledAt"]},
+                             "caseCount": 5}  # fmt: skip
+    listed = client.get("/v1/test-sets", params={"kind": "corrections"}).json()["data"]
+    assert [e["version"] for e in listed if e["id"] == SET_ID] == ["1.0.0"]
+
+
+def test_other_content_under_a_pulled_version_is_409_and_writes_nothing(
+    app: tuple[TestClient, Context],
+) -> None:
+    client, ctx = app
+    with remote(_cases(3)) as stub:
+        assert client.post(PULL, json={"from": stub.url}).status_code == 201
+        stub.cases = _cases(4)
+        refused = client.post(PULL, json={"from": stub.url})
+    assert refused.status_code == 409
+    assert refused.json()["error"]["code"] == "version-already-exists"
+    assert _stored(ctx) == (1, 3)
+    read = client.get(f"/v1/test-sets/{SET_ID}/versions/1.0.0/cases").json()["data"]
+    assert read == _cases(3)
+    entry = {"id": SET_ID, "tenantId": ctx.tenant_id, "version": "1.0.0", "kind": "corrections",
+             "spec": {"cases": []}}  # fmt: skip
+    published = client.post("/v1/test-sets", json=entry)
+    assert (published.status_code, published.json()["error"]["code"]) == (
+        409, "version-already-exists",
+    )  # fmt: skip
+
+
+def test_the_remote_token_reaches_the_remote_only_and_is_kept_nowhere(
+    app: tuple[TestClient, Context],
+) -> None:
+    client, ctx = app
+    with remote(_cases(3)) as stub:
+        assert client.post(PULL, json={"from": stub.url, "token": REMOTE_TOKEN}).status_code == 201
+    assert [h["authorization"] for h in stub.seen] == [f"Bearer {REMOTE_TOKEN}"] * 2
+    assert not any(ctx.identity.token in str(h) for h in stub.seen)
+    ctx.db.close()
+    for file in Path(ctx.db.path).parent.iterdir():
+        assert REMOTE_TOKEN.encode() not in file.read_bytes(), file
+
+
+def test_plain_http_elsewhere_is_refused_before_anything_is_sent(
+    app: tuple[TestClient, Context],
+) -> None:
+    client, ctx = app
+    refused = client.post(PULL, json={"from": "http://kindgi.example.com", "token": "t"})
+    assert refused.status_code == 400
+    error = refused.json()["error"]
+    assert (error["code"], error["details"]["field"]) == ("validation-failed", "from")
+    assert "plain http and not this machine" in error["message"]
+    assert client.post(PULL, json={"from": "ftp://127.0.0.1/x"}).status_code == 400
+    assert _stored(ctx) == (0, 0)
+
+
+def test_a_pull_interrupted_half_way_leaves_nothing(app: tuple[TestClient, Context]) -> None:
+    client, ctx = app
+    with remote(_cases(5), fail_on_page=2) as stub:
+        failed = client.post(PULL, json={"from": stub.url})
+    assert failed.status_code == 502
+    error = failed.json()["error"]
+    assert error["code"] == "remote-error"
+    assert error["message"] == (
+        f"{stub.url} answered 500 internal-server-error: The remote fell over."
+    )
+    assert (error["details"]["remoteCode"], error["details"]["remoteStatus"]) == (
+        "internal-server-error", 500,
+    )  # fmt: skip
+    assert _stored(ctx) == (0, 0)
+    assert client.get(f"/v1/test-sets/{SET_ID}").status_code == 404
+
+
+def test_a_remote_error_shows_the_remotes_code_and_message(
+    app: tuple[TestClient, Context],
+) -> None:
+    client, _ = app
+    with remote(_cases(1)) as stub:
+        missing = client.post(PULL.replace("1.0.0", "2.0.0"), json={"from": stub.url})
+    assert missing.status_code == 502
+    assert missing.json()["error"]["message"] == (
+        f"{stub.url} answered 404 test-set-version-not-found: No such version there."
+    )
+
+
+def _finish(client: TestClient, run_id: str) -> dict[str, Any]:
+    for _ in range(200):
+        run = client.get(f"/v1/eval-runs/{run_id}").json()
+        if run["status"] not in ("pending", "running"):
+            return dict(run)
+        time.sleep(0.05)
+    raise AssertionError("the eval run did not finish")
+
+
+def _try_020(client: TestClient, path: str) -> dict[str, Any]:
+    project = client.get("/v1/projects/default").json()["id"]
+    body = {"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}}
+    started = client.post(path, json=body)
+    assert started.status_code == 201, started.text
+    return _finish(client, started.json()["runId"])
+
+
+def test_a_pulled_version_is_tried_exactly_as_where_it_was_frozen(tmp_path: Path) -> None:
+    models = tmp_path / "candidate.py"
+    models.write_text(CANDIDATE)
+    versions = ("0.1.0", "0.2.0")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    with served(tmp_path / "a", versions, models) as (there, ctx):
+        for question, run_id in tutorial_runs(ctx).items():
+            correction = {"runId": run_id, "items": [
+                {"key": a, "pointer": f"/output/articles/{rank}", "rank": rank,
+                 "verdict": "right" if rank == 0 else "wrong"}
+                for rank, a in enumerate(QUESTIONS[question])]}  # fmt: skip
+            assert there.post("/v1/corrections", json=correction).status_code == 201
+        on_a = _try_020(there, f"/v1/agents/{AGENT}/test-set/runs")
+        frozen = on_a["frozenVersion"]
+        cases = there.get(f"/v1/test-sets/{frozen['testSetId']}/versions/"
+                          f"{frozen['version']}/cases").json()["data"]  # fmt: skip
+    with served(tmp_path / "b", versions, models) as (here, _), remote(cases) as stub:
+        assert here.post(PULL, json={"from": stub.url}).status_code == 201
+        on_b = _try_020(here, f"/v1/eval-suites/{SET_ID}/runs")
+        assert here.get("/v1/runs").json()["data"] == []
+        replays = here.get("/v1/runs", params={"replays": "only"}).json()["data"]
+        assert sorted(r["replayOf"] for r in replays) == sorted(c["runId"] for c in cases)
+    assert on_b["frozenVersion"] == {"testSetId": SET_ID, "version": "1.0.0"}
+    metrics = on_b["result"]["summary"]["metrics"]
+    assert metrics["weightedYesShare"]["baseline"] == pytest.approx(1 / 3)
+    assert metrics["weightedYesShare"]["candidate"] == 1
+    assert (metrics["judgedCoverage"]["baseline"], metrics["judgedCoverage"]["candidate"]) == (
+        0.75, 0.5,
+    )  # fmt: skip
+    assert metrics == on_a["result"]["summary"]["metrics"]
+    assert [c["tools"][0]["source"] for c in on_b["result"]["perCase"]] == ["recorded"] * 3
