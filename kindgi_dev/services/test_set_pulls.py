@@ -18,13 +18,12 @@ from typing import Any
 import httpx
 
 from ..domain.errors import Conflict, NotFound, RemoteFailed, ValidationFailed
-from ..domain.paging import Page, clamp_limit, make_page
+from ..domain.paging import Page, clamp_limit, make_page, offset_of
 from ..domain.semver import is_semver
 from ..domain.time import now_iso
 from ..remote import OnProgress, Remote, RemoteError, UnsafeUrl
 from ..store import pulled_test_sets as store
 from ..store import test_sets as local_store
-from . import eval_suites
 from .catalog import version_key
 from .context import Context
 
@@ -171,7 +170,7 @@ def page(
     if store.find(ctx.db, ctx.tenant_id, test_set_id, version) is None:
         raise NotFound("test-set-version", f"{test_set_id}@{version}", id_field="testSetId")
     size = clamp_limit(limit)
-    after = eval_suites.offset_of(cursor) - 1
+    after = offset_of(cursor) - 1
     rows = store.cases(ctx.db, test_set_id, version, after=after, limit=size + 1)
     return make_page(rows, size, lambda row: [row[0] + 1]).map(lambda pair: pair[1])
 
