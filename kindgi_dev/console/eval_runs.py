@@ -15,6 +15,7 @@ from starlette.responses import Response, StreamingResponse
 
 from ..domain.errors import KindgiError, NotFound, ValidationFailed
 from ..domain.items import answer_text
+from ..domain.status import TERMINAL
 from ..services import eval_runs, projects, runs, trials
 from . import test_cases, words
 from .web import Visit, redirect
@@ -144,7 +145,7 @@ async def events(visit: Visit) -> Response:
                 last = done
                 data = {"casesDone": done, "cases": progress.get("cases", done)}
                 yield f"event: progress\ndata: {json.dumps(data)}\n\n".encode()
-            if record["status"] in eval_runs.TERMINAL:
+            if record["status"] in TERMINAL:
                 yield f"event: end\ndata: {json.dumps({'status': record['status']})}\n\n".encode()
                 return
             await asyncio.sleep(0.2)

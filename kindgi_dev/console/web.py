@@ -11,7 +11,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl
 
 import jinja2
 from starlette.requests import Request
@@ -23,8 +23,6 @@ from ..services.context import Context
 from .session import COOKIE, Sessions
 
 log = logging.getLogger("kindgi_dev.console")
-
-LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 
 def _percent(value: Any) -> str:
@@ -107,18 +105,6 @@ def context_of(request: Request) -> Context:
     return found
 
 
-def host_allowed(request: Request) -> bool:
-    """Whether `Host` names this server's own loopback address (no DNS rebinding)."""
-    host = request.headers.get("host", "")
-    parts = urlsplit(f"//{host}")
-    server = request.scope.get("server") or (None, None)
-    try:
-        port = parts.port
-    except ValueError:
-        return False
-    return parts.hostname in LOOPBACK and (port or 80) == server[1]
-
-
 def same_origin(request: Request) -> bool:
     """Whether a form came from this console: `Origin` (or `Referer`) is this server."""
     own = f"{request.url.scheme}://{request.headers.get('host', '')}"
@@ -143,13 +129,12 @@ async def form_of(request: Request) -> dict[str, str]:
 
 
 def page(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-    """A console page: Host checked, session required, forms checked, errors as HTML."""
+    """A console page: session required, forms checked, errors as HTML.
+
+    `Host` is checked for the whole app, console included, by `api.hosts`.
+    """
 
     async def endpoint(request: Request) -> Response:
-        if not host_allowed(request):
-            return plain(
-                request, 400, "Wrong address", "This console answers only at its own address."
-            )
         sessions = sessions_of(request)
         csrf = sessions.csrf_of(request.cookies.get(COOKIE))
         if csrf is None:
