@@ -63,7 +63,12 @@ def reset(settings: Settings, yes: bool) -> None:
 
 
 @click.command("dev")
-@click.option("--port", type=click.IntRange(0, 65535), help="Port (default 4000, next free).")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    envvar="KINDGI_DEV_PORT",
+    help="Port (default 4000, next free; KINDGI_DEV_PORT).",
+)
 @click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
 @click.option(
     "--path",
