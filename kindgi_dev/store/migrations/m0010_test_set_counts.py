@@ -2,9 +2,10 @@
 
 `corrections.case_state` says what a correction is to its agent's set (0 not a case,
 1 active, 2 retired); triggers keep it right whatever writes a correction, a verdict or a
-retirement, and keep `test_set_counts` in step with it and with hand cases. The cases
-page reads a small index of cases only, so the wide covering index goes, with two that
-no query needs any more.
+retirement, and keep `test_set_counts` in step with it and with hand cases; a verdict
+wakes them only when it can change the state. The cases page reads a small index of cases
+only, so the wide covering index goes, with two no query needs any more, and one index of
+a run's verdicts by item and corrector serves what two did.
 """
 
 _STATE = """
@@ -52,9 +53,13 @@ WHEN OLD.case_state IS NOT NEW.case_state BEGIN
     WHERE agent_id = NEW.subject_id AND project_id = NEW.project_id
         AND tenant_id = NEW.tenant_id;
 END;
-CREATE TRIGGER case_state_on_insert AFTER INSERT ON corrections BEGIN
+CREATE TRIGGER case_set_on_insert AFTER INSERT ON corrections
+WHEN NEW.subject_kind = 'agent' BEGIN
     INSERT OR IGNORE INTO test_set_counts (agent_id, project_id, tenant_id)
-        SELECT NEW.subject_id, NEW.project_id, NEW.tenant_id WHERE NEW.subject_kind = 'agent';
+        VALUES (NEW.subject_id, NEW.project_id, NEW.tenant_id);
+END;
+CREATE TRIGGER case_state_on_insert AFTER INSERT ON corrections
+WHEN NEW.decisions IS NOT NULL OR NEW.answer IS NOT NULL BEGIN
     {_refresh("NEW.id")}
 END;
 CREATE TRIGGER case_state_on_change
@@ -68,11 +73,15 @@ CREATE TRIGGER case_counts_on_delete AFTER DELETE ON corrections WHEN OLD.case_s
     WHERE agent_id = OLD.subject_id AND project_id = OLD.project_id
         AND tenant_id = OLD.tenant_id;
 END;
-CREATE TRIGGER case_state_on_verdict AFTER INSERT ON verdicts BEGIN
+CREATE TRIGGER case_state_on_verdict AFTER INSERT ON verdicts
+WHEN NEW.unregistered_at IS NULL AND NEW.superseded_by IS NULL
+    AND (SELECT case_state FROM corrections WHERE id = NEW.correction_id) = 0 BEGIN
     {_refresh("NEW.correction_id")}
 END;
 CREATE TRIGGER case_state_on_verdict_change
-AFTER UPDATE OF unregistered_at, superseded_by ON verdicts BEGIN
+AFTER UPDATE OF unregistered_at, superseded_by ON verdicts
+WHEN (OLD.unregistered_at IS NULL AND OLD.superseded_by IS NULL)
+    IS NOT (NEW.unregistered_at IS NULL AND NEW.superseded_by IS NULL) BEGIN
     {_refresh("NEW.correction_id")}
 END;
 CREATE TRIGGER case_state_on_verdict_delete AFTER DELETE ON verdicts BEGIN
@@ -111,6 +120,10 @@ UPDATE test_set_counts SET
 DROP INDEX corrections_cases;
 DROP INDEX runs_replay_flag;
 DROP INDEX verdicts_live_by_correction;
+DROP INDEX verdicts_run;
+DROP INDEX verdicts_corrector_item;
+CREATE INDEX verdicts_run_item
+    ON verdicts (run_id, item_key, asserted_by_id, coalesce(participant_id, ''));
 CREATE INDEX corrections_case_page ON corrections (subject_id, project_id, created_at DESC, id DESC)
     WHERE case_state > 0
 """
