@@ -26,10 +26,14 @@ class MadeCall:
 def check_decisions(
     decisions: dict[str, Any], made: Sequence[MadeCall], recorded_tool_ids: Sequence[str]
 ) -> list[dict[str, Any]]:
-    """The differences between a decisions correction and the calls made; empty means it passed."""
+    """The differences between a decisions correction and the calls made; empty means it passed.
+
+    `right` wants the tools the past run called: `decisions["tools"]` when the case names
+    them, else `recorded_tool_ids`.
+    """
     verdict = decisions.get("verdict")
     if verdict == "right":
-        return _same_tools(made, recorded_tool_ids)
+        return _same_tools(made, decisions.get("tools", recorded_tool_ids))
     if verdict == "wrong":
         differences: list[dict[str, Any]] = []
         for expected in decisions.get("shouldCall") or []:

@@ -191,19 +191,25 @@ def metrics(
     *,
     k: int,
     test_set: bool,
-    baseline_checks: Sequence[bool] = (),
-    candidate_checks: Sequence[bool] = (),
+    baseline_checks: Sequence[Sequence[bool]] = (),
+    candidate_checks: Sequence[Sequence[bool]] = (),
 ) -> dict[str, Any]:
-    """The summary's metrics; a test-set run adds `caseCoverage` and `passRate`."""
+    """The summary's metrics; a test-set run adds `caseCoverage` and `passRate`.
+
+    The checks come one list per case; `passRate.n` counts the cases with a check, as
+    every metric's `n` counts the cases it rests on, and its weight the checks.
+    """
     found = comparison_metrics(baseline, candidate, k=k)
     if test_set:
         found["caseCoverage"] = compare(coverage_measure, baseline, candidate)
-        before, after = pass_rate(list(baseline_checks)), pass_rate(list(candidate_checks))
+        flat_before = [p for case in baseline_checks for p in case]
+        flat_after = [p for case in candidate_checks for p in case]
+        before, after = pass_rate(flat_before), pass_rate(flat_after)
         found["passRate"] = {
             "baseline": before, "candidate": after,
             "delta": None if before is None or after is None else after - before,
-            "n": len(candidate_checks), "weight": len(candidate_checks),
-            "baselineN": len(baseline_checks), "baselineWeight": len(baseline_checks),
-            "direction": "higher",
+            "n": sum(1 for case in candidate_checks if case), "weight": len(flat_after),
+            "baselineN": sum(1 for case in baseline_checks if case),
+            "baselineWeight": len(flat_before), "direction": "higher",
         }  # fmt: skip
     return found

@@ -196,11 +196,11 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> dict[str, 
     ok = [e for e in entries if "error" not in e["entry"] or e["candidate"]]
     baseline = [CaseScore(**e["baseline"]) for e in entries]
     candidate = [[CaseScore(**c) for c in e["candidate"]] for e in ok]
-    checks = [p for e in entries for p in e["checks"]]
+    checks = [e["checks"] for e in entries]
     test_set = record.get("frozen_version") is not None
     metrics = comparison.metrics(
         baseline, candidate, k=settings["k"], test_set=test_set,
-        baseline_checks=[p for e in entries for p in e["baselineChecks"]],
+        baseline_checks=[e["baselineChecks"] for e in entries],
         candidate_checks=checks,
     )  # fmt: skip
     versions: dict[str, int] = {}
@@ -230,7 +230,8 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> dict[str, 
         "sampling": {"models": [{"providerId": p, "model": m, "runs": n}
                                 for (p, m), n in sorted(models.items())]},
         "repetitions": settings["repetitions"], "metrics": metrics,
-        "corrections": {"checked": len(checks), "passed": sum(checks)},
+        "corrections": {"checked": sum(len(c) for c in checks),
+                        "passed": sum(sum(c) for c in checks)},
     }  # fmt: skip
     if any(c.get("part") == "answer" for e in entries for c in e["entry"].get("corrections", [])):
         summary["judge"] = _judge_summary(ctx)

@@ -84,8 +84,11 @@ def build(
     return None if copy is None else of_copy(case_id, run_id, copy, verdicts, expectations)
 
 
-def from_suite_case(ctx: Context, case: Mapping[str, Any]) -> ReplayCase | None:
-    """A `JudgedEvalCase`: its items' weighted counts become verdicts, its corrections checks."""
+def from_suite_case(
+    ctx: Context, case: Mapping[str, Any], *, restricted_only: bool
+) -> ReplayCase | None:
+    """A `JudgedEvalCase`: its items' weighted counts become verdicts, its corrections checks
+    (only the restricted ones when only experts' corrections count)."""
     verdicts: list[Verdict] = []
     for item in case.get("items") or []:
         restricted = item.get("restricted") or {}
@@ -102,7 +105,11 @@ def from_suite_case(ctx: Context, case: Mapping[str, Any]) -> ReplayCase | None:
             if weight > 0:
                 verdicts.append(Verdict(item["key"], item.get("pointer"), item.get("rank"),
                                         is_yes, weight, is_restricted))  # fmt: skip
-    expectations = [e for c in case.get("corrections") or [] if (e := _suite_expectation(c))]
+    expectations = [
+        e
+        for c in case.get("corrections") or []
+        if (not restricted_only or c.get("restricted")) and (e := _suite_expectation(c))
+    ]
     found = build(ctx, str(case["caseId"]), str(case["caseId"]), verdicts, expectations)
     if found is not None:
         return found
@@ -124,15 +131,23 @@ def _suite_copy(case: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _suite_expectation(correction: Mapping[str, Any]) -> Expectation | None:
-    """A suite case's `corrections` entry (what the run should have done) as a check."""
-    decisions = correction.get("decisions")
-    if not isinstance(decisions, dict):
-        calls = correction.get("calls") or []
-        not_called = correction.get("notCalled") or []
-        if not calls and not not_called:
-            return None
-        decisions = {"verdict": "wrong", "shouldCall": calls, "mustNotCall": not_called}
-    return Expectation("decisions", dict(decisions), correction.get("judgmentId"))
+    """A suite case's `corrections` entry (what the run should have done) as a check.
+
+    `right` wants the tools the past run called, by name, in any order (none when it
+    called none), as on the test-set path, named by the entry's `calls` so a pulled case
+    without the run's calls checks them too; `wrong`, and an entry from before verdicts
+    were kept, want its calls and none of its `notCalled`.
+    """
+    calls = correction.get("calls") or []
+    if correction.get("verdict") == "right":
+        tools = [str(call.get("toolId")) for call in calls]
+        expected = {"verdict": "right", "tools": tools}
+        return Expectation("decisions", expected, correction.get("judgmentId"))
+    not_called = correction.get("notCalled") or []
+    if not calls and not not_called:
+        return None
+    decisions = {"verdict": "wrong", "shouldCall": calls, "mustNotCall": not_called}
+    return Expectation("decisions", decisions, correction.get("judgmentId"))
 
 
 def from_test_set_case(

@@ -12,6 +12,7 @@ import subprocess
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -34,6 +35,39 @@ QUESTIONS = {
 SEMVER = re.compile(
     r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?"
 )
+MODELS = '''\
+"""The example's model, with a greeting it answers without a tool, and moods set in mode.txt.
+
+`eager` searches even for a greeting and logs what it suggests after a search.
+"""
+
+import importlib.util
+import pathlib
+
+from kindgi_dev.models import Reply, ToolCall, model
+
+_here = pathlib.Path(__file__).parent
+_spec = importlib.util.spec_from_file_location("_picker_models", _here / "dev_models.py")
+_picker = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_picker)
+LOG = "acme-ops.log-suggestion"
+
+
+@model(default=True)
+def moody_picker(turn):
+    mode = (_here / "mode.txt").read_text().strip() if (_here / "mode.txt").exists() else ""
+    results = turn.tool_results()
+    if mode != "eager":
+        if turn.question().startswith("Hello") and not results:
+            return Reply(text="Hello! Ask me about your account, orders or deliveries.",
+                         output={"articles": []})
+        return _picker.article_picker(turn)
+    reply = _picker.article_picker(turn)
+    if results and not any(m.tool_id == LOG for m in results):
+        logged = {"question": turn.question(), "articles": reply.output["articles"]}
+        return Reply(tool_calls=[ToolCall(LOG, logged)])
+    return reply
+'''
 REGISTRY_KINDS = {
     "accuracy",
     "pairwise",
@@ -47,7 +81,9 @@ REGISTRY_KINDS = {
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
-    running = start(copy_example(tmp_path_factory.mktemp("conformance") / "article-picker"))
+    pack = copy_example(tmp_path_factory.mktemp("conformance") / "article-picker")
+    (pack / "moody_models.py").write_text(MODELS)
+    running = start(pack, "--models", "moody_models.py")
     yield running
     running.stop()
 
@@ -169,3 +205,135 @@ def test_frozen_versions_are_one_semver_that_resolves_everywhere(
             404,
             "test-set-version-not-found",
         )
+
+
+PASSWORD, CHARGED, PACKAGE = QUESTIONS
+HELLO = "Hello there."
+SEARCH, LOG = "acme-ops.search-articles", "acme-ops.log-suggestion"
+
+
+@pytest.fixture()
+def mode(server: DevServer) -> Iterator[Path]:
+    """The file that sets the model's mood; back to the plain picker after the test."""
+    path = server.pack / "mode.txt"
+    yield path
+    path.unlink(missing_ok=True)
+
+
+def start_run(http: httpx.Client, project: str, question: str) -> dict[str, Any]:
+    """A finished run of the picker in the project."""
+    body = {"agent": AGENT, "projectId": project, "input": {"userMessage": question}}
+    run = http.post("/v1/runs", json=body)
+    assert run.status_code in (200, 201), run.text
+    return dict(run.json())
+
+
+def correct(http: httpx.Client, run: dict[str, Any], **parts: Any) -> str:
+    """Correct a run: its articles as the tutorial does, plus the parts given; the id."""
+    articles = run["output"]["output"]["articles"]
+    items = [
+        {
+            "key": a["id"],
+            "pointer": f"/output/articles/{n}",
+            "rank": n,
+            "verdict": "right" if n == 0 else "wrong",
+        }
+        for n, a in enumerate(articles)
+    ]
+    if not items:
+        last = len(run["output"]["appended"]) - 1
+        items = [{"key": "answer", "pointer": f"/appended/{last}/content", "verdict": "right"}]
+    made = http.post("/v1/corrections", json={"runId": run["id"], "items": items, **parts})
+    assert made.status_code == 201, made.text
+    return str(made.json()["id"])
+
+
+def try_on(client: Kindgi, http: httpx.Client, path: str, project: str, **options: Any) -> Any:
+    """Start a run on the test cases at `path` and wait for its result."""
+    body = {"projectId": project, "agentRef": {"agentId": AGENT}, **options}
+    started = http.post(path, json=body)
+    assert started.status_code == 201, started.text
+    run = finished(client, started.json()["runId"])
+    assert run.status == "completed"
+    return http.get(f"/v1/eval-runs/{run.run_id}").json()["result"]
+
+
+def checks(result: dict[str, Any]) -> dict[tuple[str, str], bool]:
+    """Each checked correction's pass, by (correction id, part)."""
+    return {
+        (c["judgmentId"], c["part"]): c["pass"]
+        for case in result["perCase"]
+        for c in case.get("corrections", [])
+    }
+
+
+def test_what_it_should_have_done_is_checked_alike_on_suites_and_test_sets(
+    server: DevServer, http: httpx.Client, project: str, mode: Path
+) -> None:
+    client = Kindgi(base_url=server.url, token=server.token)
+    experts = http.post(
+        "/v1/judge-classes",
+        json={
+            "scope": {"kind": "project", "projectId": project},
+            "name": "experts",
+            "weight": 1,
+            "assertableBy": {"principalKinds": ["user"]},
+        },
+    )
+    assert experts.status_code == 201, experts.text
+    password, hello = start_run(http, project, PASSWORD), start_run(http, project, HELLO)
+    package = start_run(http, project, PACKAGE)
+    assert [c["toolId"] for c in hello["output"]["appended"][1:] if "toolCalls" in c] == []
+    right_tools = correct(http, password, decisions={"verdict": "right"})
+    no_tools = correct(http, hello, decisions={"verdict": "right"})
+    by_expert = correct(
+        http,
+        package,
+        judgeClassId=experts.json()["id"],
+        decisions={"verdict": "wrong", "shouldCall": [{"toolId": SEARCH}]},
+        answer={"verdict": "right"},
+    )
+    suite = f"acme.picks-{project[:8]}"
+    built = http.post(
+        f"/v1/eval-suites/{suite}/versions/from-judgments",
+        json={"version": "1.0.0", "projectId": project, "agentId": AGENT},
+    )
+    assert built.json()["caseCount"] == 3, built.text
+
+    mode.write_text("eager")
+    on_suite = try_on(client, http, f"/v1/eval-suites/{suite}/runs", project, reads="live")
+    on_set = try_on(client, http, f"/v1/agents/{AGENT}/test-set/runs", project, reads="live")
+    expected = {
+        (right_tools, "decisions"): False,
+        (no_tools, "decisions"): False,
+        (by_expert, "decisions"): True,
+    }
+    assert checks(on_suite) == expected
+    assert checks(on_set) == {**expected, (by_expert, "answer"): True}
+    assert on_suite["summary"]["corrections"] == {"checked": 3, "passed": 1}
+    for result in (on_suite, on_set):
+        greeting = next(
+            c
+            for c in result["perCase"]
+            if any(k["judgmentId"] == no_tools for k in c["corrections"])
+        )
+        assert [(t["toolId"], t["source"]) for t in greeting["tools"]] == [
+            (SEARCH, "refused"),
+            (LOG, "refused"),
+        ]
+        extra = next(
+            c
+            for c in result["perCase"]
+            if any(k["judgmentId"] == right_tools for k in c["corrections"])
+        )
+        assert extra["correctionDifferences"][0]["differences"] == [
+            {"kind": "count", "toolId": LOG, "expected": 0, "actual": 1}
+        ]
+    pass_rate = on_set["summary"]["metrics"]["passRate"]
+    assert (pass_rate["n"], pass_rate["weight"], pass_rate["candidate"]) == (3, 4, 0.5)
+
+    experts_only = try_on(
+        client, http, f"/v1/eval-suites/{suite}/runs", project, classWeights="restricted-only"
+    )
+    assert experts_only["summary"]["corrections"] == {"checked": 1, "passed": 1}
+    assert checks(experts_only) == {(by_expert, "decisions"): True}
