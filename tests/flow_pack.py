@@ -89,7 +89,7 @@ def flow_served(tmp_path: Path) -> Iterator[tuple[TestClient, Context, InProcess
     ctx = context_of(app)
     data = example_index()
     pack = InProcessPack(data)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         client.headers["Authorization"] = f"Bearer {ctx.identity.token}"
         index = PackIndex(
             pack_id=data["packId"], pack_version=data["packVersion"],

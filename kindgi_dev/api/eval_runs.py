@@ -26,12 +26,27 @@ class AgentRef(WireModel):
     version: str | None = Field(default=None, pattern=r"^\d+\.\d+\.\d+$")
 
 
+class FlowRef(WireModel):
+    """The flow version to try."""
+
+    flow_id: str = Field(min_length=1)
+    version: str | None = Field(default=None, pattern=r"^\d+\.\d+\.\d+$")
+
+
+class FlowVersionOverrides(WireModel):
+    """Tools and agents the flow runs at other versions: id → exact version."""
+
+    tools: dict[str, str] | None = None
+    agents: dict[str, str] | None = None
+
+
 class StartEvalRunBody(WireModel):
     """How to try a version: the project, the candidate, and the comparison's settings."""
 
     project_id: str | None = None
     agent_ref: AgentRef | None = None
-    flow_ref: dict[str, Any] | None = None
+    flow_ref: FlowRef | None = None
+    versions: FlowVersionOverrides | None = None
     dry_run: bool | None = None
     correlation_id: str | None = None
     baseline: Any = "recorded"
@@ -114,9 +129,8 @@ async def start_on_test_set(call: Call[StartEvalRunBody, Any]) -> Response:
 
 async def list_runs(call: Call[Any, EvalRunQuery]) -> dict[str, Any]:
     q = call.query
-    if q.flow_id:
-        return {"data": [], "hasMore": False}  # kindgi dev tries agent versions only
     filters = {"suite_id": q.suite_id, "status": q.status, "agent_id": q.agent_id,
+               "flow_id": q.flow_id,
                "from": q.from_, "to": q.to,
                "project_id": q.scope_id if q.scope_kind == "project" else None}  # fmt: skip
     return eval_runs.list_page(call.ctx, limit=q.limit, cursor=q.cursor, filters=filters).to_wire()

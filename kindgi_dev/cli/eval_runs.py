@@ -24,7 +24,7 @@ def trial_options(function: Any) -> Any:
     """The flags that say which version to try and how."""
     options = [
         click.option("--project", help="The project the replays land in (default: default)."),
-        click.option("--agent", required=True, help="The agent to try."),
+        click.option("--agent", help="The agent to try."),
         click.option("--agent-version", help="The version to try (default: the latest)."),
         click.option("--reads", type=click.Choice(["recorded", "live"]), default="recorded",
                      show_default=True, help="live: read-only tools always run live."),
@@ -40,14 +40,66 @@ def trial_options(function: Any) -> Any:
     return function
 
 
+def flow_options(function: Any) -> Any:
+    """The flags that try a flow version, with some of its tools or agents swapped."""
+    options = [
+        click.option("--flow", help="The flow to try (instead of --agent)."),
+        click.option("--flow-version", help="The flow version to try (default: the latest)."),
+        click.option("--with", "swaps", multiple=True, metavar="<id>@<version>",
+                     help="Run a tool or agent of the flow at another version (repeatable)."),
+    ]  # fmt: skip
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def subject(api: Api, options: dict[str, Any]) -> dict[str, Any]:
+    """`agentRef`, or `flowRef` and `versions` with each `--with` sorted by what the flow runs."""
+    agent, flow = options.get("agent"), options.get("flow")
+    if (agent is None) == (flow is None):
+        raise click.UsageError("Give exactly one of --agent=<id> or --flow=<id>")
+    if agent is not None:
+        if options.get("flow_version") or options.get("swaps"):
+            raise click.UsageError("--flow-version and --with need --flow")
+        ref = {"agentId": agent}
+        if options["agent_version"]:
+            ref["version"] = options["agent_version"]
+        return {"agentRef": ref}
+    if options.get("agent_version"):
+        raise click.UsageError("--agent-version needs --agent")
+    flow_ref: dict[str, str] = {"flowId": str(flow)}
+    if options.get("flow_version"):
+        flow_ref["version"] = options["flow_version"]
+    if not options.get("swaps"):
+        return {"flowRef": flow_ref}
+    if not options.get("flow_version"):
+        raise click.UsageError("--with needs --flow and --flow-version")
+    return {"flowRef": flow_ref, "versions": sorted_swaps(api, flow_ref, options["swaps"])}
+
+
+def sorted_swaps(
+    api: Api, flow_ref: dict[str, str], swaps: tuple[str, ...]
+) -> dict[str, dict[str, str]]:
+    """`{tools, agents}` from `<id>@<version>` flags, by the kind of node that runs each id."""
+    flow = api.call("GET", f"/v1/flows/{flow_ref['flowId']}/versions/{flow_ref['version']}")
+    kinds = {str(n.get("ref", "")).partition("@")[0]: n.get("kind") for n in flow["nodes"]}
+    versions: dict[str, dict[str, str]] = {}
+    for swap in swaps:
+        item_id, at, version = swap.partition("@")
+        if not at or not item_id or not version:
+            raise click.UsageError(f'--with must be <id>@<version>, got "{swap}"')
+        if kinds.get(item_id) not in ("tool", "agent"):
+            raise click.ClickException(f"flow {flow['id']} {flow['version']} doesn't use {item_id}")
+        versions.setdefault(f"{kinds[item_id]}s", {})[item_id] = version
+    return versions
+
+
 def trial_body(api: Api, options: dict[str, Any]) -> dict[str, Any]:
     """The start body; `--project` omitted → the default project."""
+    chosen = subject(api, options)
     project = options["project"] or api.call("GET", "/v1/projects/default")["id"]
-    ref = {"agentId": options["agent"]}
-    if options["agent_version"]:
-        ref["version"] = options["agent_version"]
     body: dict[str, Any] = {
-        "projectId": project, "agentRef": ref, "reads": options["reads"],
+        "projectId": project, **chosen, "reads": options["reads"],
         "repetitions": options["repetitions"], "k": options["k"],
         "classWeights": options["class_weights"],
     }  # fmt: skip
@@ -89,9 +141,10 @@ def wait_for(api: Api, run_id: str) -> Any:
             shown = True
 
 
-@api_command(eval_runs, "start", help="Try an agent version on a suite's test cases.")
+@api_command(eval_runs, "start", help="Try an agent or flow version on a suite's test cases.")
 @click.argument("suite_id")
 @trial_options
+@flow_options
 def start(api: Api, suite_id: str, **options: Any) -> Any:
     return start_and_wait(api, f"/v1/eval-suites/{suite_id}/runs", trial_body(api, options),
                           options["wait"])  # fmt: skip
@@ -150,5 +203,7 @@ def try_on_test_set(group: click.Group) -> None:
     @api_command(group, "run", help="Freeze the agent's test set and try a version on it.")
     @trial_options
     def run(api: Api, **options: Any) -> Any:
+        if not options.get("agent"):
+            raise click.UsageError("--agent=<id> is required")
         path = f"/v1/agents/{options['agent']}/test-set/runs"
         return start_and_wait(api, path, trial_body(api, options), options["wait"])

@@ -53,6 +53,8 @@ class ReplayCase:
     expectations: tuple[Expectation, ...] = ()
     recorded: tuple[RecordedCall, ...] = ()
     """The past run's tool calls with their results, which a replay reads instead of the tools."""
+    flow_input: Any = None
+    """A flow case's run input (None for an agent case, whose input is `message`)."""
 
     @property
     def strict(self) -> bool:
@@ -73,6 +75,8 @@ class Replayed:
     provider: dict[str, str] = field(default_factory=dict)
     error: str | None = None
     judged: dict[int, AnswerCheck] = field(default_factory=dict)
+    stopped: dict[str, Any] | None = None
+    """A flow replay that stopped at a refused call: `{toolId, arguments, reason}`."""
 
 
 def case_verdicts(case: ReplayCase) -> list[Verdict]:
@@ -112,7 +116,8 @@ def case_result(
     """A `ComparisonCaseResult`, the baseline score, the candidate's scores and its checks."""
     verdicts = case_verdicts(case)
     baseline = score(case.output, verdicts, k=k, restricted_only=restricted_only)
-    done = [r for r in replays if r.error is None]
+    ran = [r for r in replays if r.error is None]
+    done = [r for r in ran if r.stopped is None]
     candidate = [score(r.output, verdicts, k=k, restricted_only=restricted_only) for r in done]
     entry: dict[str, Any] = {
         "caseId": case.case_id,
@@ -124,13 +129,17 @@ def case_result(
     if first is not None:
         counted = [v for v in verdicts if v.restricted] if restricted_only else verdicts
         entry["changes"] = changes(items_of(case.output), counted, items_of(first.output))
-        entry["tools"] = [_tool_entry(t) for t in first.tools]
+    if ran:
+        entry["tools"] = [_tool_entry(t) for t in (first or ran[0]).tools]
     entry.update(
-        diverged=any(r.diverged for r in done),
-        refusedWrites=sum(r.refused for r in done),
+        diverged=any(r.diverged for r in ran),
+        refusedWrites=sum(r.refused for r in ran),
         noContext=False,
-        approvalSkipped=any(r.approval_skipped for r in done),
+        approvalSkipped=any(r.approval_skipped for r in ran),
     )
+    stopped = next((r.stopped for r in ran if r.stopped is not None), None)
+    if stopped is not None:
+        entry["stopped"] = stopped
     errors = [r.error for r in replays if r.error]
     if errors:
         entry["error"] = errors[0]

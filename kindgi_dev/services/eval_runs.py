@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -29,6 +30,9 @@ from ..store import runs as run_store
 from . import catalog, models, projects, runs
 from .context import Context
 
+Replay = Callable[[ReplayCase, str], Awaitable[Replayed]]
+"""One replay of a case, given the eval run's `reads`."""
+
 INTERRUPTED = (
     "Interrupted: the eval run's executor stopped before it finished. {done} of {total} cases "
     "finished."
@@ -49,34 +53,69 @@ def begin(
     if body.get("flowRef") is not None or not ref:
         raise BadInput("Give agentRef: kindgi dev tries agent versions on test cases.",
                        field="agentRef")  # fmt: skip
-    baseline = body.get("baseline", "recorded")
-    if baseline != "recorded":
-        raise BadInput("Only the recorded baseline runs in kindgi dev.", field="baseline")
     project_id = projects.require(ctx, body["projectId"])
     agent = catalog.get_agent(ctx, ref["agentId"], ref.get("version"))
+    record = new_record(
+        ctx, body, suite_id=suite_id, suite_version=suite_version, project_id=project_id,
+        cases=cases, frozen_version=frozen_version,
+    )  # fmt: skip
+    record["agent_ref"] = {"agentId": agent["id"], "version": agent["version"]}
+
+    async def replay(case: ReplayCase, reads: str) -> Replayed:
+        return await replay_case(ctx, record["run_id"], agent, project_id, case, reads)
+
+    return launch(ctx, record, body, cases, replay, models.eval_concurrency(ctx, agent))
+
+
+def new_record(
+    ctx: Context,
+    body: dict[str, Any],
+    *,
+    suite_id: str,
+    suite_version: str,
+    project_id: str,
+    cases: list[ReplayCase],
+    frozen_version: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A `running` eval run's row with the comparison's settings; the caller adds its subject."""
+    if body.get("baseline", "recorded") != "recorded":
+        raise BadInput("Only the recorded baseline runs in kindgi dev.", field="baseline")
     comparison_settings = {
         "baseline": "recorded", "reads": body.get("reads", "recorded"),
         "repetitions": body.get("repetitions", 1), "k": body.get("k", 10),
         "classWeights": body.get("classWeights", "as-recorded"),
     }  # fmt: skip
-    run_id = str(uuid.uuid4())
-    record = {
-        "run_id": run_id, "tenant_id": ctx.tenant_id, "project_id": project_id,
+    return {
+        "run_id": str(uuid.uuid4()), "tenant_id": ctx.tenant_id, "project_id": project_id,
         "suite_id": suite_id, "suite_version": suite_version, "kind": "judged",
-        "agent_ref": {"agentId": agent["id"], "version": agent["version"]},
         "status": "running", "dry_run": 1 if body.get("dryRun") else 0,
         "started_at": now_iso(), "correlation_id": body.get("correlationId"),
         "comparison": comparison_settings, "frozen_version": frozen_version,
         "case_count": len(cases),
     }  # fmt: skip
+
+
+def launch(
+    ctx: Context,
+    record: dict[str, Any],
+    body: dict[str, Any],
+    cases: list[ReplayCase],
+    replay: Replay,
+    concurrency: int,
+) -> dict[str, Any]:
+    """Store the eval run and start replaying its cases in the background (or preview them)."""
+    run_id = record["run_id"]
     store.insert(ctx.db, record)
     if body.get("dryRun"):
-        preview = [{"caseIndex": i, "caseId": c.case_id, "input": c.message}
-                   for i, c in enumerate(cases)]  # fmt: skip
+        preview = [
+            {"caseIndex": i, "caseId": c.case_id,
+             "input": c.message if c.flow_input is None else c.flow_input}
+            for i, c in enumerate(cases)
+        ]  # fmt: skip
         _finish(ctx, run_id, "completed", {"dryRun": True, "preview": preview})
         return {"runId": run_id, "dryRunPreview": {"cases": len(cases), "preview": preview}}
-    ctx.eval_concurrency[run_id] = models.eval_concurrency(ctx, agent)
-    task = asyncio.create_task(_run(ctx, run_id, agent, cases))
+    ctx.eval_concurrency[run_id] = concurrency
+    task = asyncio.create_task(_run(ctx, run_id, replay, cases))
     ctx.eval_tasks[run_id] = task
     task.add_done_callback(lambda _: _forget(ctx, run_id))
     return {"runId": run_id}
@@ -87,7 +126,7 @@ def _forget(ctx: Context, run_id: str) -> None:
     ctx.eval_concurrency.pop(run_id, None)
 
 
-async def _run(ctx: Context, run_id: str, agent: dict[str, Any], cases: list[ReplayCase]) -> None:
+async def _run(ctx: Context, run_id: str, replay: Replay, cases: list[ReplayCase]) -> None:
     """Replay every case × repetition, store each case as it ends, then the result."""
     record = store.get(ctx.db, run_id)
     assert record is not None
@@ -95,8 +134,7 @@ async def _run(ctx: Context, run_id: str, agent: dict[str, Any], cases: list[Rep
     restricted_only = settings["classWeights"] == "restricted-only"
 
     async def work(index: int, repetition: int) -> Replayed:
-        return await replay_case(ctx, run_id, agent, record["project_id"], cases[index],
-                                 settings["reads"])  # fmt: skip
+        return await replay(cases[index], settings["reads"])
 
     def finished(index: int, results: list[Any]) -> None:
         replays = [r if isinstance(r, Replayed) else _errored(r) for r in results]
@@ -193,8 +231,9 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> dict[str, 
     settings = record["comparison"]
     done = store.cases(ctx.db, run_id)
     entries = [d["result"] for d in done]
-    ok = [e for e in entries if "error" not in e["entry"] or e["candidate"]]
-    baseline = [CaseScore(**e["baseline"]) for e in entries]
+    rated = [e for e in entries if "stopped" not in e["entry"]]
+    ok = [e for e in rated if "error" not in e["entry"] or e["candidate"]]
+    baseline = [CaseScore(**e["baseline"]) for e in rated]
     candidate = [[CaseScore(**c) for c in e["candidate"]] for e in ok]
     checks = [e["checks"] for e in entries]
     test_set = record.get("frozen_version") is not None
@@ -210,22 +249,22 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> dict[str, 
         for m in e["models"]:
             key = (m.get("id", ""), m.get("model", ""))
             models[key] = models.get(key, 0) + 1
-    agent_id = record["agent_ref"]["agentId"]
+    subject, subject_id, candidate_of = _candidate(record)
     errors = sum(1 for e in entries if "error" in e["entry"])
     summary = {
         "evalRunId": run_id,
         "status": "partial" if partial or errors else "completed",
         "completedAt": now_iso(),
         "suite": {"id": record["suite_id"], "version": record["suite_version"]},
-        "candidate": {"kind": "agent", "agentId": agent_id,
-                      "version": record["agent_ref"]["version"]},
+        "candidate": candidate_of,
         "baseline": {"kind": "recorded", "versions": [
-            {"agentId": agent_id, "version": v, "cases": n} for v, n in sorted(versions.items())]},
+            {subject: subject_id, "version": v, "cases": n} for v, n in sorted(versions.items())]},
         "scope": {"projectId": record["project_id"]},
         "cases": len(entries),
         "diverged": sum(1 for e in entries if e["entry"]["diverged"]),
         "refusedWrites": sum(e["entry"]["refusedWrites"] for e in entries),
-        "errors": errors, "stopped": 0, "reads": settings["reads"],
+        "errors": errors, "stopped": sum(1 for e in entries if "stopped" in e["entry"]),
+        "reads": settings["reads"],
         "classWeights": settings["classWeights"],
         "sampling": {"models": [{"providerId": p, "model": m, "runs": n}
                                 for (p, m), n in sorted(models.items())]},
@@ -236,6 +275,19 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> dict[str, 
     if any(c.get("part") == "answer" for e in entries for c in e["entry"].get("corrections", [])):
         summary["judge"] = _judge_summary(ctx)
     return {"summary": summary, "perCase": [e["entry"] for e in entries]}
+
+
+def _candidate(record: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    """The key naming the subject (`agentId` or `flowId`), its id, and the summary's candidate."""
+    if record.get("flow_ref"):
+        ref = record["flow_ref"]
+        candidate = {"kind": "flow", "flowId": ref["flowId"], "version": ref["version"]}
+        versions = record["comparison"].get("versions")
+        if versions:
+            candidate["versions"] = versions
+        return "flowId", ref["flowId"], candidate
+    ref = record["agent_ref"]
+    return "agentId", ref["agentId"], {"kind": "agent", **ref}
 
 
 def _judge_summary(ctx: Context) -> dict[str, Any]:
@@ -329,6 +381,8 @@ def to_wire(record: dict[str, Any]) -> dict[str, Any]:
     }  # fmt: skip
     if record.get("agent_ref"):
         wire["agentRef"] = record["agent_ref"]
+    if record.get("flow_ref"):
+        wire["flowRef"] = record["flow_ref"]
     wire.update(status=record["status"], dryRun=bool(record["dry_run"]),
                 startedAt=record["started_at"])  # fmt: skip
     for source, target in (("completed_at", "completedAt"), ("result", "result"),

@@ -68,8 +68,7 @@ async def start(ctx: Context, body: dict[str, Any]) -> tuple[dict[str, Any], int
                 finished.get("failure_message") or "The flow run failed.", runId=run["id"]
             )
         return runs.to_wire(finished), 201
-    tasks: dict[str, asyncio.Task[Any]] = ctx.extras.setdefault("run_tasks", {})
-    tasks[run["id"]] = asyncio.create_task(_track(ctx, run["id"], work))
+    ctx.run_tasks[run["id"]] = asyncio.create_task(_track(ctx, run["id"], work))
     return runs.to_wire(run_store.get(ctx.db, run["id"]) or run), 202
 
 
@@ -80,7 +79,7 @@ async def _track(ctx: Context, run_id: str, work: Any) -> dict[str, Any]:
     except asyncio.CancelledError:
         runs.finish_cancelled(ctx, run_id)
     finally:
-        ctx.extras.setdefault("run_tasks", {}).pop(run_id, None)
+        ctx.run_tasks.pop(run_id, None)
     found = run_store.get(ctx.db, run_id)
     assert found is not None
     return found

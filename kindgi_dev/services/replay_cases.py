@@ -38,6 +38,8 @@ def run_copy(ctx: Context, run_id: str) -> dict[str, Any] | None:
     ]  # fmt: skip
     return {
         "agentId": run.get("agent_id"), "agentVersion": run.get("agent_version"),
+        **({} if run.get("agent_id") else {"flowId": run.get("flow_id"),
+                                           "flowVersion": run.get("flow_version")}),
         "input": run.get("input"), "history": list(context.get("history") or []),
         "toolEnv": dict(run.get("tool_env") or {}), "output": run.get("output"),
         "toolCalls": calls,
@@ -53,11 +55,12 @@ def of_copy(
 ) -> ReplayCase:
     """The case to replay from a run's copy and what people said of the run."""
     calls = [c for c in copy.get("toolCalls") or [] if isinstance(c, dict)]
+    flow_case = not copy.get("agentId") and bool(copy.get("flowId"))
     return ReplayCase(
         case_id=case_id,
         run_id=run_id,
-        agent_id=str(copy.get("agentId")),
-        made_on=str(copy.get("agentVersion")),
+        agent_id=str(copy.get("flowId") if flow_case else copy.get("agentId")),
+        made_on=str(copy.get("flowVersion") if flow_case else copy.get("agentVersion")),
         message=_message(copy.get("input")),
         history=list(copy.get("history") or []),
         tool_env=dict(copy.get("toolEnv") or {}),
@@ -69,6 +72,7 @@ def of_copy(
             RecordedCall(str(c.get("toolId")), c.get("arguments"), c.get("result"), c.get("error"))
             for c in calls
         ),
+        flow_input=copy.get("input") if flow_case else None,
     )
 
 

@@ -13,7 +13,15 @@ from ..domain.metrics import Verdict
 from ..domain.time import now_iso
 from ..store import eval_runs as store
 from ..store import runs as run_store
-from . import eval_runs, eval_suites, projects, replay_cases, test_set_pulls, test_sets
+from . import (
+    eval_runs,
+    eval_suites,
+    flow_trials,
+    projects,
+    replay_cases,
+    test_set_pulls,
+    test_sets,
+)
 from .context import Context
 
 
@@ -30,6 +38,9 @@ def start_on_suite(ctx: Context, suite_id: str, body: dict[str, Any]) -> dict[st
         if (found := replay_cases.from_suite_case(ctx, case, restricted_only=restricted_only))
         is not None
     ]  # fmt: skip
+    if body.get("flowRef") is not None:
+        return flow_trials.begin(ctx, suite_id=suite_id, suite_version=suite["version"],
+                                 body=body, cases=cases)  # fmt: skip
     return eval_runs.begin(ctx, suite_id=suite_id, suite_version=suite["version"], body=body,
                            cases=cases)  # fmt: skip
 
@@ -91,7 +102,8 @@ def rescore(ctx: Context, run_id: str) -> dict[str, Any]:
     store.insert(ctx.db, {
         "run_id": new_id, "tenant_id": ctx.tenant_id, "project_id": original["project_id"],
         "suite_id": original["suite_id"], "suite_version": original["suite_version"],
-        "kind": "judged", "agent_ref": original["agent_ref"], "status": "running", "dry_run": 0,
+        "kind": "judged", "agent_ref": original["agent_ref"],
+        "flow_ref": original.get("flow_ref"), "status": "running", "dry_run": 0,
         "started_at": now_iso(), "comparison": settings,
         "frozen_version": original.get("frozen_version"),
         "case_count": original["case_count"],

@@ -55,6 +55,7 @@ def list_page(
     where = Where("tenant_id = ?", tenant_id)
     special = {
         "agent_id": "json_extract(agent_ref, '$.agentId') = ?",
+        "flow_id": "json_extract(flow_ref, '$.flowId') = ?",
         "from": "started_at >= ?",
         "to": "started_at <= ?",
     }

@@ -1,0 +1,115 @@
+"""Trying a flow version on test cases: each case's past input through the flow, as a replay.
+
+The candidate is a flow version, with some of its tools or agents swapped to other versions
+(`versions`). Each node follows the replay policy; a tool node whose call the replay refuses
+stops the case, which then has no output to rate and is left out of the metrics.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..domain.comparison import ReplayCase, Replayed
+from ..domain.errors import BadInput, NotFound
+from ..domain.flows import FlowDefinition
+from ..runtime.dispatch import tool_env
+from ..runtime.replay_dispatch import ReplayDispatcher
+from ..store import runs as run_store
+from . import catalog, eval_runs, flow_runs, projects, runs
+from .context import Context
+
+
+def refused_version(path: str, message: str) -> BadInput:
+    """400 `validation-failed` with the page's words as the message and under `issues`."""
+    return BadInput(message, code="validation-failed", field=path,
+                    issues=[{"path": path, "message": message}])  # fmt: skip
+
+
+def check_overrides(
+    ctx: Context, flow: FlowDefinition, versions: dict[str, dict[str, str]]
+) -> flow_runs.Overrides:
+    """The swaps, each of a tool or agent the flow uses and at a version kindgi dev serves."""
+    for kind in ("tools", "agents"):
+        used = flow.used(kind[:-1])
+        for item_id, version in (versions.get(kind) or {}).items():
+            path = f"versions/{kind}/{item_id}"
+            if item_id not in used:
+                raise refused_version(path, f"flow {flow.id} {flow.version} doesn't use {item_id}")
+            if kind == "tools":
+                try:
+                    catalog.get_tool(ctx, item_id, version)
+                except NotFound:
+                    raise refused_version(path, f"tool {item_id} has no version {version}"
+                                          ) from None  # fmt: skip
+                continue
+            served = catalog.get_agent(ctx, item_id)["version"]
+            if version != served:
+                raise refused_version(path, (
+                    f"kindgi dev serves one version of agent {item_id}, its file's ({served}); "
+                    f"trying it at {version} needs a runtime you deploy to"))  # fmt: skip
+    return flow_runs.Overrides(
+        tools=dict(versions.get("tools") or {}), agents=dict(versions.get("agents") or {})
+    )
+
+
+def begin(
+    ctx: Context,
+    *,
+    suite_id: str,
+    suite_version: str,
+    body: dict[str, Any],
+    cases: list[ReplayCase],
+) -> dict[str, Any]:
+    """Check the flow candidate and its swaps (nothing is written when refused), then start."""
+    if body.get("agentRef") is not None:
+        raise BadInput("Give exactly one of agentRef or flowRef.", field="agentRef")
+    ref = body["flowRef"]
+    project_id = projects.require(ctx, body["projectId"])
+    flow = flow_runs.definition(ctx, ref["flowId"], ref.get("version"))
+    overrides = check_overrides(ctx, flow, body.get("versions") or {})
+    record = eval_runs.new_record(ctx, body, suite_id=suite_id, suite_version=suite_version,
+                                  project_id=project_id, cases=cases)  # fmt: skip
+    record["flow_ref"] = {"flowId": flow.id, "version": flow.version}
+    if overrides.to_wire():
+        record["comparison"]["versions"] = overrides.to_wire()
+
+    async def replay(case: ReplayCase, reads: str) -> Replayed:
+        return await replay_case(ctx, record["run_id"], flow, overrides, project_id, case, reads)
+
+    concurrency = ctx.settings.eval_concurrency or os.cpu_count() or 1
+    return eval_runs.launch(ctx, record, body, cases, replay, concurrency)
+
+
+async def replay_case(
+    ctx: Context,
+    eval_run_id: str,
+    flow: FlowDefinition,
+    overrides: flow_runs.Overrides,
+    project_id: str,
+    case: ReplayCase,
+    reads: str,
+) -> Replayed:
+    """One replay of a flow case: an ordinary flow run marked `replayOf` and `evalRunId`."""
+    run = flow_runs.open_run(ctx, flow, project_id, case.flow_input, started_by=None,
+                             replay_of=case.run_id, eval_run_id=eval_run_id,
+                             overrides=overrides)  # fmt: skip
+    live = runs.live_dispatcher(
+        ctx, project_id, run["id"],
+        env_of=lambda tool: dict(case.tool_env.get(str(tool.get("id")), tool_env(tool))),
+    )  # fmt: skip
+    dispatcher = ReplayDispatcher(case.recorded, live, reads=reads,  # type: ignore[arg-type]
+                                  strict=case.strict, tool_env=case.tool_env)  # fmt: skip
+    outcome = await flow_runs.perform(ctx, run["id"], flow, case.flow_input, dispatcher, overrides)
+    stored = run_store.get(ctx.db, run["id"]) or {}
+    stopped = outcome.stopped
+    turns = [step.turn for step in outcome.steps if step.turn is not None]
+    return Replayed(
+        run_id=run["id"], output=stored.get("output"),
+        tools=[c.to_wire() for c in outcome.tool_calls], diverged=dispatcher.diverged,
+        refused=dispatcher.refused, approval_skipped=dispatcher.approval_skipped,
+        provider=turns[0].provider if turns else {},
+        error=outcome.failure if outcome.status == "failed" else None,
+        stopped=None if stopped is None else {
+            "toolId": stopped.tool_id, "arguments": stopped.arguments, "reason": stopped.reason},
+    )  # fmt: skip
