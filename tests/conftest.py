@@ -81,3 +81,12 @@ def make_pack(tmp_path: Path) -> Callable[..., Path]:
 def pack_writer() -> Callable[..., Path]:
     """`write_pack(root, agent_versions)`, for module-scoped fixtures that share one pack."""
     return write_pack
+
+
+@pytest.fixture(autouse=True)
+def _answers_match_their_response_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every answer a test client gets validates as its operation's declared response model."""
+    from response_schema import checking
+    from starlette.testclient import TestClient
+
+    monkeypatch.setattr(TestClient, "request", checking(TestClient.request))

@@ -107,11 +107,27 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
     result = await endpoint.handler(call)
     if isinstance(result, Response):
         return result
-    if isinstance(result, BaseModel):
-        result = result.model_dump(by_alias=True, exclude_none=True, mode="json")
-    if isinstance(result, dict) and isinstance(result.get("nextCursor"), str):
-        result = {**result, "nextCursor": cursors.sign(result["nextCursor"], key)}
-    return json_response(result, endpoint.status)
+    body = render(endpoint, result)
+    if isinstance(body, dict) and isinstance(body.get("nextCursor"), str):
+        body = {**body, "nextCursor": cursors.sign(body["nextCursor"], key)}
+    return json_response(body, endpoint.status)
+
+
+def render(endpoint: Endpoint, result: object) -> Any:
+    """An answer's JSON, always through the endpoint's declared response model.
+
+    A service's record (snake_case attributes) or a model is shaped by the model into the
+    contract's camelCase; fields the answer does not have stay absent.
+    """
+    model = endpoint.response
+    if model is None:
+        raise TypeError(f"{endpoint.operation_id} answers JSON but declares no response model")
+    if isinstance(result, BaseModel) and not isinstance(result, model):
+        result = result.model_dump(exclude_unset=True)
+    shaped = (
+        result if isinstance(result, model) else model.model_validate(result, from_attributes=True)
+    )
+    return shaped.model_dump(by_alias=True, exclude_unset=True, mode="json")
 
 
 def _authenticate(request: Request, ctx: Context) -> None:
