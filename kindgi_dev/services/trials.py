@@ -85,7 +85,11 @@ def _start_on_pulled(
     stored = list(test_set_pulls.all_cases(ctx, pulled.test_set_id, pulled.version))
     cases = _test_set_cases(ctx, (c for c in stored if "expect" in c), restricted_only)
     built_before = (c for c in stored if "expect" not in c and "caseId" in c)
-    cases += [c for case in built_before if (c := replay_cases.from_suite_case(ctx, case))]
+    cases += [
+        c
+        for case in built_before
+        if (c := replay_cases.from_suite_case(ctx, case, restricted_only=restricted_only))
+    ]
     frozen = {"testSetId": pulled.test_set_id, "version": pulled.version}
     return eval_runs.begin(ctx, suite_id=pulled.test_set_id, suite_version=pulled.version,
                            body=body, cases=cases, frozen_version=frozen)  # fmt: skip
