@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any, Literal
 
 from pydantic import Field, field_validator
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 
+from ..domain.errors import KindgiError
+from ..remote import OnProgress, Progress
 from ..services import test_set_pulls, test_sets
+from ..services.test_set_pulls import PulledVersion
 from .responses import json_response
 from .routing import Call, Endpoint
 from .wire import OpenModel, WireModel
+
+log = logging.getLogger("kindgi_dev.api")
 
 Verdict = Literal["right", "wrong"]
 CaseKind = Literal["correction", "hand"]
@@ -242,19 +251,57 @@ class PulledTestSetVersion(WireModel):
     pulled: bool
 
 
-async def pull(call: Call[PullBody, Any]) -> Response:
-    """201 when the version was stored, 200 when the same content was here already."""
+def _pulling(call: Call[PullBody, Any], on_progress: OnProgress | None) -> Awaitable[PulledVersion]:
     body, path = call.body, call.path
-    found = await test_set_pulls.pull(
+    return test_set_pulls.pull(
         call.ctx, path["testSetId"], path["version"], body.source, body.token,
-        insecure=body.insecure,
+        insecure=body.insecure, on_progress=on_progress,
     )  # fmt: skip
-    answer = PulledTestSetVersion(
+
+
+def _pulled_wire(found: PulledVersion) -> dict[str, Any]:
+    return PulledTestSetVersion(
         test_set_id=found.test_set_id, version=found.version, case_count=found.case_count,
         source=PullSource(url=found.source.url, pulled_at=found.source.pulled_at),
         pulled=found.pulled,
-    )  # fmt: skip
-    return json_response(answer.wire(), 201 if found.pulled else 200)
+    ).wire()  # fmt: skip
+
+
+async def pull(call: Call[PullBody, Any]) -> Response:
+    """201 when the version was stored, 200 when the same content was here already; asked
+    with `Accept: application/x-ndjson`, progress lines first, then the answer's line."""
+    if "application/x-ndjson" in call.request.headers.get("accept", ""):
+        return StreamingResponse(_pull_lines(call), media_type="application/x-ndjson")
+    found = await _pulling(call, None)
+    return json_response(_pulled_wire(found), 201 if found.pulled else 200)
+
+
+def _line(value: dict[str, Any]) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+
+
+async def _pull_lines(call: Call[PullBody, Any]) -> AsyncIterator[bytes]:
+    """`{"progress": {cases, total, bytes}}` per page read, then `{"status", "result"}` or
+    `{"status", "error"}` (the envelope's error)."""
+    steps: asyncio.Queue[Progress | None] = asyncio.Queue()
+    task = asyncio.ensure_future(_pulling(call, steps.put_nowait))
+    task.add_done_callback(lambda _: steps.put_nowait(None))
+    while (step := await steps.get()) is not None:
+        yield _line({"progress": {"cases": step.cases, "total": step.total, "bytes": step.bytes}})
+    try:
+        found = task.result()
+    except KindgiError as error:
+        envelope = {"code": error.wire_code, "message": error.message,
+                    **({"details": error.details} if error.details else {})}  # fmt: skip
+        yield _line({"status": error.status, "error": envelope})
+        return
+    except Exception:
+        log.exception("pulling %s failed", call.path["testSetId"])
+        failed = {"code": "internal-server-error", "message": "kindgi dev failed on this pull; "
+                  "its log has the details."}  # fmt: skip
+        yield _line({"status": 500, "error": failed})
+        return
+    yield _line({"status": 201 if found.pulled else 200, "result": _pulled_wire(found)})
 
 
 async def get_set(call: Call[Any, ProjectQuery]) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -72,21 +74,46 @@ class Api:
         body = _json(response)
         if response.is_success:
             return body
-        envelope = body.get("error") if isinstance(body, dict) else None
-        if not isinstance(envelope, dict):
-            raise ApiError(
-                "server",
-                f"HTTP {response.status_code} without recognizable error envelope",
-                response.status_code,
-                body,
-            )
-        code = str(envelope.get("code") or "unknown")
-        message = str(envelope.get("message") or f"Server error: {code}")
-        raise ApiError(tag_of(response.status_code, code), message, response.status_code, body)
+        raise error_of(response.status_code, body)
+
+    def lines(self, method: str, path: str, *, json: Any = None) -> Iterator[Any]:
+        """A streamed answer's JSON lines (`application/x-ndjson`) as they come; `ApiError`."""
+        headers = {"Accept": "application/x-ndjson"}
+        try:
+            with self._client.stream(method, path, json=json, headers=headers) as response:
+                if not response.is_success:
+                    response.read()
+                    raise error_of(response.status_code, _json(response))
+                for line in response.iter_lines():
+                    if line.strip():
+                        yield _loads(line)
+        except httpx.TimeoutException:
+            raise ApiError("network", "no answer within 30 s", 0) from None
+        except httpx.HTTPError as error:
+            raise ApiError("network", f"fetch failed ({error})", 0) from None
 
     def close(self) -> None:
         """Close the connection pool."""
         self._client.close()
+
+
+def error_of(status: int, body: Any) -> ApiError:
+    """The `ApiError` of an error answer: its envelope's code and message."""
+    envelope = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(envelope, dict):
+        return ApiError(
+            "server", f"HTTP {status} without recognizable error envelope", status, body
+        )
+    code = str(envelope.get("code") or "unknown")
+    message = str(envelope.get("message") or f"Server error: {code}")
+    return ApiError(tag_of(status, code), message, status, body)
+
+
+def _loads(line: str) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError:
+        raise ApiError("server", f"a streamed line that isn't JSON: {line[:80]!r}", 0) from None
 
 
 def _query_value(value: Any) -> Any:

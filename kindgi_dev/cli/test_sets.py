@@ -1,4 +1,4 @@
-"""`kindgi test-sets list|show|versions|cases`: the `/v1/test-sets` registry."""
+"""`kindgi test-sets list|show|versions|cases|pull|push`: the `/v1/test-sets` registry."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from . import test_set_moves
 from .command import api_command
 from .http import Api
 from .judgments import enum_value, require
@@ -60,3 +61,7 @@ def cases(
     version = require(version_, "version", "version")
     path = f"/v1/test-sets/{test_set_id}/versions/{version}/cases"
     return api.call("GET", path, params={"limit": limit, "cursor": cursor})
+
+
+test_sets.add_command(test_set_moves.pull)
+test_sets.add_command(test_set_moves.push)

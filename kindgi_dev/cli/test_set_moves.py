@@ -1,0 +1,216 @@
+"""`kindgi test-sets pull|push`: move a test-set version between this runtime and another.
+
+`--token` here is the other runtime's token (or `KINDGI_REMOTE_TOKEN`), never the local
+one, which comes from `KINDGI_API_TOKEN` or `.kindgirc.json` as for every command. Both
+show progress on a terminal and stay quiet when piped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import click
+
+from ..remote import Progress, Remote, RemoteError, UnsafeUrl, check_url
+from .command import fail
+from .config import resolve
+from .http import Api, ApiError, error_of
+from .output import Format
+
+_LOCAL_OPTIONS = [
+    click.option("--token", envvar="KINDGI_REMOTE_TOKEN", show_envvar=True,
+                 help="The other runtime's token (never the local one)."),
+    click.option("--insecure", is_flag=True,
+                 help="Allow plain http to a machine other than this one."),
+    click.option("--url", help="This runtime's API URL (beats KINDGI_API_URL and .kindgirc.json)."),
+    click.option("--hosted", is_flag=True, help="Ignore a kindgi dev .kindgirc.json here."),
+    click.option("--verbose", "-v", is_flag=True, help="The whole error body on failure."),
+    click.option("--json", "as_json", is_flag=True, help="Pretty JSON (the default)."),
+    click.option("--raw", is_flag=True, help="One-line JSON."),
+    click.option("--quiet", is_flag=True, help="Nothing on stdout; the exit code only."),
+]  # fmt: skip
+
+
+def _moving(function: Callable[..., Any]) -> Callable[..., Any]:
+    """The options both directions take; the command gets `api` and `progress`."""
+
+    @functools.wraps(function)
+    def run(url: str | None, hosted: bool, verbose: bool, as_json: bool, raw: bool, quiet: bool,
+            **kwargs: Any) -> None:  # fmt: skip
+        api = Api(resolve(url, None, hosted=hosted))
+        try:
+            result = function(api, progress=_Progress(), **kwargs)
+        except ApiError as error:
+            fail(error, verbose)
+        finally:
+            api.close()
+        Format(quiet=quiet, raw=raw).emit(result)
+
+    for option in reversed(_LOCAL_OPTIONS):
+        run = option(run)
+    return run
+
+
+def on_terminal() -> bool:
+    """Whether stderr is a terminal, where progress is drawn."""
+    return sys.stderr.isatty()
+
+
+class _Progress:
+    """One line on stderr, redrawn, when stderr is a terminal; nothing otherwise."""
+
+    def __init__(self) -> None:
+        self.shown = on_terminal()
+        self._drawn = False
+
+    def __call__(self, verb: str, step: Progress) -> None:
+        if not self.shown:
+            return
+        of = f" of {step.total}" if step.total is not None else ""
+        click.echo(f"\r  {verb} {step.cases}{of} cases, {_size(step.bytes)}\x1b[K", nl=False,
+                   err=True)  # fmt: skip
+        self._drawn = True
+
+    def done(self) -> None:
+        """End the progress line."""
+        if self._drawn:
+            click.echo("", err=True)
+            self._drawn = False
+
+
+def _size(count: int) -> str:
+    if count < 1024:
+        return f"{count} B"
+    if count < 1024 * 1024:
+        return f"{count / 1024:.1f} KB"
+    return f"{count / 1024 / 1024:.1f} MB"
+
+
+def _split(reference: str) -> tuple[str, str]:
+    """`<testSetId>@<version>` as (id, version)."""
+    test_set_id, at, version = reference.rpartition("@")
+    if not at or not test_set_id or not version:
+        raise click.UsageError(
+            f"{reference!r}: give <testSetId>@<version>, such as acme.picks@1.0.0"
+        )
+    return test_set_id, version
+
+
+def _checked(where: str, flag: str, insecure: bool) -> str:
+    try:
+        return check_url(where, insecure=insecure)
+    except UnsafeUrl as error:
+        raise ApiError("invalid-request", f"--{flag}: {error}", 400) from None
+
+
+def _remote_failure(error: RemoteError) -> ApiError:
+    return ApiError(error.code if error.status else "network", str(error), error.status)
+
+
+@click.command("pull")
+@click.argument("reference", metavar="<testSetId>@<version>")
+@click.option("--from", "source", required=True, help="The other runtime's base URL.")
+@_moving
+def pull(
+    api: Api, progress: _Progress, reference: str, source: str, token: str | None, insecure: bool
+) -> Any:
+    """Pull a version from another runtime: kept here read-only, as the same id and version."""
+    test_set_id, version = _split(reference)
+    _checked(source, "from", insecure)
+    path = f"/v1/test-sets/{test_set_id}/versions/{version}/pull"
+    body = {"from": source, "token": token, "insecure": insecure}
+    if not progress.shown:
+        return api.call("POST", path, json=body)
+    try:
+        return _last_line(api.lines("POST", path, json=body), progress)
+    finally:
+        progress.done()
+
+
+def _last_line(lines: Iterator[Any], progress: _Progress) -> Any:
+    """Draw each progress line; the answer's line as the answer, or its error."""
+    for line in lines:
+        if isinstance(line, dict) and isinstance(line.get("progress"), dict):
+            step = line["progress"]
+            progress("pulled", Progress(step["cases"], step.get("total"), step["bytes"]))
+        elif isinstance(line, dict) and "result" in line:
+            return line["result"]
+        elif isinstance(line, dict) and "error" in line:
+            raise error_of(int(line.get("status") or 500), line)
+    raise ApiError("network", "the pull's answer ended before it said how it went", 0)
+
+
+@click.command("push")
+@click.argument("reference", metavar="<testSetId>@<version>")
+@click.option("--to", "target", required=True, help="The other runtime's base URL.")
+@click.option("--dry-run", is_flag=True, help="Say what would be sent, and send nothing.")
+@_moving
+def push(
+    api: Api,
+    progress: _Progress,
+    reference: str,
+    target: str,
+    token: str | None,
+    insecure: bool,
+    dry_run: bool,
+) -> Any:
+    """Publish a local version to another runtime's registry (kind `corrections`)."""
+    test_set_id, version = _split(reference)
+    where = _checked(target, "to", insecure)
+    cases = _local_cases(api, test_set_id, version)
+    spec = {"cases": cases}
+    size = len(json.dumps(spec, separators=(",", ":"), ensure_ascii=False).encode())
+    plan = {"testSetId": test_set_id, "version": version, "to": where, "cases": len(cases),
+            "bytes": size, "agents": _agents_named(cases)}  # fmt: skip
+    if dry_run:
+        return {**plan, "dryRun": True}
+    try:
+        stored, created = asyncio.run(_publish(where, token, insecure, test_set_id, version, spec,
+                                               progress))  # fmt: skip
+    except RemoteError as error:
+        raise _remote_failure(error) from None
+    finally:
+        progress.done()
+    return {**plan, "published": created, "entry": {k: v for k, v in stored.items()
+                                                    if k != "spec"}}  # fmt: skip
+
+
+async def _publish(
+    where: str, token: str | None, insecure: bool, test_set_id: str, version: str,
+    spec: dict[str, Any], progress: _Progress,
+) -> tuple[dict[str, Any], bool]:  # fmt: skip
+    async with Remote(where, token, insecure=insecure) as remote:
+        entry = {"id": test_set_id, "tenantId": await remote.tenant_id(), "version": version,
+                 "kind": "corrections", "spec": spec}  # fmt: skip
+        return await remote.publish(entry, lambda step: progress("pushed", step))
+
+
+def _local_cases(api: Api, test_set_id: str, version: str) -> list[Any]:
+    """Every case of the local version, in stored order."""
+    path = f"/v1/test-sets/{test_set_id}/versions/{version}/cases"
+    cases: list[Any] = []
+    cursor = None
+    while True:
+        page = api.call("GET", path, params={"limit": 100, "cursor": cursor})
+        cases.extend(page["data"])
+        if not page.get("hasMore"):
+            return cases
+        cursor = page["nextCursor"]
+
+
+def _agents_named(cases: list[Any]) -> list[dict[str, Any]]:
+    """The agents the cases' runs ran, each with the versions they ran."""
+    named: dict[str, set[str]] = {}
+    for case in cases:
+        run = case.get("run") or {}
+        subject = case.get("subject") or {}
+        agent = run.get("agentId") or subject.get("id")
+        made_on = case.get("madeOn") or run.get("agentVersion") or subject.get("version")
+        if agent:
+            named.setdefault(str(agent), set()).update([str(made_on)] if made_on else [])
+    return [{"agentId": a, "versions": sorted(v)} for a, v in sorted(named.items())]
