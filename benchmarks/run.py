@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import console_pages
 import httpx
 import seed
 from devserver import CLOSE, DevServer, clean_env
@@ -238,6 +239,12 @@ def row_memory(lab: Lab) -> list[Row]:
     return [Row(WHAT[7], TARGET[7], measured, own < 150)]
 
 
+def row_console(lab: Lab) -> list[Row]:
+    """8: each console page's p50 on rows 3 and 4's instance."""
+    measured, ok = console_pages.measure(lab, min(lab.sizes.reads, 50))
+    return [Row(WHAT[8], TARGET[8], measured, ok)]
+
+
 WHAT = {
     1: "`kindgi dev` start → `/health` answering, pack indexed",
     2: "save with a new `version` → listed by the API",
@@ -246,6 +253,7 @@ WHAT = {
     5: "replay overhead per case, function model, recorded tools",
     6: "200 cases with a model of 200 ms latency",
     7: "idle memory (after start + 3 s)",
+    8: "each console page with 10,000 corrections stored",
 }
 TARGET = {
     1: "< 1.5 s",
@@ -255,6 +263,7 @@ TARGET = {
     5: "< 5 ms",
     6: "< 10 s",
     7: "< 150 MB RSS",
+    8: "p50 < 100 ms",
 }
 ROWS: dict[int, Callable[[Lab], list[Row]]] = {
     1: row_start,
@@ -264,6 +273,7 @@ ROWS: dict[int, Callable[[Lab], list[Row]]] = {
     5: row_replay,
     6: row_slow_model,
     7: row_memory,
+    8: row_console,
 }
 
 
@@ -325,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             for position, number in enumerate(args.only):
                 rows.extend(measure(number, lab))
-                if not {3, 4} & set(args.only[position + 1 :]):
+                if not {3, 4, 8} & set(args.only[position + 1 :]):
                     lab.drop_correction_load()
         finally:
             lab.close()

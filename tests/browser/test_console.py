@@ -202,3 +202,23 @@ def test_a_post_from_another_origin_is_refused(person: BrowserContext, server: D
     assert forged.status == 403
     with server.client() as api:
         assert len(api.get("/v1/runs", params={"limit": 100}).json()["data"]) == before
+
+
+def test_add_a_case_by_hand_then_retire_it(person: BrowserContext, server: DevServer) -> None:
+    page = person.new_page()
+    run_id = start_run(page, server, "I forgot my password and can't sign in.")
+    page.goto(f"{server.url}/console/test-cases/agents/{AGENT}")
+    page.fill("#add-case input[name=run]", run_id)
+    page.fill("#add-case input[name=key]", "kb-101")
+    page.fill("#add-case input[name=pointer]", "/output/articles/0")
+    page.click("#add-case button")
+    hand = page.locator("#set-cases tr.active", has_text="hand")
+    expect(hand).to_have_count(1)
+    expect(hand).to_contain_text("kb-101 right")
+    hand.get_by_label("Reason to retire").fill("A duplicate of a corrected run")
+    hand.get_by_role("button", name="Retire").click()
+    retired = page.locator("#set-cases tr.retired", has_text="hand")
+    expect(retired).to_contain_text("Retired: A duplicate of a corrected run")
+    with server.client() as api:
+        counted = api.get(f"/v1/agents/{AGENT}/test-set").json()["cases"]
+    assert counted["retired"] == 1
