@@ -8,6 +8,8 @@ from pathlib import Path
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 4000
 MAX_BODY_BYTES = 1_048_576
+BODY_IDLE_SECONDS = 30.0
+"""How long a request body may stall between two chunks before it is refused."""
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,7 @@ class Settings:
     models_file: Path | None = None
     log_level: str = "info"
     max_body_bytes: int = MAX_BODY_BYTES
+    body_idle_seconds: float = BODY_IDLE_SECONDS
     eval_concurrency: int | None = None
     """Replays an eval run runs at once; None picks by the model's provider."""
     start_pack: bool = True

@@ -7,6 +7,7 @@ and returns the answer's body. The same declarations generate `/openapi.json`.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 from collections.abc import Awaitable, Callable
@@ -80,7 +81,9 @@ def route(endpoint: Endpoint) -> Route:
         try:
             if not endpoint.public:
                 _authenticate(request, ctx)
-            raw = await _read_body(request, ctx.settings.max_body_bytes)
+            raw = await _read_body(
+                request, ctx.settings.max_body_bytes, ctx.settings.body_idle_seconds
+            )
             key = request.headers.get("idempotency-key")
             if key and request.method in WRITE_METHODS:
                 return await _idempotent(ctx, request, endpoint, raw, key)
@@ -141,13 +144,24 @@ def _authenticate(request: Request, ctx: Context) -> None:
         raise Unauthenticated("That token is not this kindgi dev's; see .kindgirc.json.")
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
+async def _read_body(request: Request, limit: int, idle_seconds: float) -> bytes:
+    """The body, refused when larger than `limit` or stalled `idle_seconds` between chunks."""
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:
         raise RequestTooLarge(f"The body is larger than {limit} bytes.", maxBytes=limit)
     chunks = []
     size = 0
-    async for chunk in request.stream():
+    stream = request.stream()
+    while True:
+        try:
+            chunk = await asyncio.wait_for(anext(stream), idle_seconds)
+        except StopAsyncIteration:
+            break
+        except TimeoutError:
+            raise BadInput(
+                f"The request body stalled: nothing arrived for {idle_seconds:g} s.",
+                idleSeconds=idle_seconds,
+            ) from None
         size += len(chunk)
         if size > limit:
             raise RequestTooLarge(f"The body is larger than {limit} bytes.", maxBytes=limit)

@@ -49,6 +49,13 @@ def check_pack(pack_dir: Path) -> None:
         )
 
 
+def keep_state_private(pack_dir: Path) -> None:
+    """`.kindgi/` is 0700 (the token is in its database), tightened if an older version made it."""
+    folder = pack_dir / ".kindgi"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    folder.chmod(0o700)
+
+
 def reset(settings: Settings, yes: bool) -> None:
     """`--reset`: a fresh database file and a new token, after asking."""
     if not yes:
@@ -132,6 +139,7 @@ def dev(
         eval_concurrency=eval_concurrency,
     )
     logging.basicConfig(level=logging.ERROR if level == "error" else logging.WARNING)
+    keep_state_private(pack_dir)
     lock = Lock(settings.dev_dir / "dev.lock")
     holder = lock.acquire()
     if holder is not None:
@@ -197,6 +205,7 @@ def serve(
         lifespan="on",
         access_log=False,
         timeout_graceful_shutdown=10,
+        timeout_keep_alive=5,
     )
     server = uvicorn.Server(config)
     stopping: list[int] = []

@@ -151,7 +151,8 @@ async def _run(ctx: Context, run_id: str, replay: Replay, cases: list[ReplayCase
         await execute(len(cases), settings["repetitions"], work, finished,
                       concurrency=ctx.eval_concurrency.get(run_id, 1))  # fmt: skip
     except asyncio.CancelledError:
-        _finish(ctx, run_id, "cancelled", summarize(ctx, run_id, partial=True))
+        if run_id in ctx.eval_tasks:  # a caller's cancel; `interrupt_all` took its tasks out
+            _finish(ctx, run_id, "cancelled", summarize(ctx, run_id, partial=True))
         raise
     except Exception as error:  # the executor itself failing ends the run, said plainly
         _finish(ctx, run_id, "failed", summarize(ctx, run_id, partial=True), error=str(error))
@@ -309,6 +310,19 @@ def _finish(
     if error:
         changes["error"] = error
     store.update(ctx.db, run_id, changes)
+
+
+async def interrupt_all(ctx: Context) -> int:
+    """At stop, before the store closes: end every eval run's executor, each run `failed`.
+
+    The runs read as after a crash (`INTERRUPTED`, saying how far they got), but nothing
+    touches the store once this returns.
+    """
+    tasks = [ctx.eval_tasks.pop(run_id) for run_id in list(ctx.eval_tasks)]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return fail_interrupted(ctx) if tasks else 0
 
 
 def fail_interrupted(ctx: Context) -> int:

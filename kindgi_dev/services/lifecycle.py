@@ -38,16 +38,25 @@ def open_context(
     pack_service_token: str | None = None,
     prestarted: subprocess.Popen[bytes] | None = None,
 ) -> Context:
-    """Open and migrate the store, and the context every service call gets."""
+    """Open and migrate the store, and the context every service call gets.
+
+    Runs and eval runs a stopped process left going are failed here, saying why, so a
+    store that can't be read is reported before anything starts serving.
+    """
     db = Database(settings.database_path)
     db.migrate()
-    return Context(
+    ctx = Context(
         db=db,
         identity=identity.ensure(db),
         settings=settings,
         pack_service_token=pack_service_token,
         prestarted_index=prestarted,
     )
+    for left, what in ((runs.fail_interrupted(ctx), "run"),
+                       (eval_runs.fail_interrupted(ctx), "eval run")):  # fmt: skip
+        if left:
+            say(f"  ⚠ {left} {what}(s) were going when kindgi dev last stopped: marked failed")
+    return ctx
 
 
 def describe(ctx: Context) -> Instance:
@@ -76,14 +85,7 @@ def say(line: str) -> None:
 
 
 async def start(ctx: Context, progress: Progress | None = None) -> None:
-    """Bring up the instance's background parts, reporting each phase's time.
-
-    Runs and eval runs a stopped process left going are failed first, saying why.
-    """
-    for left, what in ((runs.fail_interrupted(ctx), "run"),
-                       (eval_runs.fail_interrupted(ctx), "eval run")):  # fmt: skip
-        if left:
-            say(f"  ⚠ {left} {what}(s) were going when kindgi dev last stopped: marked failed")
+    """Bring up the instance's background parts, reporting each phase's time."""
     if not ctx.settings.start_pack:
         return
     prestarted, ctx.prestarted_index = ctx.prestarted_index, None
@@ -105,7 +107,13 @@ async def start(ctx: Context, progress: Progress | None = None) -> None:
 
 
 async def stop(ctx: Context) -> None:
-    """Stop the background parts and close the store; in-flight requests have finished."""
+    """Stop the background parts and close the store; in-flight requests have finished.
+
+    Eval runs stop first, recorded as interrupted with their open replays, so nothing
+    writes after the store closes.
+    """
+    if await eval_runs.interrupt_all(ctx):
+        runs.fail_interrupted(ctx)
     if ctx.runtime is not None:
         await ctx.runtime.stop()
     await models.close(ctx)

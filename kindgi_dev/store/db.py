@@ -2,11 +2,16 @@
 
 One connection, shared by the event loop and worker threads behind a lock, so there
 is one writer at a time; every write runs in `BEGIN IMMEDIATE … COMMIT`, so a
-reader never sees half of a change and an acknowledged write is on disk (WAL).
+reader never sees half of a change. With WAL and `synchronous=NORMAL` an acknowledged
+write survives the process being killed; a power loss may take the last writes back
+(never leaving the file corrupt), the trade SQLite documents for WAL mode.
+
+The folder is 0700 and the files (`-wal` and `-shm` too) 0600: the API token is inside.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -30,31 +35,66 @@ class DatabaseTooNew(KindgiError):
     code = "database-too-new"
 
 
+class DatabaseUnreadable(KindgiError):
+    """The database file is damaged or is not a kindgi dev database."""
+
+    code = "database-unreadable"
+
+
+_CORRUPT = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+
+
+@contextmanager
+def readable(path: str) -> Iterator[None]:
+    """Turn SQLite's "malformed" and "not a database" into one error that says what to do."""
+    try:
+        yield
+    except sqlite3.DatabaseError as error:
+        if getattr(error, "sqlite_errorcode", 0) & 0xFF not in _CORRUPT:
+            raise
+        raise DatabaseUnreadable(
+            f"{path} can't be read: {error}. Start with --reset --yes for a new database "
+            f"(and a new token), or move the file away first to keep it: mv {path} {path}.broken"
+        ) from None
+
+
+def keep_private(path: Path) -> None:
+    """The database's folder 0700 and its files 0600, made so or tightened (older versions)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    for suffix in ("", "-wal", "-shm"):
+        with suppress(FileNotFoundError):
+            os.chmod(f"{path}{suffix}", 0o600)
+
+
 class Database:
     """The store's one connection to `.kindgi/dev.sqlite3` (or `:memory:` in tests)."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = str(path)
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            keep_private(Path(self.path))
         self._lock = threading.RLock()
         self._conn = sqlite3.connect(
             self.path, isolation_level=None, check_same_thread=False, timeout=10.0
         )
         self._conn.row_factory = sqlite3.Row
-        for pragma in (
-            "journal_mode=WAL",
-            "synchronous=NORMAL",
-            "foreign_keys=ON",
-            "busy_timeout=10000",
-            f"cache_size=-{CACHE_KIB}",
-        ):
-            self._conn.execute(f"PRAGMA {pragma}")
+        with readable(self.path):
+            for pragma in (
+                "journal_mode=WAL",
+                "synchronous=NORMAL",
+                "foreign_keys=ON",
+                "busy_timeout=10000",
+                f"cache_size=-{CACHE_KIB}",
+            ):
+                self._conn.execute(f"PRAGMA {pragma}")
+        if self.path != ":memory:":
+            keep_private(Path(self.path))
         self._depth = 0
 
     def migrate(self) -> list[int]:
         """Apply every migration not applied yet; refuse a database from a newer version."""
-        with self.transaction():
+        with readable(self.path), self.transaction():
             self._conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations ("
                 "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
@@ -105,18 +145,18 @@ class Database:
 
     def all(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         """Every row a query returns."""
-        with self._lock:
+        with self._lock, readable(self.path):
             return self._conn.execute(sql, params).fetchall()
 
     def one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         """The first row a query returns, or None."""
-        with self._lock:
+        with self._lock, readable(self.path):
             row: sqlite3.Row | None = self._conn.execute(sql, params).fetchone()
         return row
 
     def run(self, sql: str, params: Params = ()) -> int:
         """Execute one write statement in its own transaction (or the open one); rows changed."""
-        with self.transaction() as conn:
+        with readable(self.path), self.transaction() as conn:
             return conn.execute(sql, params).rowcount
 
     def close(self) -> None:

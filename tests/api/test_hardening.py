@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from factories import QUESTIONS, served, tutorial_runs
+from serving import serve_app
 from starlette.testclient import TestClient
 
+from kindgi_dev.api.app import create_app
 from kindgi_dev.api.responses import dumps
 from kindgi_dev.services.context import Context
+from kindgi_dev.settings import Settings
 
 PASSWORD = next(iter(QUESTIONS))
 HUGE = 2**64
@@ -173,3 +177,27 @@ def test_a_host_that_is_not_ours_is_refused(tmp_path: Path) -> None:
         for host in ("127.0.0.1:4000", "localhost", "LOCALHOST:80", "[::1]:4000"):
             assert client.get("/health", headers={"host": host}).status_code == 200
         assert everything(ctx) == before
+
+
+def test_a_stalled_body_is_refused_and_its_connection_closed(tmp_path: Path) -> None:
+    settings = Settings(pack_dir=tmp_path, start_pack=False, body_idle_seconds=0.3)
+    app = create_app(settings)
+    ctx = app.state.ctx
+    before = everything(ctx)
+    with serve_app(app) as url:
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            sock.sendall(
+                f"POST /v1/projects HTTP/1.1\r\nHost: {host}\r\n"
+                f"Authorization: Bearer {ctx.identity.token}\r\n"
+                "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+                '{"name":'.encode()
+            )
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+        assert everything(ctx) == before
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 ")
+    assert json.loads(body)["error"]["code"] == "bad-input"
+    assert "stalled" in json.loads(body)["error"]["message"]
