@@ -155,7 +155,6 @@ def tutorial_runs(ctx: Context) -> dict[str, str]:
 UNCORRECTABLE = [
     ("unknown", 404, "run-not-found"),
     ("running", 409, "run-not-finished"),
-    ("replay", 400, "bad-input"),
     ("erased", 410, "run-erased"),
 ]
 """Runs no one may correct: their kind, and the status and code that refuse them."""
@@ -168,7 +167,5 @@ def uncorrectable_run(ctx: Context, runs: dict[str, str], kind: str) -> str:
         return "00000000-0000-4000-8000-000000000000"
     if kind == "running":
         return recorded_run(ctx, password, finish=False)
-    if kind == "replay":
-        return recorded_run(ctx, password, replay_of=runs[password])
     run_store.update(ctx.db, runs[password], {"content_erased_at": "2026-01-01T00:00:00.000Z"})
     return runs[password]

@@ -77,6 +77,8 @@ class Replayed:
     judged: dict[int, AnswerCheck] = field(default_factory=dict)
     stopped: dict[str, Any] | None = None
     """A flow replay that stopped at a refused call: `{toolId, arguments, reason}`."""
+    verdicts: tuple[Verdict, ...] = ()
+    """Verdicts given on this replay itself (`fresh`), scored beside the case's in a rescore."""
 
 
 def case_verdicts(case: ReplayCase) -> list[Verdict]:
@@ -118,7 +120,10 @@ def case_result(
     baseline = score(case.output, verdicts, k=k, restricted_only=restricted_only)
     ran = [r for r in replays if r.error is None]
     done = [r for r in ran if r.stopped is None]
-    candidate = [score(r.output, verdicts, k=k, restricted_only=restricted_only) for r in done]
+    candidate = [
+        score(r.output, [*verdicts, *r.verdicts], k=k, restricted_only=restricted_only)
+        for r in done
+    ]
     entry: dict[str, Any] = {
         "caseId": case.case_id,
         "runIds": [r.run_id for r in replays if r.run_id],

@@ -28,6 +28,8 @@ class Verdict:
     weight: float
     restricted: bool
     value: Any = None
+    fresh: bool = False
+    """Given on the scored output itself (a replay corrected after it ran), not carried over."""
 
 
 @dataclass(frozen=True)
@@ -40,10 +42,13 @@ class CaseScore:
     judged_items: int
     top_k_yes: float
     top_k_total: float
+    fresh_yes: float = 0.0
+    fresh_total: float = 0.0
+    fresh_items: int = 0
 
     def to_wire(self) -> dict[str, Any]:
         """The score as a comparison case result's `baseline`/`candidate` entry."""
-        return {
+        wire: dict[str, Any] = {
             "yesWeight": wire_number(self.yes_weight),
             "totalWeight": wire_number(self.total_weight),
             "items": self.items,
@@ -53,6 +58,11 @@ class CaseScore:
                 "totalWeight": wire_number(self.top_k_total),
             },
         }
+        if self.fresh_items:
+            wire["fresh"] = {"yesWeight": wire_number(self.fresh_yes),
+                             "totalWeight": wire_number(self.fresh_total),
+                             "items": self.fresh_items}  # fmt: skip
+        return wire
 
 
 @dataclass(frozen=True)
@@ -92,8 +102,8 @@ def score_case(
 ) -> CaseScore:
     """Score one output: each item's carried verdicts, weighted, and those ranked below `k`."""
     counted = [v for v in verdicts if v.restricted] if restricted_only else list(verdicts)
-    yes = total = top_yes = top_total = 0.0
-    judged = 0
+    yes = total = top_yes = top_total = fresh_yes = fresh_total = 0.0
+    judged = fresh_items = 0
     for item in items:
         carried = carried_verdicts(item, counted)
         if not carried:
@@ -106,7 +116,13 @@ def score_case(
         if item.rank is not None and item.rank < k:
             top_yes += item_yes
             top_total += item_total
-    return CaseScore(yes, total, len(items), judged, top_yes, top_total)
+        fresh = [v for v in carried if v.fresh]
+        if fresh:
+            fresh_items += 1
+            fresh_yes += sum(v.weight for v in fresh if v.yes)
+            fresh_total += sum(v.weight for v in fresh)
+    return CaseScore(yes, total, len(items), judged, top_yes, top_total, fresh_yes, fresh_total,
+                     fresh_items)  # fmt: skip
 
 
 def weighted_yes_share(scores: Sequence[CaseScore]) -> Measure:
@@ -176,11 +192,26 @@ def comparison_metrics(
     baseline: Sequence[CaseScore], candidate: Sequence[Sequence[CaseScore]], *, k: int
 ) -> dict[str, dict[str, Any]]:
     """The summary's three metrics: weightedYesShare, judgedCoverage, weightedPrecisionAtK."""
+    yes_share = compare(weighted_yes_share, baseline, candidate)
+    coverage = compare(judged_coverage, baseline, candidate)
     return {
-        "weightedYesShare": compare(weighted_yes_share, baseline, candidate),
-        "judgedCoverage": compare(judged_coverage, baseline, candidate),
+        "weightedYesShare": _with_fresh(yes_share, candidate),
+        "judgedCoverage": _with_fresh(coverage, candidate),
         "weightedPrecisionAtK": {"k": k, **compare(precision_at_k, baseline, candidate)},
     }
+
+
+def _with_fresh(metric: dict[str, Any], candidate: Sequence[Sequence[CaseScore]]) -> dict[str, Any]:
+    """`freshWeight`: of the candidate's weight, the part given on its replays themselves."""
+    repetitions = max((len(scores) for scores in candidate), default=0)
+    per_repetition = [
+        sum(scores[r].fresh_total for scores in candidate if len(scores) > r)
+        for r in range(repetitions)
+    ]
+    fresh = fmean(per_repetition) if per_repetition else 0.0
+    if fresh > 0:
+        metric["freshWeight"] = wire_number(fresh)
+    return metric
 
 
 def _delta(before: float | None, after: float | None) -> float | None:

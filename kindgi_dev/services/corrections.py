@@ -23,19 +23,17 @@ _CONTEXT_FIELDS = ("history", "historyTruncated", "retrieved", "recalled", "sess
 
 
 def correctable_run(ctx: Context, run_id: str) -> dict[str, Any]:
-    """A run that may be corrected: 404 unknown, 410 erased, 400 a replay, 409 not finished."""
+    """A run that may be corrected: 404 unknown, 410 erased, 409 not finished.
+
+    A replay may be corrected like any run (0.3): that's how a version's new items get
+    corrections. Its corrections are no cases of the agent's test set.
+    """
     run = runs.get_record(ctx, run_id)
     if run.get("content_erased_at"):
         raise Gone(
             f"Run {run_id}'s content was erased; there is nothing to correct.",
             code="run-erased",
             runId=run_id,
-        )
-    if run.get("replay_of"):
-        raise ValidationFailed(
-            "runId",
-            f"run {run_id} is a replay of run {run['replay_of']}; replays are not corrected",
-            code="bad-input",
         )
     if run["status"] not in TERMINAL or run.get("output") is None:
         raise Conflict(

@@ -113,23 +113,29 @@ def rescore(ctx: Context, run_id: str) -> dict[str, Any]:
         "case_count": original["case_count"],
     })  # fmt: skip
     restricted_only = settings["classWeights"] == "restricted-only"
+    not_rescored = 0
     for done in eval_runs.finished_cases(ctx, run_id):
         previous = done["result"]
         case = _fresh_case(ctx, previous["entry"]["caseId"], previous)
-        if case is None:
-            continue
         replays = [_stored_replay(ctx, rid, previous["entry"]) for rid in
                    previous["entry"]["runIds"]]  # fmt: skip
+        if case is None or any(r is None for r in replays):
+            not_rescored += 1
+            kept = {**previous, "entry": {**previous["entry"], "rescored": False}}
+            store.add_case(ctx.db, new_id, done["index"], done["caseId"], kept, now_iso())
+            continue
         entry, base, cand, _ = comparison.case_result(
-            done["index"], case, replays, k=settings["k"], restricted_only=restricted_only
-        )
-        entry["rescored"] = False
+            done["index"], case, [r for r in replays if r is not None], k=settings["k"],
+            restricted_only=restricted_only,
+        )  # fmt: skip
         stored = {**previous, "entry": {**previous["entry"], **{k: entry[k] for k in
                   ("baseline", "candidate", "changes") if k in entry}},
                   "baseline": base.__dict__, "candidate": [c.__dict__ for c in cand]}  # fmt: skip
         store.add_case(ctx.db, new_id, done["index"], done["caseId"], stored, now_iso())
     result = eval_runs.summarize(ctx, new_id)
     result["summary"]["rescoreOf"] = run_id
+    if not_rescored:
+        result["summary"]["notRescored"] = not_rescored
     store.update(ctx.db, new_id, {"status": "completed", "completed_at": now_iso(),
                                   "result": result})  # fmt: skip
     return {"runId": new_id}
@@ -148,8 +154,16 @@ def _fresh_case(ctx: Context, case_id: str, previous: dict[str, Any]) -> ReplayC
     return replay_cases.build(ctx, case_id, past_id, verdicts, [])
 
 
-def _stored_replay(ctx: Context, run_id: str, entry: dict[str, Any]) -> Replayed:
-    run = run_store.get(ctx.db, run_id) or {}
+def _stored_replay(ctx: Context, run_id: str, entry: dict[str, Any]) -> Replayed | None:
+    """A stored replay with the verdicts given on it since (`fresh`); None when it's gone."""
+    run = run_store.get(ctx.db, run_id)
+    if run is None:
+        return None
+    fresh = tuple(
+        Verdict(v["item_key"], v["pointer"], v["rank"], v["verdict"] == "yes",
+                float(v["weight"]), bool(v["restricted"]), v["item_value"], fresh=True)
+        for v in store.live_verdicts(ctx.db, run_id)
+    )  # fmt: skip
     return Replayed(
         run_id,
         run.get("output"),
@@ -157,4 +171,5 @@ def _stored_replay(ctx: Context, run_id: str, entry: dict[str, Any]) -> Replayed
         bool(entry.get("diverged")),
         0,
         bool(entry.get("approvalSkipped")),
+        verdicts=fresh,
     )

@@ -38,11 +38,13 @@ SEMVER = re.compile(
 MODELS = '''\
 """The example's model, with a greeting it answers without a tool, and moods set in mode.txt.
 
-`eager` searches even for a greeting and logs what it suggests after a search.
+`eager` searches even for a greeting and logs what it suggests after a search; `concise`
+answers as the example's 0.2.0 does.
 """
 
 import importlib.util
 import pathlib
+from dataclasses import replace
 
 from kindgi_dev.models import Reply, ToolCall, model
 
@@ -57,6 +59,8 @@ LOG = "acme-ops.log-suggestion"
 def moody_picker(turn):
     mode = (_here / "mode.txt").read_text().strip() if (_here / "mode.txt").exists() else ""
     results = turn.tool_results()
+    if mode == "concise":
+        return _picker.article_picker(replace(turn, instructions=_picker.ONLY_WHAT_ANSWERS))
     if mode != "eager":
         if turn.question().startswith("Hello") and not results:
             return Reply(text="Hello! Ask me about your account, orders or deliveries.",
@@ -337,3 +341,55 @@ def test_what_it_should_have_done_is_checked_alike_on_suites_and_test_sets(
     )
     assert experts_only["summary"]["corrections"] == {"checked": 1, "passed": 1}
     assert checks(experts_only) == {(by_expert, "decisions"): True}
+
+
+def test_replays_take_corrections_that_a_rescore_scores_and_the_test_set_leaves_out(
+    server: DevServer, http: httpx.Client, project: str, mode: Path
+) -> None:
+    client = Kindgi(base_url=server.url, token=server.token)
+    corrected_runs(http, project)
+    suite = f"acme.picks-{project[:8]}"
+    built = http.post(
+        f"/v1/eval-suites/{suite}/versions/from-judgments",
+        json={"version": "1.0.0", "projectId": project, "agentId": AGENT},
+    )
+    assert built.json()["caseCount"] == 3, built.text
+    mode.write_text("concise")
+    body = {"projectId": project, "agentRef": {"agentId": AGENT}}
+    started = http.post(f"/v1/eval-suites/{suite}/runs", json=body).json()["runId"]
+    tried = http.get(f"/v1/eval-runs/{finished(client, started).run_id}").json()["result"]
+    assert tried["summary"]["metrics"]["judgedCoverage"]["candidate"] == 0.5
+    new = [case["changes"]["new"] for case in tried["perCase"]]
+    assert new == [[{"key": "answer", "pointer": "/appended/3/content"}]] * 3
+    right, wrong, _ = (case["runIds"][0] for case in tried["perCase"])
+    answer = {"key": "answer", "pointer": "/appended/3/content"}
+    made = http.post(
+        "/v1/corrections", json={"runId": right, "items": [{**answer, "verdict": "right"}]}
+    )
+    assert made.status_code == 201, made.text
+    judged = client.judgments.create(run_id=wrong, verdict="no", item=answer)
+    assert judged.run_id == wrong
+
+    set_cases = http.get(f"/v1/agents/{AGENT}/test-set/cases", params={"projectId": project})
+    assert [c["runId"] for c in set_cases.json()["data"]].count(right) == 0
+    assert len(set_cases.json()["data"]) == 3
+    hand = http.post(
+        f"/v1/agents/{AGENT}/test-set/cases",
+        json={"runId": right, "items": [{**answer, "verdict": "right"}]},
+    )
+    assert (hand.status_code, hand.json()["error"]["details"]["field"]) == (400, "runId")
+
+    rescored = http.post(f"/v1/eval-runs/{started}/rescore", json={})
+    assert rescored.status_code == 201, rescored.text
+    again = http.get(f"/v1/eval-runs/{rescored.json()['runId']}").json()["result"]
+    assert again["summary"]["rescoreOf"] == started
+    metrics = again["summary"]["metrics"]
+    assert metrics["judgedCoverage"]["candidate"] == pytest.approx(5 / 6)
+    assert metrics["weightedYesShare"]["candidate"] == pytest.approx(4 / 5)
+    assert metrics["weightedYesShare"]["freshWeight"] == 2
+    fresh = [case["candidate"][0].get("fresh") for case in again["perCase"]]
+    assert fresh == [
+        {"yesWeight": 1, "totalWeight": 1, "items": 1},
+        {"yesWeight": 0, "totalWeight": 1, "items": 1},
+        None,
+    ]
