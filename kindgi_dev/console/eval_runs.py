@@ -139,11 +139,12 @@ async def events(visit: Visit) -> Response:
         last = -1
         while loop.time() < deadline:
             record = eval_runs.get(visit.ctx, run_id)
-            progress = record.get("progress") or {}
-            done = progress.get("casesDone", 0)
+            finished = ((record.get("result") or {}).get("summary") or {}).get("cases", 0)
+            progress = record.get("progress") or {"casesDone": finished, "cases": finished}
+            done = progress["casesDone"]
             if done != last:
                 last = done
-                data = {"casesDone": done, "cases": progress.get("cases", done)}
+                data = {"casesDone": done, "cases": progress["cases"]}
                 yield f"event: progress\ndata: {json.dumps(data)}\n\n".encode()
             if record["status"] in TERMINAL:
                 yield f"event: end\ndata: {json.dumps({'status': record['status']})}\n\n".encode()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from starlette.responses import Response
@@ -15,10 +16,13 @@ PAGE_SIZE = 50
 
 
 def question_of(run: dict[str, Any]) -> str:
-    """The user's message a run answered, or its input as text."""
+    """The user's message (or a flow's `question`) a run answered, else its input as JSON."""
     data = run.get("input")
-    if isinstance(data, dict) and isinstance(data.get("userMessage"), str):
-        return str(data["userMessage"])
+    if isinstance(data, dict):
+        for name in ("userMessage", "question"):
+            if isinstance(data.get(name), str):
+                return str(data[name])
+        return json.dumps(data, ensure_ascii=False)
     return "" if data is None else str(data)
 
 

@@ -91,7 +91,7 @@ def flow_agents(flow: dict[str, Any]) -> list[str]:
     """The agents a flow's steps run: its agent nodes and its pinned agents."""
     named = [node.get("ref") for node in flow.get("nodes") or [] if node.get("kind") == "agent"]
     pinned = list(((flow.get("pins") or {}).get("agents") or {}).keys())
-    return sorted({str(a) for a in [*named, *pinned] if a})
+    return sorted({str(a).partition("@")[0] for a in [*named, *pinned] if a})
 
 
 def try_form(visit: Visit, subject: dict[str, Any]) -> dict[str, Any]:
