@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import Field
 
 from ..domain.errors import NotFound
+from ..domain.paging import Page
 from ..services import projects
 from .routing import Call, Endpoint
 from .wire import WireModel
@@ -59,27 +60,33 @@ class CreateResourceResult(WireModel):
     id: str
 
 
-async def get_default(call: Call[Any, Any]) -> dict[str, Any]:
+async def get_default(call: Call[Any, Any]) -> projects.Project:
     return projects.get_default(call.ctx)
 
 
-async def list_projects(call: Call[Any, ProjectQuery]) -> dict[str, Any]:
+async def list_projects(call: Call[Any, ProjectQuery]) -> Page[projects.Project]:
     q = call.query
-    page = projects.list_page(
+    return projects.list_page(
         call.ctx, limit=q.limit, cursor=q.cursor, org_id=q.org_id, name_contains=q.name_contains
     )
-    return page.to_wire()
 
 
-async def get(call: Call[Any, Any]) -> dict[str, Any]:
+async def get(call: Call[Any, Any]) -> projects.Project:
     return projects.get(call.ctx, call.path["projectId"])
 
 
-async def create(call: Call[ProjectSpec, Any]) -> dict[str, Any]:
+async def create(call: Call[ProjectSpec, Any]) -> CreateResourceResult:
     spec = call.body
     if spec.org_id:
         raise NotFound("org", spec.org_id)
-    return {"id": projects.create(call.ctx, spec.wire())}
+    project_id = projects.create(
+        call.ctx,
+        name=spec.name,
+        slug=spec.slug,
+        description=spec.description,
+        is_default=bool(spec.is_default),
+    )
+    return CreateResourceResult(id=project_id)
 
 
 ENDPOINTS = [

@@ -8,6 +8,7 @@ and returns the answer's body. The same declarations generate `/openapi.json`.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hmac
 import logging
 from collections.abc import Awaitable, Callable
@@ -20,6 +21,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..domain.errors import BadInput, Conflict, KindgiError, RequestTooLarge, Unauthenticated
+from ..domain.paging import Page
 from ..services import idempotency
 from ..services.context import Context
 from . import cursors, limits
@@ -119,18 +121,40 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
 def render(endpoint: Endpoint, result: object) -> Any:
     """An answer's JSON, always through the endpoint's declared response model.
 
-    A service's record (snake_case attributes) or a model is shaped by the model into the
-    contract's camelCase; fields the answer does not have stay absent.
+    A service's record (snake_case attributes, None for absent), a page of records, a dict
+    or a model is shaped by the model into the contract's camelCase; fields the answer does
+    not have stay absent.
     """
-    model = endpoint.response
-    if model is None:
+    if endpoint.response is None:
         raise TypeError(f"{endpoint.operation_id} answers JSON but declares no response model")
+    return shape(endpoint.response, result)
+
+
+def shape(model: type[BaseModel], result: object) -> Any:
+    """`result` as JSON through `model` (for a handler that picks its own status)."""
     if isinstance(result, BaseModel) and not isinstance(result, model):
         result = result.model_dump(exclude_unset=True)
-    shaped = (
-        result if isinstance(result, model) else model.model_validate(result, from_attributes=True)
-    )
+    shaped = result if isinstance(result, model) else model.model_validate(plain(result))
     return shaped.model_dump(by_alias=True, exclude_unset=True, mode="json")
+
+
+def plain(value: object) -> object:
+    """Records as dicts of their present (non-None) fields; a page as `data`/`has_more`."""
+    if isinstance(value, Page):
+        page: dict[str, object] = {"data": [plain(item) for item in value.items]}
+        page["has_more"] = value.has_more
+        if value.has_more and value.next_cursor:
+            page["next_cursor"] = value.next_cursor
+        return page
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            f.name: plain(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if getattr(value, f.name) is not None
+        }
+    if isinstance(value, list | tuple) and not hasattr(value, "_fields"):
+        return [plain(item) for item in value]
+    return value
 
 
 def _authenticate(request: Request, ctx: Context) -> None:

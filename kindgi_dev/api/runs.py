@@ -10,9 +10,10 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 from starlette.responses import Response, StreamingResponse
 
+from ..domain.paging import Page
 from ..services import flow_runs, runs
 from .responses import json_response
-from .routing import Call, Endpoint
+from .routing import Call, Endpoint, shape
 from .wire import OpenModel, WireModel, WireTime
 
 RunStatus = Literal["pending", "running", "suspended", "completed", "failed", "cancelled"]
@@ -45,7 +46,23 @@ class StartRunBody(WireModel):
     options: StartRunOptions | None = None
 
 
-class Run(OpenModel):
+class RunFailure(WireModel):
+    """Why a run failed."""
+
+    code: str
+    message: str
+
+
+class RunAgent(WireModel):
+    """The agent turn a run is."""
+
+    id: str
+    version: str
+    conversation_id: str
+    via: str
+
+
+class Run(WireModel):
     """A run as the contract shapes it (`output` is the agent turn's result)."""
 
     id: str
@@ -59,9 +76,13 @@ class Run(OpenModel):
     updated_at: str
     completed_at: str | None = None
     failure_message: str | None = None
+    failure: RunFailure | None = None
     output: Any = None
+    agent: RunAgent | None = None
+    started_by: Literal["person", "key", "schedule", "webhook", "event"] | None = None
     replay_of: str | None = None
     eval_run_id: str | None = None
+    segments: list[ScopeSegment] | None = None
 
 
 class RunPage(WireModel):
@@ -130,13 +151,13 @@ async def start(call: Call[StartRunBody, Any]) -> Response:
         run, status = await flow_runs.start(call.ctx, data)
     else:
         run, status = await runs.start(call.ctx, data)
-    return json_response(run, status)
+    return json_response(shape(Run, run), status)
 
 
-async def list_runs(call: Call[Any, RunQuery]) -> dict[str, Any]:
+async def list_runs(call: Call[Any, RunQuery]) -> Page[runs.Run]:
     q = call.query
     if q.parent_run_id or q.trigger_id:
-        return {"data": [], "hasMore": False}  # kindgi dev has no child runs or triggers
+        return Page([], False)  # kindgi dev has no child runs or triggers
     filters = {
         "agent_id": q.agent_id,
         "agent_version": q.agent_version,
@@ -147,7 +168,7 @@ async def list_runs(call: Call[Any, RunQuery]) -> dict[str, Any]:
         "created_before": q.created_before,
         "project_id": q.scope_id if q.scope_kind == "project" else None,
     }
-    page = runs.list_page(
+    return runs.list_page(
         call.ctx,
         limit=q.limit,
         cursor=q.cursor,
@@ -156,18 +177,17 @@ async def list_runs(call: Call[Any, RunQuery]) -> dict[str, Any]:
         replays=q.replays,
         with_output=q.include == "output",
     )
-    return page.to_wire()
 
 
-async def get(call: Call[Any, Any]) -> dict[str, Any]:
+async def get(call: Call[Any, Any]) -> runs.Run:
     return runs.get(call.ctx, call.path["runId"])
 
 
-async def cancel(call: Call[Any, Any]) -> dict[str, Any]:
+async def cancel(call: Call[Any, Any]) -> runs.Run:
     return await runs.cancel(call.ctx, call.path["runId"])
 
 
-async def journal(call: Call[Any, JournalQuery]) -> dict[str, Any]:
+async def journal(call: Call[Any, JournalQuery]) -> Page[dict[str, Any]]:
     q = call.query
     return runs.journal(call.ctx, call.path["runId"], since=q.since, limit=q.limit, cursor=q.cursor)
 
@@ -195,7 +215,7 @@ async def stream(call: Call[Any, Any]) -> Response:
         nonlocal since
         deadline = asyncio.get_running_loop().time() + 300
         while asyncio.get_running_loop().time() < deadline:
-            for entry in runs.journal(ctx, run_id, since=since, limit=None, cursor=None)["data"]:
+            for entry in runs.journal(ctx, run_id, since=since, limit=None, cursor=None).items:
                 since = entry["sequence"]
                 kind = WIRE_KINDS.get(entry["kind"])
                 if kind is None:

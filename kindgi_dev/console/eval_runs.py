@@ -56,7 +56,7 @@ async def try_on_suite(visit: Visit) -> Response:
     suite_id = visit.request.path_params["suiteId"]
     try:
         body = start_body(visit, visit.field("kind"), visit.field("subject"))
-        body["projectId"] = projects.get_default(visit.ctx)["id"]
+        body["projectId"] = projects.get_default(visit.ctx).id
         started = trials.start_on_suite(visit.ctx, suite_id, body)
     except KindgiError as error:
         return await test_cases.suite(visit, {"try": error.message}, error.status)

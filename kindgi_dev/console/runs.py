@@ -69,14 +69,14 @@ async def start_run(visit: Visit) -> Response:
         run, _ = await runs.start(visit.ctx, body)
     except BadInput as error:
         return await list_runs(visit, error=error)
-    return redirect(f"/console/runs/{run['id']}")
+    return redirect(f"/console/runs/{run.id}")
 
 
 async def show_run(visit: Visit) -> Response:
     """`/console/runs/{id}`: what went in, what came out, each tool call and the journal."""
     run_id = visit.request.path_params["runId"]
     run = runs.get_record(visit.ctx, run_id)
-    journal = runs.journal(visit.ctx, run_id, since=-1, limit=None, cursor=None)["data"]
+    journal = runs.journal(visit.ctx, run_id, since=-1, limit=None, cursor=None).items
     return visit.render(
         "run.html",
         run=run,

@@ -58,7 +58,7 @@ async def build(visit: Visit) -> Response:
             raise ValidationFailed("id", "is required: the test cases' id")
         body: dict[str, Any] = {
             "version": visit.field("version"),
-            "projectId": projects.get_default(visit.ctx)["id"],
+            "projectId": projects.get_default(visit.ctx).id,
             "agentId": subject_id if kind == "agent" else None,
             "flowId": subject_id if kind == "flow" else None,
             "agentVersion": visit.field("agent-version") or None,

@@ -75,7 +75,7 @@ def publish(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     if body["kind"] == "judged":
         raise ValidationFailed("kind", "a judged suite is built with versions/from-judgments")
     try:
-        project_id = projects.get(ctx, body["projectId"])["id"]
+        project_id = projects.get(ctx, body["projectId"]).id
     except NotFound:
         raise BadInput(f"projectId: no project {body['projectId']} in your tenant.") from None
     row = {"id": body["id"], "version": body["version"], "tenant_id": ctx.tenant_id,
@@ -231,7 +231,7 @@ def build_from_judgments(ctx: Context, suite_id: str, body: dict[str, Any]) -> d
     """Publish a `judged` version: one frozen case per corrected run, newest first, ≤ 1000."""
     check_version(body["version"])
     subject = _subject(body)
-    project_id = projects.get(ctx, body["projectId"])["id"]
+    project_id = projects.get(ctx, body["projectId"]).id
     filters = rules.BuildFilters(
         agent_version=body.get("agentVersion"), since=_wire_time(body, "since"),
         until=_wire_time(body, "until"), min_judgments=body.get("minJudgments") or 1,

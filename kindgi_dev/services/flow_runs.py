@@ -52,7 +52,7 @@ def definition(ctx: Context, flow_id: str, version: str | None = None) -> FlowDe
     return FlowDefinition.from_manifest(catalog.get_flow(ctx, flow_id, version))
 
 
-async def start(ctx: Context, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+async def start(ctx: Context, body: dict[str, Any]) -> tuple[runs.Run, int]:
     """Start a flow run; answer when it ends (`wait`, the default) or at once."""
     flow = definition(ctx, body["flow"], body.get("flowVersion"))
     project_id = projects.require(ctx, body.get("projectId"))
@@ -67,9 +67,9 @@ async def start(ctx: Context, body: dict[str, Any]) -> tuple[dict[str, Any], int
             raise FlowRunFailed(
                 finished.get("failure_message") or "The flow run failed.", runId=run["id"]
             )
-        return runs.to_wire(finished), 201
+        return runs.run_of(finished), 201
     ctx.run_tasks[run["id"]] = asyncio.create_task(_track(ctx, run["id"], work))
-    return runs.to_wire(run_store.get(ctx.db, run["id"]) or run), 202
+    return runs.run_of(run_store.get(ctx.db, run["id"]) or run), 202
 
 
 async def _track(ctx: Context, run_id: str, work: Any) -> dict[str, Any]:

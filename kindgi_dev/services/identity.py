@@ -31,12 +31,12 @@ def ensure(db: Database) -> Identity:
             db,
             {
                 "id": str(uuid.uuid4()),
-                "tenantId": identity.tenant_id,
+                "tenant_id": identity.tenant_id,
                 "name": "Default",
                 "slug": "default",
-                "isDefault": True,
-                "createdAt": now,
-                "updatedAt": now,
+                "is_default": 1,
+                "created_at": now,
+                "updated_at": now,
             },
         )
         return identity

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
 import uuid
-from typing import Any
+from dataclasses import dataclass
 
 from ..domain.errors import Conflict, NotFound
 from ..domain.paging import Page, fetch_page
@@ -12,27 +13,56 @@ from ..store import projects
 from .context import Context
 
 
-def get_default(ctx: Context) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Project:
+    """A project: the tenant's default one or one created through the API."""
+
+    id: str
+    tenant_id: str
+    name: str
+    slug: str
+    is_default: bool
+    created_at: str
+    updated_at: str
+    org_id: str | None = None
+    description: str | None = None
+
+
+def _project(row: sqlite3.Row) -> Project:
+    return Project(
+        id=row["id"],
+        tenant_id=row["tenant_id"],
+        name=row["name"],
+        slug=row["slug"],
+        is_default=bool(row["is_default"]),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        org_id=row["org_id"] or None,
+        description=row["description"],
+    )
+
+
+def get_default(ctx: Context) -> Project:
     """The one project with `isDefault: true`."""
     row = projects.get_default(ctx.db, ctx.tenant_id)
     if row is None:
         raise NotFound("project", "default")
-    return projects.to_wire(row)
+    return _project(row)
 
 
-def get(ctx: Context, project_id: str) -> dict[str, Any]:
+def get(ctx: Context, project_id: str) -> Project:
     """One project; 404 `project-not-found`."""
     row = projects.get(ctx.db, project_id)
     if row is None or row["tenant_id"] != ctx.tenant_id:
         raise NotFound("project", project_id)
-    return projects.to_wire(row)
+    return _project(row)
 
 
 def require(ctx: Context, project_id: str | None) -> str:
     """The id of an existing project, or of the default one when none is named."""
     if project_id is None:
-        return str(get_default(ctx)["id"])
-    return str(get(ctx, project_id)["id"])
+        return get_default(ctx).id
+    return get(ctx, project_id).id
 
 
 def list_page(
@@ -42,7 +72,7 @@ def list_page(
     cursor: str | None,
     org_id: str | None,
     name_contains: str | None,
-) -> Page[dict[str, Any]]:
+) -> Page[Project]:
     """A page of projects, newest first."""
     page = fetch_page(
         lambda size, after: projects.list_page(
@@ -57,29 +87,41 @@ def list_page(
         cursor=cursor,
         position=lambda row: (row["created_at"], row["id"]),
     )
-    return page.map(projects.to_wire)
+    return page.map(_project)
 
 
-def create(ctx: Context, spec: dict[str, Any]) -> str:
+def create(
+    ctx: Context,
+    *,
+    name: str,
+    slug: str,
+    description: str | None = None,
+    org_id: str | None = None,
+    is_default: bool = False,
+) -> str:
     """Create a project; 409 when the slug is taken or a second default is asked for."""
     with ctx.db.transaction():
-        if spec.get("isDefault") and projects.get_default(ctx.db, ctx.tenant_id) is not None:
+        if is_default and projects.get_default(ctx.db, ctx.tenant_id) is not None:
             raise Conflict(
                 "This tenant already has a default project.",
                 code="project-default-already-exists",
             )
-        if projects.slug_taken(ctx.db, ctx.tenant_id, spec.get("orgId"), spec["slug"]):
-            raise Conflict(f'A project with slug "{spec["slug"]}" exists.', code="slug-conflict")
+        if projects.slug_taken(ctx.db, ctx.tenant_id, org_id, slug):
+            raise Conflict(f'A project with slug "{slug}" exists.', code="slug-conflict")
         now = now_iso()
         project_id = str(uuid.uuid4())
         projects.insert(
             ctx.db,
             {
-                **spec,
                 "id": project_id,
-                "tenantId": ctx.tenant_id,
-                "createdAt": now,
-                "updatedAt": now,
+                "tenant_id": ctx.tenant_id,
+                "org_id": org_id,
+                "name": name,
+                "slug": slug,
+                "description": description,
+                "is_default": 1 if is_default else 0,
+                "created_at": now,
+                "updated_at": now,
             },
         )
     return project_id

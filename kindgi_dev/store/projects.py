@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from typing import Any
 
 from .db import Database
@@ -11,33 +12,12 @@ from .query import Where
 _COLUMNS = "id, tenant_id, org_id, name, slug, description, is_default, created_at, updated_at"
 
 
-def to_wire(row: sqlite3.Row) -> dict[str, Any]:
-    """A project row as the contract's `Project`."""
-    project: dict[str, Any] = {"id": row["id"], "tenantId": row["tenant_id"]}
-    if row["org_id"]:
-        project["orgId"] = row["org_id"]
-    project.update(name=row["name"], slug=row["slug"], isDefault=bool(row["is_default"]))
-    if row["description"] is not None:
-        project["description"] = row["description"]
-    project.update(createdAt=row["created_at"], updatedAt=row["updated_at"])
-    return project
-
-
-def insert(db: Database, project: dict[str, Any]) -> None:
-    """Add a project; `sqlite3.IntegrityError` when its slug or default flag is taken."""
+def insert(db: Database, row: Mapping[str, Any]) -> None:
+    """Add a project (its columns by name); `sqlite3.IntegrityError` when its slug or default
+    flag is taken."""
     db.run(
         f"INSERT INTO projects ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            project["id"],
-            project["tenantId"],
-            project.get("orgId"),
-            project["name"],
-            project["slug"],
-            project.get("description"),
-            1 if project.get("isDefault") else 0,
-            project["createdAt"],
-            project["updatedAt"],
-        ),
+        tuple(row.get(column) for column in _COLUMNS.split(", ")),
     )
 
 

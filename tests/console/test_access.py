@@ -50,7 +50,7 @@ def test_the_link_logs_in_once_with_an_httponly_strict_cookie(app: object) -> No
 
 
 def test_without_the_cookie_pages_show_the_login_hint_and_no_data(app: object) -> None:
-    project = projects.get_default(context_of(app))["id"]
+    project = projects.get_default(context_of(app)).id
     stranger = TestClient(app, base_url=BASE)
     assert stranger.get("/", follow_redirects=False).headers["location"] == "/console/"
     for path in ("/console/", "/console/runs", "/console/test-cases"):
@@ -71,7 +71,7 @@ def test_the_api_token_pasted_logs_a_second_browser_in(app: object) -> None:
 
 def test_another_host_header_is_refused_even_with_the_cookie(app: object) -> None:
     browser = logged_in(app)
-    project = projects.get_default(context_of(app))["id"]
+    project = projects.get_default(context_of(app)).id
     for host in ("evil.example", "evil.example:80", "rebound.example:4000"):
         refused = browser.get("/console/runs", headers={"Host": host})
         assert refused.status_code == 400

@@ -5,13 +5,16 @@ callers use them through this package.
 """
 
 from .read import (
+    Run,
+    RunAgent,
+    RunFailure,
     cancel,
     get,
     get_record,
     journal,
     list_page,
     list_records,
-    to_wire,
+    run_of,
     tool_calls,
 )
 from .record import fail_interrupted, finish_cancelled, record_outcome
@@ -30,6 +33,9 @@ from .start import (
 __all__ = [
     "AGENT_FLOW_ID",
     "AGENT_FLOW_VERSION",
+    "Run",
+    "RunAgent",
+    "RunFailure",
     "TurnFailedError",
     "cancel",
     "check_input",
@@ -44,8 +50,8 @@ __all__ = [
     "open_run",
     "perform_turn",
     "record_outcome",
+    "run_of",
     "start",
-    "to_wire",
     "tool_calls",
     "tools_of",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ...domain.errors import Conflict, NotFound
@@ -14,6 +15,48 @@ from ..context import Context
 from .record import finish_cancelled
 
 
+@dataclass(frozen=True)
+class RunFailure:
+    """Why a run failed: a code and words for the person reading it."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class RunAgent:
+    """The agent turn a run is: which version answered, in which conversation, picked how."""
+
+    id: str
+    version: str
+    conversation_id: str
+    via: str
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run: what ran, its status and times, and its output once it ended."""
+
+    id: str
+    tenant_id: str
+    project_id: str
+    flow_id: str
+    flow_version: str
+    status: str
+    dry_run: bool
+    created_at: str
+    updated_at: str
+    completed_at: str | None = None
+    failure_message: str | None = None
+    failure: RunFailure | None = None
+    output: Any = None
+    agent: RunAgent | None = None
+    started_by: str | None = None
+    replay_of: str | None = None
+    eval_run_id: str | None = None
+    segments: list[dict[str, str]] | None = None
+
+
 def get_record(ctx: Context, run_id: str) -> dict[str, Any]:
     """A run as stored; 404 `run-not-found`."""
     run = run_store.get(ctx.db, run_id)
@@ -22,9 +65,9 @@ def get_record(ctx: Context, run_id: str) -> dict[str, Any]:
     return run
 
 
-def get(ctx: Context, run_id: str) -> dict[str, Any]:
-    """A run on the wire."""
-    return to_wire(get_record(ctx, run_id))
+def get(ctx: Context, run_id: str) -> Run:
+    """One run; 404 `run-not-found`."""
+    return run_of(get_record(ctx, run_id))
 
 
 def list_page(
@@ -36,12 +79,12 @@ def list_page(
     statuses: Sequence[str],
     replays: str,
     with_output: bool,
-) -> Page[dict[str, Any]]:
+) -> Page[Run]:
     """A page of runs, newest first; replays only when asked for."""
     return list_records(
         ctx, limit=limit, cursor=cursor, filters=filters, statuses=statuses, replays=replays,
         with_output=with_output,
-    ).map(to_wire)  # fmt: skip
+    ).map(run_of)  # fmt: skip
 
 
 def list_records(
@@ -72,7 +115,7 @@ def list_records(
     )
 
 
-async def cancel(ctx: Context, run_id: str) -> dict[str, Any]:
+async def cancel(ctx: Context, run_id: str) -> Run:
     """Cancel a running run; 409 `run-already-terminal` once it has ended."""
     run = get_record(ctx, run_id)
     if run["status"] in TERMINAL:
@@ -91,7 +134,7 @@ async def cancel(ctx: Context, run_id: str) -> dict[str, Any]:
 
 def journal(
     ctx: Context, run_id: str, *, since: int, limit: int | None, cursor: str | None
-) -> dict[str, Any]:
+) -> Page[dict[str, Any]]:
     """A run's journal, in order, after `since` (or a cursor)."""
     get_record(ctx, run_id)
     position = decode_cursor(cursor)
@@ -99,8 +142,8 @@ def journal(
     size = None if limit is None else clamp_limit(limit)
     entries = run_store.journal(ctx.db, run_id, since=after, limit=size)
     if size is None:
-        return Page(entries, False).to_wire()
-    return make_page(entries, size, lambda e: (e["sequence"],)).to_wire()
+        return Page(entries, False)
+    return make_page(entries, size, lambda e: (e["sequence"],))
 
 
 def tool_calls(ctx: Context, run_id: str) -> list[dict[str, Any]]:
@@ -109,37 +152,30 @@ def tool_calls(ctx: Context, run_id: str) -> list[dict[str, Any]]:
     return run_store.tool_calls(ctx.db, run_id)
 
 
-def to_wire(run: Mapping[str, Any]) -> dict[str, Any]:
-    """A stored run as the contract's `Run`."""
-    wire: dict[str, Any] = {
-        "id": run["id"], "tenantId": run["tenant_id"], "projectId": run["project_id"],
-        "flowId": run["flow_id"], "flowVersion": run["flow_version"], "status": run["status"],
-        "dryRun": bool(run["dry_run"]), "createdAt": run["created_at"],
-        "updatedAt": run["updated_at"],
-    }  # fmt: skip
-    if run.get("completed_at"):
-        wire["completedAt"] = run["completed_at"]
-    if run.get("failure_message") and run["status"] == "failed":
-        wire["failureMessage"] = run["failure_message"]
-        wire["failure"] = {
-            "code": run.get("failure_code") or "run-failed",
-            "message": run["failure_message"],
-        }
-    if run.get("output") is not None:
-        wire["output"] = run["output"]
-    if run.get("agent_id"):
-        wire["agent"] = {
-            "id": run["agent_id"],
-            "version": run["agent_version"],
-            "conversationId": run["conversation_id"],
-            "via": run["via"],
-        }
-    if run.get("started_by"):
-        wire["startedBy"] = run["started_by"]
-    if run.get("replay_of"):
-        wire["replayOf"] = run["replay_of"]
-    if run.get("eval_run_id"):
-        wire["evalRunId"] = run["eval_run_id"]
-    if run.get("segments"):
-        wire["segments"] = run["segments"]
-    return wire
+def run_of(run: Mapping[str, Any]) -> Run:
+    """A stored run as the record callers read."""
+    failed = run["status"] == "failed" and bool(run.get("failure_message"))
+    return Run(
+        id=run["id"],
+        tenant_id=run["tenant_id"],
+        project_id=run["project_id"],
+        flow_id=run["flow_id"],
+        flow_version=run["flow_version"],
+        status=run["status"],
+        dry_run=bool(run["dry_run"]),
+        created_at=run["created_at"],
+        updated_at=run["updated_at"],
+        completed_at=run.get("completed_at") or None,
+        failure_message=run["failure_message"] if failed else None,
+        failure=RunFailure(run.get("failure_code") or "run-failed", run["failure_message"])
+        if failed
+        else None,
+        output=run.get("output"),
+        agent=RunAgent(run["agent_id"], run["agent_version"], run["conversation_id"], run["via"])
+        if run.get("agent_id")
+        else None,
+        started_by=run.get("started_by") or None,
+        replay_of=run.get("replay_of") or None,
+        eval_run_id=run.get("eval_run_id") or None,
+        segments=run.get("segments") or None,
+    )

@@ -15,7 +15,7 @@ from ...runtime.tool_calls import ToolDispatcher
 from ...store import runs as run_store
 from .. import catalog, conversations, models, projects
 from ..context import Context
-from .read import to_wire
+from .read import Run, run_of
 from .record import finish_cancelled, record_outcome
 
 AGENT_FLOW_ID = "agent.turn"
@@ -60,7 +60,7 @@ def check_input(agent: Mapping[str, Any], data: Any) -> dict[str, Any]:
     return data
 
 
-async def start(ctx: Context, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+async def start(ctx: Context, body: dict[str, Any]) -> tuple[Run, int]:
     """Start an agent turn; answer when it ends (`wait`, the default) or at once."""
     if body.get("flow") is not None:
         raise BadInput(
@@ -90,9 +90,9 @@ async def start(ctx: Context, body: dict[str, Any]) -> tuple[dict[str, Any], int
                 code=finished.get("failure_code") or "model-invocation-failed",
                 runId=run["id"],
             )
-        return to_wire(finished), 201
+        return run_of(finished), 201
     ctx.run_tasks[run["id"]] = asyncio.create_task(_track(ctx, run["id"], work))
-    return to_wire(run_store.get(ctx.db, run["id"]) or run), 202
+    return run_of(run_store.get(ctx.db, run["id"]) or run), 202
 
 
 def live_dispatcher(
