@@ -9,6 +9,7 @@ from starlette.responses import Response
 
 from ..domain.errors import BadInput
 from ..domain.items import answer_text, items_of
+from ..domain.status import TERMINAL
 from ..services import catalog, runs
 from .web import Visit, redirect
 
@@ -86,5 +87,7 @@ async def show_run(visit: Visit) -> Response:
         items=items_of(run.get("output")),
         tools=runs.tool_calls(visit.ctx, run_id),
         journal=journal,
-        correctable=run["status"] == "completed" and not run.get("replay_of"),
+        correctable=run["status"] in TERMINAL
+        and run.get("output") is not None
+        and not run.get("content_erased_at"),
     )
