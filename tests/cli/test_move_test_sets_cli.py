@@ -162,3 +162,11 @@ def test_progress_shows_on_a_terminal_only(
     pushed = kindgi(here, "test-sets", "push", here.frozen, f"--to={there.url}",
                     f"--token={there.token}")  # fmt: skip
     assert "pushed 3 of 3 cases, " in pushed.stderr
+    test_set_id, _ = _ids(there.frozen)
+    missing = kindgi(here, "test-sets", "pull", f"{test_set_id}@9.0.0", f"--from={there.url}",
+                     f"--token={there.token}")  # fmt: skip
+    assert missing.exit_code == 1
+    assert missing.stderr.endswith(
+        f"Error [remote-error]: {there.url} answered 404 test-set-version-not-found: "
+        f"No test set version with id {test_set_id}@9.0.0.\n"
+    )
