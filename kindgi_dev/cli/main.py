@@ -10,6 +10,7 @@ from .. import __version__
 
 COMMANDS = (
     "dev",
+    "init",
     "projects",
     "agents",
     "tools",

@@ -1,0 +1,228 @@
+"""The pytest plugin: a `kindgi_dev` fixture that runs `kindgi dev` on your pack for your tests.
+
+It copies the pack (the test run's rootdir, or `--kindgi-pack`) to a temp folder, so the
+database is a throwaway one and a `kindgi dev` you have running on the pack is left alone;
+starts `kindgi dev` there on a free port; waits for `/health`; and stops it at the end.
+Session scope by default; `--kindgi-dev-scope=function` (or the `kindgi_dev_scope` ini
+option) gives each test its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import pytest
+
+if TYPE_CHECKING:
+    from kindgi.client import Kindgi
+
+NOT_COPIED = (".kindgi", ".kindgirc.json", ".venv", ".git", "__pycache__", ".pytest_cache",
+              "node_modules", ".mypy_cache", ".ruff_cache")  # fmt: skip
+NOT_PASSED = ("KINDGI_API_URL", "KINDGI_API_TOKEN", "KINDGI_DEV_PORT")
+TERMINAL = ("completed", "failed", "cancelled")
+RELOADED = ("✓ loaded", "✗ ")
+
+
+class KindgiDevError(RuntimeError):
+    """`kindgi dev` didn't start, or a helper's request was refused."""
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric of a try: the recorded runs' value and the candidate's."""
+
+    baseline: float | None
+    candidate: float | None
+    delta: float | None
+    n: int
+
+
+@dataclass(frozen=True)
+class TryResult:
+    """A finished eval run of a version on the agent's test set."""
+
+    status: str
+    metrics: Mapping[str, Metric]
+    diverged: int
+    run: Mapping[str, Any]
+    """The eval run as the API answered it."""
+
+
+class KindgiDev:
+    """A running `kindgi dev`: its address, token, default project, clients and helpers."""
+
+    def __init__(self, process: subprocess.Popen[bytes], pack: Path, log: Path) -> None:
+        self.process = process
+        self.pack = pack
+        """The copy of the pack it serves (files you change here reload)."""
+        self.log = log
+        rc = json.loads((pack / ".kindgirc.json").read_text())
+        self.url: str = rc["apiUrl"]
+        self.token: str = rc["token"]
+        self.http = httpx.Client(
+            base_url=self.url, headers={"Authorization": f"Bearer {self.token}"}, timeout=120
+        )
+        self.project_id: str = self.call("GET", "/v1/projects/default")["id"]
+        # Imported here: the client takes seconds to import, and every pytest run loads the plugin.
+        from kindgi.client import Kindgi
+
+        self.client: Kindgi = Kindgi(base_url=self.url, token=self.token)
+        """The official `kindgi` client, pointed at this instance."""
+
+    def output(self) -> str:
+        """What `kindgi dev` printed so far."""
+        return self.log.read_text(errors="replace")
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        """One API request; its JSON answer, or `KindgiDevError` with the error envelope."""
+        answer = self.http.request(method, path, json=body)
+        if answer.status_code >= 400:
+            raise KindgiDevError(f"{method} {path}: {answer.status_code} {answer.text}")
+        return answer.json()
+
+    def run(self, agent: str, message: str, timeout: float = 120.0) -> dict[str, Any]:
+        """A turn of `agent` on `message`, waited for: the run."""
+        run: dict[str, Any] = self.call(
+            "POST", "/v1/runs", {"agent": agent, "input": {"userMessage": message}}
+        )
+        deadline = time.monotonic() + timeout
+        while run["status"] in ("pending", "running") and time.monotonic() < deadline:
+            time.sleep(0.1)
+            run = self.call("GET", f"/v1/runs/{run['id']}")
+        return run
+
+    def correct(
+        self, run_id: str, key: str, pointer: str, *, right: bool, rank: int | None = None
+    ) -> dict[str, Any]:
+        """Add an item to your correction of the run (right or wrong): the correction."""
+        verdict = "right" if right else "wrong"
+        item: dict[str, Any] = {"key": key, "pointer": pointer, "verdict": verdict}
+        if rank is not None:
+            item["rank"] = rank
+        mine = self.call("GET", f"/v1/corrections?runId={run_id}")["data"]
+        if mine:
+            return dict(self.call("POST", f"/v1/corrections/{mine[0]['id']}/items", item))
+        return dict(self.call("POST", "/v1/corrections", {"runId": run_id, "items": [item]}))
+
+    def save(self, relative: str, text: str, timeout: float = 60.0) -> None:
+        """Write a file of the pack, as you save it, and wait until `kindgi dev` reloaded."""
+        seen = len(self.output())
+        (self.pack / relative).write_text(text)
+        deadline = time.monotonic() + timeout
+        while not any(mark in self.output()[seen:] for mark in RELOADED):
+            if time.monotonic() > deadline:
+                raise KindgiDevError(f"kindgi dev did not reload {relative}:\n{self.output()}")
+            time.sleep(0.05)
+        if "✗ " in self.output()[seen:]:
+            raise KindgiDevError(f"{relative} didn't load:\n{self.output()[seen:]}")
+
+    def try_version(self, agent: str, version: str, timeout: float = 600.0) -> TryResult:
+        """Replay `version` of `agent` on its test set, wait, and return the scores."""
+        body = {"projectId": self.project_id, "agentRef": {"agentId": agent, "version": version}}
+        started = self.call("POST", f"/v1/agents/{agent}/test-set/runs", body)
+        deadline = time.monotonic() + timeout
+        run = self.call("GET", f"/v1/eval-runs/{started['runId']}")
+        while run["status"] not in TERMINAL:
+            if time.monotonic() > deadline:
+                raise KindgiDevError(f"eval run {started['runId']} still {run['status']}")
+            time.sleep(0.2)
+            run = self.call("GET", f"/v1/eval-runs/{started['runId']}")
+        summary = (run.get("result") or {}).get("summary") or {}
+        metrics = {
+            name: Metric(m.get("baseline"), m.get("candidate"), m.get("delta"), m.get("n", 0))
+            for name, m in (summary.get("metrics") or {}).items()
+        }
+        return TryResult(run["status"], metrics, summary.get("diverged", 0), run)
+
+    def stop(self) -> int:
+        """Ctrl+C, as you stop it; its exit code."""
+        self.http.close()
+        self.client.close()
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                return self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        return self.process.wait()
+
+
+def copy_pack(pack: Path, into: Path) -> Path:
+    """The pack without its state, venv or caches."""
+    target = into / pack.name
+    shutil.copytree(pack, target, ignore=shutil.ignore_patterns(*NOT_COPIED))
+    return target
+
+
+def start(pack: Path, workdir: Path, timeout: float = 60.0) -> KindgiDev:
+    """`kindgi dev --port 0` on a copy of `pack` in `workdir`, once `/health` answers."""
+    if not (pack / "pyproject.toml").is_file():
+        raise KindgiDevError(f"{pack} has no pyproject.toml: pass --kindgi-pack=<pack dir>")
+    copy = copy_pack(pack, workdir)
+    log = workdir / "kindgi-dev.log"
+    env = {k: v for k, v in os.environ.items() if k not in NOT_PASSED}
+    command = [sys.executable, "-c", "from kindgi_dev.cli.main import main; main()"]
+    with log.open("wb") as handle:
+        process = subprocess.Popen(
+            [*command, "dev", "--port", "0"], cwd=copy, env=env, stdout=handle,
+            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    rc = copy / ".kindgirc.json"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise KindgiDevError(f"kindgi dev exited {process.returncode}:\n{log.read_text()}")
+        if rc.exists() and healthy(rc):
+            return KindgiDev(process, copy, log)
+        time.sleep(0.05)
+    process.kill()
+    raise KindgiDevError(f"kindgi dev did not answer in {timeout} s:\n{log.read_text()}")
+
+
+def healthy(rc: Path) -> bool:
+    """Whether the instance `.kindgirc.json` names answers `/health`."""
+    try:
+        url = json.loads(rc.read_text())["apiUrl"]
+        return httpx.get(f"{url}/health", timeout=2).status_code == 200
+    except (ValueError, KeyError, httpx.HTTPError):
+        return False
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("kindgi-dev")
+    group.addoption("--kindgi-pack", help="The pack kindgi_dev serves (default: the rootdir).")
+    group.addoption(
+        "--kindgi-dev-scope", choices=("session", "function"),
+        help="One kindgi dev for the session (default) or one per test.",
+    )  # fmt: skip
+    parser.addini("kindgi_dev_scope", "session (default) or function", default="session")
+
+
+def fixture_scope(fixture_name: str, config: pytest.Config) -> Any:
+    """The `kindgi_dev` fixture's scope, from the option or the ini file."""
+    return config.getoption("kindgi_dev_scope") or config.getini("kindgi_dev_scope")
+
+
+@pytest.fixture(scope=fixture_scope)
+def kindgi_dev(request: pytest.FixtureRequest) -> Iterator[KindgiDev]:
+    """`kindgi dev` on the pack, on a free port with a throwaway database."""
+    named = request.config.getoption("kindgi_pack")
+    pack = Path(named).resolve() if named else Path(request.config.rootpath)
+    with tempfile.TemporaryDirectory(prefix="kindgi-dev-") as workdir:
+        running = start(pack, Path(workdir))
+        try:
+            yield running
+        finally:
+            running.stop()
