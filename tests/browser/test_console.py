@@ -175,7 +175,8 @@ def test_without_the_session_cookie_a_page_shows_no_data(
     browser: Browser, person: BrowserContext, server: DevServer
 ) -> None:
     with server.client() as api:
-        run = api.get("/v1/runs", params={"limit": 1}).json()["data"][0]
+        body = {"agent": AGENT, "input": {"userMessage": "Where is it?"}}
+        run = api.post("/v1/runs", json=body).json()
     stranger = browser.new_context()
     page = stranger.new_page()
     for path in ("/console/runs", f"/console/runs/{run['id']}", "/console/test-cases"):
