@@ -1,0 +1,53 @@
+"""An agent's test set in the console: its cases, and Try an agent version on them."""
+
+from __future__ import annotations
+
+import html
+import re
+import time
+from pathlib import Path
+
+from flow_pack import PASSWORD, flow_served
+
+from kindgi_dev.api.app import console_link
+
+AGENT = "acme-ops.article-picker"
+ORIGIN = {"Origin": "http://127.0.0.1"}
+
+
+def test_try_an_agent_version_on_its_test_set(tmp_path: Path) -> None:
+    with flow_served(tmp_path) as (client, _ctx, _pack):
+        run = client.post("/v1/runs", json={"agent": AGENT, "input": {"userMessage": PASSWORD}})
+        assert run.status_code == 201, run.text
+        items = [{"key": a["id"], "pointer": f"/output/articles/{n}", "rank": n,
+                  "verdict": "right" if n == 0 else "wrong"}
+                 for n, a in enumerate(run.json()["output"]["output"]["articles"])]  # fmt: skip
+        body = {"runId": run.json()["id"], "items": items}
+        assert client.post("/v1/corrections", json=body).status_code == 201
+        client.get(console_link(client.app, "http://127.0.0.1"))
+        page = html.unescape(client.get(f"/console/test-cases/agents/{AGENT}").text)
+        assert "Try an agent version on the test cases" in page
+        assert "kb-101 right" in page and "kb-102 wrong" in page
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page)
+        assert csrf is not None
+        form = {"csrf": csrf.group(1), "version": "0.1.0", "repetitions": "11"}
+        refused = client.post(f"/console/test-cases/agents/{AGENT}/try", data=form,
+                              headers=ORIGIN)  # fmt: skip
+        assert refused.status_code == 400
+        assert "repetitions: must be a whole number from 1 to 10" in refused.text
+        form["repetitions"] = "1"
+        tried = client.post(f"/console/test-cases/agents/{AGENT}/try", data=form,
+                            headers=ORIGIN, follow_redirects=False)  # fmt: skip
+        assert tried.status_code == 303, tried.text
+        for _ in range(200):
+            shown = html.unescape(client.get(tried.headers["location"]).text)
+            if 'id="progress"' not in shown:
+                break
+            time.sleep(0.05)
+        listed = html.unescape(client.get(f"/console/test-cases/agents/{AGENT}").text)
+    assert (
+        "People's corrections rate acme-ops.article-picker 0.1.0 the same as the recorded runs: "
+        "33% marked right before, 33% now, on the 1 of 1 cases with answers people corrected."
+    ) in shown
+    assert "newest frozen version 1.0.0" in listed
+    assert listed.count("/console/eval-runs/") == 1
