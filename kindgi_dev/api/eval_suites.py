@@ -11,7 +11,7 @@ from ..services import eval_suites
 from .judgments import JudgedSubject
 from .routing import Call, Endpoint
 from .runs import ScopeSegment
-from .wire import OpenModel, WireModel
+from .wire import Number, OpenModel, WireModel
 
 EvalKind = Literal[
     "accuracy", "pairwise", "regression", "human-review", "benchmark", "custom", "judged"
@@ -87,8 +87,8 @@ class BuildJudgedSuiteResult(WireModel):
 class RestrictedWeights(WireModel):
     """The weights of the verdicts recorded while their class was restricted."""
 
-    yes_weight: float
-    total_weight: float
+    yes_weight: Number
+    total_weight: Number
     judgment_ids: list[str] | None = None
 
 
@@ -109,8 +109,8 @@ class JudgedItemSummary(WireModel):
     rank: int | None = None
     yes: int
     no: int
-    yes_weight: float
-    total_weight: float
+    yes_weight: Number
+    total_weight: Number
     restricted: RestrictedWeights | None = None
     judgment_ids: list[str] | None = None
     reasons: list[ItemReason]

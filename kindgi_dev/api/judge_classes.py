@@ -7,9 +7,10 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic.json_schema import WithJsonSchema
 
+from ..domain.paging import Page
 from ..services import judge_classes
 from .routing import Call, Endpoint
-from .wire import WireModel
+from .wire import Number, WireModel
 
 PrincipalKind = Literal["user", "service"]
 ReviewerRole = Literal["standard", "senior", "admin"]
@@ -99,7 +100,7 @@ class JudgeClass(WireModel):
     tenant_id: str
     scope: JudgeClassScope
     name: str
-    weight: float
+    weight: Number
     description: str | None = None
     assertable_by: JudgeClassAssertableByView | None = None
     created_at: str
@@ -132,13 +133,13 @@ class UnregisterJudgeClassResult(WireModel):
     unregistered: Literal[True]
 
 
-async def create(call: Call[CreateJudgeClassBody, Any]) -> dict[str, Any]:
+async def create(call: Call[CreateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
     return judge_classes.create(call.ctx, call.body.wire())
 
 
-async def list_classes(call: Call[Any, JudgeClassQuery]) -> dict[str, Any]:
+async def list_classes(call: Call[Any, JudgeClassQuery]) -> Page[judge_classes.JudgeClass]:
     q = call.query
-    page = judge_classes.list_page(
+    return judge_classes.list_page(
         call.ctx,
         limit=q.limit,
         cursor=q.cursor,
@@ -146,19 +147,18 @@ async def list_classes(call: Call[Any, JudgeClassQuery]) -> dict[str, Any]:
         project_id=q.project_id,
         agent_id=q.agent_id,
     )
-    return page.to_wire()
 
 
-async def get(call: Call[Any, Any]) -> dict[str, Any]:
+async def get(call: Call[Any, Any]) -> judge_classes.JudgeClass:
     return judge_classes.get(call.ctx, call.path["judgeClassId"])
 
 
-async def update(call: Call[UpdateJudgeClassBody, Any]) -> dict[str, Any]:
+async def update(call: Call[UpdateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
     changes = call.body.model_dump(by_alias=True, exclude_unset=True, mode="json")
     return judge_classes.update(call.ctx, call.path["judgeClassId"], changes)
 
 
-async def unregister(call: Call[Any, Any]) -> dict[str, Any]:
+async def unregister(call: Call[Any, Any]) -> judge_classes.Unregistered:
     return judge_classes.unregister(call.ctx, call.path["judgeClassId"])
 
 

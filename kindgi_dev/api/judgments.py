@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from ..domain.paging import Page
 from ..services import judgments
 from .routing import Call, Endpoint
 from .wire import OpenModel, WireModel
@@ -115,11 +116,11 @@ class UnregisterJudgmentResult(WireModel):
     unregistered: Literal[True]
 
 
-async def create(call: Call[CreateJudgmentBody, Any]) -> dict[str, Any]:
+async def create(call: Call[CreateJudgmentBody, Any]) -> judgments.Judgment:
     return judgments.create(call.ctx, call.body.wire())
 
 
-async def list_judgments(call: Call[Any, JudgmentQuery]) -> dict[str, Any]:
+async def list_judgments(call: Call[Any, JudgmentQuery]) -> Page[judgments.Judgment]:
     q = call.query
     filters = {
         "run_id": q.run_id,
@@ -130,7 +131,7 @@ async def list_judgments(call: Call[Any, JudgmentQuery]) -> dict[str, Any]:
         "judge_class_id": q.judge_class_id,
         "participant_id": q.participant_id,
     }
-    page = judgments.list_page(
+    return judgments.list_page(
         call.ctx,
         limit=q.limit,
         cursor=q.cursor,
@@ -138,14 +139,13 @@ async def list_judgments(call: Call[Any, JudgmentQuery]) -> dict[str, Any]:
         scope_kind=q.scope_kind,
         scope_id=q.scope_id,
     )
-    return page.to_wire()
 
 
-async def get(call: Call[Any, Any]) -> dict[str, Any]:
+async def get(call: Call[Any, Any]) -> judgments.JudgmentWithCopies:
     return judgments.get(call.ctx, call.path["judgmentId"])
 
 
-async def unregister(call: Call[Any, Any]) -> dict[str, Any]:
+async def unregister(call: Call[Any, Any]) -> judgments.Unregistered:
     return judgments.unregister(call.ctx, call.path["judgmentId"])
 
 

@@ -7,11 +7,15 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
+from pydantic.json_schema import WithJsonSchema
 
 from ..domain.errors import BadInput, ValidationFailed
 from ..domain.time import format_time, parse_time
 
 M = TypeVar("M", bound=BaseModel)
+
+Number = Annotated[int | float, WithJsonSchema({"type": "number"})]
+"""A JSON number answered as given: a whole weight stays `2`, not `2.0`."""
 
 
 def _wire_time(text: str) -> str:

@@ -24,7 +24,7 @@ def _mine(visit: Visit, run_id: str) -> dict[str, Any] | None:
     return page.items[0] if page.items else None
 
 
-def _groups(visit: Visit) -> list[dict[str, Any]]:
+def _groups(visit: Visit) -> list[judge_classes.JudgeClass]:
     page = judge_classes.list_page(visit.ctx, limit=100, cursor=None, scope_kind=None,
                                    project_id=None, agent_id=None)  # fmt: skip
     return page.items

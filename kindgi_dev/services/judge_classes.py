@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..domain import corrections as rules
@@ -19,32 +20,84 @@ CALLER_ROLE = "admin"
 """The dev token's user is the instance's admin, so it passes any `minReviewerRole`."""
 
 
-def to_wire(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A class as the contract's `JudgeClass`; `principalIds` shown, since the caller is admin."""
-    scope: dict[str, Any] = {"kind": row["scope_kind"]}
-    if row["scope_kind"] != "tenant":
-        scope["projectId"] = row["project_id"]
-    if row["scope_kind"] == "agent":
-        scope["agentId"] = row["agent_id"]
+@dataclass(frozen=True)
+class ClassScope:
+    """Where a class applies: the tenant, one project, or one agent in one project."""
+
+    kind: str
+    project_id: str | None = None
+    agent_id: str | None = None
+
+
+@dataclass(frozen=True)
+class AssertableBy:
+    """Who may use a restricted class; `principal_count` says how many principals it names."""
+
+    min_reviewer_role: str | None = None
+    principal_kinds: list[str] | None = None
+    principal_ids: list[str] | None = None
+    principal_count: int | None = None
+
+
+@dataclass(frozen=True)
+class JudgeClass:
+    """A judge class: its scope, name and weight, and who may use it when restricted."""
+
+    id: str
+    tenant_id: str
+    scope: ClassScope
+    name: str
+    weight: float
+    created_at: str
+    updated_at: str
+    description: str | None = None
+    assertable_by: AssertableBy | None = None
+    unregistered_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Unregistered:
+    """What retiring a class answers."""
+
+    judge_class_id: str
+    unregistered: bool = True
+
+
+def scope_of(row: Mapping[str, Any]) -> ClassScope:
+    """A stored class's scope."""
+    kind = row["scope_kind"]
+    return ClassScope(
+        kind,
+        project_id=None if kind == "tenant" else row["project_id"],
+        agent_id=row["agent_id"] if kind == "agent" else None,
+    )
+
+
+def class_of(row: Mapping[str, Any]) -> JudgeClass:
+    """A stored class as its record; `principalIds` shown, since the caller is admin."""
     weight = row["weight"]
-    wire: dict[str, Any] = {
-        "id": row["id"],
-        "tenantId": row["tenant_id"],
-        "scope": scope,
-        "name": row["name"],
-        "weight": int(weight) if float(weight).is_integer() else weight,
-    }
-    if row["description"] is not None:
-        wire["description"] = row["description"]
-    if row["assertable_by"]:
-        view = dict(row["assertable_by"])
-        if view.get("principalIds"):
-            view["principalCount"] = len(view["principalIds"])
-        wire["assertableBy"] = view
-    wire.update(createdAt=row["created_at"], updatedAt=row["updated_at"])
-    if row["unregistered_at"]:
-        wire["unregisteredAt"] = row["unregistered_at"]
-    return wire
+    stored = row["assertable_by"]
+    assertable = None
+    if stored:
+        ids = stored.get("principalIds")
+        assertable = AssertableBy(
+            min_reviewer_role=stored.get("minReviewerRole"),
+            principal_kinds=stored.get("principalKinds"),
+            principal_ids=ids,
+            principal_count=len(ids) if ids else None,
+        )
+    return JudgeClass(
+        id=row["id"],
+        tenant_id=row["tenant_id"],
+        scope=scope_of(row),
+        name=row["name"],
+        weight=int(weight) if float(weight).is_integer() else weight,
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        description=row["description"],
+        assertable_by=assertable,
+        unregistered_at=row["unregistered_at"] or None,
+    )
 
 
 def _row(ctx: Context, class_id: str) -> dict[str, Any]:
@@ -67,12 +120,12 @@ def _live_row(ctx: Context, class_id: str) -> dict[str, Any]:
     return row
 
 
-def get(ctx: Context, class_id: str) -> dict[str, Any]:
+def get(ctx: Context, class_id: str) -> JudgeClass:
     """One class, retired ones too."""
-    return to_wire(_row(ctx, class_id))
+    return class_of(_row(ctx, class_id))
 
 
-def create(ctx: Context, body: Mapping[str, Any]) -> dict[str, Any]:
+def create(ctx: Context, body: Mapping[str, Any]) -> JudgeClass:
     """A new class; 409 `judge-class-name-taken` when a live class of its scope has the name."""
     scope = body["scope"]
     if scope["kind"] != "tenant":
@@ -103,7 +156,7 @@ def create(ctx: Context, body: Mapping[str, Any]) -> dict[str, Any]:
     return get(ctx, row["id"])
 
 
-def update(ctx: Context, class_id: str, changes: Mapping[str, Any]) -> dict[str, Any]:
+def update(ctx: Context, class_id: str, changes: Mapping[str, Any]) -> JudgeClass:
     """Change weight, description or `assertableBy` (None lifts the restriction)."""
     if not changes:
         raise ValidationFailed("", "give at least one of weight, description, assertableBy")
@@ -115,13 +168,13 @@ def update(ctx: Context, class_id: str, changes: Mapping[str, Any]) -> dict[str,
     return get(ctx, class_id)
 
 
-def unregister(ctx: Context, class_id: str) -> dict[str, Any]:
+def unregister(ctx: Context, class_id: str) -> Unregistered:
     """Retire a class: new verdicts may not use it; those recorded keep it."""
     with ctx.db.transaction():
         _live_row(ctx, class_id)
         now = now_iso()
         store.update(ctx.db, class_id, {"unregistered_at": now, "updated_at": now})
-    return {"judgeClassId": class_id, "unregistered": True}
+    return Unregistered(class_id)
 
 
 def check_scope_query(scope_kind: str | None, project_id: str | None, agent_id: str | None) -> None:
@@ -144,7 +197,7 @@ def list_page(
     scope_kind: str | None,
     project_id: str | None,
     agent_id: str | None,
-) -> Page[dict[str, Any]]:
+) -> Page[JudgeClass]:
     """A page of live classes, newest first."""
     check_scope_query(scope_kind, project_id, agent_id)
     page = fetch_page(
@@ -161,7 +214,7 @@ def list_page(
         cursor=cursor,
         position=lambda r: (r["created_at"], r["id"]),
     )
-    return page.map(to_wire)
+    return page.map(class_of)
 
 
 def usable(ctx: Context, class_id: str | None, run: Mapping[str, Any]) -> AssertedClass:
@@ -172,7 +225,9 @@ def usable(ctx: Context, class_id: str | None, run: Mapping[str, Any]) -> Assert
     row = store.get(ctx.db, class_id)
     if row is None or row["tenant_id"] != ctx.tenant_id or row["unregistered_at"]:
         raise NotFound("judge-class", class_id)
-    scope = to_wire(row)["scope"]
+    found = scope_of(row)
+    parts = {"kind": found.kind, "projectId": found.project_id, "agentId": found.agent_id}
+    scope = {name: value for name, value in parts.items() if value is not None}
     if not rules.class_applies(scope, run["project_id"], run.get("agent_id")):
         raise ValidationFailed(
             "judgeClassId",

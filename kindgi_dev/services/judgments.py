@@ -7,6 +7,7 @@ none), so each judgment is also an item of a 0.4 correction.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..domain import corrections as rules
@@ -18,44 +19,95 @@ from . import corrections, judge_classes
 from .context import Context
 
 
-def to_wire(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A verdict as the contract's `Judgment`."""
-    item: dict[str, Any] = {"key": row["item_key"]}
-    if row["pointer"] is not None:
-        item["pointer"] = row["pointer"]
-    if row["rank"] is not None:
-        item["rank"] = row["rank"]
-    wire: dict[str, Any] = {
+@dataclass(frozen=True)
+class Subject:
+    """What a run ran: an agent or a flow, at a version."""
+
+    kind: str
+    id: str
+    version: str
+
+
+@dataclass(frozen=True)
+class JudgedItem:
+    """The item a judgment is about: its key, and where it sits in the output."""
+
+    key: str
+    pointer: str | None = None
+    rank: int | None = None
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who asserted a judgment."""
+
+    kind: str
+    id: str
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One verdict (0.1's judgment) on one item of a finished run's output."""
+
+    id: str
+    tenant_id: str
+    project_id: str
+    run_id: str
+    subject: Subject
+    item: JudgedItem
+    verdict: str
+    asserted_by: Principal
+    created_at: str
+    reason: str | None = None
+    judge_class_id: str | None = None
+    restricted: bool | None = None
+    participant_id: str | None = None
+    unregistered_at: str | None = None
+    superseded_by: str | None = None
+
+
+@dataclass(frozen=True)
+class JudgmentWithCopies(Judgment):
+    """A judgment with the run's copy taken at its first verdict and the item's value."""
+
+    run: dict[str, Any] | None = None
+    item_value: Any = None
+
+
+@dataclass(frozen=True)
+class Unregistered:
+    """What removing a judgment answers."""
+
+    judgment_id: str
+    unregistered: bool = True
+
+
+def _fields(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {
         "id": row["id"],
-        "tenantId": row["tenant_id"],
-        "projectId": row["project_id"],
-        "runId": row["run_id"],
-        "subject": {
-            "kind": row["subject_kind"],
-            "id": row["subject_id"],
-            "version": row["subject_version"],
-        },
-        "item": item,
+        "tenant_id": row["tenant_id"],
+        "project_id": row["project_id"],
+        "run_id": row["run_id"],
+        "subject": Subject(row["subject_kind"], row["subject_id"], row["subject_version"]),
+        "item": JudgedItem(row["item_key"], row["pointer"], row["rank"]),
         "verdict": row["verdict"],
+        "asserted_by": Principal(row["asserted_by_kind"], row["asserted_by_id"]),
+        "created_at": row["created_at"],
+        "reason": row["reason"],
+        "judge_class_id": row["judge_class_id"] or None,
+        "restricted": True if row["restricted"] else None,
+        "participant_id": row["participant_id"] or None,
+        "unregistered_at": row["unregistered_at"] or None,
+        "superseded_by": row["superseded_by"] or None,
     }
-    if row["reason"] is not None:
-        wire["reason"] = row["reason"]
-    if row["judge_class_id"]:
-        wire["judgeClassId"] = row["judge_class_id"]
-    if row["restricted"]:
-        wire["restricted"] = True
-    wire["assertedBy"] = {"kind": row["asserted_by_kind"], "id": row["asserted_by_id"]}
-    if row["participant_id"]:
-        wire["participantId"] = row["participant_id"]
-    wire["createdAt"] = row["created_at"]
-    if row["unregistered_at"]:
-        wire["unregisteredAt"] = row["unregistered_at"]
-    if row["superseded_by"]:
-        wire["supersededBy"] = row["superseded_by"]
-    return wire
 
 
-def create(ctx: Context, body: Mapping[str, Any]) -> dict[str, Any]:
+def judgment_of(row: Mapping[str, Any]) -> Judgment:
+    """A stored verdict as a judgment."""
+    return Judgment(**_fields(row))
+
+
+def create(ctx: Context, body: Mapping[str, Any]) -> Judgment:
     """Record one judgment; the caller's earlier one on the same item is superseded."""
     given = body["item"]
     pointer = given.get("pointer")
@@ -78,7 +130,7 @@ def create(ctx: Context, body: Mapping[str, Any]) -> dict[str, Any]:
             run, correction_id, corrector, item, klass, now, "item/pointer"
         )
         corrections.record(ctx, run, correction_id, [verdict], now)
-    return to_wire(_row(ctx, verdict["id"]))
+    return judgment_of(_row(ctx, verdict["id"]))
 
 
 def _row(ctx: Context, judgment_id: str) -> dict[str, Any]:
@@ -89,18 +141,16 @@ def _row(ctx: Context, judgment_id: str) -> dict[str, Any]:
     return row
 
 
-def get(ctx: Context, judgment_id: str) -> dict[str, Any]:
-    """`JudgmentWithCopies`: the judgment, the run's copy, and the judged item's value."""
+def get(ctx: Context, judgment_id: str) -> JudgmentWithCopies:
+    """The judgment, the run's copy, and the judged item's value."""
     row = _row(ctx, judgment_id)
-    wire = to_wire(row)
     copy = store.get_copy(ctx.db, row["run_id"]) or {}
-    wire["run"] = {k: v for k, v in copy.items() if v is not None or k in ("input", "output")}
-    if row["pointer"] is not None:
-        wire["itemValue"] = row["item_value"]
-    return wire
+    run = {k: v for k, v in copy.items() if v is not None or k in ("input", "output")}
+    value = row["item_value"] if row["pointer"] is not None else None
+    return JudgmentWithCopies(**_fields(row), run=run, item_value=value)
 
 
-def unregister(ctx: Context, judgment_id: str) -> dict[str, Any]:
+def unregister(ctx: Context, judgment_id: str) -> Unregistered:
     """Remove a live judgment of the caller's; 409 once it is no longer live."""
     row = _row(ctx, judgment_id)
     if (row["asserted_by_kind"], row["asserted_by_id"]) != (ctx.caller.kind, ctx.caller.id):
@@ -114,7 +164,7 @@ def unregister(ctx: Context, judgment_id: str) -> dict[str, Any]:
                 judgmentId=judgment_id,
             )
         store.update_correction(ctx.db, row["correction_id"], {"updated_at": now})
-    return {"judgmentId": judgment_id, "unregistered": True}
+    return Unregistered(judgment_id)
 
 
 def scope_filter(scope_kind: str | None, scope_id: str | None) -> dict[str, str | None]:
@@ -140,7 +190,7 @@ def list_page(
     filters: dict[str, Any],
     scope_kind: str | None,
     scope_id: str | None,
-) -> Page[dict[str, Any]]:
+) -> Page[Judgment]:
     """A page of live judgments, newest first."""
     if filters.get("agent_version") and not filters.get("agent_id"):
         raise ValidationFailed("agentVersion", "needs agentId")
@@ -156,4 +206,4 @@ def list_page(
         cursor=cursor,
         position=lambda r: (r["created_at"], r["id"]),
     )
-    return page.map(to_wire)
+    return page.map(judgment_of)
