@@ -393,3 +393,50 @@ def test_replays_take_corrections_that_a_rescore_scores_and_the_test_set_leaves_
         {"yesWeight": 0, "totalWeight": 1, "items": 1},
         None,
     ]
+
+
+def test_our_client_reads_and_writes_the_04_resources(
+    server: DevServer, http: httpx.Client, project: str
+) -> None:
+    from kindgi.client import ConflictError
+
+    from kindgi_dev.client import Kindgi as Ours
+
+    ours = Ours(base_url=server.url, token=server.token)
+    run = start_run(http, project, PASSWORD)
+    made = ours.corrections.create(
+        run_id=run["id"],
+        items=[{"key": "kb-101", "pointer": "/output/articles/0", "rank": 0, "verdict": "right"}],
+    )
+    added = ours.corrections.add_item(
+        made.id, key="kb-102", pointer="/output/articles/1", rank=1, verdict="wrong"
+    )
+    assert [(i.key, i.verdict) for i in added.items] == [("kb-101", "right"), ("kb-102", "wrong")]
+    assert ours.corrections.update(made.id, status="fixed").status == "fixed"
+    assert ours.corrections.get(made.id).status == "fixed"
+    assert [c.id for c in ours.corrections.list(run_id=run["id"]).data] == [made.id]
+
+    hand = ours.agents.test_set.add_case(
+        AGENT, run_id=run["id"], decisions={"verdict": "wrong", "mustNotCall": [LOG]}
+    )
+    assert hand.id.startswith("case-") and hand.expert is True
+    test_set = ours.agents.test_set.get(AGENT, project_id=project)
+    assert (test_set.cases.active, test_set.cases.retired, test_set.frozen_version) == (2, 0, None)
+    cases = ours.agents.test_set.list_cases(AGENT, project_id=project)
+    assert [(c.kind, c.id) for c in cases.data] == [("hand", hand.id), ("correction", made.id)]
+    retired = ours.agents.test_set.retire_case(AGENT, hand.id, reason="the log tool is gone")
+    assert retired.retired is not None and retired.retired.reason == "the log tool is gone"
+    with pytest.raises(ConflictError) as again:
+        ours.agents.test_set.retire_case(AGENT, hand.id, reason="twice")
+    assert again.value.server_code == "test-case-retired"
+    only_hand = ours.agents.test_set.list_cases(
+        AGENT, project_id=project, include="retired", kind="hand"
+    )
+    assert [c.id for c in only_hand.data] == [hand.id]
+
+    frozen = http.post(f"/v1/agents/{AGENT}/test-set/freeze", params={"projectId": project})
+    version = ours.agents.test_set.get(AGENT, project_id=project).frozen_version
+    assert version is not None and version.version == frozen.json()["version"] == "1.0.0"
+    listed = ours.test_sets.list_cases(version.test_set_id, version.version)
+    assert [c["id"] for c in listed.data] == [made.id]
+    assert ours.runs.get(run["id"]).status == "completed"
