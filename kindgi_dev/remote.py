@@ -134,17 +134,42 @@ class Remote:
         self, test_set_id: str, version: str, on_progress: OnProgress | None = None
     ) -> list[Any]:
         """Every case of a version, page by page: a test set's, else a suite built before's."""
+        total = await self._total(test_set_id, version) if on_progress else None
         try:
-            return await self._pages(_case_path(test_set_id, version, False), on_progress)
+            return await self._pages(_case_path(test_set_id, version, False), total, on_progress)
         except RemoteError as error:
             if error.status != 404:
                 raise
             try:
-                return await self._pages(_case_path(test_set_id, version, True), on_progress)
+                path = _case_path(test_set_id, version, True)
+                return await self._pages(path, total, on_progress)
             except RemoteError as again:
                 raise error if again.status == 404 else again from None
 
-    async def _pages(self, path: str, on_progress: OnProgress | None) -> list[Any]:
+    async def _total(self, test_set_id: str, version: str) -> int | None:
+        """How many cases a version has, when the remote's list of versions says; for
+        progress only, so any failure here is no answer."""
+        path = f"/v1/test-sets/{quote(test_set_id, safe='')}/versions"
+        try:
+            body, _, _ = await self._call("GET", path, params={"limit": PAGE_SIZE})
+        except RemoteError:
+            return None
+        entries = body.get("data") if isinstance(body, dict) else None
+        for entry in entries if isinstance(entries, list) else []:
+            if not isinstance(entry, dict) or entry.get("version") != version:
+                continue
+            spec = entry.get("spec")
+            if not isinstance(spec, dict):
+                continue
+            if isinstance(spec.get("caseCount"), int):
+                return int(spec["caseCount"])
+            if isinstance(spec.get("cases"), list):
+                return len(spec["cases"])
+        return None
+
+    async def _pages(
+        self, path: str, total: int | None, on_progress: OnProgress | None
+    ) -> list[Any]:
         cases: list[Any] = []
         size = 0
         cursor: str | None = None
@@ -161,7 +186,8 @@ class Remote:
             cases.extend(data)
             more = bool(body.get("hasMore")) and bool(body.get("nextCursor"))
             if on_progress is not None:
-                on_progress(Progress(len(cases), None if more else len(cases), size))
+                known = total if total is not None and more else (None if more else len(cases))
+                on_progress(Progress(len(cases), known, size))
             if not more:
                 return cases
             cursor = str(body["nextCursor"])

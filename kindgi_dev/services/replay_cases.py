@@ -154,14 +154,22 @@ def _suite_expectation(correction: Mapping[str, Any]) -> Expectation | None:
     return Expectation("decisions", decisions, correction.get("judgmentId"))
 
 
+def class_weight(ctx: Context, class_id: Any) -> float | None:
+    """A corrector group's weight here, or None when it isn't one of this runtime's."""
+    klass = judge_classes.get(ctx.db, str(class_id)) if class_id else None
+    return float(klass["weight"]) if klass else None
+
+
 def from_test_set_case(
     ctx: Context, case: Mapping[str, Any], *, restricted_only: bool
 ) -> ReplayCase | None:
-    """A frozen 0.4 case: its expected items, decisions and answer."""
+    """A frozen 0.4 case: its expected items, decisions and answer; its group's weight as it
+    is here, or as it was frozen (`judgeClassWeight`) when the group is another runtime's."""
     expect = case.get("expect") or {}
     expert = bool(case.get("expert"))
-    klass = judge_classes.get(ctx.db, case["judgeClassId"]) if case.get("judgeClassId") else None
-    weight = float(klass["weight"]) if klass else 1.0
+    weight = class_weight(ctx, case.get("judgeClassId"))
+    if weight is None:
+        weight = float(case.get("judgeClassWeight", 1.0))
     verdicts = [
         Verdict(i["key"], i.get("pointer"), i.get("rank"), i.get("verdict") == "right", weight,
                 expert)

@@ -231,7 +231,11 @@ def freeze(ctx: Context, agent_id: str, project_id: str | None) -> dict[str, Any
 
 
 def _with_run(ctx: Context, case: dict[str, Any]) -> dict[str, Any]:
-    """A frozen case with a copy of its run (`run`), so it replays anywhere, run or not."""
+    """A frozen case with a copy of its run (`run`) and its group's weight, so it replays
+    anywhere, run and group or not."""
+    weight = replay_cases.class_weight(ctx, case.get("judgeClassId"))
+    if weight is not None:
+        case = {**case, "judgeClassWeight": weight}
     copy = replay_cases.run_copy(ctx, case["runId"])
     return case if copy is None else {**case, "run": copy}
 

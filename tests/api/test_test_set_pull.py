@@ -3,6 +3,7 @@ read-only here, and tried like a version frozen here."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
+from kindgi_dev.remote import Progress, Remote
 from kindgi_dev.services.context import Context
 
 SET_ID = f"{AGENT}~0b6f3a52-5d0e-4f7e-9d55-1f1c8f6b2a10"
@@ -47,6 +49,7 @@ class StubRemote:
     cases: list[dict[str, Any]]
     fail_on_page: int | None = None
     url: str = ""
+    listed: bool = False
     seen: list[dict[str, str]] = field(default_factory=list)
 
     async def cases_page(self, request: Request) -> Response:
@@ -62,9 +65,14 @@ class StubRemote:
         return JSONResponse({"data": self.cases[start : start + 2], "hasMore": more,
                              "nextCursor": str(start + 2) if more else None})  # fmt: skip
 
+    async def versions(self, request: Request) -> Response:
+        entry = {"version": "1.0.0", "spec": {"caseCount": len(self.cases)}}
+        return JSONResponse({"data": [entry] if self.listed else [], "hasMore": False})
+
     def app(self) -> Starlette:
-        path = "/v1/test-sets/{testSetId}/versions/{version}/cases"
-        return Starlette(routes=[Route(path, self.cases_page)])
+        path = "/v1/test-sets/{testSetId}/versions"
+        return Starlette(routes=[Route(f"{path}/{{version}}/cases", self.cases_page),
+                                 Route(path, self.versions)])  # fmt: skip
 
 
 @contextmanager
@@ -193,6 +201,22 @@ def test_a_remote_error_shows_the_remotes_code_and_message(
     )
 
 
+@pytest.mark.parametrize("listed", [True, False])
+def test_progress_says_of_how_many_when_the_remote_lists_the_version(listed: bool) -> None:
+    steps: list[Progress] = []
+
+    async def pull(url: str) -> list[Any]:
+        async with Remote(url, REMOTE_TOKEN) as there:
+            return await there.version_cases(SET_ID, "1.0.0", steps.append)
+
+    with remote(_cases(5)) as stub:
+        stub.listed = listed
+        assert asyncio.run(pull(stub.url)) == _cases(5)
+    total = 5 if listed else None
+    assert [(s.cases, s.total) for s in steps] == [(2, total), (4, total), (5, 5)]
+    assert steps[0].bytes < steps[1].bytes < steps[2].bytes
+
+
 def _finish(client: TestClient, run_id: str) -> dict[str, Any]:
     for _ in range(200):
         run = client.get(f"/v1/eval-runs/{run_id}").json()
@@ -210,18 +234,31 @@ def _try_020(client: TestClient, path: str) -> dict[str, Any]:
     return _finish(client, started.json()["runId"])
 
 
-def test_a_pulled_version_is_tried_exactly_as_where_it_was_frozen(tmp_path: Path) -> None:
+def _tried_there_and_here(
+    tmp_path: Path, weight: int | None = None
+) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+    """0.2.0 tried on A's frozen set (the password case under a group of `weight`), then on
+    B's pull of it: A's eval run, B's, and the cases."""
     models = tmp_path / "candidate.py"
     models.write_text(CANDIDATE)
     versions = ("0.1.0", "0.2.0")
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     with served(tmp_path / "a", versions, models) as (there, ctx):
+        project = there.get("/v1/projects/default").json()["id"]
+        group = None
+        if weight is not None:
+            scope = {"kind": "project", "projectId": project}
+            made = there.post("/v1/judge-classes", json={"scope": scope, "name": "Leads",
+                                                         "weight": weight})  # fmt: skip
+            group = made.json()["id"]
         for question, run_id in tutorial_runs(ctx).items():
-            correction = {"runId": run_id, "items": [
+            correction: dict[str, Any] = {"runId": run_id, "items": [
                 {"key": a, "pointer": f"/output/articles/{rank}", "rank": rank,
                  "verdict": "right" if rank == 0 else "wrong"}
                 for rank, a in enumerate(QUESTIONS[question])]}  # fmt: skip
+            if group and question.startswith("I forgot"):
+                correction["judgeClassId"] = group
             assert there.post("/v1/corrections", json=correction).status_code == 201
         on_a = _try_020(there, f"/v1/agents/{AGENT}/test-set/runs")
         frozen = on_a["frozenVersion"]
@@ -233,6 +270,11 @@ def test_a_pulled_version_is_tried_exactly_as_where_it_was_frozen(tmp_path: Path
         assert here.get("/v1/runs").json()["data"] == []
         replays = here.get("/v1/runs", params={"replays": "only"}).json()["data"]
         assert sorted(r["replayOf"] for r in replays) == sorted(c["runId"] for c in cases)
+    return on_a, on_b, cases
+
+
+def test_a_pulled_version_is_tried_exactly_as_where_it_was_frozen(tmp_path: Path) -> None:
+    on_a, on_b, _ = _tried_there_and_here(tmp_path)
     assert on_b["frozenVersion"] == {"testSetId": SET_ID, "version": "1.0.0"}
     metrics = on_b["result"]["summary"]["metrics"]
     assert metrics["weightedYesShare"]["baseline"] == pytest.approx(1 / 3)
@@ -242,3 +284,11 @@ def test_a_pulled_version_is_tried_exactly_as_where_it_was_frozen(tmp_path: Path
     )  # fmt: skip
     assert metrics == on_a["result"]["summary"]["metrics"]
     assert [c["tools"][0]["source"] for c in on_b["result"]["perCase"]] == ["recorded"] * 3
+
+
+def test_a_pulled_case_weighs_what_its_group_weighed_where_it_was_frozen(tmp_path: Path) -> None:
+    on_a, on_b, cases = _tried_there_and_here(tmp_path, weight=3)
+    assert sorted(c.get("judgeClassWeight", 1) for c in cases) == [1, 1, 3]
+    share = on_b["result"]["summary"]["metrics"]["weightedYesShare"]
+    assert share["baselineWeight"] == 3 * 3 + 3 + 3
+    assert on_b["result"]["summary"]["metrics"] == on_a["result"]["summary"]["metrics"]
