@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import console_pages
+import flow_replay
 import httpx
 import seed
 from devserver import CLOSE, DevServer, clean_env
@@ -239,6 +240,12 @@ def row_memory(lab: Lab) -> list[Row]:
     return [Row(WHAT[7], TARGET[7], measured, own < 150)]
 
 
+def row_flow_replay(lab: Lab) -> list[Row]:
+    """9: an eval run of the recorded flow version, every node's call recorded."""
+    measured, per_node = flow_replay.measure(lab)
+    return [Row(WHAT[9], TARGET[9], measured, per_node < 5)]
+
+
 def row_console(lab: Lab) -> list[Row]:
     """8: each console page's p50 on rows 3 and 4's instance."""
     measured, ok = console_pages.measure(lab, min(lab.sizes.reads, 50))
@@ -254,6 +261,7 @@ WHAT = {
     6: "200 cases with a model of 200 ms latency",
     7: "idle memory (after start + 3 s)",
     8: "each console page with 10,000 corrections stored",
+    9: "replay overhead per flow case, per node, recorded tools",
 }
 TARGET = {
     1: "< 1.5 s",
@@ -264,6 +272,7 @@ TARGET = {
     6: "< 10 s",
     7: "< 150 MB RSS",
     8: "p50 < 100 ms",
+    9: "< 5 ms per node",
 }
 ROWS: dict[int, Callable[[Lab], list[Row]]] = {
     1: row_start,
@@ -274,6 +283,7 @@ ROWS: dict[int, Callable[[Lab], list[Row]]] = {
     6: row_slow_model,
     7: row_memory,
     8: row_console,
+    9: row_flow_replay,
 }
 
 
