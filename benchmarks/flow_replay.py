@@ -65,8 +65,10 @@ def measure(lab: Lab) -> tuple[str, float]:
             bodies = [seed.correction(run, f"p-{i}") for i, run in enumerate(runs)]
             post_concurrently(server, bodies, lab.sizes.clients, float("inf"))
             project = seed.project_id(client)
-            built = client.post(f"/v1/eval-suites/{SUITE_ID}/versions/from-judgments",
-                                json={"version": "1.0.0", "projectId": project, "flowId": FLOW})
+            built = client.post(
+                f"/v1/eval-suites/{SUITE_ID}/versions/from-judgments",
+                json={"version": "1.0.0", "projectId": project, "flowId": FLOW},
+            )
             if built.status_code != 201:
                 raise RuntimeError(f"building the suite: {built.status_code} {built.text[:300]}")
             say(f"  eval run of the flow on {cases} cases…")
