@@ -31,6 +31,7 @@ NEW_INSTRUCTIONS = (
     "Call acme-ops.search-articles with the customer's question. Answer with only the "
     "articles that answer it, most relevant first: one is often enough."
 )
+REASONS = {"kb-101": "Resets the password", "kb-102": "Not about signing in"}
 HEADLINE = (
     "People's corrections rate acme-ops.article-picker 0.2.0 better than the recorded runs: "
     "33% marked right before, 100% now, on the 3 of 3 cases with answers people corrected. "
@@ -117,6 +118,8 @@ def test_the_tutorial_in_the_browser(
         for rank, article in enumerate(QUESTIONS[question]):
             row = page.locator(f"#correct-items tr[data-key='{article}']")
             row.get_by_label("Yes" if rank == 0 else "No", exact=True).check()
+            if article in REASONS:
+                row.get_by_label(f"Reason for {article}").fill(REASONS[article])
         if rank == 2 and question.startswith("My package"):
             page.screenshot(path=str(shots / "correct.png"), full_page=True)
         page.click("text=Save the correction")
@@ -135,6 +138,7 @@ def test_the_tutorial_in_the_browser(
     password = cases.filter(has_text="I forgot my password")
     expect(password.locator("tbody tr").first).to_contain_text("kb-101")
     expect(password.locator("tbody tr").first.locator("td.num").nth(2)).to_have_text("100%")
+    expect(password.locator("tbody tr").nth(1)).to_contain_text("Not about signing in")
     page.screenshot(path=str(shots / "test-cases.png"), full_page=True)
 
     save_version_020(server.pack)
