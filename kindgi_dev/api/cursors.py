@@ -28,7 +28,7 @@ def sign(position: str, key: bytes) -> str:
 def verify(cursor: str, key: bytes) -> str:
     """The page position of a cursor this instance signed; 400 `bad-input` otherwise."""
     position, dot, mac = cursor.rpartition(".")
-    if not dot or not hmac.compare_digest(mac, _mac(position, key)):
+    if not dot or not hmac.compare_digest(mac.encode(), _mac(position, key).encode()):
         raise BadInput(
             "cursor: not a cursor this server gave out; use the nextCursor of the previous page.",
             field="cursor",

@@ -76,7 +76,9 @@ def _operation(endpoint: Endpoint, path: str, keyed: dict[Any, Any]) -> dict[str
         "parameters": _parameters(endpoint, path),
         "responses": {str(endpoint.status): _content(endpoint.response, keyed, "serialization")},
     }
-    for status in endpoint.errors or (400, 401, 404):
+    for status in endpoint.also:
+        operation["responses"][str(status)] = operation["responses"][str(endpoint.status)]
+    for status in sorted(set(endpoint.errors or (400, 401, 404)) | _always_possible(endpoint)):
         operation["responses"][str(status)] = {
             "description": "An error in the envelope.",
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/WireError"}}},
@@ -89,6 +91,17 @@ def _operation(endpoint: Endpoint, path: str, keyed: dict[Any, Any]) -> dict[str
     if endpoint.public:
         operation["security"] = []
     return operation
+
+
+def _always_possible(endpoint: Endpoint) -> set[int]:
+    """Refusals every such operation can answer: 401 without the token, 400 for a query or
+    body that isn't valid (and for a Host that isn't ours), 413 for a body too large."""
+    statuses = {400}
+    if not endpoint.public:
+        statuses.add(401)
+    if endpoint.body is not None:
+        statuses.add(413)
+    return statuses
 
 
 def _content(model: type[BaseModel] | None, keyed: dict[Any, Any], mode: str) -> dict[str, Any]:

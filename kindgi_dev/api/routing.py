@@ -68,6 +68,8 @@ class Endpoint:
     public: bool = False
     body_optional: bool = False
     errors: tuple[int, ...] = field(default=())
+    also: tuple[int, ...] = field(default=())
+    """Other success statuses answering the same model (e.g. 200 beside a 201 `status`)."""
 
 
 class _Empty(BaseModel):

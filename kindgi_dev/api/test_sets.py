@@ -113,6 +113,8 @@ class TestCase(WireModel):
     added_at: str
     updated_at: str
     retired: CaseRetirement | None = None
+    judge_class_id: str | None = None
+    """The corrector group (judge class) the correction was made under, when there was one."""
 
 
 class TestCasePage(WireModel):
@@ -393,7 +395,7 @@ ENDPOINTS = [
              response=TestSetPage, errors=(400, 401)),
     Endpoint("POST", "/v1/test-sets", "testSets.publish", publish,
              "Publish a registry entry's version (201; the same content again: 200).",
-             body=PublishTestSetBody, response=TestSetEntry, status=201,
+             body=PublishTestSetBody, response=TestSetEntry, status=201, also=(200,),
              errors=(400, 401, 409, 413)),
     Endpoint("GET", "/v1/test-sets/{testSetId}", "testSets.get", get_entry,
              "A test set: a registry entry, an agent's test set, or a suite built before.",
@@ -408,5 +410,6 @@ ENDPOINTS = [
     Endpoint("POST", "/v1/test-sets/{testSetId}/versions/{version}/pull", "testSets.pull", pull,
              "Pull a version from another Kindgi runtime (`from`, its `token`): stored read-only "
              "as the same id and version (201; the same content again: 200).", body=PullBody,
-             response=PulledTestSetVersion, status=201, errors=(400, 401, 409, 413, 502)),
+             response=PulledTestSetVersion, status=201, also=(200,),
+             errors=(400, 401, 409, 413, 502)),
 ]  # fmt: skip

@@ -60,7 +60,7 @@ def test_a_forged_cursor_is_refused_on_every_list(app: Any) -> None:
              "/v1/agents", "/v1/eval-suites"]  # fmt: skip
     before = everything(ctx)
     for path in lists:
-        for forged in ("WzFd", "WyJ4IiwxXQ", "WzFd.AAAAAAAAAAAAAAAAAAAAAA", "%%%"):
+        for forged in ("WzFd", "WyJ4IiwxXQ", "WzFd.AAAAAAAAAAAAAAAAAAAAAA", "%%%", "J.\u00f1Q"):
             refused(client.get(path, params={"cursor": forged, "limit": 1}), "cursor")
     first = client.get("/v1/runs", params={"limit": 1}).json()
     second = client.get("/v1/runs", params={"limit": 1, "cursor": first["nextCursor"]})
@@ -201,3 +201,17 @@ def test_a_stalled_body_is_refused_and_its_connection_closed(tmp_path: Path) -> 
     assert head.startswith(b"HTTP/1.1 400 ")
     assert json.loads(body)["error"]["code"] == "bad-input"
     assert "stalled" in json.loads(body)["error"]["message"]
+
+
+def test_a_case_made_under_a_corrector_group_is_described_by_the_document(app: Any) -> None:
+    client, _, run_id = app
+    item = {"key": "kb-101", "pointer": "/output/articles/0", "rank": 0, "verdict": "right"}
+    made = client.post("/v1/corrections", json={"runId": run_id, "items": [item],
+                                                "judgeClassId": class_id(client)})  # fmt: skip
+    assert made.status_code == 201, made.text
+    listed = client.get("/v1/agents/acme-ops.article-picker/test-set/cases")
+    assert listed.status_code == 200, listed.text
+    case = next(c for c in listed.json()["data"] if c["runId"] == run_id)
+    assert case["judgeClassId"] == class_id(client)
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    assert set(case) <= set(schemas["TestCase"]["properties"])
