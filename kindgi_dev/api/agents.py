@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from ..domain.catalog import Kind
 from ..domain.errors import BadInput
+from ..domain.paging import Page
 from ..services import catalog
 from .routing import Call, Endpoint
 from .wire import OpenModel, WireModel
@@ -95,7 +96,7 @@ class CatalogReads:
     kind: Kind
     id_param: str
 
-    async def list_items(self, call: Call[Any, CatalogListQuery]) -> dict[str, Any]:
+    async def list_items(self, call: Call[Any, CatalogListQuery]) -> Page[Any]:
         """The latest version of each id, a page at a time."""
         q = call.query
         check_scope(q)
@@ -107,13 +108,13 @@ class CatalogReads:
             name=q.name,
             include_retired=q.include_retired,
         )
-        return found.to_wire()
+        return found
 
     async def get_latest(self, call: Call[Any, GetQuery]) -> dict[str, Any]:
         """The highest active version."""
         return catalog.get(call.ctx, self.kind, call.path[self.id_param])
 
-    async def list_versions(self, call: Call[Any, VersionsQuery]) -> dict[str, Any]:
+    async def list_versions(self, call: Call[Any, VersionsQuery]) -> Page[Any]:
         """One id's versions, lowest semver first."""
         q = call.query
         found = catalog.list_versions(
@@ -124,7 +125,7 @@ class CatalogReads:
             cursor=q.cursor,
             include_tombstoned=q.include_tombstoned,
         )
-        return found.to_wire()
+        return found
 
     async def get_version(self, call: Call[Any, Any]) -> dict[str, Any]:
         """One version, unregistered or not."""

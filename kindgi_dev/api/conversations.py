@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
+from ..domain.paging import Page
 from ..services import conversations
-from .routing import Call, Endpoint
+from .routing import Call, Endpoint, plain
 from .wire import OpenModel, WireModel
 
 
-class Conversation(OpenModel):
+class Conversation(WireModel):
     """A conversation as the contract shapes it."""
 
     id: str
@@ -17,17 +18,24 @@ class Conversation(OpenModel):
     agent_id: str
     agent_version: str
     title: str
+    participant_id: str | None = None
+    project_id: str | None = None
+    opened_by: str | None = None
+    scope: dict[str, Any]
     status: Literal["open", "closed"]
     opened_at: str
+    closed_at: str | None = None
     turn_count: int
+    last_message_at: str | None = None
 
 
-class ConversationPage(OpenModel):
-    """A page of conversations."""
+class ConversationPage(WireModel):
+    """A page of conversations; `openedBy: me` echoed when the list was filtered by it."""
 
     data: list[Conversation]
     has_more: bool
     next_cursor: str | None = None
+    opened_by: Literal["me"] | None = None
 
 
 class MessagePage(OpenModel):
@@ -58,7 +66,7 @@ class PageQuery(WireModel):
     cursor: str | None = None
 
 
-async def list_conversations(call: Call[Any, ConversationQuery]) -> dict[str, Any]:
+async def list_conversations(call: Call[Any, ConversationQuery]) -> ConversationPage:
     q = call.query
     filters = {
         "agent_id": q.agent_id,
@@ -69,17 +77,17 @@ async def list_conversations(call: Call[Any, ConversationQuery]) -> dict[str, An
     page = conversations.list_page(
         call.ctx, limit=q.limit, cursor=q.cursor, filters=filters, replays=q.replays
     )
-    body = page.to_wire()
+    body = cast(dict[str, Any], plain(page))
     if q.opened_by == "me":
-        body["openedBy"] = "me"
-    return body
+        body["opened_by"] = "me"
+    return ConversationPage.model_validate(body)
 
 
-async def get(call: Call[Any, Any]) -> dict[str, Any]:
+async def get(call: Call[Any, Any]) -> conversations.Conversation:
     return conversations.get(call.ctx, call.path["conversationId"])
 
 
-async def messages(call: Call[Any, PageQuery]) -> dict[str, Any]:
+async def messages(call: Call[Any, PageQuery]) -> Page[dict[str, Any]]:
     return conversations.messages(
         call.ctx, call.path["conversationId"], limit=call.query.limit, cursor=call.query.cursor
     )

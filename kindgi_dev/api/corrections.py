@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from ..domain.paging import Page
 from ..services import corrections
 from .routing import Call, Endpoint
 from .wire import WireModel
@@ -164,7 +165,7 @@ async def add_item(call: Call[CorrectionItemBody, Any]) -> dict[str, Any]:
     return corrections.add_item(call.ctx, call.path["correctionId"], call.body.wire())
 
 
-async def list_corrections(call: Call[Any, CorrectionQuery]) -> dict[str, Any]:
+async def list_corrections(call: Call[Any, CorrectionQuery]) -> Page[Any]:
     q = call.query
     filters = {
         "run_id": q.run_id,
@@ -181,7 +182,7 @@ async def list_corrections(call: Call[Any, CorrectionQuery]) -> dict[str, Any]:
         statuses=q.status,
         include_replaced=q.include_replaced,
     )
-    return page.to_wire()
+    return page
 
 
 async def get(call: Call[Any, Any]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import Field
 from starlette.responses import Response, StreamingResponse
 
+from ..domain.paging import Page
 from ..domain.status import TERMINAL
 from ..services import eval_runs, trials
 from .responses import json_response
@@ -127,13 +128,13 @@ async def start_on_test_set(call: Call[StartEvalRunBody, Any]) -> Response:
     return json_response(started, 201)
 
 
-async def list_runs(call: Call[Any, EvalRunQuery]) -> dict[str, Any]:
+async def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any]:
     q = call.query
     filters = {"suite_id": q.suite_id, "status": q.status, "agent_id": q.agent_id,
                "flow_id": q.flow_id,
                "from": q.from_, "to": q.to,
                "project_id": q.scope_id if q.scope_kind == "project" else None}  # fmt: skip
-    return eval_runs.list_page(call.ctx, limit=q.limit, cursor=q.cursor, filters=filters).to_wire()
+    return eval_runs.list_page(call.ctx, limit=q.limit, cursor=q.cursor, filters=filters)
 
 
 async def get(call: Call[Any, Any]) -> dict[str, Any]:

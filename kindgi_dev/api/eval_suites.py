@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ..domain.errors import BadInput
+from ..domain.paging import Page
 from ..services import eval_suites
 from .judgments import JudgedSubject
 from .routing import Call, Endpoint
@@ -187,7 +188,7 @@ class PageQuery(WireModel):
     cursor: str | None = None
 
 
-async def list_suites(call: Call[Any, SuiteListQuery]) -> dict[str, Any]:
+async def list_suites(call: Call[Any, SuiteListQuery]) -> Page[Any]:
     """A page of suites; `scopeKind=project` filters on the project."""
     q = call.query
     if (q.scope_kind in ("org", "project")) != (q.scope_id is not None):
@@ -200,7 +201,7 @@ async def list_suites(call: Call[Any, SuiteListQuery]) -> dict[str, Any]:
         project_id=q.scope_id if q.scope_kind == "project" else None,
         include_retired=q.include_retired, limit=q.limit, cursor=q.cursor,
     )  # fmt: skip
-    return page.to_wire()
+    return page
 
 
 async def publish(call: Call[PublishEvalSuiteBody, Any]) -> dict[str, Any]:
@@ -213,14 +214,14 @@ async def get(call: Call[Any, SuiteGetQuery]) -> dict[str, Any]:
     return eval_suites.get(call.ctx, call.path["suiteId"], call.query.project_id)
 
 
-async def list_versions(call: Call[Any, VersionsQuery]) -> dict[str, Any]:
+async def list_versions(call: Call[Any, VersionsQuery]) -> Page[Any]:
     """A page of a suite's versions."""
     q = call.query
     page = eval_suites.list_versions(
         call.ctx, call.path["suiteId"], include_tombstoned=q.include_tombstoned,
         limit=q.limit, cursor=q.cursor,
     )  # fmt: skip
-    return page.to_wire()
+    return page
 
 
 async def get_version(call: Call[Any, Any]) -> dict[str, Any]:
@@ -233,13 +234,13 @@ async def build(call: Call[BuildJudgedSuiteBody, Any]) -> dict[str, Any]:
     return eval_suites.build_from_judgments(call.ctx, call.path["suiteId"], call.body.wire())
 
 
-async def list_cases(call: Call[Any, PageQuery]) -> dict[str, Any]:
+async def list_cases(call: Call[Any, PageQuery]) -> Page[Any]:
     """A page of a version's cases."""
     q, path = call.query, call.path
     page = eval_suites.list_cases(
         call.ctx, path["suiteId"], path["version"], limit=q.limit, cursor=q.cursor
     )
-    return page.to_wire()
+    return page
 
 
 async def unregister(call: Call[Any, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from pydantic import Field, field_validator
 from starlette.responses import Response, StreamingResponse
 
 from ..domain.errors import KindgiError
+from ..domain.paging import Page
 from ..remote import OnProgress, Progress
 from ..services import test_set_pulls, test_sets
 from ..services.test_set_pulls import PulledVersion
@@ -311,14 +312,14 @@ async def get_set(call: Call[Any, ProjectQuery]) -> dict[str, Any]:
     return test_sets.get(call.ctx, call.path["agentId"], call.query.project_id)
 
 
-async def list_cases(call: Call[Any, CaseQuery]) -> dict[str, Any]:
+async def list_cases(call: Call[Any, CaseQuery]) -> Page[Any]:
     """A page of the set's cases."""
     q = call.query
     page = test_sets.list_cases(
         call.ctx, call.path["agentId"], q.project_id, include_retired=q.include == "retired",
         kinds=tuple(q.kind), limit=q.limit, cursor=q.cursor,
     )  # fmt: skip
-    return page.to_wire()
+    return page
 
 
 async def add_case(call: Call[AddCaseBody, Any]) -> dict[str, Any]:
@@ -337,10 +338,10 @@ async def freeze(call: Call[Any, ProjectQuery]) -> dict[str, Any]:
     return test_sets.freeze(call.ctx, call.path["agentId"], call.query.project_id)
 
 
-async def list_entries(call: Call[Any, RegistryQuery]) -> dict[str, Any]:
+async def list_entries(call: Call[Any, RegistryQuery]) -> Page[Any]:
     """A page of registry entries."""
     q = call.query
-    return test_sets.list_entries(call.ctx, q.kind, limit=q.limit, cursor=q.cursor).to_wire()
+    return test_sets.list_entries(call.ctx, q.kind, limit=q.limit, cursor=q.cursor)
 
 
 async def publish(call: Call[PublishTestSetBody, Any]) -> Response:
@@ -354,22 +355,22 @@ async def get_entry(call: Call[Any, Any]) -> dict[str, Any]:
     return test_sets.get_entry(call.ctx, call.path["testSetId"])
 
 
-async def list_versions(call: Call[Any, PageQuery]) -> dict[str, Any]:
+async def list_versions(call: Call[Any, PageQuery]) -> Page[Any]:
     """A page of a test set's versions."""
     q = call.query
     page = test_sets.entry_versions(
         call.ctx, call.path["testSetId"], limit=q.limit, cursor=q.cursor
     )
-    return page.to_wire()
+    return page
 
 
-async def version_cases(call: Call[Any, PageQuery]) -> dict[str, Any]:
+async def version_cases(call: Call[Any, PageQuery]) -> Page[Any]:
     """A page of one version's cases."""
     q, path = call.query, call.path
     page = test_sets.entry_cases(
         call.ctx, path["testSetId"], path["version"], limit=q.limit, cursor=q.cursor
     )
-    return page.to_wire()
+    return page
 
 
 _SET = "/v1/agents/{agentId}/test-set"

@@ -25,14 +25,6 @@ class Page(Generic[T]):
     has_more: bool
     next_cursor: str | None = None
 
-    def to_wire(self, render: Callable[[T], Any] = lambda item: item) -> dict[str, Any]:
-        """`{data, hasMore, nextCursor?}` as the contract shapes every list."""
-        body: dict[str, Any] = {"data": [render(item) for item in self.items]}
-        body["hasMore"] = self.has_more
-        if self.has_more and self.next_cursor:
-            body["nextCursor"] = self.next_cursor
-        return body
-
     def map(self, render: Callable[[T], U]) -> Page[U]:
         """The same page with each item rendered (a row into its wire shape)."""
         return Page([render(item) for item in self.items], self.has_more, self.next_cursor)

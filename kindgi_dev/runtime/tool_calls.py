@@ -29,8 +29,9 @@ class ToolCallRecord:
     source: Source
     reason: str | None = None
 
-    def to_wire(self) -> dict[str, Any]:
-        """The record in camelCase, leaving out what it does not have."""
+    def as_journal(self) -> dict[str, Any]:
+        """The call as a run's journal and tool-call list keep it (the journal's camelCase
+        payload, answered as stored), leaving out what it does not have."""
         wire: dict[str, Any] = {
             "step": self.step,
             "callId": self.call_id,

@@ -25,10 +25,6 @@ class Caller:
     kind: str
     id: str
 
-    def to_wire(self) -> dict[str, str]:
-        """`{kind, id}` as the contract names a principal."""
-        return {"kind": self.kind, "id": self.id}
-
 
 @dataclass
 class ModelState:

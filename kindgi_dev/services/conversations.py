@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..domain.errors import Conflict, NotFound
@@ -93,34 +94,60 @@ def record_turn(
     store.append(ctx.db, conversation_id, run_id, items, at)
 
 
-def to_wire(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A conversation as the contract's `Conversation`."""
-    wire: dict[str, Any] = {
-        "id": row["id"],
-        "tenantId": row["tenant_id"],
-        "agentId": row["agent_id"],
-        "agentVersion": row["agent_version"],
-        "title": row["title"],
-    }
-    if row["participant_id"]:
-        wire["participantId"] = row["participant_id"]
-    wire.update(projectId=row["project_id"], openedBy=row["opened_by"])
-    wire["scope"] = {"kind": "project", "projectId": row["project_id"]}
-    wire.update(status=row["status"], openedAt=row["opened_at"])
-    if row["closed_at"]:
-        wire["closedAt"] = row["closed_at"]
-    wire["turnCount"] = row["turn_count"]
-    if row["last_message_at"]:
-        wire["lastMessageAt"] = row["last_message_at"]
-    return wire
+@dataclass(frozen=True)
+class ConversationScope:
+    """Where a conversation lives: its project."""
+
+    kind: str
+    project_id: str
 
 
-def get(ctx: Context, conversation_id: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Conversation:
+    """An agent's conversation: who opened it, its turns, when it was last spoken in."""
+
+    id: str
+    tenant_id: str
+    agent_id: str
+    agent_version: str
+    title: str
+    project_id: str
+    opened_by: str
+    scope: ConversationScope
+    status: str
+    opened_at: str
+    turn_count: int
+    participant_id: str | None = None
+    closed_at: str | None = None
+    last_message_at: str | None = None
+
+
+def conversation_of(row: Mapping[str, Any]) -> Conversation:
+    """A stored conversation as its record."""
+    return Conversation(
+        id=row["id"],
+        tenant_id=row["tenant_id"],
+        agent_id=row["agent_id"],
+        agent_version=row["agent_version"],
+        title=row["title"],
+        project_id=row["project_id"],
+        opened_by=row["opened_by"],
+        scope=ConversationScope("project", row["project_id"]),
+        status=row["status"],
+        opened_at=row["opened_at"],
+        turn_count=row["turn_count"],
+        participant_id=row["participant_id"] or None,
+        closed_at=row["closed_at"] or None,
+        last_message_at=row["last_message_at"] or None,
+    )
+
+
+def get(ctx: Context, conversation_id: str) -> Conversation:
     """One conversation; 404 `conversation-not-found`."""
     row = store.get(ctx.db, conversation_id)
     if row is None or row["tenant_id"] != ctx.tenant_id:
         raise NotFound("conversation", conversation_id)
-    return to_wire(row)
+    return conversation_of(row)
 
 
 def list_page(
@@ -130,7 +157,7 @@ def list_page(
     cursor: str | None,
     filters: dict[str, Any],
     replays: str,
-) -> Page[dict[str, Any]]:
+) -> Page[Conversation]:
     """A page of conversations, newest first; replays' only when asked for."""
     page = fetch_page(
         lambda size, after: store.list_page(
@@ -145,12 +172,12 @@ def list_page(
         cursor=cursor,
         position=lambda r: (r["opened_at"], r["id"]),
     )
-    return page.map(to_wire)
+    return page.map(conversation_of)
 
 
 def messages(
     ctx: Context, conversation_id: str, *, limit: int | None, cursor: str | None
-) -> dict[str, Any]:
+) -> Page[dict[str, Any]]:
     """A page of a conversation's messages, in order."""
     get(ctx, conversation_id)
     size = clamp_limit(limit)
@@ -158,4 +185,4 @@ def messages(
     rows = store.messages(
         ctx.db, conversation_id, after=int(position[0]) if position else -1, limit=size + 1
     )
-    return make_page(rows, size, lambda m: (m["sequence"],)).to_wire()
+    return make_page(rows, size, lambda m: (m["sequence"],))

@@ -196,7 +196,7 @@ async def replay_case(
     judged = await _judge_answers(ctx, case, stored.get("output")) if outcome.ok else {}
     return Replayed(
         run_id=run["id"], output=stored.get("output"),
-        tools=[c.to_wire() for c in outcome.tool_calls], diverged=dispatcher.diverged,
+        tools=[c.as_journal() for c in outcome.tool_calls], diverged=dispatcher.diverged,
         refused=dispatcher.refused, approval_skipped=dispatcher.approval_skipped,
         provider=outcome.provider,
         error=None if outcome.ok else (outcome.failure or {}).get("message"), judged=judged,

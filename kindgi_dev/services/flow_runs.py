@@ -41,7 +41,7 @@ class Overrides:
     tools: Mapping[str, str] = field(default_factory=dict)
     agents: Mapping[str, str] = field(default_factory=dict)
 
-    def to_wire(self) -> dict[str, dict[str, str]]:
+    def present(self) -> dict[str, dict[str, str]]:
         """`{tools?, agents?}` with only the kinds that have overrides."""
         wire = {"tools": dict(self.tools), "agents": dict(self.agents)}
         return {kind: ids for kind, ids in wire.items() if ids}
@@ -104,7 +104,7 @@ def open_run(
         "flow_id": flow.id, "flow_version": flow.version, "status": "running", "dry_run": 0,
         "created_at": now, "updated_at": now, "input": data, "segments": segments,
         "started_by": started_by, "replay_of": replay_of, "eval_run_id": eval_run_id,
-        "context": {"versions": overrides.to_wire()} if overrides else None,
+        "context": {"versions": overrides.present()} if overrides else None,
     }  # fmt: skip
     with ctx.db.transaction():
         run_store.insert(ctx.db, run)
@@ -182,7 +182,7 @@ def record(ctx: Context, run_id: str, outcome: FlowOutcome, sent_env: dict[str, 
     journal.append({"kind": kind, "timestamp": now, "payload": end})
     with ctx.db.transaction():
         run_store.update(ctx.db, run_id, changes)
-        run_store.add_tool_calls(ctx.db, run_id, [c.to_wire() for c in outcome.tool_calls])
+        run_store.add_tool_calls(ctx.db, run_id, [c.as_journal() for c in outcome.tool_calls])
         run_store.add_journal(ctx.db, run_id, journal)
 
 
@@ -201,7 +201,7 @@ def _step_entry(step: FlowStep, now: str) -> dict[str, Any]:
     if step.source is not None:
         payload["source"] = step.source
     if step.kind == "agent":
-        payload["toolCalls"] = [c.to_wire() for c in step.tool_calls]
+        payload["toolCalls"] = [c.as_journal() for c in step.tool_calls]
         if step.turn is not None:
             payload["appended"] = step.turn.appended
     return {

@@ -71,8 +71,8 @@ def begin(
     record = eval_runs.new_record(ctx, body, suite_id=suite_id, suite_version=suite_version,
                                   project_id=project_id, cases=cases)  # fmt: skip
     record["flow_ref"] = {"flowId": flow.id, "version": flow.version}
-    if overrides.to_wire():
-        record["comparison"]["versions"] = overrides.to_wire()
+    if overrides.present():
+        record["comparison"]["versions"] = overrides.present()
 
     async def replay(case: ReplayCase, reads: str) -> Replayed:
         return await replay_case(ctx, record["run_id"], flow, overrides, project_id, case, reads)
@@ -106,7 +106,7 @@ async def replay_case(
     turns = [step.turn for step in outcome.steps if step.turn is not None]
     return Replayed(
         run_id=run["id"], output=stored.get("output"),
-        tools=[c.to_wire() for c in outcome.tool_calls], diverged=dispatcher.diverged,
+        tools=[c.as_journal() for c in outcome.tool_calls], diverged=dispatcher.diverged,
         refused=dispatcher.refused, approval_skipped=dispatcher.approval_skipped,
         provider=turns[0].provider if turns else {},
         error=outcome.failure if outcome.status == "failed" else None,

@@ -180,7 +180,12 @@ def retire_case(ctx: Context, agent_id: str, case_id: str, reason: str) -> dict[
                 caseId=case_id,
             )
         store.insert_retirement(
-            ctx.db, ctx.tenant_id, case_id, reason, ctx.caller.to_wire(), now_iso()
+            ctx.db,
+            ctx.tenant_id,
+            case_id,
+            reason,
+            {"kind": ctx.caller.kind, "id": ctx.caller.id},
+            now_iso(),
         )
     return find_case(ctx, agent_id, case_id)
 

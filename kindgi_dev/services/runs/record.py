@@ -49,7 +49,7 @@ def record_outcome(
             "kind": "step.completed",
             "nodeId": f"tool:{c.tool_id}",
             "timestamp": now,
-            "payload": c.to_wire(),
+            "payload": c.as_journal(),
         }
         for c in outcome.tool_calls
     ]
@@ -57,7 +57,7 @@ def record_outcome(
     journal.append({"kind": end, "timestamp": now, "payload": outcome.failure or {}})
     with ctx.db.transaction():
         run_store.update(ctx.db, run_id, changes)
-        run_store.add_tool_calls(ctx.db, run_id, [c.to_wire() for c in outcome.tool_calls])
+        run_store.add_tool_calls(ctx.db, run_id, [c.as_journal() for c in outcome.tool_calls])
         run_store.add_journal(ctx.db, run_id, journal)
         conversations.record_turn(ctx, run["conversation_id"], run_id, outcome.appended, now)
 
