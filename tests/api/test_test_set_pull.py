@@ -146,6 +146,19 @@ def test_other_content_under_a_pulled_version_is_409_and_writes_nothing(
     )  # fmt: skip
 
 
+def test_a_pull_never_lands_on_a_test_set_made_here(app: tuple[TestClient, Context]) -> None:
+    client, ctx = app
+    mine = {"id": SET_ID, "tenantId": ctx.tenant_id, "version": "1.0.0", "kind": "corrections",
+            "spec": {"cases": []}}  # fmt: skip
+    assert client.post("/v1/test-sets", json=mine).status_code == 201
+    with remote(_cases(2)) as stub:
+        refused = client.post(PULL, json={"from": stub.url})
+    assert (refused.status_code, refused.json()["error"]["code"]) == (409, "version-already-exists")
+    assert "was made here" in refused.json()["error"]["message"]
+    assert _stored(ctx) == (0, 0)
+    assert stub.seen == []
+
+
 def test_the_remote_token_reaches_the_remote_only_and_is_kept_nowhere(
     app: tuple[TestClient, Context],
 ) -> None:
