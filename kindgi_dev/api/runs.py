@@ -104,6 +104,7 @@ class RunQuery(WireModel):
     flow_version: str | None = None
     eval_run_id: str | None = None
     replays: Literal["exclude", "include", "only"] = "exclude"
+    include_dry_runs: bool = False
     include: Literal["output"] | None = None
     status: list[RunStatus] = Field(default_factory=list)
     created_after: WireTime | None = None
@@ -167,6 +168,7 @@ async def list_runs(call: Call[Any, RunQuery]) -> Page[runs.Run]:
         "created_after": q.created_after,
         "created_before": q.created_before,
         "project_id": q.scope_id if q.scope_kind == "project" else None,
+        "dry_run": None if q.include_dry_runs else 0,
     }
     return runs.list_page(
         call.ctx,

@@ -54,6 +54,7 @@ def runs() -> None:
 @click.option("--project", help="The project (default: the default project).")
 @click.option("--segment", multiple=True, help="key:value, repeatable, coarse to fine.")
 @click.option("--no-wait", is_flag=True, help="Print the run at once.")
+@click.option("--dry-run", is_flag=True, help="Mock side effects: only read-only tools run.")
 def start(
     api: Api,
     agent: str | None,
@@ -64,6 +65,7 @@ def start(
     project: str | None,
     segment: tuple[str, ...],
     no_wait: bool,
+    dry_run: bool,
 ) -> Any:
     if (agent is None) == (flow is None):
         raise click.UsageError("Give exactly one of --agent=<id> or --flow=<id>")
@@ -79,7 +81,7 @@ def start(
         "projectId": project,
         "segments": segment_list(segment),
         "input": json_arg(input_, "--input"),
-        "options": {"wait": False},
+        "options": {"wait": False, **({"dryRun": True} if dry_run else {})},
     }
     run = api.call(
         "POST", "/v1/runs", json={k: v for k, v in body.items() if v is not None}, idempotent=True
@@ -126,6 +128,7 @@ def follow(api: Api, run: dict[str, Any]) -> dict[str, Any]:
 @api_command(runs, "list", columns=RUN_COLUMNS, help="List runs, newest first.")
 @click.option("--agent")
 @click.option("--replays", type=click.Choice(["exclude", "include", "only"]))
+@click.option("--include-dry-runs", is_flag=True, help="List dry runs too.")
 @click.option("--eval-run")
 @click.option("--limit", type=click.IntRange(1, 100))
 @click.option("--cursor")
@@ -133,6 +136,7 @@ def list_runs(
     api: Api,
     agent: str | None,
     replays: str | None,
+    include_dry_runs: bool,
     eval_run: str | None,
     limit: int | None,
     cursor: str | None,
@@ -140,6 +144,7 @@ def list_runs(
     params = {
         "agentId": agent,
         "replays": replays,
+        "includeDryRuns": "true" if include_dry_runs else None,
         "evalRunId": eval_run,
         "limit": limit,
         "cursor": cursor,

@@ -17,6 +17,9 @@ REFUSED_CHANGES = "replay: this call changes things and has no recorded result"
 REFUSED_APPROVAL = "replay: this call needs an approval and has no recorded result"
 REFUSED_OUTSIDE = "replay: this call reaches outside and has no recorded result"
 REFUSED_STRICT_READ = "replay: this read has no recorded result"
+DRY_RUN_CHANGES = "dry run: this call changes things, so it was not carried out"
+DRY_RUN_APPROVAL = "dry run: this call needs an approval, so it was not carried out"
+DRY_RUN_OUTSIDE = "dry run: this call reaches outside, so it was not carried out"
 LIVE_NOT_RECORDED = "replay: the past run made no such call, so this read ran live"
 LIVE_SETTINGS = "replay: the version pins other settings blocks, so this read ran live"
 LIVE_READS = "replay: reads run live"
@@ -157,3 +160,12 @@ def _refused(tool: ToolFacts, *, strict: bool) -> ReplayDecision:
     if tool.needs_approval:
         return ReplayDecision("refused", None, REFUSED_APPROVAL, False, approval_skipped=True)
     return ReplayDecision("refused", None, REFUSED_CHANGES, diverged=False)
+
+
+def dry_run_refusal(tool: ToolFacts) -> str | None:
+    """Why a dry run doesn't carry a call out, or None for a read-only tool that stays in."""
+    if tool.read_only:
+        return DRY_RUN_OUTSIDE if tool.reaches_outside else None
+    if tool.needs_approval:
+        return DRY_RUN_APPROVAL
+    return DRY_RUN_CHANGES

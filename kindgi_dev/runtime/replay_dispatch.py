@@ -1,5 +1,8 @@
 """The replay dispatcher: a replayed call gets the recorded result, runs live, or is refused.
 
+The dry-run dispatcher is its sibling: read-only calls run live, every other call is
+refused and the model told why, as a replay tells it.
+
 What each call gets is the pure policy of `domain.replay`; this carries the decision out
 and keeps what the case reports (`diverged`, `refusedWrites`, `approvalSkipped`).
 """
@@ -9,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..domain.replay import Reads, RecordedCall, ToolFacts, decide
+from ..domain.replay import Reads, RecordedCall, ToolFacts, decide, dry_run_refusal
 from ..models import ToolCall
 from .dispatch import LiveDispatcher
 from .tool_calls import ToolCallRecord, unknown_tool_record
@@ -66,3 +69,27 @@ class ReplayDispatcher:
         assert past is not None
         return ToolCallRecord(step, call.id, call.tool_id, version, call.arguments, past.result,
                               past.error, "recorded")  # fmt: skip
+
+
+class DryRunDispatcher:
+    """Dispatches a dry run's calls: reads that stay inside run live, the rest are refused."""
+
+    def __init__(self, live: LiveDispatcher) -> None:
+        self._live = live
+        self.refused = 0
+
+    @property
+    def tool_env(self) -> dict[str, dict[str, str]]:
+        """The env values each live call was sent, by tool id."""
+        return self._live.tool_env
+
+    async def call(self, step: int, call: ToolCall, tool: dict[str, Any] | None) -> ToolCallRecord:
+        """Run a read-only call live; refuse a call that changes things or reaches outside."""
+        if tool is None:
+            return unknown_tool_record(step, call, [])
+        reason = dry_run_refusal(ToolFacts.from_manifest(tool))
+        if reason is None:
+            return await self._live.call(step, call, tool)
+        self.refused += 1
+        return ToolCallRecord(step, call.id, call.tool_id, str(tool.get("version", "")),
+                              call.arguments, None, reason, "refused", reason)  # fmt: skip

@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from kindgi_dev.domain.replay import (
+    DRY_RUN_APPROVAL,
+    DRY_RUN_CHANGES,
+    DRY_RUN_OUTSIDE,
     LIVE_NOT_RECORDED,
     LIVE_READS,
     LIVE_SETTINGS,
@@ -16,6 +19,7 @@ from kindgi_dev.domain.replay import (
     ReplayDecision,
     ToolFacts,
     decide,
+    dry_run_refusal,
 )
 
 SEARCH = ToolFacts.from_manifest(
@@ -164,3 +168,8 @@ def test_same_call_needs_equal_arguments_and_tool_id() -> None:
     assert run(SEARCH, {"query": QUESTION["query"], "limit": 3})[0].source == "live"
     other_tool = ToolFacts("acme-ops.other", False, False, frozenset())
     assert run(other_tool, QUESTION)[0].diverged
+
+
+def test_a_dry_run_keeps_only_reads_that_stay_inside() -> None:
+    refusals = [dry_run_refusal(tool) for tool in (SEARCH, FETCH, LOG, REFUND)]
+    assert refusals == [None, DRY_RUN_OUTSIDE, DRY_RUN_CHANGES, DRY_RUN_APPROVAL]

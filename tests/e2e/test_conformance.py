@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -440,3 +441,46 @@ def test_our_client_reads_and_writes_the_04_resources(
     listed = ours.test_sets.list_cases(version.test_set_id, version.version)
     assert [c["id"] for c in listed.data] == [made.id]
     assert ours.runs.get(run["id"]).status == "completed"
+
+
+def test_a_dry_run_reads_live_refuses_what_changes_things_and_stays_out_of_lists(
+    server: DevServer, http: httpx.Client, project: str, mode: Path
+) -> None:
+    client = Kindgi(base_url=server.url, token=server.token)
+    mode.write_text("eager")
+    body = {
+        "agent": AGENT,
+        "projectId": project,
+        "input": {"userMessage": PASSWORD},
+        "options": {"dryRun": True},
+    }
+    answer = http.post("/v1/runs", json=body)
+    assert answer.status_code == 201, answer.text
+    dry = client.runs.get(answer.json()["id"])
+    assert (dry.status, dry.dry_run) == ("completed", True)
+    assert [a["id"] for a in dry.output["output"]["articles"]] == QUESTIONS[PASSWORD]
+    results = [m for m in dry.output["appended"] if m["role"] == "tool"]
+    assert [a["id"] for a in results[0]["content"]["articles"]][:3] == QUESTIONS[PASSWORD]
+    assert results[1]["content"] == {
+        "error": "dry run: this call changes things, so it was not carried out"
+    }
+    log = Path(tempfile.gettempdir()) / "acme-ops-suggestions.jsonl"
+    assert str(dry.id) not in (log.read_text() if log.exists() else "")
+
+    mode.unlink()
+    wet = start_run(http, project, PASSWORD)
+    scoped = {"scopeKind": "project", "scopeId": project}
+    listed = http.get("/v1/runs", params=scoped).json()["data"]
+    assert [r["id"] for r in listed] == [wet["id"]]
+    listed = http.get("/v1/runs", params={**scoped, "includeDryRuns": "true"}).json()["data"]
+    assert [(r["id"], r["dryRun"]) for r in listed] == [(wet["id"], False), (str(dry.id), True)]
+    by_cli = cli(
+        server,
+        "runs",
+        "start",
+        f"--agent={AGENT}",
+        f"--project={project}",
+        "--dry-run",
+        f"--input={json.dumps({'userMessage': CHARGED})}",
+    )
+    assert (by_cli["status"], by_cli["dryRun"]) == ("completed", True)

@@ -11,6 +11,7 @@ from ...domain.errors import BadInput, NotFound, Unprocessable, ValidationFailed
 from ...domain.time import now_iso
 from ...runtime.agent_turn import TurnOutcome, run_agent_turn
 from ...runtime.dispatch import LiveDispatcher, tool_env
+from ...runtime.replay_dispatch import DryRunDispatcher
 from ...runtime.tool_calls import ToolDispatcher
 from ...store import runs as run_store
 from .. import catalog, conversations, models, projects
@@ -70,6 +71,7 @@ async def start(ctx: Context, body: dict[str, Any]) -> tuple[Run, int]:
     project_id = projects.require(ctx, body.get("projectId"))
     data = check_input(agent, body.get("input"))
     options = body.get("options") or {}
+    dry_run = bool(options.get("dryRun"))
     run = open_run(
         ctx,
         agent,
@@ -78,9 +80,11 @@ async def start(ctx: Context, body: dict[str, Any]) -> tuple[Run, int]:
         segments=body.get("segments"),
         started_by="person",
         via="explicit" if body.get("agentVersion") else "latest",
+        dry_run=dry_run,
     )
     history = conversations.history(ctx, run["conversation_id"], before_run=run["id"])
-    dispatcher = live_dispatcher(ctx, project_id, run["id"])
+    live = live_dispatcher(ctx, project_id, run["id"])
+    dispatcher: ToolDispatcher = DryRunDispatcher(live) if dry_run else live
     work = perform_turn(ctx, run["id"], agent, data["userMessage"], history, dispatcher)
     if options.get("wait", True):
         finished = await _track(ctx, run["id"], work)
@@ -140,8 +144,10 @@ def open_run(
     via: str,
     replay_of: str | None = None,
     eval_run_id: str | None = None,
+    dry_run: bool = False,
 ) -> dict[str, Any]:
-    """Store a new `running` agent run and its conversation turn, committed before it runs."""
+    """Store a new `running` agent run and its conversation turn, committed before it runs
+    (`dry_run`: its side effects mocked)."""
     now = now_iso()
     run_id = str(uuid.uuid4())
     with ctx.db.transaction():
@@ -155,7 +161,7 @@ def open_run(
             "flow_id": AGENT_FLOW_ID,
             "flow_version": AGENT_FLOW_VERSION,
             "status": "running",
-            "dry_run": 0,
+            "dry_run": 1 if dry_run else 0,
             "created_at": now,
             "updated_at": now,
             "agent_id": agent["id"],
