@@ -82,6 +82,7 @@ class Run(WireModel):
     started_by: Literal["person", "key", "schedule", "webhook", "event"] | None = None
     replay_of: str | None = None
     eval_run_id: str | None = None
+    versions: dict[str, dict[str, str]] | None = None
     segments: list[ScopeSegment] | None = None
 
 

@@ -58,8 +58,11 @@ def test_the_swapped_tool_rates_higher_only_with_live_reads(tmp_path: Path) -> N
         project = build(client, "acme.flow-picks", SUGGEST)
         live = try_flow(client, "acme.flow-picks", project, versions=SWAP, reads="live")
         recorded = try_flow(client, "acme.flow-picks", project, versions=SWAP)
+        replay = client.get(f"/v1/runs/{live['result']['perCase'][0]['runIds'][0]}").json()
     summary = live["result"]["summary"]
     assert live["status"] == "completed"
+    assert (replay["flowId"], replay["versions"], replay["evalRunId"]) == (
+        SUGGEST, SWAP, live["runId"])  # fmt: skip
     assert live["flowRef"] == {"flowId": SUGGEST, "version": "0.1.0"}
     assert live["comparison"]["versions"] == SWAP
     assert summary["candidate"] == {"kind": "flow", "flowId": SUGGEST, "version": "0.1.0",

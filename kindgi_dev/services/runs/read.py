@@ -54,6 +54,8 @@ class Run:
     started_by: str | None = None
     replay_of: str | None = None
     eval_run_id: str | None = None
+    versions: dict[str, dict[str, str]] | None = None
+    """A flow replay's tools and agents at other versions than the flow's (`versions`)."""
     segments: list[dict[str, str]] | None = None
 
 
@@ -177,5 +179,6 @@ def run_of(run: Mapping[str, Any]) -> Run:
         started_by=run.get("started_by") or None,
         replay_of=run.get("replay_of") or None,
         eval_run_id=run.get("eval_run_id") or None,
+        versions=None if run.get("agent_id") else (run.get("context") or {}).get("versions"),
         segments=run.get("segments") or None,
     )
