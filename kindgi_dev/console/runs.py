@@ -44,7 +44,7 @@ async def list_runs(visit: Visit, error: BadInput | None = None) -> Response:
     page = runs.list_records(
         visit.ctx,
         limit=PAGE_SIZE,
-        cursor=visit.request.query_params.get("cursor") or None,
+        cursor=visit.cursor(),
         filters={"agent_id": agent or None, "agent_version": version or None},
         statuses=(),
         replays=replays,

@@ -118,7 +118,7 @@ async def suite(visit: Visit, errors: dict[str, str] | None = None, status: int 
         suite_id,
         current["version"],
         limit=CASES_PAGE,
-        cursor=visit.request.query_params.get("cursor") or None,
+        cursor=visit.cursor(),
     )
     subject = (current.get("spec") or {}).get("subject") or {}
     return visit.render(
@@ -141,7 +141,8 @@ async def agent_set(
     """`/console/test-cases/agents/{id}`: the agent's test set, active and retired cases."""
     agent_id = visit.request.path_params["agentId"]
     summary = test_sets.get(visit.ctx, agent_id)
-    cases = test_sets.list_cases(visit.ctx, agent_id, None, include_retired=True, limit=100)
+    cases = test_sets.list_cases(visit.ctx, agent_id, None, include_retired=True, limit=100,
+                                 cursor=visit.cursor())  # fmt: skip
     return visit.render(
         "agent_set.html",
         status,

@@ -18,7 +18,8 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.templating import Jinja2Templates
 
-from ..domain.errors import KindgiError
+from ..api import cursors
+from ..domain.errors import KindgiError, RequestTooLarge
 from ..services.context import Context
 from .session import COOKIE, Sessions
 
@@ -83,10 +84,21 @@ class Visit:
         """A form field's text, stripped; empty when absent."""
         return (self.form or {}).get(name, "").strip()
 
+    def cursor(self) -> str | None:
+        """The page position of the `cursor` query parameter, checked as the API checks it."""
+        given = self.request.query_params.get("cursor")
+        return cursors.verify(given, self._cursor_key()) if given else None
+
+    def _cursor_key(self) -> bytes:
+        return cursors.key_of(self.ctx.identity.token)
+
     def render(self, template: str, status: int = 200, **context: Any) -> Response:
-        """The template as an HTML page, with the CSRF token its forms carry."""
+        """The template as an HTML page, with the CSRF token its forms carry and `signed`
+        to hand out a next page's cursor."""
+        key = self._cursor_key()
+        shown = {"csrf": self.csrf, "signed": lambda position: cursors.sign(position, key)}
         return templates.TemplateResponse(
-            self.request, template, {"csrf": self.csrf, **context}, status_code=status
+            self.request, template, {**shown, **context}, status_code=status
         )
 
 
@@ -123,9 +135,28 @@ def plain(request: Request, status: int, title: str, text: str) -> Response:
 
 
 async def form_of(request: Request) -> dict[str, str]:
-    """A URL-encoded form's fields (the last value of a repeated name wins)."""
-    body = await request.body()
-    return dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+    """A URL-encoded form's fields (the last value of a repeated name wins); 413 past the
+    body size the API takes."""
+    limit = context_of(request).settings.max_body_bytes
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise RequestTooLarge(f"The form is larger than {limit} bytes.", maxBytes=limit)
+        chunks.append(chunk)
+    text = b"".join(chunks).decode("utf-8", "replace")
+    return dict(parse_qsl(text, keep_blank_values=True))
+
+
+async def _refused_form(visit: Visit, sessions: Sessions) -> Response | None:
+    """Read a POST's form; the refusal when it came from another site or lacks the token."""
+    request = visit.request
+    if not same_origin(request):
+        return plain(request, 403, "Refused", "This form was sent from another site.")
+    visit.form = await form_of(request)
+    if not sessions.csrf_matches(request.cookies.get(COOKIE), visit.form.get("csrf", "")):
+        return plain(request, 403, "Refused", "This form's CSRF token is not this session's.")
+    return None
 
 
 def page(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
@@ -141,16 +172,9 @@ def page(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
             return templates.TemplateResponse(request, "login.html", {"csrf": ""},
                                               status_code=401)  # fmt: skip
         visit = Visit(request, context_of(request), csrf)
-        if request.method == "POST":
-            if not same_origin(request):
-                return plain(request, 403, "Refused", "This form was sent from another site.")
-            visit.form = await form_of(request)
-            if not sessions.csrf_matches(request.cookies.get(COOKIE), visit.form.get("csrf", "")):
-                return plain(
-                    request, 403, "Refused", "This form's CSRF token is not this session's."
-                )
         try:
-            return await handler(visit)
+            refused = await _refused_form(visit, sessions) if request.method == "POST" else None
+            return refused or await handler(visit)
         except KindgiError as error:
             return visit.render("error.html", error.status, error=error)
 

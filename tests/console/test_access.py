@@ -89,7 +89,18 @@ def test_a_form_from_another_origin_or_without_the_token_writes_nothing(app: obj
     forged = browser.post("/console/test-cases", data={**form, "csrf": "guess"},
                           headers={"Origin": BASE})  # fmt: skip
     assert forged.status_code == 403 and "CSRF" in forged.text
+    huge = browser.post("/console/test-cases", data={**form, "id": "x" * 2_000_000},
+                        headers={"Origin": BASE})  # fmt: skip
+    assert huge.status_code == 413 and "larger than" in huge.text
     assert eval_suites.judged_latest(context_of(app)) == []
+
+
+def test_a_cursor_the_console_did_not_give_out_is_refused(app: object) -> None:
+    browser = logged_in(app)
+    for path in ("/console/runs", "/console/runs?agent=a"):
+        refused = browser.get(path, params={"cursor": "WzFd"})
+        assert refused.status_code == 400
+        assert "cursor: not a cursor this server gave out" in refused.text
 
 
 def test_a_refused_build_says_why_beside_the_field_and_writes_nothing(app: object) -> None:
