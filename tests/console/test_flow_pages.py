@@ -54,11 +54,14 @@ def test_a_flow_version_tried_from_the_console_and_its_stopped_case(tmp_path: Pa
         started = api.post(f"/v1/eval-suites/{SUITE}/runs", json=swapped).json()
         stopped_page = wait_until_done(browser, f"/console/eval-runs/{started['runId']}")
         events = browser.get(f"/console/eval-runs/{started['runId']}/events").text
+        replay = api.get("/v1/runs", params={"evalRunId": started["runId"]}).json()["data"][0]
+        replay_page = html.unescape(browser.get(f"/console/runs/{replay['id']}").text)
         experts = browser.post(f"/console/test-cases/suites/{SUITE}/try",
                                data={**form, "experts": "1"}, headers=origin)  # fmt: skip
         experts_page = wait_until_done(browser, str(experts.url.path))
         suite_page = html.unescape(browser.get(f"/console/test-cases/suites/{SUITE}").text)
     assert "Only experts' corrections counted; the others weighed 0." in experts_page
+    assert f'<dt>Ran with</dt><dd><span class="tag">{FIND} 0.2.0</span>' in replay_page
     assert suite_page.count("restricted classes only") == 1
     assert events == (
         'event: progress\ndata: {"casesDone": 2, "cases": 2}\n\n'
