@@ -38,7 +38,7 @@ def pages(lab: Lab) -> dict[str, str]:
         run_id = api.get("/v1/runs", params={"limit": 1}).json()["data"][0]["id"]
         seed.build_suite(api, load.project, SUITE_ID)
         say("  a run of 0.1.0 on a set built from the corrections…")
-        _, summary = seed.timed_eval_run(load.server, api, load.project, SUITE_ID)
+        _, summary, _ = seed.timed_eval_run(load.server, api, load.project, SUITE_ID)
         eval_run = summary["evalRunId"]
     return {
         "runs": "/console/runs",

@@ -39,11 +39,17 @@ class Sizes:
     idle_s: float = 3.0
     load_limit_s: float = 120.0
     wrk_seconds: int = 8
+    scale_corrections: tuple[int, ...] = (1_000, 10_000, 100_000)
+    scale_cases: tuple[int, ...] = (100, 1_000, 5_000)
+    scale_other_runs: int = 50_000
+    live_runs: int = 200
 
 
 QUICK = Sizes(
-    starts=2, saves=2, runs=6, corrections=1_000, sequential=100, fresh=20, reads=50, cases=30
-)
+    starts=2, saves=2, runs=6, corrections=1_000, sequential=100, fresh=20, reads=50, cases=30,
+    scale_corrections=(500, 1_000, 2_000), scale_cases=(20, 50, 100), scale_other_runs=1_000,
+    live_runs=50,
+)  # fmt: skip
 
 
 @dataclass
@@ -257,7 +263,7 @@ def build_corrected_suite(lab: Lab) -> CorrectedSuite:
 
 def timed_eval(
     lab: Lab, suite: CorrectedSuite, *args: str, env: dict[str, str] | None = None
-) -> tuple[float, dict[str, Any]]:
+) -> tuple[float, dict[str, Any], int | None]:
     """Start `kindgi dev ARGS` on the suite's pack, time one eval run of 0.1.0, stop."""
     server = lab.start(suite.pack, *args, env=env)
     try:

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import argparse
 import compileall
-import math
 import re
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,25 +28,11 @@ import seed
 from devserver import CLOSE, DevServer, clean_env
 from lab import QUICK, Lab, Sizes, ms, say, timed_eval
 from model_stub import ModelStub
+from rows import Row, percentile, rss_mb
+from scale import row_eval_scale, row_live_run, row_test_set_scale
 
 HERE = Path(__file__).resolve().parent
 MODEL_LATENCY_S = 0.2
-
-
-@dataclass(frozen=True)
-class Row:
-    """One line of the table; `ok` is None when nothing was measured."""
-
-    what: str
-    target: str
-    measured: str
-    ok: bool | None
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """The nearest-rank `q`th percentile."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]
 
 
 def eval_remarks(summary: dict[str, Any], cases: int, provider: str) -> str:
@@ -106,29 +90,13 @@ def listed_versions(server: DevServer, client: httpx.Client) -> set[str]:
     return {agent["version"] for agent in page["data"]}
 
 
-def read_test_set(
-    client: httpx.Client, project: str, headers: dict[str, str] | None = None
-) -> tuple[float, float, int]:
-    """GET the agent's test set and its first cases page: (seconds, seconds, active cases)."""
-    path = f"/v1/agents/{seed.AGENT}/test-set"
-    began = time.perf_counter()
-    summary = client.get(path, params={"projectId": project}, headers=headers)
-    middle = time.perf_counter()
-    cases = client.get(f"{path}/cases", params={"projectId": project}, headers=headers)
-    ended = time.perf_counter()
-    for response in (summary, cases):
-        if response.status_code != 200:
-            raise RuntimeError(f"GET {response.url.path}: {response.status_code}")
-    return middle - began, ended - middle, int(summary.json()["cases"]["active"])
-
-
 def row_test_set(lab: Lab) -> list[Row]:
     """3: read the test set of every recorded correction, with a keep-alive client."""
     load = lab.correction_load()
     say(f"  {lab.sizes.reads} reads of the test set and its first cases page…")
     with load.server.client() as client:
-        reads = [read_test_set(client, load.project) for _ in range(lab.sizes.reads)]
-        fresh = [read_test_set(client, load.project, CLOSE) for _ in range(lab.sizes.fresh)]
+        reads = [seed.read_test_set(client, load.project) for _ in range(lab.sizes.reads)]
+        fresh = [seed.read_test_set(client, load.project, CLOSE) for _ in range(lab.sizes.fresh)]
     total = [ms(a + b) for a, b, _ in reads]
     p50 = percentile(total, 50)
     measured = (
@@ -164,49 +132,36 @@ def row_replay(lab: Lab) -> list[Row]:
     """5: an eval run of the recorded version, function model, every tool call recorded."""
     suite = lab.corrected_suite()
     say(f"  eval run on {suite.cases} cases, function model…")
-    seconds, summary = timed_eval(lab, suite)
+    seconds, summary, concurrency = timed_eval(lab, suite)
     remarks = eval_remarks(summary, suite.cases, "function")
     say(f"  eval run on {suite.cases} cases, no-op model…")
-    noop_s, _ = timed_eval(lab, suite, "--models", str(HERE / "noop_models.py"))
+    noop_s, _, _ = timed_eval(lab, suite, "--models", str(HERE / "noop_models.py"))
     per_case = ms(seconds) / suite.cases
     measured = (
-        f"{per_case:.1f} ms/case ({suite.cases} cases in {seconds:.2f} s, concurrency 4); "
-        f"no-op model: {ms(noop_s) / suite.cases:.1f} ms/case{remarks}"
+        f"{per_case:.1f} ms/case ({suite.cases} cases in {seconds:.2f} s, concurrency "
+        f"{concurrency or '—'}); no-op model: {ms(noop_s) / suite.cases:.1f} ms/case{remarks}"
     )
     return [Row(WHAT[5], TARGET[5], measured, per_case < 5)]
 
 
 def row_slow_model(lab: Lab) -> list[Row]:
-    """6: the same eval run with an OpenAI-compatible model that takes 200 ms per answer."""
+    """6: the same eval run at the defaults with an OpenAI-compatible model of 200 ms."""
     suite = lab.corrected_suite()
     pyproject = suite.pack / "pyproject.toml"
     pyproject.write_text(
         pyproject.read_text() + '\n[tool.kindgi-dev.providers]\ndefault = "openai"\n'
     )
-    rows = []
     with ModelStub(MODEL_LATENCY_S) as stub:
         env = clean_env(OPENAI_API_KEY="x", OPENAI_BASE_URL=stub.base_url)
-        for concurrency in (4, 16):
-            say(f"  eval run on {suite.cases} cases, 200 ms model, concurrency {concurrency}…")
-            seconds, summary = timed_eval(
-                lab, suite, "--eval-concurrency", str(concurrency), env=env
-            )
-            floor = suite.cases * 2 * MODEL_LATENCY_S / concurrency
-            measured = (
-                f"{seconds:.1f} s (floor {floor:.1f} s: two model calls per case)"
-                f"{eval_remarks(summary, suite.cases, 'openai')}"
-            )
-            what = f"{suite.cases} cases, model of 200 ms latency, --eval-concurrency {concurrency}"
-            rows.append(Row(what, TARGET[6], measured, seconds < 10))
-    return rows
-
-
-def rss_mb(pid: int) -> float:
-    """A process's resident memory, from /proc/<pid>/status."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmRSS for pid {pid}")
+        say(f"  eval run on {suite.cases} cases, 200 ms model, default concurrency…")
+        seconds, summary, concurrency = timed_eval(lab, suite, env=env)
+    floor = suite.cases * 2 * MODEL_LATENCY_S / (concurrency or 1)
+    measured = (
+        f"{seconds:.1f} s at concurrency {concurrency or '—'} (the default; floor {floor:.1f} s: "
+        f"two model calls per case){eval_remarks(summary, suite.cases, 'openai')}"
+    )
+    what = f"{suite.cases} cases, model of 200 ms latency, default settings"
+    return [Row(what, TARGET[6], measured, seconds < 10)]
 
 
 def descendants(pid: int) -> list[int]:
@@ -262,6 +217,9 @@ WHAT = {
     7: "idle memory (after start + 3 s)",
     8: "each console page with 10,000 corrections stored",
     9: "replay overhead per flow case, per node, recorded tools",
+    10: "test-set reads and database size as corrections grow",
+    11: "eval runs as cases grow: cost per case, polls, memory",
+    12: "a live run, function model",
 }
 TARGET = {
     1: "< 1.5 s",
@@ -273,6 +231,9 @@ TARGET = {
     7: "< 150 MB RSS",
     8: "p50 < 100 ms",
     9: "< 5 ms per node",
+    10: "p50 < 20 ms at 100,000, within 2× of 1,000; < 15 MB per 10,000",
+    11: "flat per case, polls < 5 ms, memory within 10 MB of idle",
+    12: "p50 < 10 ms beyond model and tools",
 }
 ROWS: dict[int, Callable[[Lab], list[Row]]] = {
     1: row_start,
@@ -284,6 +245,9 @@ ROWS: dict[int, Callable[[Lab], list[Row]]] = {
     7: row_memory,
     8: row_console,
     9: row_flow_replay,
+    10: row_test_set_scale,
+    11: row_eval_scale,
+    12: row_live_run,
 }
 
 

@@ -9,6 +9,8 @@ from typing import Any
 import httpx
 from devserver import DevServer
 
+from kindgi_dev.domain.time import parse_time
+
 AGENT = "acme-ops.article-picker"
 QUESTIONS = (
     "I forgot my password and can't sign in.",
@@ -16,6 +18,8 @@ QUESTIONS = (
     "My package hasn't arrived yet. Where is it?",
 )
 TERMINAL = ("completed", "failed", "cancelled")
+CLI_POLL_S = 1.0
+"""How often `kindgi eval-runs start --wait` polls a running eval run."""
 
 
 def project_id(client: httpx.Client) -> str:
@@ -79,13 +83,30 @@ def build_suite(client: httpx.Client, project: str, suite_id: str) -> int:
     return int(response.json()["caseCount"])
 
 
+def read_test_set(
+    client: httpx.Client, project: str, headers: dict[str, str] | None = None
+) -> tuple[float, float, int]:
+    """GET the agent's test set and its first cases page: (seconds, seconds, active cases)."""
+    path = f"/v1/agents/{AGENT}/test-set"
+    began = time.perf_counter()
+    summary = client.get(path, params={"projectId": project}, headers=headers)
+    middle = time.perf_counter()
+    cases = client.get(f"{path}/cases", params={"projectId": project}, headers=headers)
+    ended = time.perf_counter()
+    for response in (summary, cases):
+        if response.status_code != 200:
+            raise RuntimeError(f"GET {response.url.path}: {response.status_code}")
+    return middle - began, ended - middle, int(summary.json()["cases"]["active"])
+
+
 def timed_eval_run(
     server: DevServer, client: httpx.Client, project: str, suite_id: str
-) -> tuple[float, dict[str, Any]]:
-    """Replay agent 0.1.0 on the suite; seconds from the start call to seeing it finished.
+) -> tuple[float, dict[str, Any], int | None]:
+    """Replay agent 0.1.0 on the suite; seconds from the run's start to its end, as it records
+    them, its summary, and the concurrency its progress showed.
 
-    Polls `GET /v1/eval-runs/{id}` every 20 ms; returns the run's summary, and raises
-    when the run did not complete, or not within 5 minutes.
+    Polls `GET /v1/eval-runs/{id}` each second, as `kindgi eval-runs start --wait` does;
+    raises when the run did not complete, or not within 5 minutes.
     """
     body = {"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.1.0"}}
     started = time.perf_counter()
@@ -93,11 +114,20 @@ def timed_eval_run(
     if response.status_code != 201:
         raise RuntimeError(f"starting an eval run: {response.status_code} {response.text[:300]}")
     run_id = response.json()["runId"]
-    while (run := server.poll(client, f"/v1/eval-runs/{run_id}"))["status"] not in TERMINAL:
+    concurrency = None
+    while True:
+        time.sleep(CLI_POLL_S)
+        run = server.poll(client, f"/v1/eval-runs/{run_id}")
+        if run["status"] in TERMINAL:
+            break
+        concurrency = (run.get("progress") or {}).get("concurrency", concurrency)
         if time.perf_counter() - started > 300:
             raise RuntimeError(f"eval run {run_id} did not finish in 5 minutes")
-        time.sleep(0.02)
-    elapsed = time.perf_counter() - started
     if run["status"] != "completed":
         raise RuntimeError(f"eval run {run_id} is {run['status']}: {run.get('error')}")
-    return elapsed, run["result"]["summary"]
+    return run_seconds(run), run["result"]["summary"], concurrency
+
+
+def run_seconds(run: dict[str, Any]) -> float:
+    """An eval run's time from its `startedAt` to its `completedAt`."""
+    return (parse_time(run["completedAt"]) - parse_time(run["startedAt"])).total_seconds()

@@ -1,0 +1,342 @@
+"""Scale rows: the same reads and eval runs at growing sizes, each beside its ratio to the
+smallest, so a cost that grows faster than the work shows.
+
+The data is seeded in two steps. A few runs and corrections go through the API of a real
+`kindgi dev`; that instance is stopped, and the rest are copies of those, written with the
+store's own functions (`kindgi_dev.store.runs`, `.conversations`, `.corrections`) into the
+same database, with new ids and times. Then `kindgi dev` starts again on it and everything
+measured goes through the API.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import seed
+from devserver import DevServer
+from lab import Lab, ms, say
+from rows import Row, percentile, rss_mb
+
+from kindgi_dev.domain.time import format_time
+from kindgi_dev.settings import Settings
+from kindgi_dev.store import conversations as conversation_store
+from kindgi_dev.store import corrections as correction_store
+from kindgi_dev.store import runs as run_store
+from kindgi_dev.store.db import Database
+
+NOOP_MODELS = Path(__file__).resolve().parent / "noop_models.py"
+BATCH = 2_000
+"""Copies written per transaction."""
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One figure at each size."""
+
+    sizes: Sequence[int]
+    values: Sequence[float | None]
+
+    def cell(self, unit: str, digits: int = 1) -> str:
+        """`1,000: 2.1 ms (1.0×); 10,000: 2.3 ms (1.1×)` — each beside its ratio to the first."""
+        first = self.values[0]
+        parts = []
+        for size, value in zip(self.sizes, self.values, strict=True):
+            if value is None:
+                parts.append(f"{size:,}: —")
+                continue
+            ratio = f" ({value / first:.2f}×)" if first else ""
+            parts.append(f"{size:,}: {value:,.{digits}f} {unit}{ratio}")
+        return "; ".join(parts)
+
+    @property
+    def last(self) -> float | None:
+        """The figure at the largest size."""
+        return self.values[-1]
+
+    def ratio(self) -> float | None:
+        """The largest size's figure over the smallest's."""
+        first, last = self.values[0], self.values[-1]
+        return None if first is None or last is None or not first else last / first
+
+
+def counted(sizes: Sequence[int]) -> str:
+    """`1,000 / 10,000 / 100,000`."""
+    return " / ".join(f"{size:,}" for size in sizes)
+
+
+@contextmanager
+def store_of(pack: Path) -> Iterator[Database]:
+    """The pack's database, opened as `kindgi dev` opens it (while no `kindgi dev` runs)."""
+    db = Database(Settings(pack_dir=pack).database_path)
+    db.migrate()
+    try:
+        yield db
+    finally:
+        db.close()
+
+
+def database_bytes(pack: Path) -> int:
+    """The database's size on disk, WAL included."""
+    path = Settings(pack_dir=pack).database_path
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+
+
+class Stamps:
+    """Distinct, increasing wire times, a millisecond apart, from a moment in the past."""
+
+    def __init__(self, start: datetime) -> None:
+        self._ticks = itertools.count()
+        self._start = start
+
+    def next(self) -> str:
+        """The next time."""
+        return format_time(self._start + timedelta(milliseconds=next(self._ticks)))
+
+
+def copy_run(db: Database, template: dict[str, Any], at: str) -> str:
+    """A copy of a finished run, its tool calls, journal and conversation; the copy's id."""
+    run_id, conversation_id = str(uuid.uuid4()), str(uuid.uuid4())
+    conversation = conversation_store.get(db, template["conversation_id"])
+    assert conversation is not None
+    conversation_store.insert(db, {**conversation, "id": conversation_id, "opened_at": at,
+                                   "turn_count": 0, "last_message_at": None})  # fmt: skip
+    output = dict(template["output"] or {})
+    output.update({k: v for k, v in (("runId", run_id), ("conversationId", conversation_id))
+                   if k in output})  # fmt: skip
+    run_store.insert(db, {**template, "id": run_id, "conversation_id": conversation_id,
+                          "created_at": at, "updated_at": at, "completed_at": at,
+                          "output": output})  # fmt: skip
+    run_store.add_tool_calls(db, run_id, template["tool_calls"])
+    run_store.add_journal(db, run_id, template["journal"])
+    conversation_store.append(db, conversation_id, run_id, template["messages"], at)
+    return run_id
+
+
+def copy_correction(
+    db: Database, template: dict[str, Any], run_id: str, participant: str, at: str
+) -> None:
+    """A copy of a correction (and its verdicts) by another participant, on `run_id`."""
+    correction_id = str(uuid.uuid4())
+    correction_store.insert_correction(db, {**template, "id": correction_id, "run_id": run_id,
+                                            "participant_id": participant, "created_at": at,
+                                            "updated_at": at})  # fmt: skip
+    correction_store.insert_verdicts(db, [
+        {**v, "id": str(uuid.uuid4()), "correction_id": correction_id, "run_id": run_id,
+         "participant_id": participant, "created_at": at}
+        for v in template["verdicts"]
+    ])  # fmt: skip
+
+
+def run_template(db: Database, run_id: str) -> dict[str, Any]:
+    """A run as stored, with what a copy of it needs."""
+    run = run_store.get(db, run_id)
+    assert run is not None
+    run["tool_calls"] = run_store.tool_calls(db, run_id)
+    run["journal"] = [{k: v for k, v in e.items() if k != "sequence"}
+                      for e in run_store.journal(db, run_id, since=-1, limit=None)]  # fmt: skip
+    run["messages"] = conversation_store.messages(db, run["conversation_id"])
+    return run
+
+
+def correction_template(db: Database, correction_id: str) -> dict[str, Any]:
+    """A correction as stored, with its verdicts."""
+    correction = correction_store.get_correction(db, correction_id)
+    assert correction is not None
+    correction["verdicts"] = correction_store.verdicts_of(db, [correction_id])[correction_id]
+    return correction
+
+
+def in_batches(db: Database, first: int, end: int, write: Callable[[int], Any]) -> None:
+    """`write(n)` for each n in range(first, end), `BATCH` of them to a transaction."""
+    for start in range(first, end, BATCH):
+        with db.transaction():
+            for n in range(start, min(end, start + BATCH)):
+                write(n)
+
+
+def recorded_through_api(lab: Lab, name: str, runs: int) -> tuple[Path, str, list[str], list[str]]:
+    """A pack with `runs` runs of the tutorial's questions, each corrected once, through the
+    API; (pack, project, run ids, correction ids). The server is stopped afterwards."""
+    pack = lab.pack(name)
+    server = lab.start(pack)
+    recorded = seed.start_runs(server, runs)
+    with server.client() as client:
+        project = seed.project_id(client)
+        corrections = []
+        for run in recorded:
+            response = client.post("/v1/corrections", json=seed.correction(run, "seed"))
+            response.raise_for_status()
+            corrections.append(response.json()["id"])
+    lab.stop(server)
+    return pack, project, [run["id"] for run in recorded], corrections
+
+
+def row_test_set_scale(lab: Lab) -> list[Row]:
+    """Test-set reads and database size at each number of corrections."""
+    sizes = lab.sizes.scale_corrections
+    pack, project, run_ids, correction_ids = recorded_through_api(lab, "scale-set", 20)
+    stamps = Stamps(datetime.now(UTC) - timedelta(days=30))
+    reads: list[float | None] = []
+    per_10k: list[float | None] = []
+    have = len(correction_ids)
+    for size in sizes:
+        say(f"  {size - have:,} more corrections through the store, {size:,} in all…")
+        began = time.perf_counter()
+        with store_of(pack) as db:
+            templates = [correction_template(db, c) for c in correction_ids]
+
+            def write(n: int, db: Database = db, templates: list[Any] = templates) -> None:
+                copy_correction(db, templates[n % len(templates)], run_ids[n % len(run_ids)],
+                                f"p-{n}", stamps.next())  # fmt: skip
+
+            in_batches(db, have, size, write)
+        have = size
+        say(f"    written in {time.perf_counter() - began:.1f} s")
+        per_10k.append(database_bytes(pack) / size * 10_000 / 1e6)
+        server = lab.start(pack)
+        with server.client() as client:
+            timed = [seed.read_test_set(client, project) for _ in range(lab.sizes.reads)]
+        lab.stop(server)
+        if timed[-1][2] != size:
+            raise RuntimeError(f"the test set read {timed[-1][2]:,} cases, not {size:,}")
+        reads.append(percentile([ms(a + b) for a, b, _ in timed], 50))
+        say(f"    read p50 {reads[-1]:.1f} ms; {per_10k[-1]:.1f} MB per 10,000")
+    read = Measured(sizes, reads)
+    size_row = Measured(sizes, per_10k)
+    ratio = read.ratio()
+    read_ok = read.last is not None and read.last < 20 and ratio is not None and ratio <= 2
+    return [
+        Row(f"read an agent's test set (set + first cases page) at {counted(sizes)} corrections",
+            "p50 < 20 ms at 100,000, within 2× of 1,000", "p50 " + read.cell("ms"), read_ok),
+        Row(f"database size at {counted(sizes)} corrections", "< 15 MB per 10,000",
+            size_row.cell("MB per 10,000"),
+            size_row.last is not None and size_row.last < 15),
+    ]  # fmt: skip
+
+
+@dataclass
+class EvalAtSize:
+    """One eval run's figures."""
+
+    cases: int
+    per_case_ms: float
+    polls_ms: list[float]
+    idle_mb: float
+    after_mb: float
+
+
+def timed_cli_like(server: DevServer, project: str, cases: int, idle_s: float) -> EvalAtSize:
+    """Idle, then start an eval run of 0.1.0 on the agent's test set and poll it each second
+    as the CLI does; its cost per case from the run's own start and end times."""
+    time.sleep(idle_s)
+    idle = rss_mb(server.pid)
+    body = {"projectId": project, "agentRef": {"agentId": seed.AGENT, "version": "0.1.0"}}
+    polls: list[float] = []
+    with server.client() as client:
+        response = client.post(f"/v1/agents/{seed.AGENT}/test-set/runs", json=body)
+        if response.status_code != 201:
+            raise RuntimeError(f"starting an eval run: {response.status_code} {response.text}")
+        run_id = response.json()["runId"]
+        deadline = time.perf_counter() + 600
+        while True:
+            time.sleep(seed.CLI_POLL_S)
+            began = time.perf_counter()
+            run = server.poll(client, f"/v1/eval-runs/{run_id}")
+            if run["status"] in seed.TERMINAL:
+                break
+            polls.append(ms(time.perf_counter() - began))
+            if time.perf_counter() > deadline:
+                raise RuntimeError(f"eval run {run_id} did not finish in 10 minutes")
+    if run["status"] != "completed" or run["result"]["summary"]["cases"] != cases:
+        raise RuntimeError(f"eval run {run_id}: {run['status']}, {run.get('error')}")
+    time.sleep(1.0)
+    return EvalAtSize(cases, ms(seed.run_seconds(run)) / cases, polls, idle, rss_mb(server.pid))
+
+
+def row_eval_scale(lab: Lab) -> list[Row]:
+    """Eval runs of growing suites with many other runs stored: cost per case, polls, memory."""
+    sizes = lab.sizes.scale_cases
+    pack, project, run_ids, correction_ids = recorded_through_api(lab, "scale-eval", 3)
+    stamps = Stamps(datetime.now(UTC) - timedelta(days=30))
+    with store_of(pack) as db:
+        runs = [run_template(db, r) for r in run_ids]
+        corrections = [correction_template(db, c) for c in correction_ids]
+        others = lab.sizes.scale_other_runs
+        say(f"  {others:,} other runs through the store…")
+        began = time.perf_counter()
+        in_batches(db, 0, others, lambda n: copy_run(db, runs[n % 3], stamps.next()))
+        say(f"    written in {time.perf_counter() - began:.1f} s")
+    results: list[EvalAtSize] = []
+    have = len(run_ids)
+    for size in sizes:
+        with store_of(pack) as db:
+
+            def write(n: int, db: Database = db) -> None:
+                at = stamps.next()
+                run_id = copy_run(db, runs[n % 3], at)
+                copy_correction(db, corrections[n % 3], run_id, "seed", at)
+
+            in_batches(db, have, size, write)
+        have = size
+        server = lab.start(pack)
+        say(f"  eval run on {size:,} cases ({others:,} other runs stored), polled each second…")
+        results.append(timed_cli_like(server, project, size, lab.sizes.idle_s))
+        lab.stop(server)
+        last = results[-1]
+        say(f"    {last.per_case_ms:.2f} ms/case; {len(last.polls_ms)} polls; "
+            f"RSS {last.idle_mb:.0f} → {last.after_mb:.0f} MB")  # fmt: skip
+    cost = Measured(sizes, [r.per_case_ms for r in results])
+    polls = Measured(sizes, [statistics.median(r.polls_ms) if r.polls_ms else None
+                             for r in results])  # fmt: skip
+    grown = Measured(sizes, [r.after_mb - r.idle_mb for r in results])
+    ratio = cost.ratio()
+    return [
+        Row(f"eval run cost per case at {counted(sizes)} cases, {others:,} other runs stored",
+            "5,000 within 1.3× of 100", cost.cell("ms/case", 2),
+            ratio is not None and ratio <= 1.3),
+        Row(f"poll a running eval run of {counted(sizes)} cases", "p50 < 5 ms at any size",
+            "p50 " + polls.cell("ms") + " (polled each second)",
+            polls.last is not None and polls.last < 5),
+        Row(f"memory after an eval run of {counted(sizes)} cases", "within 10 MB of idle",
+            "RSS after the run − idle: " + grown.cell("MB") +
+            f"; idle {results[-1].idle_mb:.0f} MB",
+            grown.last is not None and grown.last <= 10),
+    ]  # fmt: skip
+
+
+def row_live_run(lab: Lab) -> list[Row]:
+    """Live runs one after another on one keep-alive connection: the function model, then a
+    model that answers at once with no tool call (so the run is all kindgi dev's own work)."""
+    found: dict[str, float] = {}
+    for label, args in (("function model", ()),
+                        ("no-op model", ("--models", str(NOOP_MODELS)))):  # fmt: skip
+        server = lab.start(lab.pack("live"), *args)
+        body = {"agent": seed.AGENT, "input": {"userMessage": seed.QUESTIONS[0]}}
+        times = []
+        with server.client() as client:
+            for n in range(lab.sizes.live_runs + 20):
+                began = time.perf_counter()
+                response = client.post("/v1/runs", json=body)
+                if response.status_code != 201:
+                    raise RuntimeError(f"POST /v1/runs: {response.status_code} {response.text}")
+                if n >= 20:
+                    times.append(ms(time.perf_counter() - began))
+        lab.stop(server)
+        found[label] = percentile(times, 50)
+        say(f"  {label}: p50 {found[label]:.1f} ms")
+    measured = (
+        f"p50 {found['function model']:.1f} ms with the example's function model and its "
+        f"search tool; {found['no-op model']:.1f} ms with a no-op model "
+        f"(n={lab.sizes.live_runs} each)"
+    )
+    what = "a live run, function model (`POST /v1/runs`, one after another)"
+    return [Row(what, "p50 < 10 ms beyond model and tools", measured, found["function model"] < 10)]
