@@ -21,7 +21,7 @@ from ..domain.metrics import CaseScore
 from ..domain.paging import Page, fetch_page
 from ..domain.status import TERMINAL
 from ..domain.time import now_iso
-from ..runtime import judge
+from ..runtime import judge, memory
 from ..runtime.dispatch import tool_env
 from ..runtime.executor import execute
 from ..runtime.replay_dispatch import ReplayDispatcher
@@ -157,7 +157,11 @@ async def _run(ctx: Context, run_id: str, replay: Replay, cases: list[ReplayCase
     except Exception as error:  # the executor itself failing ends the run, said plainly
         _finish(ctx, run_id, "failed", summarize(ctx, run_id, partial=True), error=str(error))
         return
-    _finish(ctx, run_id, "completed", summarize(ctx, run_id))
+    else:
+        _finish(ctx, run_id, "completed", summarize(ctx, run_id))
+    finally:
+        ctx.db.release_memory()
+        memory.give_back()
 
 
 def _errored(error: BaseException) -> Replayed:

@@ -159,6 +159,11 @@ class Database:
         with readable(self.path), self.transaction() as conn:
             return conn.execute(sql, params).rowcount
 
+    def release_memory(self) -> None:
+        """Free the page cache (it fills again as pages are read), after a large job."""
+        with self._lock:
+            self._conn.execute("PRAGMA shrink_memory")
+
     def close(self) -> None:
         """Checkpoint the WAL and close the connection."""
         with self._lock:
