@@ -156,12 +156,10 @@ async def _run(ctx: Context, run_id: str, replay: Replay, cases: list[ReplayCase
         raise
     except Exception as error:  # the executor itself failing ends the run, said plainly
         _finish(ctx, run_id, "failed", summarize(ctx, run_id, partial=True), error=str(error))
-        return
     else:
         _finish(ctx, run_id, "completed", summarize(ctx, run_id))
-    finally:
-        ctx.db.release_memory()
-        memory.give_back()
+    ctx.db.release_memory()  # a run that ended by itself; a cancel answers without waiting
+    memory.give_back()
 
 
 def _errored(error: BaseException) -> Replayed:
