@@ -41,6 +41,27 @@ class FlowVersionOverrides(WireModel):
     agents: dict[str, str] | None = None
 
 
+class EvalSample(WireModel):
+    """Only one part of the cases: the hold-out share or the rest, split by a seed."""
+
+    part: Literal["search", "hold-out"]
+    seed: str = Field(min_length=1, max_length=200)
+    hold_out_share: float = Field(ge=0.1, le=0.9)
+
+
+class PromptOverride(WireModel):
+    """A prompt block's template to run instead of the pinned one."""
+
+    template: str
+
+
+class EvalOverrides(WireModel):
+    """Block content an agent candidate's replays run instead of its pinned content."""
+
+    settings: dict[str, dict[str, Any]] | None = Field(default=None, max_length=20)
+    prompts: dict[str, PromptOverride] | None = Field(default=None, max_length=1)
+
+
 class StartEvalRunBody(WireModel):
     """How to try a version: the project, the candidate, and the comparison's settings."""
 
@@ -55,6 +76,8 @@ class StartEvalRunBody(WireModel):
     repetitions: int = Field(default=1, ge=1, le=10)
     k: int = Field(default=10, ge=1, le=100)
     class_weights: Literal["as-recorded", "restricted-only"] = "as-recorded"
+    overrides: EvalOverrides | None = None
+    sample: EvalSample | None = None
 
 
 class StartSuiteRunBody(StartEvalRunBody):

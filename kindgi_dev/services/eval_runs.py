@@ -12,10 +12,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from typing import Any
 
-from ..domain import comparison
+from ..domain import comparison, sampling
 from ..domain.checks import AnswerCheck
 from ..domain.comparison import ReplayCase, Replayed
-from ..domain.errors import BadInput, Conflict, NotFound
+from ..domain.errors import BadInput, Conflict, NotFound, ValidationFailed
 from ..domain.items import answer_text
 from ..domain.metrics import CaseScore
 from ..domain.paging import Page, fetch_page
@@ -80,6 +80,7 @@ def new_record(
     """A `running` eval run's row with the comparison's settings; the caller adds its subject."""
     if body.get("baseline", "recorded") != "recorded":
         raise BadInput("Only the recorded baseline runs in kindgi dev.", field="baseline")
+    _check_overrides(ctx, body)
     comparison_settings = {
         "baseline": "recorded", "reads": body.get("reads", "recorded"),
         "repetitions": body.get("repetitions", 1), "k": body.get("k", 10),
@@ -105,6 +106,10 @@ def launch(
 ) -> dict[str, Any]:
     """Store the eval run and start replaying its cases in the background (or preview them)."""
     run_id = record["run_id"]
+    if body.get("sample"):
+        cases = _sampled(cases, body["sample"])
+        record = {**record, "case_count": len(cases),
+                  "comparison": {**record["comparison"], "sample": body["sample"]}}  # fmt: skip
     store.insert(ctx.db, record)
     if body.get("dryRun"):
         preview = [
@@ -119,6 +124,52 @@ def launch(
     ctx.eval_tasks[run_id] = task
     task.add_done_callback(lambda _: _forget(ctx, run_id))
     return {"runId": run_id}
+
+
+def _sampled(cases: list[ReplayCase], given: dict[str, Any]) -> list[ReplayCase]:
+    """The cases of the sample's part, split by its seed and stratified by a "no"."""
+    return sampling.sample(
+        cases, part=given["part"], seed=given["seed"], hold_out_share=given["holdOutShare"],
+        case_id=lambda case: case.case_id, has_no=_has_no,
+    )  # fmt: skip
+
+
+def _has_no(case: ReplayCase) -> bool:
+    """Whether a case has a "no": an item marked wrong, or a part it should have done/said."""
+    return any(not v.yes for v in case.verdicts) or any(
+        e.expected.get("verdict") == "wrong" for e in case.expectations
+    )
+
+
+def _check_overrides(ctx: Context, body: dict[str, Any]) -> None:
+    """400 for `overrides` kindgi dev can't apply, saying why (nothing applies here)."""
+    overrides = body.get("overrides") or {}
+    if not overrides.get("settings") and not overrides.get("prompts"):
+        return
+    if body.get("flowRef") is not None:
+        raise ValidationFailed(
+            "overrides", "applies to an agent candidate; a flow's parts are set with versions"
+        )
+    ref = body.get("agentRef") or {}
+    agent = catalog.get_agent(ctx, ref["agentId"], ref.get("version"))
+    named = f"{agent['id']}@{agent['version']}"
+    pinned = {str(pin.get("id")) for pin in agent.get("settings") or []}
+    for block_id in overrides.get("settings") or {}:
+        if block_id not in pinned:
+            raise ValidationFailed(f"overrides/settings/{block_id}",
+                                   f"is not a settings block {named} pins")  # fmt: skip
+        raise ValidationFailed(
+            f"overrides/settings/{block_id}",
+            "can't apply under kindgi dev: it doesn't serve settings blocks' content to "
+            "tools, so a replay would run the same either way; try it on a runtime you "
+            "deploy to",
+        )
+    for block_id in overrides.get("prompts") or {}:
+        raise ValidationFailed(
+            f"overrides/prompts/{block_id}",
+            f"can't apply: {named} pins no prompt block, since kindgi dev runs instructions "
+            "given as text only",
+        )
 
 
 def _forget(ctx: Context, run_id: str) -> None:
@@ -269,6 +320,7 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> dict[str, 
         "errors": errors, "stopped": sum(1 for e in entries if "stopped" in e["entry"]),
         "reads": settings["reads"],
         "classWeights": settings["classWeights"],
+        **({"sample": settings["sample"]} if settings.get("sample") else {}),
         "sampling": {"models": [{"providerId": p, "model": m, "runs": n}
                                 for (p, m), n in sorted(models.items())]},
         "repetitions": settings["repetitions"], "metrics": metrics,

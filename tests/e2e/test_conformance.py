@@ -484,3 +484,60 @@ def test_a_dry_run_reads_live_refuses_what_changes_things_and_stays_out_of_lists
         f"--input={json.dumps({'userMessage': CHARGED})}",
     )
     assert (by_cli["status"], by_cli["dryRun"]) == ("completed", True)
+
+
+def test_eval_runs_take_a_seeded_sample_and_refuse_overrides_saying_why(
+    server: DevServer, http: httpx.Client, project: str
+) -> None:
+    from kindgi.client import InvalidRequestError
+
+    client = Kindgi(base_url=server.url, token=server.token)
+    corrected_runs(http, project)
+    suite = f"acme.picks-{project[:8]}"
+    built = http.post(
+        f"/v1/eval-suites/{suite}/versions/from-judgments",
+        json={"version": "1.0.0", "projectId": project, "agentId": AGENT},
+    )
+    assert built.json()["caseCount"] == 3, built.text
+    agent_ref = {"agent_id": AGENT}
+
+    def part(name: str, seed: str) -> list[str]:
+        sample = {"part": name, "seed": seed, "hold_out_share": 0.3}
+        started = client.eval_runs.start(
+            suite, project_id=project, agent_ref=agent_ref, sample=sample, dry_run=True
+        )
+        return [c["caseId"] for c in started.dry_run_preview["preview"]]
+
+    held, search = part("hold-out", "seed-1"), part("search", "seed-1")
+    assert (len(held), len(search)) == (1, 2)
+    assert sorted(held + search) == sorted(
+        c["caseId"]
+        for c in http.get(f"/v1/eval-suites/{suite}/versions/1.0.0/cases").json()["data"]
+    )
+    assert part("hold-out", "seed-1") == held
+    started = client.eval_runs.start(
+        suite,
+        project_id=project,
+        agent_ref=agent_ref,
+        sample={"part": "hold-out", "seed": "seed-1", "hold_out_share": 0.3},
+    )
+    summary = http.get(f"/v1/eval-runs/{finished(client, str(started.run_id)).run_id}").json()[
+        "result"
+    ]["summary"]
+    assert summary["cases"] == 1
+    assert summary["sample"] == {"part": "hold-out", "seed": "seed-1", "holdOutShare": 0.3}
+
+    for overrides, field in (
+        ({"settings": {"acme.weights": {"boost": 2}}}, "overrides/settings/acme.weights"),
+        (
+            {"prompts": {"acme.picker-prompt": {"template": "Pick."}}},
+            "overrides/prompts/acme.picker-prompt",
+        ),
+    ):
+        with pytest.raises(InvalidRequestError) as refused:
+            client.eval_runs.start(
+                suite, project_id=project, agent_ref=agent_ref, overrides=overrides
+            )
+        assert refused.value.server_code == "validation-failed"
+        assert refused.value.details["field"] == field
+    assert "pins no prompt block" in str(refused.value)
