@@ -45,6 +45,11 @@ def test_try_an_agent_version_on_its_test_set(tmp_path: Path) -> None:
                 break
             time.sleep(0.05)
         listed = html.unescape(client.get(f"/console/test-cases/agents/{AGENT}").text)
+        runs = {query: client.get(f"/console/runs?{query}").text.count('href="/console/runs/')
+                for query in ("", "replays=include", f"agent={AGENT}&version=0.1.0",
+                              f"agent={AGENT}&version=0.2.0")}  # fmt: skip
+    assert runs == {"": 1, "replays=include": 2, f"agent={AGENT}&version=0.1.0": 1,
+                    f"agent={AGENT}&version=0.2.0": 0}  # fmt: skip
     assert (
         "People's corrections rate acme-ops.article-picker 0.1.0 the same as the recorded runs: "
         "33% marked right before, 33% now, on the 1 of 1 cases with answers people corrected."
