@@ -88,9 +88,15 @@ def test_hot_paths_search_growing_tables_and_never_scan_them(tmp_path: Path) -> 
             project = client.get("/v1/projects/default").json()["id"]
             assert client.get(f"/v1/agents/{AGENT}/test-set").json()["cases"]["active"] == 3
             assert len(client.get(f"/v1/agents/{AGENT}/test-set/cases").json()["data"]) == 3
+            for participant in ("p-1", "p-1", "p-2"):
+                body = {"runId": next(iter(runs.values())), "participantId": participant,
+                        "items": _items(["kb-101"])}  # fmt: skip
+                assert client.post("/v1/corrections", json=body).status_code == 201
             build_suite(client, "acme.one", project)
             started = start_version(client, "/v1/eval-suites/acme.one/runs", project)
             assert finish(client, started.json()["runId"])["status"] == "completed"
+            on_set = start_version(client, f"/v1/agents/{AGENT}/test-set/runs", project)
+            assert finish(client, on_set.json()["runId"])["status"] == "completed"
         assert len(statements) > 100
         assert scans(ctx, statements) == {}
 
