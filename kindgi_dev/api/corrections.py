@@ -157,15 +157,15 @@ class ErasureResult(WireModel):
     judgments: int
 
 
-async def create(call: Call[CreateCorrectionBody, Any]) -> dict[str, Any]:
+async def create(call: Call[CreateCorrectionBody, Any]) -> corrections.Correction:
     return corrections.create(call.ctx, call.body.wire())
 
 
-async def add_item(call: Call[CorrectionItemBody, Any]) -> dict[str, Any]:
+async def add_item(call: Call[CorrectionItemBody, Any]) -> corrections.Correction:
     return corrections.add_item(call.ctx, call.path["correctionId"], call.body.wire())
 
 
-async def list_corrections(call: Call[Any, CorrectionQuery]) -> Page[Any]:
+async def list_corrections(call: Call[Any, CorrectionQuery]) -> Page[corrections.Correction]:
     q = call.query
     filters = {
         "run_id": q.run_id,
@@ -174,7 +174,7 @@ async def list_corrections(call: Call[Any, CorrectionQuery]) -> Page[Any]:
         "participant_id": q.participant_id,
         "corrector_id": q.corrected_by,
     }
-    page = corrections.list_page(
+    return corrections.list_page(
         call.ctx,
         limit=q.limit,
         cursor=q.cursor,
@@ -182,14 +182,13 @@ async def list_corrections(call: Call[Any, CorrectionQuery]) -> Page[Any]:
         statuses=q.status,
         include_replaced=q.include_replaced,
     )
-    return page
 
 
-async def get(call: Call[Any, Any]) -> dict[str, Any]:
+async def get(call: Call[Any, Any]) -> corrections.Correction:
     return corrections.get(call.ctx, call.path["correctionId"])
 
 
-async def update(call: Call[UpdateCorrectionBody, Any]) -> dict[str, Any]:
+async def update(call: Call[UpdateCorrectionBody, Any]) -> corrections.Correction:
     changes = call.body.model_dump(by_alias=True, exclude_unset=True, mode="json")
     for name in ("decisions", "answer"):
         if changes.get(name) is not None:
@@ -197,7 +196,7 @@ async def update(call: Call[UpdateCorrectionBody, Any]) -> dict[str, Any]:
     return corrections.update(call.ctx, call.path["correctionId"], changes)
 
 
-async def erase(call: Call[ErasureBody, Any]) -> dict[str, Any]:
+async def erase(call: Call[ErasureBody, Any]) -> corrections.Erasure:
     return corrections.erase(call.ctx, call.body.participant_id)
 
 

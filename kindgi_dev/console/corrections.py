@@ -16,7 +16,7 @@ from .runs import question_of, subject_of
 from .web import Visit, redirect
 
 
-def _mine(visit: Visit, run_id: str) -> dict[str, Any] | None:
+def _mine(visit: Visit, run_id: str) -> corrections.Correction | None:
     """The caller's live correction of the run, if any, to start the form from."""
     page = corrections.list_page(visit.ctx, limit=1, cursor=None,
                                  filters={"run_id": run_id, "corrector_id": "me"},
@@ -52,21 +52,21 @@ def _show(
     )
 
 
-def _values_of(correction: dict[str, Any] | None, items: list[Item]) -> dict[str, str]:
+def _values_of(correction: corrections.Correction | None, items: list[Item]) -> dict[str, str]:
     """Form values from a saved correction (verdicts, reasons, ranks, parts, group)."""
     values: dict[str, str] = {}
     for i, item in enumerate(items):
         values[f"rank-{i}"] = "" if item.rank is None else str(item.rank)
     if correction is None:
         return values
-    saved = {entry["key"]: entry for entry in correction["items"]}
+    saved = {entry.key: entry for entry in correction.items}
     for i, item in enumerate(items):
         entry = saved.get(item.key)
         if entry is not None:
-            values[f"verdict-{i}"] = entry["verdict"]
-            values[f"reason-{i}"] = entry.get("reason") or ""
-            values[f"rank-{i}"] = "" if entry.get("rank") is None else str(entry["rank"])
-    decisions, answer = correction.get("decisions") or {}, correction.get("answer") or {}
+            values[f"verdict-{i}"] = entry.verdict
+            values[f"reason-{i}"] = entry.reason or ""
+            values[f"rank-{i}"] = "" if entry.rank is None else str(entry.rank)
+    decisions, answer = correction.decisions or {}, correction.answer or {}
     should = (decisions.get("shouldCall") or [{}])[0]
     values.update({
         "decisions-verdict": decisions.get("verdict", ""),
@@ -74,7 +74,7 @@ def _values_of(correction: dict[str, Any] | None, items: list[Item]) -> dict[str
         "should-call-args": json.dumps(should["args"]) if should.get("args") else "",
         "must-not-call": ", ".join(decisions.get("mustNotCall") or []),
         "answer-verdict": answer.get("verdict", ""), "should-say": answer.get("shouldSay", ""),
-        "why": answer.get("why", ""), "judge-class": correction.get("judgeClassId") or "",
+        "why": answer.get("why", ""), "judge-class": correction.judge_class_id or "",
     })  # fmt: skip
     return values
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..domain import corrections as rules
@@ -18,6 +19,68 @@ from ..domain.time import now_iso
 from ..store import corrections as store
 from . import catalog, judge_classes, runs
 from .context import Context
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a run ran: an agent or a flow, at a version."""
+
+    kind: str
+    id: str
+    version: str
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who made a correction or asserted a verdict."""
+
+    kind: str
+    id: str
+
+
+@dataclass(frozen=True)
+class CorrectionItem:
+    """One item of a correction: its verdict (right or wrong), and the judgment recording it."""
+
+    key: str
+    verdict: str
+    judgment_id: str
+    pointer: str | None = None
+    rank: int | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Correction:
+    """One corrector's verdicts on one run, and what it should have done or said."""
+
+    id: str
+    run_id: str
+    project_id: str
+    subject: Subject
+    items: list[CorrectionItem]
+    corrected_by: Principal
+    status: str
+    created_at: str
+    updated_at: str
+    decisions: dict[str, Any] | None = None
+    answer: dict[str, Any] | None = None
+    judge_class_id: str | None = None
+    restricted: bool | None = None
+    participant_id: str | None = None
+    replaced_by: str | None = None
+    erased: bool | None = None
+
+
+@dataclass(frozen=True)
+class Erasure:
+    """What erasing one person's words cleared."""
+
+    participant_id: str
+    erased_at: str
+    corrections: int
+    judgments: int
+
 
 _CONTEXT_FIELDS = ("history", "historyTruncated", "retrieved", "recalled", "sessionApproval")
 
@@ -194,7 +257,7 @@ def _checked_body(body: Mapping[str, Any]) -> tuple[list[rules.CorrectedItem], A
     return items, decisions, answer
 
 
-def create(ctx: Context, body: Mapping[str, Any]) -> dict[str, Any]:
+def create(ctx: Context, body: Mapping[str, Any]) -> Correction:
     """Create the caller's correction of a run, replacing the one it had."""
     items, decisions, answer = _checked_body(body)
     run = correctable_run(ctx, body["runId"])
@@ -223,7 +286,7 @@ def create(ctx: Context, body: Mapping[str, Any]) -> dict[str, Any]:
     if old is not None:
         return get(ctx, correction["id"])
     stored = {**correction, "replaced_by": None, "replaced_at": None, "erased_at": None}
-    return to_wire(stored, [{**v, "unregistered_at": None} for v in verdicts])
+    return correction_of(stored, [{**v, "unregistered_at": None} for v in verdicts])
 
 
 def _own_row(ctx: Context, correction_id: str) -> dict[str, Any]:
@@ -249,7 +312,7 @@ def _not_erased(row: Mapping[str, Any]) -> None:
         )
 
 
-def add_item(ctx: Context, correction_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+def add_item(ctx: Context, correction_id: str, body: Mapping[str, Any]) -> Correction:
     """Add or change one item of the caller's correction; a changed item supersedes."""
     item = rules.check_item(body, "")
     row = _own_row(ctx, correction_id)
@@ -264,7 +327,7 @@ def add_item(ctx: Context, correction_id: str, body: Mapping[str, Any]) -> dict[
     return get(ctx, correction_id)
 
 
-def update(ctx: Context, correction_id: str, changes: Mapping[str, Any]) -> dict[str, Any]:
+def update(ctx: Context, correction_id: str, changes: Mapping[str, Any]) -> Correction:
     """Change a correction's status, decisions or answer (None removes a part)."""
     if not changes:
         raise ValidationFailed("", "give at least one of status, decisions, answer")
@@ -284,16 +347,11 @@ def update(ctx: Context, correction_id: str, changes: Mapping[str, Any]) -> dict
     return get(ctx, correction_id)
 
 
-def erase(ctx: Context, participant_id: str) -> dict[str, Any]:
+def erase(ctx: Context, participant_id: str) -> Erasure:
     """Clear one person's words in every correction and verdict, keeping the verdicts."""
     now = now_iso()
     corrections, verdicts = store.erase_participant(ctx.db, ctx.tenant_id, participant_id, now)
-    return {
-        "participantId": participant_id,
-        "erasedAt": now,
-        "corrections": corrections,
-        "judgments": verdicts,
-    }
+    return Erasure(participant_id, now, corrections, verdicts)
 
 
 def _row(ctx: Context, correction_id: str) -> dict[str, Any]:
@@ -303,10 +361,10 @@ def _row(ctx: Context, correction_id: str) -> dict[str, Any]:
     return row
 
 
-def get(ctx: Context, correction_id: str) -> dict[str, Any]:
+def get(ctx: Context, correction_id: str) -> Correction:
     """One correction, live or replaced, with its items."""
     row = _row(ctx, correction_id)
-    return to_wire(row, store.verdicts_of(ctx.db, [correction_id])[correction_id])
+    return correction_of(row, store.verdicts_of(ctx.db, [correction_id])[correction_id])
 
 
 def list_page(
@@ -317,7 +375,7 @@ def list_page(
     filters: dict[str, Any],
     statuses: Sequence[str],
     include_replaced: bool,
-) -> Page[dict[str, Any]]:
+) -> Page[Correction]:
     """A page of corrections, newest first (replaced ones only when asked for)."""
     if filters.get("corrector_id") == "me":
         filters = {**filters, "corrector_id": ctx.caller.id}
@@ -338,48 +396,38 @@ def list_page(
         position=lambda r: (r["created_at"], r["id"]),
     )
     verdicts = store.verdicts_of(ctx.db, [r["id"] for r in page.items])
-    wired = [to_wire(r, verdicts[r["id"]]) for r in page.items]
-    return Page(wired, page.has_more, page.next_cursor)
+    shown = [correction_of(r, verdicts[r["id"]]) for r in page.items]
+    return Page(shown, page.has_more, page.next_cursor)
 
 
-def to_wire(row: Mapping[str, Any], verdicts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """A correction on the wire, its items as the verdicts it shows."""
-    items = []
-    for verdict in rules.shown_items(verdicts, row["replaced_at"]):
-        item: dict[str, Any] = {"key": verdict["item_key"]}
-        if verdict["pointer"] is not None:
-            item["pointer"] = verdict["pointer"]
-        if verdict["rank"] is not None:
-            item["rank"] = verdict["rank"]
-        item["verdict"] = rules.right_wrong(verdict["verdict"])
-        if verdict["reason"] is not None:
-            item["reason"] = verdict["reason"]
-        item["judgmentId"] = verdict["id"]
-        items.append(item)
-    wire: dict[str, Any] = {
-        "id": row["id"],
-        "runId": row["run_id"],
-        "projectId": row["project_id"],
-        "subject": {
-            "kind": row["subject_kind"],
-            "id": row["subject_id"],
-            "version": row["subject_version"],
-        },
-        "items": items,
-    }
-    optional = (
-        ("decisions", row["decisions"]),
-        ("answer", row["answer"]),
-        ("judgeClassId", row["judge_class_id"]),
-        ("restricted", True if row["restricted"] else None),
-        ("participantId", row["participant_id"] or None),
+def correction_of(row: Mapping[str, Any], verdicts: Sequence[Mapping[str, Any]]) -> Correction:
+    """A stored correction as its record, its items the verdicts it shows."""
+    items = [
+        CorrectionItem(
+            key=verdict["item_key"],
+            verdict=rules.right_wrong(verdict["verdict"]),
+            judgment_id=verdict["id"],
+            pointer=verdict["pointer"],
+            rank=verdict["rank"],
+            reason=verdict["reason"],
+        )
+        for verdict in rules.shown_items(verdicts, row["replaced_at"])
+    ]
+    return Correction(
+        id=row["id"],
+        run_id=row["run_id"],
+        project_id=row["project_id"],
+        subject=Subject(row["subject_kind"], row["subject_id"], row["subject_version"]),
+        items=items,
+        corrected_by=Principal(row["corrector_kind"], row["corrector_id"]),
+        status=row["status"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        decisions=row["decisions"],
+        answer=row["answer"],
+        judge_class_id=row["judge_class_id"] or None,
+        restricted=True if row["restricted"] else None,
+        participant_id=row["participant_id"] or None,
+        replaced_by=row["replaced_by"] or None,
+        erased=True if row["erased_at"] else None,
     )
-    wire.update((name, value) for name, value in optional if value is not None)
-    wire["correctedBy"] = {"kind": row["corrector_kind"], "id": row["corrector_id"]}
-    wire["status"] = row["status"]
-    if row["replaced_by"]:
-        wire["replacedBy"] = row["replaced_by"]
-    if row["erased_at"]:
-        wire["erased"] = True
-    wire.update(createdAt=row["created_at"], updatedAt=row["updated_at"])
-    return wire

@@ -17,15 +17,7 @@ from ..domain.time import now_iso
 from ..store import corrections as store
 from . import corrections, judge_classes
 from .context import Context
-
-
-@dataclass(frozen=True)
-class Subject:
-    """What a run ran: an agent or a flow, at a version."""
-
-    kind: str
-    id: str
-    version: str
+from .corrections import Principal, Subject
 
 
 @dataclass(frozen=True)
@@ -35,14 +27,6 @@ class JudgedItem:
     key: str
     pointer: str | None = None
     rank: int | None = None
-
-
-@dataclass(frozen=True)
-class Principal:
-    """Who asserted a judgment."""
-
-    kind: str
-    id: str
 
 
 @dataclass(frozen=True)
