@@ -15,7 +15,7 @@ from .items import same_value
 
 START = "$start"
 END = "$end"
-RUNNABLE_KINDS = frozenset({"tool", "agent"})
+RUNNABLE_KINDS = frozenset({"tool", "agent", "fanout", "subgraph"})
 MISSING: Any = object()
 """What a path that does not resolve gives: an operand that counts as missing."""
 
@@ -30,6 +30,8 @@ class FlowNode:
     kind: str
     ref: str | None = None
     input_mapping: Mapping[str, Any] | None = None
+    spec: Mapping[str, Any] = field(default_factory=dict)
+    """The node as the flow declares it: a fanout's branches, a subgraph's `flowRef`, …"""
 
     @property
     def target_id(self) -> str | None:
@@ -80,6 +82,7 @@ class FlowDefinition:
                     kind=str(n["kind"]),
                     ref=n.get("ref") if isinstance(n.get("ref"), str) else None,
                     input_mapping=n.get("inputMapping"),
+                    spec=n,
                 )
                 for n in entry.get("nodes") or []
             ),
@@ -107,8 +110,13 @@ class FlowDefinition:
         return [e for e in self.edges if e.target == node_id]
 
     def used(self, kind: str) -> set[str]:
-        """The ids of the tools (or agents) the flow's nodes run."""
-        return {n.target_id for n in self.nodes if n.kind == kind and n.target_id}
+        """The ids of the tools (or agents) the flow's nodes run; a fanout's branch handlers
+        count as either, since a handler names a tool or an agent."""
+        found = {n.target_id for n in self.nodes if n.kind == kind and n.target_id}
+        for node in self.nodes:
+            if node.kind == "fanout":
+                found |= {str(b.get("handler")) for b in node.spec.get("branches") or []}
+        return found
 
 
 def problems(flow: FlowDefinition) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
@@ -47,6 +47,8 @@ class FlowStep:
     source: str | None = None
     tool_calls: tuple[ToolCallRecord, ...] = ()
     turn: TurnOutcome | None = None
+    stopped: StoppedCall | None = None
+    """A call of the flow itself (not of an agent step's model) that the replay refused."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,8 @@ class FlowOutcome:
 
 ToolResolver = Callable[[FlowNode], Mapping[str, Any] | None]
 AgentStep = Callable[[FlowNode, str, ToolDispatcher], Awaitable[tuple[str, TurnOutcome]]]
+FlowResolver = Callable[[str, str], FlowDefinition | None]
+MAX_SUBFLOW_DEPTH = 10
 
 
 @dataclass
@@ -81,12 +85,18 @@ class NodeRunner:
     tool_of: ToolResolver
     agent_step: AgentStep
     dispatcher: ToolDispatcher
+    flow_of: FlowResolver = field(default=lambda flow_id, version: None)
+    depth: int = 0
     _calls: int = field(default=0)
 
     async def run(self, node: FlowNode, node_input: Any) -> FlowStep:
         """One node's step; never raises for the node's own failure."""
         if node.kind == "agent":
             return await self._agent(node, node_input)
+        if node.kind == "fanout":
+            return await self._fanout(node, node_input)
+        if node.kind == "subgraph":
+            return await self._subgraph(node, node_input)
         return await self._tool(node, node_input)
 
     async def _tool(self, node: FlowNode, node_input: Any) -> FlowStep:
@@ -100,10 +110,12 @@ class NodeRunner:
             return FlowStep(node.id, "tool", tool_id, node.pinned_version or "", arguments,
                             error=error)  # fmt: skip
         record = await self.dispatcher.call(self._calls - 1, call, dict(manifest))
+        refused = record.source == "refused"
         return FlowStep(
             node.id, "tool", tool_id, record.tool_version, arguments,
             output=record.result if record.error is None else None, error=record.error,
             source=record.source, tool_calls=(record,),
+            stopped=StoppedCall(tool_id, arguments, record.reason or "") if refused else None,
         )  # fmt: skip
 
     async def _agent(self, node: FlowNode, node_input: Any) -> FlowStep:
@@ -116,6 +128,107 @@ class NodeRunner:
             output=output if error is None else None, error=error,
             tool_calls=tuple(turn.tool_calls), turn=turn,
         )  # fmt: skip
+
+    async def _fanout(self, node: FlowNode, node_input: Any) -> FlowStep:
+        """Each branch's handler (a tool, else an agent) on the node's input, converged."""
+        branches = list(node.spec.get("branches") or [])
+        convergence = str(node.spec.get("convergence", "settle-all"))
+        gate = asyncio.Semaphore(int(node.spec.get("concurrency") or len(branches) or 1))
+
+        async def branch(spec: Mapping[str, Any]) -> FlowStep:
+            handler = str(spec.get("handler", ""))
+            leaf = FlowNode(f"{node.id}.{spec.get('branchId')}", "tool", handler)
+            if self.tool_of(leaf) is None:
+                leaf = FlowNode(leaf.id, "agent", handler)
+            async with gate:
+                step = await (self._tool if leaf.kind == "tool" else self._agent)(leaf, node_input)
+            problem = _schema_problem(spec.get("outputSchema"), step)
+            return step if problem is None else replace(step, output=None, error=problem)
+
+        steps = await _settle([branch(b) for b in branches], convergence)
+        calls = tuple(c for step in steps for c in step.tool_calls)
+        stopped = next((step.stopped for step in steps if step.stopped is not None), None)
+        ids = {f"{node.id}.{b.get('branchId')}": str(b.get("branchId")) for b in branches}
+        by_branch = {ids[step.node_id]: step for step in steps}
+        output, error = _converged(by_branch, convergence)
+        return FlowStep(node.id, "fanout", "", "", node_input, output=output, error=error,
+                        tool_calls=calls, stopped=stopped)  # fmt: skip
+
+    async def _subgraph(self, node: FlowNode, node_input: Any) -> FlowStep:
+        """Another registered flow run as this node, its outcome projected by `convergence`."""
+        ref = node.spec.get("flowRef") or {}
+        flow_id, version = str(ref.get("flowId", "")), str(ref.get("version", ""))
+        child = self.flow_of(flow_id, version)
+        if child is None or self.depth >= MAX_SUBFLOW_DEPTH:
+            missing = (f"No flow {flow_id} {version} is registered." if child is None else
+                       f"Sub-flows nest deeper than {MAX_SUBFLOW_DEPTH}.")  # fmt: skip
+            return FlowStep(node.id, "subgraph", flow_id, version, node_input, error=missing)
+        inner = replace(self, depth=self.depth + 1)
+        outcome = await run_flow(child, node_input, inner)
+        self._calls = max(self._calls, inner._calls)
+        step = FlowStep(node.id, "subgraph", flow_id, version, node_input,
+                        tool_calls=tuple(outcome.tool_calls), stopped=outcome.stopped)  # fmt: skip
+        error = outcome.failure if outcome.status == "failed" else None
+        if error is None and outcome.status == "completed":
+            error = _schema_problem(
+                node.spec.get("outputSchema"), replace(step, output=outcome.output)
+            )
+        if node.spec.get("convergence") == "success-only":
+            return replace(step, output=None if error else outcome.output, error=error)
+        envelope = ({"status": "failed", "error": error} if error else
+                    {"status": "succeeded", "output": outcome.output})  # fmt: skip
+        return replace(step, output=envelope)
+
+
+async def _settle(work: list[Awaitable[FlowStep]], convergence: str) -> list[FlowStep]:
+    """The branches' steps: all of them, or up to the one that decides the convergence
+    (the first failure for `all-succeed`, the first success for `any-succeed`)."""
+    tasks = [asyncio.ensure_future(w) for w in work]
+    done_steps: list[FlowStep] = []
+    try:
+        for finished in asyncio.as_completed(tasks):
+            step = await finished
+            done_steps.append(step)
+            failed = step.error is not None or step.stopped is not None
+            if (convergence == "all-succeed" and failed) or (
+                convergence == "any-succeed" and not failed
+            ):
+                break
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return done_steps
+
+
+def _converged(steps: Mapping[str, FlowStep], convergence: str) -> tuple[Any, str | None]:
+    """A fanout's output (or error) from its branches' steps, by branch id."""
+    failed = {b: s for b, s in steps.items() if s.error is not None or s.stopped is not None}
+    if convergence == "all-succeed":
+        if failed:
+            branch, step = next(iter(failed.items()))
+            return None, f"Branch {branch} failed: {step.error}"
+        return {b: s.output for b, s in steps.items()}, None
+    if convergence == "any-succeed":
+        won = [(b, s) for b, s in steps.items() if b not in failed]
+        if not won:
+            return None, "Every branch failed."
+        return {"winnerBranchId": won[0][0], "output": won[0][1].output}, None
+    return {
+        b: ({"status": "failed", "error": s.error} if b in failed else
+            {"status": "succeeded", "output": s.output})
+        for b, s in steps.items()
+    }, None  # fmt: skip
+
+
+def _schema_problem(schema: Any, step: FlowStep) -> str | None:
+    """Why a step's output breaks its declared `outputSchema`, or None (also when it failed)."""
+    if not isinstance(schema, dict) or step.error is not None or step.stopped is not None:
+        return None
+    errors = list(Draft202012Validator(schema).iter_errors(step.output))
+    return (
+        None if not errors else f"The output does not match its outputSchema: {errors[0].message}"
+    )
 
 
 def agent_message(node_input: Any) -> str:
@@ -171,12 +284,11 @@ async def run_flow(
 def _ended(step: FlowStep, steps: list[FlowStep], progress: FlowProgress) -> FlowOutcome | None:
     """The outcome when a step stops or fails the flow, else None."""
     skipped = tuple(sorted(progress.skipped))
-    refused = next((c for c in step.tool_calls if c.source == "refused"), None)
-    if step.kind == "tool" and refused is not None:
-        stopped = StoppedCall(refused.tool_id, refused.arguments, refused.reason or "")
-        return FlowOutcome("stopped", None, tuple(steps), skipped, stopped=stopped)
+    if step.stopped is not None:
+        return FlowOutcome("stopped", None, tuple(steps), skipped, stopped=step.stopped)
     if step.error is not None:
-        failure = f"Node {step.node_id} ({step.kind} {step.target_id}) failed: {step.error}"
+        what = f"{step.kind} {step.target_id}".strip()
+        failure = f"Node {step.node_id} ({what}) failed: {step.error}"
         return FlowOutcome("failed", None, tuple(steps), skipped, failure=failure)
     return None
 

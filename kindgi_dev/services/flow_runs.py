@@ -138,7 +138,13 @@ def runner(ctx: Context, dispatcher: ToolDispatcher, overrides: Overrides | None
         tools = runs.tools_of(ctx, agent)
         return agent["version"], await run_agent_turn(agent, tools, message, [], adapter, calls)
 
-    return NodeRunner(tool_of, agent_step, dispatcher)
+    def flow_of(flow_id: str, version: str) -> FlowDefinition | None:
+        try:
+            return definition(ctx, flow_id, version)
+        except NotFound:
+            return None
+
+    return NodeRunner(tool_of, agent_step, dispatcher, flow_of)
 
 
 async def perform(
@@ -188,12 +194,11 @@ def record(ctx: Context, run_id: str, outcome: FlowOutcome, sent_env: dict[str, 
 
 def _step_entry(step: FlowStep, now: str) -> dict[str, Any]:
     """One node's journal entry: what it ran at which version, its input, output or error."""
-    payload: dict[str, Any] = {
-        "kind": step.kind,
-        f"{step.kind}Id": step.target_id,
-        "version": step.version,
-        "input": step.input,
-    }
+    payload: dict[str, Any] = {"kind": step.kind}
+    named = {"tool": "toolId", "agent": "agentId", "subgraph": "flowId"}.get(step.kind)
+    if named is not None:
+        payload.update({named: step.target_id, "version": step.version})
+    payload["input"] = step.input
     if step.error is None:
         payload["output"] = step.output
     else:

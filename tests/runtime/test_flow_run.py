@@ -148,3 +148,89 @@ def test_a_skipped_branch_has_no_step() -> None:
     assert [s.node_id for s in outcome.steps] == ["find"]
     assert outcome.skipped == ("log",)
     assert outcome.output == {"articles": []}
+
+
+def fanout_flow(convergence: str, *, find_schema: dict[str, Any] | None = None) -> Any:
+    schema = find_schema or {"type": "object"}
+    return FlowDefinition.from_manifest({
+        "id": "acme.fan", "version": "0.1.0",
+        "nodes": [{"id": "fan", "kind": "fanout", "convergence": convergence, "branches": [
+            {"branchId": "found", "handler": "acme.find", "outputSchema": schema},
+            {"branchId": "said", "handler": "acme.writer", "outputSchema": {"type": "string"}},
+        ]}],
+        "edges": [{"id": "1", "from": "$start", "to": "fan"},
+                  {"id": "2", "from": "fan", "to": "$end"}],
+    })  # fmt: skip
+
+
+def test_a_fanout_runs_each_branch_handler_and_converges_as_declared() -> None:
+    def run(flow: Any, query: str) -> Any:
+        return asyncio.run(run_flow(flow, {"query": query}, runner(Dispatcher())))
+
+    settled = run(fanout_flow("settle-all"), "kb-1")
+    assert settled.output == {
+        "found": {"status": "succeeded", "output": {"articles": [{"id": "kb-1"}]}},
+        "said": {"status": "succeeded", "output": '{"QUERY": "KB-1"}'},
+    }
+    assert [c.tool_id for c in settled.tool_calls] == ["acme.find"]
+    assert run(fanout_flow("all-succeed"), "kb-1").output == {
+        "found": {"articles": [{"id": "kb-1"}]}, "said": '{"QUERY": "KB-1"}'}  # fmt: skip
+    failed = run(fanout_flow("all-succeed"), "boom")
+    assert failed.status == "failed"
+    assert failed.failure == "Node fan (fanout) failed: Branch found failed: tool-error: it broke"
+    assert run(fanout_flow("any-succeed"), "boom").output == {
+        "winnerBranchId": "said", "output": '{"QUERY": "BOOM"}'}  # fmt: skip
+    strict = fanout_flow("settle-all", find_schema={"type": "object", "required": ["total"]})
+    assert run(strict, "kb-1").output["found"] == {
+        "status": "failed",
+        "error": "The output does not match its outputSchema: 'total' is a required property",
+    }
+
+
+CHILD = {
+    "id": "acme.child", "version": "1.0.0",
+    "nodes": [{"id": "find", "kind": "tool", "ref": "acme.find"},
+              {"id": "log", "kind": "tool", "ref": "acme.log",
+               "inputMapping": {"articles": {"path": "nodeOutputs.find.articles"}}}],
+    "edges": [{"id": "1", "from": "$start", "to": "find"}, {"id": "2", "from": "find", "to": "log"},
+              {"id": "3", "from": "find", "to": "$end"}],
+}  # fmt: skip
+
+
+def parent(convergence: str, version: str = "1.0.0") -> Any:
+    return FlowDefinition.from_manifest({
+        "id": "acme.parent", "version": "0.1.0",
+        "nodes": [{"id": "sub", "kind": "subgraph", "convergence": convergence,
+                   "flowRef": {"flowId": "acme.child", "version": version},
+                   "inputMapping": {"query": {"path": "runInput.q"}},
+                   "outputSchema": {"type": "object"}}],
+        "edges": [{"id": "1", "from": "$start", "to": "sub"},
+                  {"id": "2", "from": "sub", "to": "$end"}],
+    })  # fmt: skip
+
+
+def test_a_subgraph_runs_the_other_flow_and_projects_its_outcome() -> None:
+    def run(flow: Any, q: str, refuse_log: bool = False) -> Any:
+        nodes = runner(Dispatcher(refuse_log=refuse_log))
+        nodes.flow_of = lambda flow_id, version: (
+            FlowDefinition.from_manifest(CHILD) if (flow_id, version) == ("acme.child", "1.0.0")
+            else None)  # fmt: skip
+        return asyncio.run(run_flow(flow, {"q": q}, nodes))
+
+    settled = run(parent("settle-all"), "kb-1")
+    assert settled.output == {"status": "succeeded", "output": {"articles": [{"id": "kb-1"}]}}
+    assert [c.tool_id for c in settled.tool_calls] == ["acme.find", "acme.log"]
+    assert run(parent("settle-all"), "boom").output == {
+        "status": "failed",
+        "error": "Node find (tool acme.find) failed: tool-error: it broke",
+    }
+    assert run(parent("success-only"), "kb-1").output == {"articles": [{"id": "kb-1"}]}
+    assert run(parent("success-only"), "boom").status == "failed"
+    missing = run(parent("settle-all", version="9.0.0"), "kb-1")
+    assert (
+        missing.failure
+        == "Node sub (subgraph acme.child) failed: No flow acme.child 9.0.0 is registered."
+    )
+    stopped = run(parent("settle-all"), "kb-1", refuse_log=True)
+    assert stopped.status == "stopped"
+    assert stopped.stopped is not None and stopped.stopped.tool_id == "acme.log"
