@@ -37,6 +37,8 @@ RESOURCES = (
     "test_sets",
     "eval_suites",
     "eval_runs",
+    "providers",
+    "identity",
 )
 """The resource modules of `/v1`, each with its `ENDPOINTS`."""
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import base64
 import secrets
 import uuid
+from dataclasses import dataclass
 
 from ..domain.time import now_iso
 from ..store import instance, projects
 from ..store.db import Database
 from ..store.instance import Identity
+from .context import Context
 
 
 def new_token() -> str:
@@ -40,3 +42,17 @@ def ensure(db: Database) -> Identity:
             },
         )
         return identity
+
+
+@dataclass(frozen=True)
+class Whoami:
+    """Who the instance's token is."""
+
+    tenant_id: str
+    user_id: str
+    scopes: tuple[str, ...]
+
+
+def whoami(ctx: Context) -> Whoami:
+    """The one token kindgi dev has is its tenant's only user, allowed everything."""
+    return Whoami(ctx.identity.tenant_id, ctx.identity.user_id, ("*",))
