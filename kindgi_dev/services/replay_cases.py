@@ -126,9 +126,10 @@ def _suite_copy(case: Mapping[str, Any]) -> dict[str, Any]:
     subject = case.get("subject") or {}
     context = case.get("context") or {}
     data = case.get("input")
+    kind = "flow" if subject.get("kind") == "flow" else "agent"
     return {
-        "agentId": subject.get("id"), "agentVersion": subject.get("version"),
-        "input": {"userMessage": data} if isinstance(data, str) else data,
+        f"{kind}Id": subject.get("id"), f"{kind}Version": subject.get("version"),
+        "input": {"userMessage": data} if isinstance(data, str) and kind == "agent" else data,
         "history": context.get("history") or [], "toolEnv": context.get("toolEnv") or {},
         "output": case.get("output"), "toolCalls": [],
     }  # fmt: skip

@@ -90,6 +90,9 @@ def _start_on_pulled(
         for case in built_before
         if (c := replay_cases.from_suite_case(ctx, case, restricted_only=restricted_only))
     ]
+    if body.get("flowRef") is not None:
+        return flow_trials.begin(ctx, suite_id=pulled.test_set_id, suite_version=pulled.version,
+                                 body=body, cases=cases)  # fmt: skip
     frozen = {"testSetId": pulled.test_set_id, "version": pulled.version}
     return eval_runs.begin(ctx, suite_id=pulled.test_set_id, suite_version=pulled.version,
                            body=body, cases=cases, frozen_version=frozen)  # fmt: skip

@@ -50,11 +50,14 @@ class StubRemote:
     fail_on_page: int | None = None
     url: str = ""
     listed: bool = False
+    suite: bool = False
     seen: list[dict[str, str]] = field(default_factory=list)
 
     async def cases_page(self, request: Request) -> Response:
         self.seen.append(dict(request.headers))
-        if request.path_params["version"] != "1.0.0":
+        if request.path_params["version"] != "1.0.0" or self.suite != (
+            "eval-suites" in request.url.path
+        ):
             return JSONResponse({"error": {"code": "test-set-version-not-found",
                                            "message": "No such version there."}}, 404)  # fmt: skip
         start = int(request.query_params.get("cursor") or 0)
@@ -71,8 +74,10 @@ class StubRemote:
 
     def app(self) -> Starlette:
         path = "/v1/test-sets/{testSetId}/versions"
-        return Starlette(routes=[Route(f"{path}/{{version}}/cases", self.cases_page),
-                                 Route(path, self.versions)])  # fmt: skip
+        suite = "/v1/eval-suites/{suiteId}/versions/{version}/cases"
+        routes = [Route(f"{path}/{{version}}/cases", self.cases_page),
+                  Route(path, self.versions), Route(suite, self.cases_page)]  # fmt: skip
+        return Starlette(routes=routes)
 
 
 @contextmanager
@@ -144,6 +149,24 @@ def test_other_content_under_a_pulled_version_is_409_and_writes_nothing(
     assert (published.status_code, published.json()["error"]["code"]) == (
         409, "version-already-exists",
     )  # fmt: skip
+
+
+def test_a_suite_built_before_is_pulled_from_the_eval_suites_path(
+    app: tuple[TestClient, Context],
+) -> None:
+    client, ctx = app
+    subject = {"kind": "agent", "id": AGENT, "version": "0.1.0"}
+    built = [{"caseId": f"run-{i}", "subject": subject, "input": "hi",
+              "output": {"articles": []}, "items": []} for i in range(3)]  # fmt: skip
+    with remote(built) as stub:
+        stub.suite = True
+        pulled = client.post("/v1/test-sets/acme.article-picks/versions/1.0.0/pull",
+                             json={"from": stub.url})  # fmt: skip
+    assert (pulled.status_code, pulled.json()["caseCount"]) == (201, 3)
+    assert [h["host"] for h in stub.seen] == [stub.url.removeprefix("http://")] * 3
+    read = client.get("/v1/test-sets/acme.article-picks/versions/1.0.0/cases").json()["data"]
+    assert read == built
+    assert _stored(ctx) == (1, 3)
 
 
 def test_a_pull_never_lands_on_a_test_set_made_here(app: tuple[TestClient, Context]) -> None:
