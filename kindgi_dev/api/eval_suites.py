@@ -204,12 +204,12 @@ async def list_suites(call: Call[Any, SuiteListQuery]) -> Page[Any]:
     return page
 
 
-async def publish(call: Call[PublishEvalSuiteBody, Any]) -> dict[str, Any]:
+async def publish(call: Call[PublishEvalSuiteBody, Any]) -> eval_suites.Published:
     """Publish a version (201)."""
     return eval_suites.publish(call.ctx, call.body.wire())
 
 
-async def get(call: Call[Any, SuiteGetQuery]) -> dict[str, Any]:
+async def get(call: Call[Any, SuiteGetQuery]) -> eval_suites.EvalSuite:
     """The latest active version."""
     return eval_suites.get(call.ctx, call.path["suiteId"], call.query.project_id)
 
@@ -224,12 +224,12 @@ async def list_versions(call: Call[Any, VersionsQuery]) -> Page[Any]:
     return page
 
 
-async def get_version(call: Call[Any, Any]) -> dict[str, Any]:
+async def get_version(call: Call[Any, Any]) -> eval_suites.EvalSuite:
     """One version."""
     return eval_suites.get_version(call.ctx, call.path["suiteId"], call.path["version"])
 
 
-async def build(call: Call[BuildJudgedSuiteBody, Any]) -> dict[str, Any]:
+async def build(call: Call[BuildJudgedSuiteBody, Any]) -> eval_suites.Built:
     """Build a judged version (201)."""
     return eval_suites.build_from_judgments(call.ctx, call.path["suiteId"], call.body.wire())
 
@@ -243,12 +243,12 @@ async def list_cases(call: Call[Any, PageQuery]) -> Page[Any]:
     return page
 
 
-async def unregister(call: Call[Any, Any]) -> dict[str, Any]:
+async def unregister(call: Call[Any, Any]) -> eval_suites.Tombstoned:
     """Tombstone a version."""
     return eval_suites.unregister(call.ctx, call.path["suiteId"], call.path["version"])
 
 
-async def reinstate(call: Call[Any, Any]) -> dict[str, Any]:
+async def reinstate(call: Call[Any, Any]) -> eval_suites.Reinstated:
     """Reinstate a version."""
     return eval_suites.reinstate(call.ctx, call.path["suiteId"], call.path["version"])
 

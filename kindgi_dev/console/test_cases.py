@@ -111,16 +111,16 @@ async def suite(visit: Visit, errors: dict[str, str] | None = None, status: int 
     """`/console/test-cases/suites/{id}`: versions, one version's cases, Try, and the runs."""
     suite_id = visit.request.path_params["suiteId"]
     versions = eval_suites.versions(visit.ctx, suite_id)
-    chosen = visit.request.query_params.get("version") or versions[-1]["version"]
-    current = next((v for v in versions if v["version"] == chosen), versions[-1])
+    chosen = visit.request.query_params.get("version") or versions[-1].version
+    current = next((v for v in versions if v.version == chosen), versions[-1])
     cases = eval_suites.list_cases(
         visit.ctx,
         suite_id,
-        current["version"],
+        current.version,
         limit=CASES_PAGE,
         cursor=visit.cursor(),
     )
-    subject = (current.get("spec") or {}).get("subject") or {}
+    subject = current.spec.get("subject") or {}
     return visit.render(
         "suite.html",
         status,

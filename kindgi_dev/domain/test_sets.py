@@ -383,11 +383,17 @@ def agent_set_entry(tenant_id: str, test_set: Mapping[str, Any]) -> dict[str, An
     return entry
 
 
-def judged_suite_entry(suite: Mapping[str, Any]) -> dict[str, Any]:
+def judged_suite_entry(
+    suite_id: str,
+    tenant_id: str,
+    version: str,
+    description: str | None,
+    spec: Mapping[str, Any],
+) -> dict[str, Any]:
     """A `judged` eval suite version (a test set built before) as a `corrections` entry."""
-    entry: dict[str, Any] = {"id": suite["id"], "tenantId": suite["tenantId"],
-                             "version": suite["version"], "kind": "corrections"}  # fmt: skip
-    if suite.get("description") is not None:
-        entry["description"] = suite["description"]
-    entry["spec"] = {**suite["spec"], "source": "judged-suite"}
+    entry: dict[str, Any] = {"id": suite_id, "tenantId": tenant_id, "version": version}
+    entry["kind"] = "corrections"
+    if description is not None:
+        entry["description"] = description
+    entry["spec"] = {**spec, "source": "judged-suite"}
     return entry

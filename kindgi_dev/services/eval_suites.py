@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..domain import test_sets as rules
@@ -22,18 +23,69 @@ EVAL_KINDS = ("accuracy", "pairwise", "regression", "human-review", "benchmark",
 _VERSION = re.compile(r"\d+\.\d+\.\d+")
 
 
-def to_wire(row: dict[str, Any]) -> dict[str, Any]:
-    """A stored version as the contract's `EvalSuite`."""
-    suite: dict[str, Any] = {"id": row["id"], "tenantId": row["tenant_id"]}
-    if row.get("project_id"):
-        suite["projectId"] = row["project_id"]
-    suite.update(version=row["version"], kind=row["kind"])
-    if row.get("description") is not None:
-        suite["description"] = row["description"]
-    suite["spec"] = row["spec"]
-    if row.get("unregistered_at"):
-        suite["unregisteredAt"] = row["unregistered_at"]
-    return suite
+@dataclass(frozen=True)
+class EvalSuite:
+    """One version of an eval suite: its kind, its spec, and whether it is tombstoned."""
+
+    id: str
+    tenant_id: str
+    version: str
+    kind: str
+    spec: dict[str, Any]
+    project_id: str | None = None
+    description: str | None = None
+    unregistered_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Published:
+    """What publishing a version answers."""
+
+    suite_id: str
+    version: str
+
+
+@dataclass(frozen=True)
+class Built:
+    """What building a `judged` version from judgments answers."""
+
+    suite_id: str
+    version: str
+    kind: str
+    case_count: int
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class Tombstoned:
+    """What unregistering a version answers."""
+
+    suite_id: str
+    version: str
+    unregistered: bool = True
+
+
+@dataclass(frozen=True)
+class Reinstated:
+    """What reinstating a version answers: whether it was tombstoned."""
+
+    suite_id: str
+    version: str
+    was_tombstoned: bool
+
+
+def suite_of(row: dict[str, Any]) -> EvalSuite:
+    """A stored version as its record."""
+    return EvalSuite(
+        id=row["id"],
+        tenant_id=row["tenant_id"],
+        version=row["version"],
+        kind=row["kind"],
+        spec=row["spec"],
+        project_id=row.get("project_id") or None,
+        description=row.get("description"),
+        unregistered_at=row.get("unregistered_at") or None,
+    )
 
 
 def check_version(version: str, field: str = "version") -> None:
@@ -65,7 +117,7 @@ def _claim(ctx: Context, suite_id: str, version: str, project_id: str) -> None:
         )
 
 
-def publish(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+def publish(ctx: Context, body: dict[str, Any]) -> Published:
     """Publish a version; `judged` ones are built from judgments, not published."""
     check_version(body["version"])
     if body.get("tenantId") not in (None, ctx.tenant_id):
@@ -85,7 +137,7 @@ def publish(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         _claim(ctx, body["id"], body["version"], project_id)
         if not store.insert_version(ctx.db, row):
             raise _taken(body["id"], body["version"])
-    return {"suiteId": body["id"], "version": body["version"]}
+    return Published(body["id"], body["version"])
 
 
 def _latest(rows: Sequence[dict[str, Any]], include_retired: bool) -> dict[str, Any] | None:
@@ -102,7 +154,7 @@ def _latest_suites(
     name: str | None = None,
     project_id: str | None = None,
     include_retired: bool = False,
-) -> list[dict[str, Any]]:
+) -> list[EvalSuite]:
     """The latest version of each suite, by id, filtered on that version."""
     by_id: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in store.all_versions(ctx.db, ctx.tenant_id):
@@ -116,7 +168,7 @@ def _latest_suites(
             project_id and latest["project_id"] != project_id
         ):
             continue
-        shown.append(to_wire(latest))
+        shown.append(suite_of(latest))
     return shown
 
 
@@ -129,7 +181,7 @@ def list_suites(
     include_retired: bool = False,
     limit: int | None = None,
     cursor: str | None = None,
-) -> Page[dict[str, Any]]:
+) -> Page[EvalSuite]:
     """A page of the latest version of each suite, by id."""
     shown = _latest_suites(
         ctx, kind=kind, name=name, project_id=project_id, include_retired=include_retired
@@ -137,15 +189,15 @@ def list_suites(
     return page_of(shown, limit, cursor)
 
 
-def get(ctx: Context, suite_id: str, project_id: str | None = None) -> dict[str, Any]:
+def get(ctx: Context, suite_id: str, project_id: str | None = None) -> EvalSuite:
     """The latest active version; 404 when none (or none in the project asked about)."""
     latest = _latest(store.versions_of(ctx.db, ctx.tenant_id, suite_id), False)
     if latest is None or (project_id and latest["project_id"] not in (None, project_id)):
         raise NotFound("eval-suite", suite_id, id_field="suiteId")
-    return to_wire(latest)
+    return suite_of(latest)
 
 
-def get_version(ctx: Context, suite_id: str, version: str) -> dict[str, Any]:
+def get_version(ctx: Context, suite_id: str, version: str) -> EvalSuite:
     """One version, tombstoned or not; 404 `eval-suite-not-found`."""
     row = store.get_version(ctx.db, suite_id, version)
     if row is None or row["tenant_id"] != ctx.tenant_id:
@@ -153,17 +205,17 @@ def get_version(ctx: Context, suite_id: str, version: str) -> dict[str, Any]:
         error.message = f'Eval suite "{suite_id}" has no version "{version}".'
         error.args = (error.message,)
         raise error
-    return to_wire(row)
+    return suite_of(row)
 
 
-def versions(ctx: Context, suite_id: str, include_tombstoned: bool = False) -> list[dict[str, Any]]:
+def versions(ctx: Context, suite_id: str, include_tombstoned: bool = False) -> list[EvalSuite]:
     """A suite's versions in ascending semver; tombstoned ones only when asked; 404 if none."""
     rows = store.versions_of(ctx.db, ctx.tenant_id, suite_id)
     if not rows:
         raise NotFound("eval-suite", suite_id, id_field="suiteId")
     shown = [row for row in rows if include_tombstoned or not row["unregistered_at"]]
     shown.sort(key=lambda row: version_key(row["version"]))
-    return [to_wire(row) for row in shown]
+    return [suite_of(row) for row in shown]
 
 
 def list_versions(
@@ -173,31 +225,31 @@ def list_versions(
     include_tombstoned: bool = False,
     limit: int | None = None,
     cursor: str | None = None,
-) -> Page[dict[str, Any]]:
+) -> Page[EvalSuite]:
     """A page of a suite's versions in ascending semver."""
     return page_of(versions(ctx, suite_id, include_tombstoned), limit, cursor)
 
 
-def unregister(ctx: Context, suite_id: str, version: str) -> dict[str, Any]:
+def unregister(ctx: Context, suite_id: str, version: str) -> Tombstoned:
     """Tombstone a version (kept and readable); 409 when it is already."""
     with ctx.db.transaction():
-        if get_version(ctx, suite_id, version).get("unregisteredAt"):
+        if get_version(ctx, suite_id, version).unregistered_at:
             raise Conflict(
                 f'Eval suite "{suite_id}" version "{version}" is already unregistered.',
                 code="eval-suite-version-unregistered",
                 suiteId=suite_id,
             )
         store.set_unregistered(ctx.db, suite_id, version, now_iso())
-    return {"suiteId": suite_id, "version": version, "unregistered": True}
+    return Tombstoned(suite_id, version)
 
 
-def reinstate(ctx: Context, suite_id: str, version: str) -> dict[str, Any]:
+def reinstate(ctx: Context, suite_id: str, version: str) -> Reinstated:
     """Bring a tombstoned version back (idempotent); whether it was tombstoned."""
     with ctx.db.transaction():
-        was = bool(get_version(ctx, suite_id, version).get("unregisteredAt"))
+        was = bool(get_version(ctx, suite_id, version).unregistered_at)
         if was:
             store.set_unregistered(ctx.db, suite_id, version, None)
-    return {"suiteId": suite_id, "version": version, "wasTombstoned": was}
+    return Reinstated(suite_id, version, was)
 
 
 def list_cases(
@@ -222,12 +274,12 @@ def all_cases(ctx: Context, suite_id: str, version: str) -> Iterator[Any]:
         cursor = page.next_cursor
 
 
-def judged_latest(ctx: Context) -> list[dict[str, Any]]:
+def judged_latest(ctx: Context) -> list[EvalSuite]:
     """The latest active version of each `judged` suite (the test sets built before)."""
     return _latest_suites(ctx, kind="judged")
 
 
-def build_from_judgments(ctx: Context, suite_id: str, body: dict[str, Any]) -> dict[str, Any]:
+def build_from_judgments(ctx: Context, suite_id: str, body: dict[str, Any]) -> Built:
     """Publish a `judged` version: one frozen case per corrected run, newest first, ≤ 1000."""
     check_version(body["version"])
     subject = _subject(body)
@@ -257,8 +309,7 @@ def build_from_judgments(ctx: Context, suite_id: str, body: dict[str, Any]) -> d
         if not stored:
             raise _taken(suite_id, body["version"])
         store.insert_cases(ctx.db, suite_id, body["version"], cases)
-    return {"suiteId": suite_id, "version": body["version"], "kind": "judged",
-            "caseCount": len(cases), "truncated": truncated}  # fmt: skip
+    return Built(suite_id, body["version"], "judged", len(cases), truncated)
 
 
 def _subject(body: dict[str, Any]) -> tuple[str, str]:

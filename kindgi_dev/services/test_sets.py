@@ -343,7 +343,7 @@ def list_entries(
     shown = [e for e in _latest_entries(ctx).values() if kind is None or e["kind"] == kind]
     if kind == "corrections":
         shown += [rules.agent_set_entry(ctx.tenant_id, s) for s in frozen_sets(ctx)]
-        shown += [rules.judged_suite_entry(s) for s in eval_suites.judged_latest(ctx)]
+        shown += [_judged_entry(s) for s in eval_suites.judged_latest(ctx)]
         pulled = test_set_pulls.latest_each(ctx)
         shown += [test_set_pulls.entry_of(p, ctx.tenant_id) for p in pulled]
     shown.sort(key=lambda entry: entry["id"])
@@ -384,10 +384,17 @@ def _entry_versions(ctx: Context, entry_id: str) -> tuple[str, list[dict[str, An
         suites = eval_suites.versions(ctx, entry_id)
     except NotFound:
         raise NotFound("test-set", entry_id) from None
-    judged = [rules.judged_suite_entry(s) for s in suites if s["kind"] == "judged"]
+    judged = [_judged_entry(s) for s in suites if s.kind == "judged"]
     if not judged:
         raise NotFound("test-set", entry_id)
     return "judged", judged
+
+
+def _judged_entry(suite: eval_suites.EvalSuite) -> dict[str, Any]:
+    """A `judged` suite version as the registry's `corrections` entry."""
+    return rules.judged_suite_entry(
+        suite.id, suite.tenant_id, suite.version, suite.description, suite.spec
+    )
 
 
 def _not_frozen(entry_id: str) -> NotFound:

@@ -34,14 +34,14 @@ def start_on_suite(ctx: Context, suite_id: str, body: dict[str, Any]) -> dict[st
     suite = eval_suites.get(ctx, suite_id)
     restricted_only = body.get("classWeights") == "restricted-only"
     cases = [
-        found for case in eval_suites.all_cases(ctx, suite_id, suite["version"])
+        found for case in eval_suites.all_cases(ctx, suite_id, suite.version)
         if (found := replay_cases.from_suite_case(ctx, case, restricted_only=restricted_only))
         is not None
     ]  # fmt: skip
     if body.get("flowRef") is not None:
-        return flow_trials.begin(ctx, suite_id=suite_id, suite_version=suite["version"],
+        return flow_trials.begin(ctx, suite_id=suite_id, suite_version=suite.version,
                                  body=body, cases=cases)  # fmt: skip
-    return eval_runs.begin(ctx, suite_id=suite_id, suite_version=suite["version"], body=body,
+    return eval_runs.begin(ctx, suite_id=suite_id, suite_version=suite.version, body=body,
                            cases=cases)  # fmt: skip
 
 
