@@ -85,3 +85,62 @@ def test_a_flow_with_a_node_kind_kindgi_dev_does_not_run_is_not_registered(tmp_p
         "✗ flows/each.py: flow acme-ops.each 0.1.0 is not registered: "
         "node loop1 is a loop node, which kindgi dev doesn't run yet"
     )
+
+
+def test_an_agent_node_runs_a_turn_and_its_calls_replay_from_the_recording(
+    tmp_path: Path,
+) -> None:
+    from flow_pack import PASSWORD, example_index
+
+    from kindgi_dev.runtime.pack import PackIndex
+    from kindgi_dev.services import catalog
+
+    data = example_index()
+    picker = {
+        "id": "acme-ops.pick-with-agent", "version": "0.1.0", "modulePath": "flows/p.py",
+        "nodes": [{"id": "pick", "kind": "agent", "ref": "acme-ops.article-picker",
+                   "inputMapping": {"userMessage": {"path": "runInput.question"}}}],
+        "edges": [{"id": "in", "from": "$start", "to": "pick"},
+                  {"id": "out", "from": "pick", "to": "$end"}],
+        "output": {"mapping": {"output": {"path": "nodeOutputs.pick"}}},
+    }  # fmt: skip
+    with flow_served(tmp_path) as (client, ctx, pack):
+        catalog.register(ctx, PackIndex(
+            pack_id="acme-ops", pack_version="0.1.0", artifact_version="1", tools=data["tools"],
+            agents=data["agents"], flows=[picker], guardrails=[], file_errors=[],
+            path=Path("index.json"), warnings=[],
+        ))  # fmt: skip
+        run = client.post("/v1/runs", json={"flow": picker["id"],
+                                            "input": {"question": PASSWORD}}).json()  # fmt: skip
+        step = client.get(f"/v1/runs/{run['id']}/journal").json()["data"][1]
+        for rank, article in enumerate(run["output"]["output"]["articles"]):
+            body = {"runId": run["id"], "verdict": "yes" if rank == 0 else "no",
+                    "item": {"key": article["id"], "pointer": f"/output/articles/{rank}",
+                             "rank": rank}}  # fmt: skip
+            assert client.post("/v1/judgments", json=body).status_code == 201
+        project = client.get("/v1/projects/default").json()["id"]
+        built = client.post("/v1/eval-suites/acme.agent-flow/versions/from-judgments",
+                            json={"version": "1.0.0", "projectId": project,
+                                  "flowId": picker["id"]})  # fmt: skip
+        assert built.status_code == 201, built.text
+        started = client.post(
+            "/v1/eval-suites/acme.agent-flow/runs",
+            json={"projectId": project, "flowRef": {"flowId": picker["id"], "version": "0.1.0"}},
+        )
+        for _ in range(200):
+            tried = client.get(f"/v1/eval-runs/{started.json()['runId']}").json()
+            if tried["status"] != "running":
+                break
+            time.sleep(0.05)
+    assert run["status"] == "completed"
+    assert [a["id"] for a in run["output"]["output"]["articles"]] == ["kb-101", "kb-102", "kb-103"]
+    assert (step["nodeId"], step["payload"]["agentId"], step["payload"]["version"]) == (
+        "pick", "acme-ops.article-picker", "0.1.0")  # fmt: skip
+    assert [c["toolId"] for c in step["payload"]["toolCalls"]] == ["acme-ops.search-articles"]
+    assert len(pack.calls) == 1
+    case = tried["result"]["perCase"][0]
+    assert [(t["toolId"], t["source"]) for t in case["tools"]] == [
+        ("acme-ops.search-articles", "recorded")]  # fmt: skip
+    share = tried["result"]["summary"]["metrics"]["weightedYesShare"]
+    assert (share["baseline"], share["candidate"]) == (1 / 3, 1 / 3)
+    assert tried["result"]["summary"]["sampling"]["models"][0]["providerId"] == "function"
