@@ -8,14 +8,16 @@ Running the nodes is the runtime's job (`runtime/flow_run.py`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from .items import same_value
 
 START = "$start"
 END = "$end"
-RUNNABLE_KINDS = frozenset({"tool", "agent", "fanout", "subgraph"})
+LOOP_START = "$loop-start"
+LOOP_END = "$loop-end"
+RUNNABLE_KINDS = frozenset({"tool", "agent", "fanout", "subgraph", "loop"})
 MISSING: Any = object()
 """What a path that does not resolve gives: an operand that counts as missing."""
 
@@ -68,6 +70,15 @@ class FlowDefinition:
     output_mapping: Mapping[str, Any] | None = None
     output_schema: Mapping[str, Any] | None = None
     max_parallelism: int | None = None
+    start: str = START
+    end: str = END
+
+    @classmethod
+    def loop_body(cls, node: FlowNode) -> FlowDefinition:
+        """A loop node's body: a flow of its own between `$loop-start` and `$loop-end`."""
+        body = node.spec.get("body") or {}
+        read = cls.from_manifest({"id": node.id, "version": "", **body})
+        return replace(read, start=LOOP_START, end=LOOP_END)
 
     @classmethod
     def from_manifest(cls, entry: Mapping[str, Any]) -> FlowDefinition:
@@ -126,13 +137,15 @@ def problems(flow: FlowDefinition) -> list[str]:
         for n in flow.nodes
         if n.kind not in RUNNABLE_KINDS
     ]
+    for loop in (n for n in flow.nodes if n.kind == "loop"):
+        found += [f"in loop {loop.id}: {p}" for p in problems(FlowDefinition.loop_body(loop))]
     ids = [n.id for n in flow.nodes]
     found += [f"node id {i} is used twice" for i in sorted({i for i in ids if ids.count(i) > 1})]
     known = set(ids)
     for edge in flow.edges:
-        if edge.source != START and edge.source not in known:
+        if edge.source != flow.start and edge.source not in known:
             found.append(f"edge {edge.id} comes from {edge.source}, which is not a node")
-        if edge.target != END and edge.target not in known:
+        if edge.target != flow.end and edge.target not in known:
             found.append(f"edge {edge.id} goes to {edge.target}, which is not a node")
     found += [f"node {n.id} has no edge into it" for n in flow.nodes if not flow.incoming(n.id)]
     if not found and _has_cycle(flow):
@@ -165,6 +178,9 @@ class FlowEnv:
     run_input: Any
     node_outputs: Mapping[str, Any]
     state: Mapping[str, Any] = field(default_factory=dict)
+    iteration_index: Any = MISSING
+    iteration_output: Any = MISSING
+    """Read only by a loop's exit condition: the iteration's number and its output."""
 
 
 def resolve(operand: Mapping[str, Any], env: FlowEnv) -> Any:
@@ -177,6 +193,12 @@ def resolve(operand: Mapping[str, Any], env: FlowEnv) -> Any:
         return _walk(env.run_input, rest)
     if root == "state":
         return _walk(env.state, rest)
+    if root == "iterationIndex":
+        return _walk(env.iteration_index, rest) if env.iteration_index is not MISSING else MISSING
+    if root == "iterationOutput":
+        if env.iteration_output is MISSING:
+            return MISSING
+        return _walk(env.iteration_output, rest)
     if root == "nodeOutputs":
         # A node id may hold dots: the longest finished node id the path starts with wins.
         for node_id in sorted(env.node_outputs, key=len, reverse=True):
@@ -270,15 +292,25 @@ class FlowProgress:
     outputs: dict[str, Any] = field(default_factory=dict)
     skipped: set[str] = field(default_factory=set)
     started: set[str] = field(default_factory=set)
+    start_value: Any = MISSING
+    """What the start sentinel's edges bring: the run input, or a loop iteration's input."""
+    outer: Mapping[str, Any] = field(default_factory=dict)
+    """The enclosing flow's node outputs, which a loop body's paths read too."""
 
     @property
     def env(self) -> FlowEnv:
         """The environment operands read now."""
-        return FlowEnv(self.run_input, self.outputs)
+        return FlowEnv(
+            self.run_input, {**self.outer, **self.outputs} if self.outer else self.outputs
+        )
+
+    @property
+    def _start(self) -> Any:
+        return self.run_input if self.start_value is MISSING else self.start_value
 
     def _taken(self, edge: FlowEdge) -> bool | None:
         """Whether an edge is taken: None while its source hasn't settled."""
-        if edge.source != START:
+        if edge.source != self.flow.start:
             if edge.source in self.skipped:
                 return False
             if edge.source not in self.outputs:
@@ -317,7 +349,8 @@ class FlowProgress:
         """The single taken upstream's output (the run input from `$start`), else by source."""
         taken = [e for e in edges if self._taken(e)]
         values = {
-            e.source: self.run_input if e.source == START else self.outputs[e.source] for e in taken
+            e.source: self._start if e.source == self.flow.start else self.outputs[e.source]
+            for e in taken
         }
         if len(values) == 1:
             return next(iter(values.values()))
@@ -327,4 +360,4 @@ class FlowProgress:
         """The run's output: the `output` mapping, else what the taken `$end` edges bring."""
         if self.flow.output_mapping is not None:
             return resolve_mapping(self.flow.output_mapping, self.env)
-        return self._brought(self.flow.incoming(END))
+        return self._brought(self.flow.incoming(self.flow.end))

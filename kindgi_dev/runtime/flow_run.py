@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
 
-from ..domain.flows import FlowDefinition, FlowNode, FlowProgress
+from ..domain.flows import MISSING, FlowDefinition, FlowEnv, FlowNode, FlowProgress, holds, resolve
 from ..models import ToolCall
 from .tool_calls import ToolCallRecord, ToolDispatcher
 from .turn_outcome import TurnOutcome
@@ -89,8 +89,10 @@ class NodeRunner:
     depth: int = 0
     _calls: int = field(default=0)
 
-    async def run(self, node: FlowNode, node_input: Any) -> FlowStep:
+    async def run(self, node: FlowNode, node_input: Any, env: FlowEnv | None = None) -> FlowStep:
         """One node's step; never raises for the node's own failure."""
+        if node.kind == "loop":
+            return await self._loop(node, node_input, env or FlowEnv(node_input, {}))
         if node.kind == "agent":
             return await self._agent(node, node_input)
         if node.kind == "fanout":
@@ -179,6 +181,66 @@ class NodeRunner:
                     {"status": "succeeded", "output": outcome.output})  # fmt: skip
         return replace(step, output=envelope)
 
+    async def _loop(self, node: FlowNode, node_input: Any, env: FlowEnv) -> FlowStep:
+        """The body once per element (`foreach`) or until the exit condition holds (`while`)."""
+        spec = node.spec
+        body = FlowDefinition.loop_body(node)
+        limit = int(spec.get("maxIterations", 1))
+        step = FlowStep(node.id, "loop", "", "", node_input)
+        if spec.get("loopKind") == "foreach":
+            items = resolve(spec.get("iterateOver") or {}, env)
+            if not isinstance(items, list):
+                return replace(step, error="iterateOver does not resolve to a list.")
+            inputs: list[Any] = items[:limit]
+            reason = "max-iterations" if len(items) > limit else "array-exhausted"
+        else:
+            inputs, reason = [node_input], "max-iterations"
+        exit_when = spec.get("exitCondition")
+        before = spec.get("evaluationTiming") == "before"
+        outputs: list[Any] = []
+        calls: list[ToolCallRecord] = []
+        index = 0
+        while index < min(limit, len(inputs)):
+            if exit_when and before and _exits(exit_when, env, index, outputs):
+                reason = "condition-met"
+                break
+            outcome = await run_flow(body, env.run_input, self, start_value=inputs[index],
+                                     outer=env.node_outputs)  # fmt: skip
+            calls += outcome.tool_calls
+            if outcome.status != "completed":
+                failure = (
+                    f"Iteration {index} failed: {outcome.failure}" if outcome.failure else None
+                )
+                return replace(step, error=failure, tool_calls=tuple(calls),
+                               stopped=outcome.stopped)  # fmt: skip
+            problem = _schema_problem(
+                spec.get("outputSchema"), replace(step, output=outcome.output)
+            )
+            if problem is not None:
+                return replace(step, error=f"Iteration {index}: {problem}", tool_calls=tuple(calls))
+            outputs.append(outcome.output)
+            outer = {**env.node_outputs, **{s.node_id: s.output for s in outcome.steps}}
+            index += 1
+            done = replace(env, node_outputs=outer)
+            if exit_when and not before and _exits(exit_when, done, index - 1, outputs):
+                reason = "condition-met"
+                break
+            if spec.get("loopKind") != "foreach":
+                inputs.append(outcome.output)
+        output: dict[str, Any] = {"iterations": len(outputs), "stopReason": reason}
+        if outputs:
+            output["finalOutput"] = outputs[-1]
+        if spec.get("collectAllIterations"):
+            output["outputs"] = outputs
+        return replace(step, output=output, tool_calls=tuple(calls))
+
+
+def _exits(condition: Mapping[str, Any], env: FlowEnv, index: int, outputs: list[Any]) -> bool:
+    """A while loop's exit condition, with `iterationIndex` and `iterationOutput` (the previous
+    iteration's before one runs, null before the first; the iteration's own after it)."""
+    last = outputs[-1] if outputs else None
+    return holds(condition, replace(env, iteration_index=index, iteration_output=last))
+
 
 async def _settle(work: list[Awaitable[FlowStep]], convergence: str) -> list[FlowStep]:
     """The branches' steps: all of them, or up to the one that decides the convergence
@@ -246,10 +308,16 @@ async def run_flow(
     runner: NodeRunner,
     *,
     max_parallelism: int | None = None,
+    start_value: Any = MISSING,
+    outer: Mapping[str, Any] | None = None,
 ) -> FlowOutcome:
-    """Run every node whose edges are taken, at most `maxParallelism` at once, in order."""
+    """Run every node whose edges are taken, at most `maxParallelism` at once, in order.
+
+    A loop body runs with `start_value` (its iteration's input) and the enclosing flow's
+    node outputs as `outer`.
+    """
     limit = max(1, max_parallelism or flow.max_parallelism or DEFAULT_PARALLELISM)
-    progress = FlowProgress(flow, run_input)
+    progress = FlowProgress(flow, run_input, start_value=start_value, outer=dict(outer or {}))
     steps: list[FlowStep] = []
     queue: list[FlowNode] = []
     running: dict[asyncio.Task[FlowStep], FlowNode] = {}
@@ -260,7 +328,8 @@ async def run_flow(
                 queue.append(node)
             while queue and len(running) < limit:
                 node = queue.pop(0)
-                task = asyncio.create_task(runner.run(node, progress.node_input(node)))
+                work = runner.run(node, progress.node_input(node), progress.env)
+                task = asyncio.create_task(work)
                 running[task] = node
             if not running:
                 break

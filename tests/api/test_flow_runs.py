@@ -75,15 +75,18 @@ def test_an_unknown_flow_or_version_is_404_and_nothing_is_written(tmp_path: Path
     assert listed == []
 
 
-def test_a_flow_with_a_node_kind_kindgi_dev_does_not_run_is_not_registered(tmp_path: Path) -> None:
+def test_a_flow_with_broken_wiring_in_a_loop_body_is_not_registered(tmp_path: Path) -> None:
     from kindgi_dev.services.catalog import flow_problem
 
     entry = {"id": "acme-ops.each", "version": "0.1.0", "modulePath": "flows/each.py",
-             "nodes": [{"id": "loop1", "kind": "loop"}],
+             "nodes": [{"id": "loop1", "kind": "loop", "body": {
+                 "nodes": [{"id": "find", "kind": "tool", "ref": "acme-ops.find-articles"}],
+                 "edges": [{"id": "in", "from": "$loop-start", "to": "ghost"}]}}],
              "edges": [{"id": "s", "from": "$start", "to": "loop1"}]}  # fmt: skip
     assert flow_problem(entry) == (
         "✗ flows/each.py: flow acme-ops.each 0.1.0 is not registered: "
-        "node loop1 is a loop node, which kindgi dev doesn't run yet"
+        "in loop loop1: edge in goes to ghost, which is not a node; "
+        "in loop loop1: node find has no edge into it"
     )
 
 

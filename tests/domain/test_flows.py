@@ -191,11 +191,11 @@ def test_a_pinned_ref_names_the_tool_and_its_version() -> None:
 
 def test_problems_name_the_node_kind_kindgi_dev_does_not_run_and_broken_wiring() -> None:
     f = flow(
-        [tool("a"), {"id": "each", "kind": "loop"}, tool("a")],
+        [tool("a"), {"id": "each", "kind": "webhook"}, tool("a")],
         [("$start", "a", None), ("a", "each", None), ("a", "ghost", None)],
     )
     assert problems(f) == [
-        "node each is a loop node, which kindgi dev doesn't run yet",
+        "node each is a webhook node, which kindgi dev doesn't run yet",
         "node id a is used twice",
         "edge e2 goes to ghost, which is not a node",
     ]

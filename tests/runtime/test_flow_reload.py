@@ -26,7 +26,7 @@ each = Flow(
             "iterateOver": {"path": "runInput.items"}, "maxIterations": 3,
             "outputSchema": {"type": "object"},
             "body": {"nodes": [{"id": "find", "kind": "tool", "ref": "acme-ops.find-articles"}],
-                     "edges": [{"id": "in", "from": "$loop-start", "to": "find"}]}}],
+                     "edges": [{"id": "in", "from": "$loop-start", "to": "fnd"}]}}],
     edges=[{"id": "start", "from": "$start", "to": "per-item"}],
 )
 """
@@ -71,7 +71,8 @@ def test_a_saved_flow_version_is_registered_beside_the_old_and_a_bad_save_keeps_
     asyncio.run(scenario())
     assert (
         "  ✗ flows/each.py: flow acme-ops.each 0.1.0 is not registered: "
-        "node per-item is a loop node, which kindgi dev doesn't run yet"
+        "in loop per-item: edge in goes to fnd, which is not a node; "
+        "in loop per-item: node find has no edge into it"
     ) in printed
     refused = [line for line in printed if line.startswith("  ✗ refresh failed")]
     assert len(refused) == 1

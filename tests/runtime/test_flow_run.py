@@ -234,3 +234,50 @@ def test_a_subgraph_runs_the_other_flow_and_projects_its_outcome() -> None:
     stopped = run(parent("settle-all"), "kb-1", refuse_log=True)
     assert stopped.status == "stopped"
     assert stopped.stopped is not None and stopped.stopped.tool_id == "acme.log"
+
+
+def loop_flow(**loop: Any) -> Any:
+    return FlowDefinition.from_manifest({
+        "id": "acme.loop", "version": "0.1.0",
+        "nodes": [{"id": "each", "kind": "loop", "maxIterations": 3,
+                   "outputSchema": {"type": "object"}, **loop,
+                   "body": {"nodes": [{"id": "find", "kind": "tool", "ref": "acme.find"}],
+                            "edges": [{"id": "in", "from": "$loop-start", "to": "find"},
+                                      {"id": "out", "from": "find", "to": "$loop-end"}]}}],
+        "edges": [{"id": "1", "from": "$start", "to": "each"},
+                  {"id": "2", "from": "each", "to": "$end"}],
+    })  # fmt: skip
+
+
+def test_a_foreach_loop_runs_its_body_per_element_up_to_max_iterations() -> None:
+    items = [{"query": "a"}, {"query": "b c"}, {"query": "d"}, {"query": "e"}]
+    flow = loop_flow(loopKind="foreach", iterateOver={"path": "runInput.items"},
+                     collectAllIterations=True)  # fmt: skip
+    outcome = asyncio.run(run_flow(flow, {"items": items}, runner(Dispatcher())))
+    assert outcome.output == {
+        "iterations": 3, "stopReason": "max-iterations",
+        "finalOutput": {"articles": [{"id": "d"}]},
+        "outputs": [{"articles": [{"id": "a"}]}, {"articles": [{"id": "b"}, {"id": "c"}]},
+                    {"articles": [{"id": "d"}]}],
+    }  # fmt: skip
+    assert [c.arguments for c in outcome.tool_calls] == items[:3]
+    short = asyncio.run(run_flow(flow, {"items": items[:1]}, runner(Dispatcher())))
+    assert (short.output["iterations"], short.output["stopReason"]) == (1, "array-exhausted")
+    bad = asyncio.run(run_flow(flow, {"items": "a"}, runner(Dispatcher())))
+    assert bad.failure == "Node each (loop) failed: iterateOver does not resolve to a list."
+
+
+def test_a_while_loop_stops_when_its_exit_condition_holds() -> None:
+    has_article = {"op": "exists", "value": {"path": "iterationOutput.articles.0"}}
+    flow = loop_flow(loopKind="while", exitCondition=has_article)
+    found = asyncio.run(run_flow(flow, {"query": "kb-1"}, runner(Dispatcher())))
+    assert found.output == {"iterations": 1, "stopReason": "condition-met",
+                            "finalOutput": {"articles": [{"id": "kb-1"}]}}  # fmt: skip
+    empty = asyncio.run(run_flow(flow, {"query": ""}, runner(Dispatcher())))
+    assert (empty.output["iterations"], empty.output["stopReason"]) == (3, "max-iterations")
+    before = loop_flow(loopKind="while", evaluationTiming="before",
+                       exitCondition={"op": "eq", "left": {"path": "iterationIndex"},
+                                      "right": {"literal": 0}})  # fmt: skip
+    skipped = asyncio.run(run_flow(before, {"query": "x"}, runner(Dispatcher())))
+    assert skipped.output == {"iterations": 0, "stopReason": "condition-met"}
+    assert skipped.tool_calls == []
