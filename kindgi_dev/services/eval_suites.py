@@ -14,6 +14,7 @@ from ..domain.errors import BadInput, Conflict, NotFound, ValidationFailed
 from ..domain.paging import Page, clamp_limit, make_page, offset_of, page_of
 from ..domain.time import format_time, now_iso, parse_time
 from ..store import eval_suites as store
+from ..store import pulled_test_sets
 from ..store import runs as run_store
 from . import projects
 from .catalog import version_key
@@ -108,6 +109,13 @@ def _claim(ctx: Context, suite_id: str, version: str, project_id: str) -> None:
     rows = store.versions_of(ctx.db, ctx.tenant_id, suite_id)
     if any(row["version"] == version for row in rows):
         raise _taken(suite_id, version)
+    if pulled_test_sets.versions(ctx.db, ctx.tenant_id, suite_id):
+        raise Conflict(
+            f'"{suite_id}" is a test set pulled from another runtime: give the suite another id.',
+            code="eval-suite-already-registered",
+            suiteId=suite_id,
+            version=version,
+        )
     others = {row["project_id"] for row in rows if row["project_id"]}
     if others and project_id not in others:
         raise Conflict(

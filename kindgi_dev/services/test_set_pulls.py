@@ -22,6 +22,7 @@ from ..domain.paging import Page, clamp_limit, make_page, offset_of
 from ..domain.semver import is_semver
 from ..domain.time import now_iso
 from ..remote import OnProgress, Remote, RemoteError, UnsafeUrl
+from ..store import eval_suites as suite_store
 from ..store import pulled_test_sets as store
 from ..store import test_sets as local_store
 from .catalog import version_key
@@ -67,11 +68,14 @@ def _check_names(test_set_id: str, version: str) -> None:
 
 
 def _refuse_local(ctx: Context, test_set_id: str, version: str) -> None:
-    """409 when the id and version name a test set made here, which a pull must not shadow."""
+    """409 when the id and version name a test set made here, or the id a suite built here,
+    which a pull must not shadow."""
     published = local_store.entries(ctx.db, ctx.tenant_id, test_set_id)
     frozen = local_store.versions(ctx.db, test_set_id)
-    if any(e["version"] == version for e in published) or any(
-        str(v["version"]) == version and v["tenant_id"] == ctx.tenant_id for v in frozen
+    if (
+        any(e["version"] == version for e in published)
+        or any(str(v["version"]) == version and v["tenant_id"] == ctx.tenant_id for v in frozen)
+        or suite_store.versions_of(ctx.db, ctx.tenant_id, test_set_id)
     ):
         raise Conflict(
             f'Test set "{test_set_id}" version "{version}" was made here, so nothing is pulled '

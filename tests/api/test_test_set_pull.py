@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from correction_rows import tutorial_corrections
 from factories import AGENT, QUESTIONS, served, tutorial_runs
 from serving import serve_app
 from starlette.applications import Starlette
@@ -180,6 +181,29 @@ def test_a_pull_never_lands_on_a_test_set_made_here(app: tuple[TestClient, Conte
     assert "was made here" in refused.json()["error"]["message"]
     assert _stored(ctx) == (0, 0)
     assert stub.seen == []
+
+
+def test_a_pulled_id_and_a_suite_built_here_never_share_an_id(
+    app: tuple[TestClient, Context],
+) -> None:
+    client, ctx = app
+    tutorial_corrections(ctx, tutorial_runs(ctx))
+    project = client.get("/v1/projects/default").json()["id"]
+    build = {"version": "1.0.0", "projectId": project, "agentId": AGENT}
+    built = client.post("/v1/eval-suites/acme.picks/versions/from-judgments", json=build)
+    assert built.status_code == 201, built.text
+    with remote(_cases(2)) as stub:
+        over_suite = client.post("/v1/test-sets/acme.picks/versions/2.0.0/pull",
+                                 json={"from": stub.url})  # fmt: skip
+        assert client.post(PULL, json={"from": stub.url}).status_code == 201
+    assert (over_suite.status_code, over_suite.json()["error"]["code"]) == (
+        409, "version-already-exists",
+    )  # fmt: skip
+    over_pulled = client.post(f"/v1/eval-suites/{SET_ID}/versions/from-judgments", json=build)
+    assert (over_pulled.status_code, over_pulled.json()["error"]["code"]) == (
+        409, "eval-suite-already-registered",
+    )  # fmt: skip
+    assert _stored(ctx) == (1, 2)
 
 
 def test_the_remote_token_reaches_the_remote_only_and_is_kept_nowhere(
