@@ -121,8 +121,15 @@ def wait_for(api: Api, run_id: str) -> Any:
     began = time.monotonic()
     shown = False
     while True:
-        time.sleep(1.0)
-        run = api.call("GET", f"/v1/eval-runs/{run_id}")
+        try:
+            time.sleep(1.0)
+            run = api.call("GET", f"/v1/eval-runs/{run_id}")
+        except KeyboardInterrupt:
+            click.echo(
+                f"\nStopped waiting. Eval run {run_id} goes on: kindgi eval-runs show {run_id}",
+                err=True,
+            )
+            sys.exit(130)
         if run["status"] not in ("pending", "running"):
             if shown:
                 click.echo(f"\r  ✓ {run['status']} in {duration(time.monotonic() - began)}",

@@ -69,12 +69,34 @@ class Api:
             response = self._client.request(method, path, json=json, params=query, headers=headers)
         except httpx.TimeoutException:
             raise ApiError("network", "no answer within 30 s", 0) from None
+        except httpx.ConnectError as error:
+            raise self.not_running(error) from None
         except httpx.HTTPError as error:
             raise ApiError("network", f"fetch failed ({error})", 0) from None
         body = _json(response)
         if response.is_success:
             return body
-        raise error_of(response.status_code, body)
+        raise self.explained(error_of(response.status_code, body))
+
+    def not_running(self, error: httpx.ConnectError) -> ApiError:
+        """Nothing listens: for `.kindgirc.json`'s address, that `kindgi dev` isn't running."""
+        if self.target.from_rc:
+            return ApiError(
+                "network",
+                f"kindgi dev isn't running at {self.target.url} (from .kindgirc.json): "
+                "start it with kindgi dev",
+                0,
+            )
+        return ApiError("network", f"fetch failed ({error})", 0)
+
+    def explained(self, error: ApiError) -> ApiError:
+        """A refused token that came from `KINDGI_API_TOKEN` over a file's: say so."""
+        if error.status == 401 and self.target.overridden is not None:
+            error.message += (
+                f" (the token came from KINDGI_API_TOKEN, which overrode {self.target.overridden}:"
+                " unset it to use this instance's token)"
+            )
+        return error
 
     def lines(self, method: str, path: str, *, json: Any = None) -> Iterator[Any]:
         """A streamed answer's JSON lines (`application/x-ndjson`) as they come; `ApiError`."""
@@ -83,12 +105,14 @@ class Api:
             with self._client.stream(method, path, json=json, headers=headers) as response:
                 if not response.is_success:
                     response.read()
-                    raise error_of(response.status_code, _json(response))
+                    raise self.explained(error_of(response.status_code, _json(response)))
                 for line in response.iter_lines():
                     if line.strip():
                         yield _loads(line)
         except httpx.TimeoutException:
             raise ApiError("network", "no answer within 30 s", 0) from None
+        except httpx.ConnectError as error:
+            raise self.not_running(error) from None
         except httpx.HTTPError as error:
             raise ApiError("network", f"fetch failed ({error})", 0) from None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,12 +27,28 @@ class Format:
             return
         if self.raw:
             click.echo(json.dumps(body, separators=(",", ":"), ensure_ascii=False))
-        elif self.table and columns and isinstance(body, dict) and "data" in body:
-            click.echo(render_table(body["data"], columns))
+        elif self.table and isinstance(body, dict) and isinstance(body.get("data"), list):
+            click.echo(render_table(body["data"], columns or default_columns(body["data"])))
             if body.get("nextCursor"):
                 click.echo(f"Next page: --cursor={body['nextCursor']}", err=True)
         else:
             click.echo(json.dumps(body, indent=2, ensure_ascii=False))
+
+
+def default_columns(rows: Sequence[dict[str, Any]], most: int = 6) -> list[Column]:
+    """A list's columns when its command names none: the first row's plain fields."""
+    first = rows[0] if rows and isinstance(rows[0], dict) else {}
+    keys = [k for k, v in first.items() if v is None or isinstance(v, str | int | float | bool)]
+    return [(_header(key), _getter(key)) for key in keys[:most]]
+
+
+def _header(key: str) -> str:
+    """`createdAt` → `CREATED AT`."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", key).upper()
+
+
+def _getter(key: str) -> Callable[[dict[str, Any]], Any]:
+    return lambda row: row.get(key)
 
 
 def render_table(rows: Sequence[dict[str, Any]], columns: Sequence[Column]) -> str:
