@@ -169,10 +169,10 @@ async def list_corrections(call: Call[Any, CorrectionQuery]) -> Page[corrections
     q = call.query
     filters = {
         "run_id": q.run_id,
-        "subject_id": q.agent_id,
+        "agent_id": q.agent_id,
         "project_id": q.project_id,
         "participant_id": q.participant_id,
-        "corrector_id": q.corrected_by,
+        "corrected_by": q.corrected_by,
     }
     return corrections.list_page(
         call.ctx,

@@ -19,7 +19,7 @@ from .web import Visit, redirect
 def _mine(visit: Visit, run_id: str) -> corrections.Correction | None:
     """The caller's live correction of the run, if any, to start the form from."""
     page = corrections.list_page(visit.ctx, limit=1, cursor=None,
-                                 filters={"run_id": run_id, "corrector_id": "me"},
+                                 filters={"run_id": run_id, "corrected_by": "me"},
                                  statuses=(), include_replaced=False)  # fmt: skip
     return page.items[0] if page.items else None
 

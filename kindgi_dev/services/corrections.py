@@ -377,8 +377,8 @@ def list_page(
     include_replaced: bool,
 ) -> Page[Correction]:
     """A page of corrections, newest first (replaced ones only when asked for)."""
-    if filters.get("corrector_id") == "me":
-        filters = {**filters, "corrector_id": ctx.caller.id}
+    if filters.get("corrected_by") == "me":
+        filters = {**filters, "corrected_by": ctx.caller.id}
     for status in statuses:
         rules.check_status(status)
     page = fetch_page(

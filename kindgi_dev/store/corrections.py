@@ -85,6 +85,15 @@ def update_correction(db: Database, correction_id: str, changes: dict[str, Any])
     )
 
 
+_CORRECTION_FILTERS = {
+    "run_id": "run_id = ?",
+    "agent_id": "subject_id = ?",
+    "project_id": "project_id = ?",
+    "participant_id": "participant_id = ?",
+    "corrected_by": "corrector_id = ?",
+}
+
+
 def list_corrections(
     db: Database,
     tenant_id: str,
@@ -95,9 +104,10 @@ def list_corrections(
     statuses: Sequence[str] = (),
     include_replaced: bool = False,
 ) -> list[dict[str, Any]]:
-    """Up to `limit + 1` corrections, newest first, filtered by exact column values."""
+    """Up to `limit + 1` corrections, newest first, filtered by run, agent, project, the
+    participant or who corrected (`_CORRECTION_FILTERS`)."""
     where = Where("tenant_id = ?", tenant_id)
-    where.equal(filters)
+    where.named(filters, _CORRECTION_FILTERS)
     where.one_of("status", statuses)
     if not include_replaced:
         where.add("replaced_by IS NULL")
@@ -170,7 +180,7 @@ def list_verdicts(
     db: Database, tenant_id: str, *, limit: int, after: list[Any] | None, filters: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """Up to `limit + 1` live verdicts, newest first, with their corrections' subjects."""
-    columns = {
+    conditions = {
         "run_id": "v.run_id = ?",
         "agent_id": "c.subject_kind = 'agent' AND c.subject_id = ?",
         "agent_version": "c.subject_version = ?",
@@ -181,19 +191,13 @@ def list_verdicts(
         "project_id": "v.project_id = ?",
         "org_id": "v.project_id IN (SELECT id FROM projects WHERE org_id = ?)",
     }
-    where = ["v.tenant_id = ?", _LIVE]
-    params: list[Any] = [tenant_id]
-    for name, value in filters.items():
-        if value is not None:
-            where.append(columns[name])
-            params.append(value)
-    if after:
-        where.append("(v.created_at, v.id) < (?, ?)")
-        params.extend(after)
+    where = Where("v.tenant_id = ?", tenant_id)
+    where.add(_LIVE)
+    where.named(filters, conditions)
+    where.after(after, "v.created_at, v.id")
     rows = db.all(
-        f"SELECT {_VERDICT_SELECT} WHERE {' AND '.join(where)} "
-        "ORDER BY v.created_at DESC, v.id DESC LIMIT ?",
-        [*params, limit + 1],
+        f"SELECT {_VERDICT_SELECT} WHERE {where} ORDER BY v.created_at DESC, v.id DESC LIMIT ?",
+        [*where.params, limit + 1],
     )
     return [_decoded(row) for row in rows]
 

@@ -24,6 +24,16 @@ class Where:
             if value is not None:
                 self.add(f"{column} = ?", value)
 
+    def named(self, filters: Mapping[str, Any], conditions: Mapping[str, str]) -> None:
+        """For each filter given a value, the condition its domain name stands for (one `?`).
+
+        Filters are named as the domain names them (`agent_id`, `corrected_by`); which columns
+        they read is the store's business, so the names are mapped here.
+        """
+        for name, value in filters.items():
+            if value is not None:
+                self.add(conditions[name], value)
+
     def one_of(self, column: str, values: Sequence[Any]) -> None:
         """`column IN (…)` when there are values."""
         if values:
