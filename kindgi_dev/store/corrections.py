@@ -11,7 +11,7 @@ from typing import Any
 
 from ..domain.corrections import Corrector
 from .db import Database
-from .jsoncol import dump, load
+from .jsoncol import JsonRows, dump, load
 from .query import Where
 
 """(kind, id, participant id or "") of whoever made a correction."""
@@ -33,36 +33,18 @@ _VERDICT_SELECT = (
     + " FROM verdicts v JOIN corrections c ON c.id = v.correction_id"
 )
 _LIVE = "v.unregistered_at IS NULL AND v.superseded_by IS NULL"
-_JSON = ("decisions", "answer", "item_value")
-
-
-def _decoded(row: Any) -> dict[str, Any]:
-    record = dict(row)
-    for name in _JSON:
-        if name in record:
-            record[name] = load(record[name])
-    return record
-
-
-def _insert(
-    db: Database, table: str, columns: Sequence[str], rows: Sequence[dict[str, Any]]
-) -> None:
-    with db.transaction() as conn:
-        conn.executemany(
-            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-            [[dump(r.get(c)) if c in _JSON else r.get(c) for c in columns] for r in rows],
-        )
+_ROWS = JsonRows("decisions", "answer", "item_value")
 
 
 def insert_correction(db: Database, correction: dict[str, Any]) -> None:
     """Add a correction (a row dict; missing columns are NULL)."""
-    _insert(db, "corrections", _CORRECTION, [correction])
+    _ROWS.insert(db, "corrections", _CORRECTION, [correction])
 
 
 def get_correction(db: Database, correction_id: str) -> dict[str, Any] | None:
     """One correction, live or replaced."""
     row = db.one(f"SELECT {', '.join(_CORRECTION)} FROM corrections WHERE id = ?", (correction_id,))
-    return _decoded(row) if row else None
+    return _ROWS.decoded(row) if row else None
 
 
 def live_correction(db: Database, run_id: str, corrector: Corrector) -> dict[str, Any] | None:
@@ -72,17 +54,12 @@ def live_correction(db: Database, run_id: str, corrector: Corrector) -> dict[str
         "AND corrector_id = ? AND participant_id = ? AND replaced_by IS NULL",
         (run_id, corrector.kind, corrector.id, corrector.participant_id),
     )
-    return _decoded(row) if row else None
+    return _ROWS.decoded(row) if row else None
 
 
 def update_correction(db: Database, correction_id: str, changes: dict[str, Any]) -> None:
     """Set some columns of a correction (`decisions`/`answer` as values)."""
-    columns = list(changes)
-    values = [dump(changes[c]) if c in _JSON else changes[c] for c in columns]
-    db.run(
-        f"UPDATE corrections SET {', '.join(f'{c} = ?' for c in columns)} WHERE id = ?",
-        [*values, correction_id],
-    )
+    _ROWS.update(db, "corrections", ("id", correction_id), changes)
 
 
 _CORRECTION_FILTERS = {
@@ -117,19 +94,19 @@ def list_corrections(
         "ORDER BY created_at DESC, id DESC LIMIT ?",
         [*where.params, limit + 1],
     )
-    return [_decoded(row) for row in rows]
+    return [_ROWS.decoded(row) for row in rows]
 
 
 def insert_verdicts(db: Database, verdicts: Sequence[dict[str, Any]]) -> None:
     """Add verdicts (row dicts; missing columns are NULL)."""
     if verdicts:
-        _insert(db, "verdicts", _VERDICT, verdicts)
+        _ROWS.insert(db, "verdicts", _VERDICT, verdicts)
 
 
 def get_verdict(db: Database, verdict_id: str) -> dict[str, Any] | None:
     """One verdict, live or not, with its correction's subject."""
     row = db.one(f"SELECT {_VERDICT_SELECT} WHERE v.id = ?", (verdict_id,))
-    return _decoded(row) if row else None
+    return _ROWS.decoded(row) if row else None
 
 
 def verdicts_of(db: Database, correction_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
@@ -144,7 +121,7 @@ def verdicts_of(db: Database, correction_ids: Sequence[str]) -> dict[str, list[d
             chunk,
         )
         for row in rows:
-            found[row["correction_id"]].append(_decoded(row))
+            found[row["correction_id"]].append(_ROWS.decoded(row))
     return found
 
 
@@ -199,7 +176,7 @@ def list_verdicts(
         f"SELECT {_VERDICT_SELECT} WHERE {where} ORDER BY v.created_at DESC, v.id DESC LIMIT ?",
         [*where.params, limit + 1],
     )
-    return [_decoded(row) for row in rows]
+    return [_ROWS.decoded(row) for row in rows]
 
 
 def has_copy(db: Database, run_id: str) -> bool:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from .db import Database
-from .jsoncol import dump, load
+from .jsoncol import JsonRows, dump, load
 from .query import Where
 
-_JSON = ("agent_ref", "flow_ref", "result", "comparison", "frozen_version")
+_ROWS = JsonRows("agent_ref", "flow_ref", "result", "comparison", "frozen_version")
 _FIELDS = (
     "run_id", "tenant_id", "project_id", "suite_id", "suite_version", "kind", "agent_ref",
     "flow_ref", "status", "dry_run", "started_at", "completed_at", "result", "error",
@@ -17,35 +17,20 @@ _FIELDS = (
 )  # fmt: skip
 
 
-def _decode(row: Any) -> dict[str, Any]:
-    record = dict(row)
-    for name in _JSON:
-        if name in record:
-            record[name] = load(record[name])
-    return record
-
-
 def insert(db: Database, run: dict[str, Any]) -> None:
     """Store a new eval run."""
-    columns = [f for f in _FIELDS if f in run]
-    db.run(
-        f"INSERT INTO eval_runs ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-        [dump(run[c]) if c in _JSON else run[c] for c in columns],
-    )
+    _ROWS.insert(db, "eval_runs", [f for f in _FIELDS if f in run], [run])
 
 
 def update(db: Database, run_id: str, changes: dict[str, Any]) -> None:
     """Set some columns of an eval run."""
-    db.run(
-        f"UPDATE eval_runs SET {', '.join(f'{c} = ?' for c in changes)} WHERE run_id = ?",
-        [*(dump(v) if c in _JSON else v for c, v in changes.items()), run_id],
-    )
+    _ROWS.update(db, "eval_runs", ("run_id", run_id), changes)
 
 
 def get(db: Database, run_id: str) -> dict[str, Any] | None:
     """One eval run."""
     row = db.one(f"SELECT {', '.join(_FIELDS)} FROM eval_runs WHERE run_id = ?", (run_id,))
-    return _decode(row) if row else None
+    return _ROWS.decoded(row) if row else None
 
 
 def list_page(
@@ -68,7 +53,7 @@ def list_page(
         "ORDER BY started_at DESC, run_id DESC LIMIT ?",
         [*where.params, limit + 1],
     )
-    return [_decode(r) for r in rows]
+    return [_ROWS.decoded(r) for r in rows]
 
 
 def add_case(db: Database, run_id: str, index: int, case_id: str, result: Any, at: str) -> None:

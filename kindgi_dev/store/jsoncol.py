@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+import sqlite3
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .db import Database
 
 
 def dump(value: Any) -> str | None:
@@ -14,3 +19,46 @@ def dump(value: Any) -> str | None:
 def load(text: str | bytes | None) -> Any:
     """The value of a JSON column (None for NULL)."""
     return None if text is None else json.loads(text)
+
+
+class JsonRows:
+    """A store's one way to write rows whose named columns hold JSON, and to read them back.
+
+    `insert` writes the columns it is given (a row's missing ones as NULL), `update` sets
+    some columns of one row, `decoded` turns a read row into a dict with its JSON loaded.
+    """
+
+    def __init__(self, *json_columns: str) -> None:
+        self.json = frozenset(json_columns)
+
+    def value(self, column: str, value: Any) -> Any:
+        """What a column stores for a value: JSON text for a JSON column."""
+        return dump(value) if column in self.json else value
+
+    def decoded(self, row: sqlite3.Row | Mapping[str, Any]) -> dict[str, Any]:
+        """A row as a dict, its JSON columns loaded."""
+        record = dict(row)
+        for name in self.json & record.keys():
+            record[name] = load(record[name])
+        return record
+
+    def insert(
+        self, db: Database, table: str, columns: Sequence[str], rows: Sequence[Mapping[str, Any]]
+    ) -> None:
+        """Add rows to `table`, each with these columns (a missing value is NULL)."""
+        marks = ", ".join("?" * len(columns))
+        with db.transaction() as conn:
+            conn.executemany(
+                f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})",
+                [[self.value(c, row.get(c)) for c in columns] for row in rows],
+            )
+
+    def update(
+        self, db: Database, table: str, key: tuple[str, Any], changes: Mapping[str, Any]
+    ) -> None:
+        """Set some columns of the row whose `key` column (name, value) matches."""
+        column, value = key
+        db.run(
+            f"UPDATE {table} SET {', '.join(f'{c} = ?' for c in changes)} WHERE {column} = ?",
+            [*(self.value(c, v) for c, v in changes.items()), value],
+        )

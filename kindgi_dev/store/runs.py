@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
 from .db import Database
-from .jsoncol import dump, load
+from .jsoncol import JsonRows, dump, load
 from .query import Where
 
-_JSON = ("input", "output", "context", "tool_env", "segments")
+_ROWS = JsonRows("input", "output", "context", "tool_env", "segments")
 _FIELDS = (
     "id", "tenant_id", "project_id", "flow_id", "flow_version", "status", "dry_run",
     "created_at", "updated_at", "completed_at", "failure_code", "failure_message",
@@ -21,39 +20,20 @@ _FIELDS = (
 _LIST_FIELDS = ", ".join(f for f in _FIELDS if f not in ("output", "context", "tool_env"))
 
 
-def row_dict(row: sqlite3.Row) -> dict[str, Any]:
-    """A run row as a dict with its JSON columns decoded."""
-    record = dict(row)
-    for name in _JSON:
-        if name in record:
-            record[name] = load(record[name])
-    return record
-
-
 def insert(db: Database, run: dict[str, Any]) -> None:
     """Add a run (every column not given is NULL)."""
-    columns = [f for f in _FIELDS if f in run]
-    values = [dump(run[f]) if f in _JSON else run[f] for f in columns]
-    db.run(
-        f"INSERT INTO runs ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-        values,
-    )
+    _ROWS.insert(db, "runs", [f for f in _FIELDS if f in run], [run])
 
 
 def update(db: Database, run_id: str, changes: dict[str, Any]) -> None:
     """Set some columns of a run."""
-    columns = list(changes)
-    values = [dump(changes[c]) if c in _JSON else changes[c] for c in columns]
-    db.run(
-        f"UPDATE runs SET {', '.join(f'{c} = ?' for c in columns)} WHERE id = ?",
-        [*values, run_id],
-    )
+    _ROWS.update(db, "runs", ("id", run_id), changes)
 
 
 def get(db: Database, run_id: str) -> dict[str, Any] | None:
     """One run with everything it recorded."""
     row = db.one(f"SELECT {', '.join(_FIELDS)} FROM runs WHERE id = ?", (run_id,))
-    return row_dict(row) if row else None
+    return _ROWS.decoded(row) if row else None
 
 
 def get_many(db: Database, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -66,7 +46,7 @@ def get_many(db: Database, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
             f"SELECT {', '.join(_FIELDS)} FROM runs WHERE id IN ({', '.join('?' * len(chunk))})",
             chunk,
         )
-        found.update((row["id"], row_dict(row)) for row in rows)
+        found.update((row["id"], _ROWS.decoded(row)) for row in rows)
     return found
 
 
@@ -98,7 +78,7 @@ def list_page(
         f"SELECT {fields} FROM runs WHERE {where} ORDER BY created_at DESC, id DESC LIMIT ?",
         [*where.params, limit + 1],
     )
-    return [row_dict(r) for r in rows]
+    return [_ROWS.decoded(r) for r in rows]
 
 
 def add_tool_calls(db: Database, run_id: str, calls: Sequence[dict[str, Any]]) -> None:
