@@ -68,7 +68,7 @@ def test_the_fuzzer_finds_no_5xx_no_schema_break_and_no_bare_error(tmp_path: Pat
             "--generation-database", "none", "--request-timeout", "30",
         ]  # fmt: skip
         env = clean_env(SCHEMATHESIS_HOOKS="fuzz_hooks", PYTHONPATH=str(Path(__file__).parent))
-        ran = subprocess.run(command, capture_output=True, text=True, env=env,
+        ran = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path,
                              timeout=SECONDS * 4 + 120)  # fmt: skip
     finally:
         server.stop()
