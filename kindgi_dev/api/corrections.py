@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
 from ..domain.paging import Page
 from ..services import corrections
+from .limits import MAX_ITEMS, MAX_KEY
 from .routing import Call, Endpoint
 from .wire import WireModel
 
@@ -18,8 +19,8 @@ Status = Literal["open", "fixed", "with-owner", "wont-fix", "removed"]
 class CorrectionItemBody(WireModel):
     """One item's verdict: its stable key, where it is, its rank, right or wrong, and why."""
 
-    key: str = Field(min_length=1)
-    pointer: str
+    key: str = Field(min_length=1, max_length=MAX_KEY)
+    pointer: str = Field(max_length=MAX_KEY)
     rank: int | None = Field(default=None, ge=0)
     verdict: Verdict
     reason: str | None = Field(default=None, max_length=4000)
@@ -28,7 +29,7 @@ class CorrectionItemBody(WireModel):
 class ShouldCall(WireModel):
     """A tool the run should have called, with the arguments it should have had."""
 
-    tool_id: str = Field(min_length=1)
+    tool_id: str = Field(min_length=1, max_length=MAX_KEY)
     args: dict[str, Any] | None = None
 
 
@@ -36,8 +37,10 @@ class DecisionsCorrection(WireModel):
     """What the run should have done: right, or wrong with the calls it should (not) make."""
 
     verdict: Verdict
-    should_call: list[ShouldCall] | None = None
-    must_not_call: list[str] | None = None
+    should_call: list[ShouldCall] | None = Field(default=None, max_length=MAX_ITEMS)
+    must_not_call: list[Annotated[str, Field(max_length=MAX_KEY)]] | None = Field(
+        default=None, max_length=MAX_ITEMS
+    )
 
 
 class AnswerCorrection(WireModel):
@@ -51,8 +54,8 @@ class AnswerCorrection(WireModel):
 class CreateCorrectionBody(WireModel):
     """The body of `corrections.create`: the whole correction of one run."""
 
-    run_id: str = Field(min_length=1)
-    items: list[CorrectionItemBody] = Field(default_factory=list)
+    run_id: str = Field(min_length=1, max_length=MAX_KEY)
+    items: list[CorrectionItemBody] = Field(default_factory=list, max_length=MAX_ITEMS)
     decisions: DecisionsCorrection | None = None
     answer: AnswerCorrection | None = None
     judge_class_id: str | None = Field(default=None, min_length=1)
@@ -157,11 +160,11 @@ class ErasureResult(WireModel):
     judgments: int
 
 
-async def create(call: Call[CreateCorrectionBody, Any]) -> corrections.Correction:
+def create(call: Call[CreateCorrectionBody, Any]) -> corrections.Correction:
     return corrections.create(call.ctx, call.body.wire())
 
 
-async def add_item(call: Call[CorrectionItemBody, Any]) -> corrections.Correction:
+def add_item(call: Call[CorrectionItemBody, Any]) -> corrections.Correction:
     return corrections.add_item(call.ctx, call.path["correctionId"], call.body.wire())
 
 
@@ -188,7 +191,7 @@ async def get(call: Call[Any, Any]) -> corrections.Correction:
     return corrections.get(call.ctx, call.path["correctionId"])
 
 
-async def update(call: Call[UpdateCorrectionBody, Any]) -> corrections.Correction:
+def update(call: Call[UpdateCorrectionBody, Any]) -> corrections.Correction:
     changes = call.body.model_dump(by_alias=True, exclude_unset=True, mode="json")
     for name in ("decisions", "answer"):
         if changes.get(name) is not None:
@@ -196,7 +199,7 @@ async def update(call: Call[UpdateCorrectionBody, Any]) -> corrections.Correctio
     return corrections.update(call.ctx, call.path["correctionId"], changes)
 
 
-async def erase(call: Call[ErasureBody, Any]) -> corrections.Erasure:
+def erase(call: Call[ErasureBody, Any]) -> corrections.Erasure:
     return corrections.erase(call.ctx, call.body.participant_id)
 
 

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from ..domain.paging import Page
 from ..services import judgments
+from .limits import MAX_KEY
 from .routing import Call, Endpoint
 from .wire import OpenModel, WireModel
 
@@ -15,8 +16,8 @@ from .wire import OpenModel, WireModel
 class JudgedItem(WireModel):
     """The judged item: its stable key, where it is in the output, its rank."""
 
-    key: str = Field(min_length=1)
-    pointer: str | None = None
+    key: str = Field(min_length=1, max_length=MAX_KEY)
+    pointer: str | None = Field(default=None, max_length=MAX_KEY)
     rank: int | None = Field(default=None, ge=0)
 
 

@@ -18,6 +18,15 @@ from ..domain.errors import BadInput
 MAX_DEPTH = 64
 """How deeply arrays and objects may nest in a request body."""
 
+MAX_ITEMS = 20_000
+"""Items one correction (or hand case) may carry: a page of search results is far fewer."""
+
+MAX_KEY = 500
+"""Characters in an item's key or pointer, a tool id, a slug."""
+
+MAX_NAME = 200
+"""Characters in a name."""
+
 MAX_INT = 2**63 - 1
 MIN_INT = -(2**63)
 

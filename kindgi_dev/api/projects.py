@@ -9,6 +9,7 @@ from pydantic import Field
 from ..domain.errors import NotFound
 from ..domain.paging import Page
 from ..services import projects
+from .limits import MAX_KEY, MAX_NAME
 from .routing import Call, Endpoint
 from .wire import WireModel
 
@@ -16,8 +17,8 @@ from .wire import WireModel
 class ProjectSpec(WireModel):
     """The body of `projects.create`."""
 
-    name: str = Field(min_length=1)
-    slug: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=MAX_NAME)
+    slug: str = Field(min_length=1, max_length=MAX_KEY)
     description: str | None = None
     org_id: str | None = None
     is_default: bool | None = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hmac
+import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -49,7 +50,9 @@ class Call(Generic[B, Q]):
     raw_body: bytes = b""
 
 
-Handler = Callable[[Call[Any, Any]], Awaitable[Any]]
+Handler = Callable[[Call[Any, Any]], Awaitable[Any]] | Callable[[Call[Any, Any]], Any]
+"""An async handler runs on the event loop; a plain function (a write that may be long)
+runs in a worker thread, so the loop keeps answering meanwhile."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,10 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
         query=_parse_query(endpoint, request, key),
         raw_body=raw,
     )
-    result = await endpoint.handler(call)
+    if inspect.iscoroutinefunction(endpoint.handler):
+        result = await endpoint.handler(call)
+    else:
+        result = await asyncio.to_thread(endpoint.handler, call)
     if isinstance(result, Response):
         return result
     body = render(endpoint, result)

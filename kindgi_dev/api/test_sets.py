@@ -16,6 +16,7 @@ from ..domain.paging import Page
 from ..remote import OnProgress, Progress
 from ..services import test_set_pulls, test_sets
 from ..services.test_set_pulls import PulledVersion
+from .limits import MAX_ITEMS, MAX_KEY
 from .responses import json_response
 from .routing import Call, Endpoint
 from .wire import OpenModel, WireModel
@@ -32,8 +33,8 @@ RegistryKind = Literal[
 class CaseItem(WireModel):
     """An item a case expects: its key, where it is, its rank, and right or wrong."""
 
-    key: str = Field(min_length=1)
-    pointer: str | None = None
+    key: str = Field(min_length=1, max_length=MAX_KEY)
+    pointer: str | None = Field(default=None, max_length=MAX_KEY)
     rank: int | None = Field(default=None, ge=0)
     verdict: Verdict
     reason: str | None = Field(default=None, max_length=4000)
@@ -65,8 +66,8 @@ class CaseAnswer(WireModel):
 class AddCaseBody(WireModel):
     """A hand case: a correction's body on one of the agent's finished runs."""
 
-    run_id: str = Field(min_length=1)
-    items: list[CaseItem] = Field(default_factory=list)
+    run_id: str = Field(min_length=1, max_length=MAX_KEY)
+    items: list[CaseItem] = Field(default_factory=list, max_length=MAX_ITEMS)
     decisions: CaseDecisions | None = None
     answer: CaseAnswer | None = None
 

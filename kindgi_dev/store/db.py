@@ -1,10 +1,14 @@
 """The SQLite file: connection settings, transactions and the migration runner.
 
-One connection, shared by the event loop and worker threads behind a lock, so there
-is one writer at a time; every write runs in `BEGIN IMMEDIATE … COMMIT`, so a
-reader never sees half of a change. With WAL and `synchronous=NORMAL` an acknowledged
-write survives the process being killed; a power loss may take the last writes back
-(never leaving the file corrupt), the trade SQLite documents for WAL mode.
+One writing connection, shared by the event loop and worker threads behind a lock, so
+there is one writer at a time; every write runs in `BEGIN IMMEDIATE … COMMIT`, so a
+reader never sees half of a change. Reads outside a transaction use a connection of
+their thread's own, so they never wait for a write in flight (WAL lets them read the
+last committed state meanwhile), as Datasette does.
+
+With WAL and `synchronous=NORMAL` an acknowledged write survives the process being
+killed; a power loss may take the last writes back (never leaving the file corrupt),
+the trade SQLite documents for WAL mode.
 
 The folder is 0700 and the files (`-wal` and `-shm` too) 0600: the API token is inside.
 """
@@ -91,6 +95,10 @@ class Database:
         if self.path != ":memory:":
             keep_private(Path(self.path))
         self._depth = 0
+        self._writing: int | None = None
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
 
     def migrate(self) -> list[int]:
         """Apply every migration not applied yet; refuse a database from a newer version."""
@@ -133,6 +141,7 @@ class Database:
                 return
             self._conn.execute("BEGIN IMMEDIATE")
             self._depth = 1
+            self._writing = threading.get_ident()
             try:
                 yield self._conn
             except BaseException:
@@ -142,17 +151,45 @@ class Database:
                 self._conn.execute("COMMIT")
             finally:
                 self._depth = 0
+                self._writing = None
 
     def all(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         """Every row a query returns."""
+        reader = self._reader()
+        if reader is not None:
+            with readable(self.path):
+                return reader.execute(sql, params).fetchall()
         with self._lock, readable(self.path):
             return self._conn.execute(sql, params).fetchall()
 
     def one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         """The first row a query returns, or None."""
+        reader = self._reader()
+        if reader is not None:
+            with readable(self.path):
+                found: sqlite3.Row | None = reader.execute(sql, params).fetchone()
+            return found
         with self._lock, readable(self.path):
             row: sqlite3.Row | None = self._conn.execute(sql, params).fetchone()
         return row
+
+    def _reader(self) -> sqlite3.Connection | None:
+        """This thread's read-only connection; None inside its own write (which must see
+        what it wrote so far) and for `:memory:` (another connection is another database)."""
+        if self.path == ":memory:" or self._writing == threading.get_ident():
+            return None
+        reader: sqlite3.Connection | None = getattr(self._local, "reader", None)
+        if reader is None:
+            reader = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=10.0
+            )
+            reader.row_factory = sqlite3.Row
+            for pragma in ("query_only=ON", "busy_timeout=10000", f"cache_size=-{CACHE_KIB}"):
+                reader.execute(f"PRAGMA {pragma}")
+            self._local.reader = reader
+            with self._readers_lock:  # not the writer's lock: a write may hold that one long
+                self._readers.append(reader)
+        return reader
 
     def run(self, sql: str, params: Params = ()) -> int:
         """Execute one write statement in its own transaction (or the open one); rows changed."""
@@ -165,8 +202,11 @@ class Database:
             self._conn.execute("PRAGMA shrink_memory")
 
     def close(self) -> None:
-        """Checkpoint the WAL and close the connection."""
-        with self._lock:
+        """Close the readers, checkpoint the WAL and close the writing connection."""
+        with self._lock, self._readers_lock:
+            for reader in self._readers:
+                reader.close()
+            self._readers.clear()
             with suppress(sqlite3.Error):
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._conn.close()

@@ -215,3 +215,16 @@ def test_a_case_made_under_a_corrector_group_is_described_by_the_document(app: A
     assert case["judgeClassId"] == class_id(client)
     schemas = client.get("/openapi.json").json()["components"]["schemas"]
     assert set(case) <= set(schemas["TestCase"]["properties"])
+
+
+def test_sizes_a_request_may_carry_are_capped(app: Any) -> None:
+    client, ctx, run_id = app
+    before = everything(ctx)
+    tiny = {"key": "k", "pointer": "/", "verdict": "right"}
+    refused(client.post("/v1/corrections", json={"runId": run_id, "items": [tiny] * 20_001}),
+            "items")  # fmt: skip
+    long_key = {**tiny, "key": "k" * 501}
+    refused(client.post("/v1/corrections", json={"runId": run_id, "items": [long_key]}),
+            "items/0/key")  # fmt: skip
+    refused(client.post("/v1/projects", json={"name": "n" * 201, "slug": "n"}), "name")
+    assert everything(ctx) == before

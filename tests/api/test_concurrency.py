@@ -1,0 +1,61 @@
+"""Issue 10: a long write in flight holds up neither `/health` nor a list read."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from factories import QUESTIONS, register_pack, tutorial_runs
+from serving import serve_app
+
+from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.services import corrections
+from kindgi_dev.settings import Settings
+
+ITEMS = 14_000
+
+
+def test_a_14000_item_correction_in_flight_holds_up_no_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.kindgi.pack]\nid = "acme-ops"\n')
+    app = create_app(Settings(pack_dir=tmp_path, start_pack=False, watch=False))
+    ctx = context_of(app)
+    register_pack(ctx)
+    run_id = tutorial_runs(ctx)[next(iter(QUESTIONS))]
+    inside, release = threading.Event(), threading.Event()
+    insert = corrections.store.insert_verdicts
+
+    def held(db: Any, rows: Any) -> None:
+        """Insert, then keep the write transaction open until the reads have answered."""
+        insert(db, rows)
+        inside.set()
+        release.wait(60)
+
+    monkeypatch.setattr(corrections.store, "insert_verdicts", held)
+    items = [{"key": f"kb-{i}", "pointer": "/output/articles/0", "verdict": "right"}
+             for i in range(ITEMS)]  # fmt: skip
+    with serve_app(app) as url, ThreadPoolExecutor(1) as pool:
+        auth = {"Authorization": f"Bearer {ctx.identity.token}"}
+        with httpx.Client(base_url=url, headers=auth, timeout=20) as http:
+            write = pool.submit(http.post, "/v1/corrections",
+                                json={"runId": run_id, "items": items})  # fmt: skip
+            while not inside.wait(0.05):
+                assert not write.done(), write.result().text[:500]
+            with httpx.Client(base_url=url, headers=auth, timeout=10) as reader:
+                health = reader.get("/health")
+                listed = reader.get("/v1/corrections", params={"runId": run_id})
+            answered_while_held = not write.done()
+            release.set()
+            written = write.result(timeout=120)
+            after = http.get("/v1/corrections", params={"runId": run_id}).json()["data"]
+    assert answered_while_held
+    assert health.json() == {"ok": True}
+    assert listed.status_code == 200 and listed.json()["data"] == []
+    assert written.status_code == 201, written.text
+    assert len(written.json()["items"]) == ITEMS
+    assert [c["id"] for c in after] == [written.json()["id"]]
