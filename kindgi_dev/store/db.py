@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -99,6 +99,7 @@ class Database:
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
+        self._trace: Callable[[str], object] | None = None
 
     def migrate(self) -> list[int]:
         """Apply every migration not applied yet; refuse a database from a newer version."""
@@ -186,6 +187,7 @@ class Database:
             reader.row_factory = sqlite3.Row
             for pragma in ("query_only=ON", "busy_timeout=10000", f"cache_size=-{CACHE_KIB}"):
                 reader.execute(f"PRAGMA {pragma}")
+            reader.set_trace_callback(self._trace)
             self._local.reader = reader
             with self._readers_lock:  # not the writer's lock: a write may hold that one long
                 self._readers.append(reader)
@@ -200,6 +202,13 @@ class Database:
         """Free the page cache (it fills again as pages are read), after a large job."""
         with self._lock:
             self._conn.execute("PRAGMA shrink_memory")
+
+    def trace(self, callback: Callable[[str], object] | None) -> None:
+        """Send every statement any of its connections runs to `callback` (None: stop)."""
+        with self._readers_lock:
+            self._trace = callback
+            for connection in (self._conn, *self._readers):
+                connection.set_trace_callback(callback)
 
     def close(self) -> None:
         """Close the readers, checkpoint the WAL and close the writing connection."""

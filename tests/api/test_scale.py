@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -39,12 +38,11 @@ LITERAL = re.compile(r"'(?:[^']|'')*'|\b\d+(?:\.\d+)?\b")
 def traced(ctx: Context) -> Iterator[list[str]]:
     """Every SQL statement the store runs inside the block, with its values filled in."""
     statements: list[str] = []
-    connection: sqlite3.Connection = ctx.db._conn
-    connection.set_trace_callback(statements.append)
+    ctx.db.trace(statements.append)
     try:
         yield statements
     finally:
-        connection.set_trace_callback(None)
+        ctx.db.trace(None)
 
 
 def scans(ctx: Context, statements: list[str]) -> dict[str, list[str]]:
