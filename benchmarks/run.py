@@ -25,6 +25,7 @@ import console_pages
 import flow_replay
 import httpx
 import seed
+import stall
 from devserver import CLOSE, DevServer, clean_env
 from lab import QUICK, Lab, Sizes, ms, say, timed_eval
 from model_stub import ModelStub
@@ -220,6 +221,7 @@ WHAT = {
     10: "test-set reads and database size as corrections grow",
     11: "eval runs as cases grow: cost per case, polls, memory",
     12: "a live run, function model",
+    13: "`/health` and a runs list while a 14,000-item correction is replaced",
 }
 TARGET = {
     1: "< 1.5 s",
@@ -234,6 +236,7 @@ TARGET = {
     10: "p50 < 20 ms at 100,000, within 2× of 1,000; < 15 MB per 10,000",
     11: "flat per case, polls < 5 ms, memory within 10 MB of idle",
     12: "p50 < 10 ms beyond model and tools",
+    13: "each read < 100 ms",
 }
 ROWS: dict[int, Callable[[Lab], list[Row]]] = {
     1: row_start,
@@ -248,6 +251,7 @@ ROWS: dict[int, Callable[[Lab], list[Row]]] = {
     10: row_test_set_scale,
     11: row_eval_scale,
     12: row_live_run,
+    13: lambda lab: stall.measure(lab, WHAT[13], TARGET[13]),
 }
 
 

@@ -105,25 +105,32 @@ def route(endpoint: Endpoint) -> Route:
 
 
 async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes) -> Response:
+    """Parse, handle, render. A plain-function handler does all three in a worker thread,
+    so neither a large body nor a long write holds up the event loop."""
     key = cursors.key_of(ctx.identity.token)
-    call = Call(
-        ctx=ctx,
-        request=request,
-        path=dict(request.path_params),
-        body=_parse_body(endpoint, request, raw),
-        query=_parse_query(endpoint, request, key),
-        raw_body=raw,
-    )
+
+    def call() -> Call[Any, Any]:
+        return Call(
+            ctx=ctx,
+            request=request,
+            path=dict(request.path_params),
+            body=_parse_body(endpoint, request, raw),
+            query=_parse_query(endpoint, request, key),
+            raw_body=raw,
+        )
+
+    def finish(result: Any) -> Response:
+        if isinstance(result, Response):
+            return result
+        body = render(endpoint, result)
+        if isinstance(body, dict) and isinstance(body.get("nextCursor"), str):
+            body = {**body, "nextCursor": cursors.sign(body["nextCursor"], key)}
+        return json_response(body, endpoint.status)
+
     if inspect.iscoroutinefunction(endpoint.handler):
-        result = await endpoint.handler(call)
-    else:
-        result = await asyncio.to_thread(endpoint.handler, call)
-    if isinstance(result, Response):
-        return result
-    body = render(endpoint, result)
-    if isinstance(body, dict) and isinstance(body.get("nextCursor"), str):
-        body = {**body, "nextCursor": cursors.sign(body["nextCursor"], key)}
-    return json_response(body, endpoint.status)
+        return finish(await endpoint.handler(call()))
+    handler = endpoint.handler
+    return await asyncio.to_thread(lambda: finish(handler(call())))
 
 
 def render(endpoint: Endpoint, result: object) -> Any:
