@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 from starlette.responses import Response, StreamingResponse
 
+from ..domain.errors import ValidationFailed
 from ..domain.paging import Page
 from ..services import flow_runs, runs
 from .responses import json_response
@@ -141,14 +142,10 @@ class JournalPage(OpenModel):
 async def start(call: Call[StartRunBody, Any]) -> Response:
     body = call.body
     if (body.agent is None) == (body.flow is None):
-        from ..domain.errors import ValidationFailed
-
         raise ValidationFailed("agent", "give exactly one of agent or flow")
     data = body.model_dump(by_alias=True, exclude_none=True)
     if body.flow is not None:
         if "input" not in data:
-            from ..domain.errors import ValidationFailed
-
             raise ValidationFailed("input", "is required: the flow's run input")
         run, status = await flow_runs.start(call.ctx, data)
     else:
