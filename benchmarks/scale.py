@@ -250,7 +250,7 @@ def timed_cli_like(server: DevServer, project: str, cases: int, idle_s: float) -
         while True:
             time.sleep(seed.CLI_POLL_S)
             began = time.perf_counter()
-            run = server.poll(client, f"/v1/eval-runs/{run_id}")
+            run = seed.poll(client, run_id)
             if run["status"] in seed.TERMINAL:
                 break
             polls.append(ms(time.perf_counter() - began))
@@ -305,7 +305,7 @@ def row_eval_scale(lab: Lab) -> list[Row]:
             ratio is not None and ratio <= 1.3),
         Row(f"poll a running eval run of {counted(sizes)} cases", "p50 < 5 ms at any size",
             "p50 " + polls.cell("ms") + " (polled each second)",
-            polls.last is not None and polls.last < 5),
+            None if polls.last is None else polls.last < 5),
         Row(f"memory after an eval run of {counted(sizes)} cases", "within 10 MB of idle",
             "RSS after the run − idle: " + grown.cell("MB") +
             f"; idle {results[-1].idle_mb:.0f} MB",

@@ -105,7 +105,8 @@ def timed_eval_run(
     """Replay agent 0.1.0 on the suite; seconds from the run's start to its end, as it records
     them, its summary, and the concurrency its progress showed.
 
-    Polls `GET /v1/eval-runs/{id}` each second, as `kindgi eval-runs start --wait` does;
+    Polls `GET /v1/eval-runs/{id}` each second on one keep-alive connection, as
+    `kindgi eval-runs start --wait` does;
     raises when the run did not complete, or not within 5 minutes.
     """
     body = {"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.1.0"}}
@@ -117,7 +118,7 @@ def timed_eval_run(
     concurrency = None
     while True:
         time.sleep(CLI_POLL_S)
-        run = server.poll(client, f"/v1/eval-runs/{run_id}")
+        run = poll(client, run_id)
         if run["status"] in TERMINAL:
             break
         concurrency = (run.get("progress") or {}).get("concurrency", concurrency)
@@ -126,6 +127,14 @@ def timed_eval_run(
     if run["status"] != "completed":
         raise RuntimeError(f"eval run {run_id} is {run['status']}: {run.get('error')}")
     return run_seconds(run), run["result"]["summary"], concurrency
+
+
+def poll(client: httpx.Client, run_id: str) -> dict[str, Any]:
+    """One poll of an eval run on the keep-alive client, as the CLI's client polls."""
+    response = client.get(f"/v1/eval-runs/{run_id}")
+    response.raise_for_status()
+    answer: dict[str, Any] = response.json()
+    return answer
 
 
 def run_seconds(run: dict[str, Any]) -> float:
