@@ -21,6 +21,8 @@ from ..services.lifecycle import Instance as Instance
 from ..settings import Settings
 from . import errors, openapi, system
 from .hosts import HostCheckMiddleware
+from .request_log import LEVELS as LOG_LEVELS
+from .request_log import RequestLogMiddleware
 from .routing import Endpoint, route
 
 RESOURCES = (
@@ -84,6 +86,7 @@ def create_app(
     app = Starlette(
         routes=routes,
         middleware=[
+            *([Middleware(RequestLogMiddleware)] if settings.log_level in LOG_LEVELS else []),
             Middleware(errors.RequestIdMiddleware),
             Middleware(HostCheckMiddleware, served=settings.host),
         ],

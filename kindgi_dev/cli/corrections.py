@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from ..domain.pointers import resolve
 from .command import api_command, json_arg
 from .http import Api
 from .judgments import drop_none, item_options, rank_value, require, yes_or_no
@@ -52,8 +53,11 @@ def add(
     participant: str | None,
 ) -> Any:
     run_id = require(run, "run", "run-id")
+    key = require(item, "item", "key")
+    if pointer is not None:
+        check_item(api, run_id, key, pointer)
     entry = {
-        "key": require(item, "item", "key"),
+        "key": key,
         "pointer": pointer,
         "rank": rank_value(rank),
         "verdict": "right" if yes_or_no(yes, no) else "wrong",
@@ -65,6 +69,21 @@ def add(
         return api.call("POST", path, json=drop_none(entry), idempotent=True)
     body = drop_none({"runId": run_id, "items": [drop_none(entry)], "participantId": participant})
     return api.call("POST", "/v1/corrections", json=body, idempotent=True)
+
+
+def check_item(api: Api, run_id: str, key: str, pointer: str) -> None:
+    """Refuse `--item` that isn't the item at `--pointer` (a typo makes a wrong case)."""
+    output = api.call("GET", f"/v1/runs/{run_id}").get("output")
+    try:
+        found = resolve(output, pointer)
+    except (LookupError, ValueError):
+        return
+    named = found.get("id") if isinstance(found, dict) else None
+    if isinstance(named, str) and named != key:
+        raise click.UsageError(
+            f"--pointer={pointer} is item {named} in the run's output, not --item={key}: "
+            "nothing was corrected"
+        )
 
 
 @api_command(corrections, "list", help="List corrections, newest first.")

@@ -30,6 +30,7 @@ from .pack import (
     publish_index,
 )
 from .pack_service import InvokeOutcome, PackService, PackServiceFailed
+from .providers import ProviderConfig, ProviderConfigInvalid
 from .watcher import PackWatcher
 
 log = logging.getLogger("kindgi_dev.runtime")
@@ -292,10 +293,17 @@ class Runtime:
             missing = "" if self.models_file.is_file() else " (missing)"
             found.append(f"function models from {_shown(self.models_file, self.pack_dir)}{missing}")
         env = {**os.environ, **self.settings.env}
-        if env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"):
-            found.append("OpenAI-compatible (OPENAI_API_KEY / OPENAI_BASE_URL)")
-        if env.get("ANTHROPIC_API_KEY"):
-            found.append("Anthropic (ANTHROPIC_API_KEY)")
+        try:
+            tool = tomllib.loads((self.pack_dir / "pyproject.toml").read_text()).get("tool", {})
+            config = ProviderConfig.from_env_and_pyproject(env, tool)
+        except (OSError, tomllib.TOMLDecodeError, ProviderConfigInvalid) as error:
+            found.append(f"providers unreadable ({error})")
+        else:
+            named = (("OpenAI-compatible", config.openai), ("Anthropic", config.anthropic))
+            for name, http in named:
+                if http.usable:
+                    key = "" if http.has_key else ", no key"
+                    found.append(f"{name} {http.model} at {http.base_url}{key}")
         if not found:
             return (
                 'none yet — set [tool.kindgi-dev] models = "dev_models.py", '

@@ -103,11 +103,12 @@ def eval_concurrency(ctx: Context, agent: dict[str, Any]) -> int:
 
 
 def judging_adapter(ctx: Context) -> ModelAdapter | None:
-    """The configured provider that judges answers, or None: then the deterministic judge."""
+    """The configured provider that judges answers (a keyless local server counts), or None:
+    then the deterministic judge."""
     config = provider_config(ctx)
     chosen = config.http(config.default) if config.default else None
     candidates = [chosen] if chosen is not None else [config.openai, config.anthropic]
     for provider in candidates:
-        if provider is not None and provider.has_key:
+        if provider is not None and provider.usable:
             return provider.adapter(None, http_client(ctx))
     return None

@@ -183,3 +183,23 @@ def test_ctrl_c_while_waiting_for_an_eval_run_prints_how_to_follow_it(
     assert (
         done.stderr.strip() == "Stopped waiting. Eval run er-1 goes on: kindgi eval-runs show er-1"
     )
+
+
+def test_corrections_add_refuses_an_item_that_is_not_at_its_pointer(
+    pack: Path, recorder: tuple[Recorder, str]
+) -> None:
+    found, url = recorder
+    write_rc(pack, url)
+    articles = [{"id": "kb-101", "title": "Reset"}, {"id": "kb-102", "title": "Email"}]
+    found.answers[("GET", "/v1/runs/r-1")] = (200, {"output": {"output": {"articles": articles}}})
+    add = ["corrections", "add", "--run=r-1", "--pointer=/output/articles/1", "--rank=1", "--no"]
+    typo = CliRunner().invoke(cli, [*add, "--item=kb-103"])
+    assert typo.exit_code == 2
+    assert (
+        "Error: --pointer=/output/articles/1 is item kb-102 in the run's output, not "
+        "--item=kb-103: nothing was corrected"
+    ) in typo.stderr
+    assert [method for method, _, _ in found.seen] == ["GET"]
+    right = CliRunner().invoke(cli, [*add, "--item=kb-102"])
+    assert right.exit_code == 0, right.output
+    assert ("POST", "/v1/corrections/c-1/items") in [(m, p) for m, p, _ in found.seen]
