@@ -25,6 +25,9 @@ def test_try_an_agent_version_on_its_test_set(tmp_path: Path) -> None:
         body = {"runId": run.json()["id"], "items": items}
         assert client.post("/v1/corrections", json=body).status_code == 201
         client.get(console_link(client.app, "http://127.0.0.1"))
+        form_page = client.get(f"/console/runs/{body['runId']}/correct").text
+        checked = re.findall(r'name="verdict-(\d)" value="(right|wrong)" checked', form_page)
+        assert checked == [("0", "right"), ("1", "wrong"), ("2", "wrong")]
         page = html.unescape(client.get(f"/console/test-cases/agents/{AGENT}").text)
         assert "Try an agent version on the test cases" in page
         assert "kb-101 right" in page and "kb-102 wrong" in page
