@@ -41,6 +41,15 @@ def running_eval_run(pack: Path) -> tuple[DevServer, str]:
     """`kindgi dev` on the slowed example, with an eval run of 3 cases past its first case."""
     (pack / "slow_models.py").write_text(SLOW_MODELS)
     server = start(pack, "--models", "slow_models.py", "--eval-concurrency", "1")
+    try:
+        return server, _start_eval_run(server, pack)
+    except BaseException:
+        server.stop(signal.SIGKILL)
+        raise
+
+
+def _start_eval_run(server: DevServer, pack: Path) -> str:
+    """The tutorial's corrections, a suite from them, 0.2.0 saved, and its eval run started."""
     with server.client() as http:
         project = http.get("/v1/projects/default").json()["id"]
         for question, articles in QUESTIONS.items():
@@ -67,7 +76,7 @@ def running_eval_run(pack: Path) -> tuple[DevServer, str]:
         run_id = started.json()["runId"]
         wait_for(lambda: http.get(f"/v1/eval-runs/{run_id}").json()
                  .get("progress", {}).get("casesDone", 0) >= 1, timeout=20)  # fmt: skip
-    return server, run_id
+    return str(run_id)
 
 
 def interrupted_after_restart(pack: Path, run_id: str) -> tuple[dict[str, Any], str]:
