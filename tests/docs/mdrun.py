@@ -222,7 +222,14 @@ class Page:
         self.last: tuple[Block, str] | None = None
 
     def fail(self, block: Block, why: str) -> DocsMismatch:
-        return DocsMismatch(f"{self.name}:{block.line}: {why}\n--- block ---\n{block.body}")
+        servers = "".join(
+            f"\n--- kindgi dev in {s.folder} (exit {s.process.poll()}) ---\n"
+            + "\n".join(s.output().splitlines()[-12:])
+            for s in self.session.servers
+        )
+        return DocsMismatch(
+            f"{self.name}:{block.line}: {why}\n--- block ---\n{block.body}{servers}"
+        )
 
     def run(self) -> None:
         for block in blocks(self.path.read_text()):
@@ -288,7 +295,8 @@ class Page:
             cwd.unlink()
 
     def serve(self, block: Block, timeout: float = 60.0) -> None:
-        running = self.session.server_in(self.cwd)
+        folder = self.serve_folder(block)
+        running = self.session.server_in(folder)
         if running is not None:
             running.stop()
         log = self.session.root / f".docs-{self.name}-{block.line}.log"
@@ -297,7 +305,7 @@ class Page:
                 ["bash", "-c", self.script(block)], env=self.session.env, stdout=handle,
                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
             )  # fmt: skip
-        server = Server(process, self.cwd, log)
+        server = Server(process, folder, log)
         self.session.servers.append(server)
         deadline = time.monotonic() + timeout
         while READY not in server.output():
@@ -305,6 +313,19 @@ class Page:
                 raise self.fail(block, f"it did not start serving:\n{server.output()}")
             time.sleep(0.1)
         self.last = (block, server.output())
+
+    def serve_folder(self, block: Block) -> Path:
+        """Where a serve block's command runs: the folder its lines before the last `cd` to
+        (worked out in a throwaway shell, as the second terminal would)."""
+        lines = block.body.rstrip("\n").splitlines()[:-1]
+        prefix = Block(block.lang, (), "\n".join([*lines, "pwd"]) + "\n", block.line)
+        done = subprocess.run(
+            ["bash", "-c", self.script(prefix).replace("trap ", ": ", 1)],
+            env=self.session.env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        if done.returncode != 0:
+            raise self.fail(block, f"its first lines failed:\n{done.stderr}")
+        return Path(done.stdout.strip().splitlines()[-1])
 
     def python(self, block: Block) -> None:
         script = self.session.root / f".docs-{self.name}-{block.line}.py"
