@@ -130,6 +130,7 @@ def follow(api: Api, run: dict[str, Any]) -> dict[str, Any]:
 @click.option("--replays", type=click.Choice(["exclude", "include", "only"]))
 @click.option("--include-dry-runs", is_flag=True, help="List dry runs too.")
 @click.option("--eval-run")
+@click.option("--trigger", help="Runs a trigger started (kindgi dev has no triggers: none).")
 @click.option("--limit", type=click.IntRange(1, 100))
 @click.option("--cursor")
 def list_runs(
@@ -138,6 +139,7 @@ def list_runs(
     replays: str | None,
     include_dry_runs: bool,
     eval_run: str | None,
+    trigger: str | None,
     limit: int | None,
     cursor: str | None,
 ) -> Any:
@@ -146,6 +148,7 @@ def list_runs(
         "replays": replays,
         "includeDryRuns": "true" if include_dry_runs else None,
         "evalRunId": eval_run,
+        "triggerId": trigger,
         "limit": limit,
         "cursor": cursor,
     }

@@ -29,11 +29,13 @@ class Recorder:
 
     def __init__(self) -> None:
         self.seen: list[tuple[str, str, str]] = []
+        self.queries: list[str] = []
         self.answers: dict[tuple[str, str], tuple[int, Any]] = {}
 
     async def handle(self, request: Request) -> JSONResponse:
         auth = request.headers.get("authorization", "")
         self.seen.append((request.method, request.url.path, auth))
+        self.queries.append(request.url.query)
         status, body = self.answers.get((request.method, request.url.path), (200, PAGE))
         return JSONResponse(body, status)
 
@@ -203,3 +205,11 @@ def test_corrections_add_refuses_an_item_that_is_not_at_its_pointer(
     right = CliRunner().invoke(cli, [*add, "--item=kb-102"])
     assert right.exit_code == 0, right.output
     assert ("POST", "/v1/corrections/c-1/items") in [(m, p) for m, p, _ in found.seen]
+
+
+def test_runs_list_takes_a_trigger(pack: Path, recorder: tuple[Recorder, str]) -> None:
+    found, url = recorder
+    write_rc(pack, url)
+    done = CliRunner().invoke(cli, ["runs", "list", "--trigger=t-1", "--raw"])
+    assert done.exit_code == 0, done.output
+    assert (found.seen[-1][1], found.queries[-1]) == ("/v1/runs", "triggerId=t-1")
