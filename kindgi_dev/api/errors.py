@@ -6,6 +6,7 @@ import logging
 import uuid
 from typing import Any
 
+from pydantic.alias_generators import to_camel
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -34,9 +35,14 @@ def envelope(
     return json_response({"error": error}, status, headers={"X-Request-Id": request_id})
 
 
+def wire_details(error: KindgiError) -> dict[str, Any]:
+    """An error's details as the envelope names them: its snake_case keys in camelCase."""
+    return {to_camel(key): value for key, value in error.details.items()}
+
+
 def from_error(error: KindgiError, request_id: str) -> Response:
     """The envelope of one of our errors."""
-    return envelope(error.status, error.wire_code, error.message, request_id, error.details)
+    return envelope(error.status, error.wire_code, error.message, request_id, wire_details(error))
 
 
 def internal(request_id: str) -> Response:

@@ -16,6 +16,7 @@ from ..domain.paging import Page
 from ..remote import OnProgress, Progress
 from ..services import test_set_pulls, test_sets
 from ..services.test_set_pulls import PulledVersion
+from .errors import wire_details
 from .limits import MAX_ITEMS, MAX_KEY
 from .responses import json_response
 from .routing import Call, Endpoint
@@ -296,7 +297,7 @@ async def _pull_lines(call: Call[PullBody, Any]) -> AsyncIterator[bytes]:
         found = task.result()
     except KindgiError as error:
         envelope = {"code": error.wire_code, "message": error.message,
-                    **({"details": error.details} if error.details else {})}  # fmt: skip
+                    **({"details": wire_details(error)} if error.details else {})}  # fmt: skip
         yield _line({"status": error.status, "error": envelope})
         return
     except Exception:

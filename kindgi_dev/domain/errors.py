@@ -81,7 +81,7 @@ class NotFound(KindgiError):
         super().__init__(
             f"No {label} with id {ident}.",
             code=f"{kind}-not-found",
-            **{id_field or _camel(kind) + "Id": ident},
+            **{id_field or kind.replace("-", "_") + "_id": ident},
         )
 
 
@@ -118,8 +118,3 @@ class RemoteFailed(KindgiError):
 
     status = 502
     code = "remote-error"
-
-
-def _camel(kebab: str) -> str:
-    head, *rest = kebab.split("-")
-    return head + "".join(part.title() for part in rest)

@@ -393,7 +393,7 @@ def get_record(ctx: Context, run_id: str) -> dict[str, Any]:
     """An eval run as stored; 404 `eval-run-not-found`."""
     record = store.get(ctx.db, run_id)
     if record is None or record["tenant_id"] != ctx.tenant_id:
-        raise NotFound("eval-run", run_id, id_field="runId")
+        raise NotFound("eval-run", run_id, id_field="run_id")
     return record
 
 

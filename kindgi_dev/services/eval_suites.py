@@ -201,7 +201,7 @@ def get(ctx: Context, suite_id: str, project_id: str | None = None) -> EvalSuite
     """The latest active version; 404 when none (or none in the project asked about)."""
     latest = _latest(store.versions_of(ctx.db, ctx.tenant_id, suite_id), False)
     if latest is None or (project_id and latest["project_id"] not in (None, project_id)):
-        raise NotFound("eval-suite", suite_id, id_field="suiteId")
+        raise NotFound("eval-suite", suite_id, id_field="suite_id")
     return suite_of(latest)
 
 
@@ -209,7 +209,7 @@ def get_version(ctx: Context, suite_id: str, version: str) -> EvalSuite:
     """One version, tombstoned or not; 404 `eval-suite-not-found`."""
     row = store.get_version(ctx.db, suite_id, version)
     if row is None or row["tenant_id"] != ctx.tenant_id:
-        error = NotFound("eval-suite", suite_id, id_field="suiteId")
+        error = NotFound("eval-suite", suite_id, id_field="suite_id")
         error.message = f'Eval suite "{suite_id}" has no version "{version}".'
         error.args = (error.message,)
         raise error
@@ -220,7 +220,7 @@ def versions(ctx: Context, suite_id: str, include_tombstoned: bool = False) -> l
     """A suite's versions in ascending semver; tombstoned ones only when asked; 404 if none."""
     rows = store.versions_of(ctx.db, ctx.tenant_id, suite_id)
     if not rows:
-        raise NotFound("eval-suite", suite_id, id_field="suiteId")
+        raise NotFound("eval-suite", suite_id, id_field="suite_id")
     shown = [row for row in rows if include_tombstoned or not row["unregistered_at"]]
     shown.sort(key=lambda row: version_key(row["version"]))
     return [suite_of(row) for row in shown]

@@ -172,7 +172,7 @@ def page(
 ) -> Page[Any]:
     """A page of a pulled version's cases, in the order pulled."""
     if store.find(ctx.db, ctx.tenant_id, test_set_id, version) is None:
-        raise NotFound("test-set-version", f"{test_set_id}@{version}", id_field="testSetId")
+        raise NotFound("test-set-version", f"{test_set_id}@{version}", id_field="test_set_id")
     size = clamp_limit(limit)
     after = offset_of(cursor) - 1
     rows = store.cases(ctx.db, test_set_id, version, after=after, limit=size + 1)

@@ -214,7 +214,7 @@ def find_case(ctx: Context, agent_id: str, case_id: str) -> dict[str, Any]:
 
 
 def _no_case(case_id: str, agent_id: str, message: str | None = None) -> NotFound:
-    error = NotFound("test-case", case_id, id_field="caseId")
+    error = NotFound("test-case", case_id, id_field="case_id")
     error.message = message or f"Agent {agent_id}'s test set has no case {case_id}."
     error.args = (error.message,)
     return error
@@ -253,7 +253,7 @@ def frozen_page(
     if number is None or not any(
         v["version"] == number for v in store.versions(ctx.db, test_set_id)
     ):
-        raise NotFound("test-set-version", f"{test_set_id}@{version}", id_field="testSetId")
+        raise NotFound("test-set-version", f"{test_set_id}@{version}", id_field="test_set_id")
     size = clamp_limit(limit)
     after = offset_of(cursor) - 1
     rows = store.version_cases(ctx.db, test_set_id, number, after=after, limit=size + 1)
@@ -433,6 +433,6 @@ def entry_cases(
         return frozen_page(ctx, entry_id, version, limit=limit, cursor=cursor)
     match = [entry for entry in found if entry["version"] == version]
     if not match:
-        raise NotFound("test-set-version", f"{entry_id}@{version}", id_field="testSetId")
+        raise NotFound("test-set-version", f"{entry_id}@{version}", id_field="test_set_id")
     cases = match[0]["spec"].get("cases")
     return page_of(cases if isinstance(cases, list) else [], limit, cursor)
