@@ -1,4 +1,4 @@
-"""The catalog: agent, tool and flow versions registered from the pack, read as the wire shows them.
+"""The catalog: agent, tool and flow versions registered from the pack, read as their manifests.
 
 Every version the pack ever indexed stays readable, so runs and cases keep naming the version
 they ran. A version that comes back with other content is updated in place, with a warning.
@@ -22,24 +22,25 @@ from ..store import catalog
 from .context import Context
 
 KINDS: tuple[Kind, ...] = ("tool", "agent", "flow")
-_NEVER_ON_WIRE = {
+_PRIVATE = {
     "agent": ("modulePath", "projectId"),
     "tool": ("modulePath", "projectId"),
     "flow": ("modulePath", "projectId", "kernelPayloadVersion"),
 }
 
 
-def to_wire(kind: Kind, entry: dict[str, Any], pack_version: str) -> dict[str, Any]:
-    """An `index.json` entry as the contract's `Agent`, `Tool` or `Flow`."""
-    wire = {k: v for k, v in entry.items() if k not in _NEVER_ON_WIRE[kind]}
+def manifest_of(kind: Kind, entry: dict[str, Any], pack_version: str) -> dict[str, Any]:
+    """The manifest a version is registered with: the pack's own `index.json` entry, kept in the
+    pack's vocabulary, without the pack-private fields and with the defaults a version needs."""
+    manifest = {k: v for k, v in entry.items() if k not in _PRIVATE[kind]}
     if kind == "agent":
-        wire.setdefault("retrieval", [])
-        wire.setdefault("guardrails", [])
+        manifest.setdefault("retrieval", [])
+        manifest.setdefault("guardrails", [])
     elif kind == "tool":
-        wire.setdefault("version", pack_version)
-        if not wire.get("description"):
-            wire["description"] = wire["id"]
-    return wire
+        manifest.setdefault("version", pack_version)
+        if not manifest.get("description"):
+            manifest["description"] = manifest["id"]
+    return manifest
 
 
 def register(ctx: Context, index: PackIndex) -> list[str]:
@@ -53,11 +54,11 @@ def register(ctx: Context, index: PackIndex) -> list[str]:
                 if refused is not None:
                     warnings.append(refused)
                     continue
-                wire = to_wire(kind, entry, index.pack_version)
-                if _store(ctx, kind, wire, now):
+                manifest = manifest_of(kind, entry, index.pack_version)
+                if _store(ctx, kind, manifest, now):
                     warnings.append(
-                        f"⚠ {kind} {wire['id']} {wire['version']} changed without a new version: "
-                        "runs recorded under it ran other content"
+                        f"⚠ {kind} {manifest['id']} {manifest['version']} changed without a new "
+                        "version: runs recorded under it ran other content"
                     )
     return warnings
 
@@ -73,19 +74,19 @@ def flow_problem(entry: dict[str, Any]) -> str | None:
     )
 
 
-def _store(ctx: Context, kind: Kind, wire: dict[str, Any], now: str) -> bool:
+def _store(ctx: Context, kind: Kind, entry: dict[str, Any], now: str) -> bool:
     """Insert a new version, or update a known one whose content differs; True if it differed."""
-    manifest = json.dumps(wire, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    manifest = json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     digest = hashlib.sha256(manifest.encode()).hexdigest()
-    existing = catalog.get(ctx.db, kind, wire["id"], wire["version"])
+    existing = catalog.get(ctx.db, kind, entry["id"], entry["version"])
     if existing is None:
-        row = {"id": wire["id"], "version": wire["version"], "manifest": manifest}
+        row = {"id": entry["id"], "version": entry["version"], "manifest": manifest}
         row.update(content_hash=digest, registered_at=now, updated_at=now)
         catalog.insert(ctx.db, kind, row)
         return False
     if existing["content_hash"] == digest:
         return False
-    catalog.update_content(ctx.db, kind, wire["id"], wire["version"], manifest, digest, now)
+    catalog.update_content(ctx.db, kind, entry["id"], entry["version"], manifest, digest, now)
     return True
 
 
