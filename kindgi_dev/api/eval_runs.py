@@ -93,18 +93,36 @@ class StartEvalRunResult(OpenModel):
     dry_run_preview: dict[str, Any] | None = None
 
 
+class EvalRunProgress(OpenModel):
+    """How far a running eval run got."""
+
+    cases_done: int
+    cases: int
+    concurrency: int | None = None
+
+
 class EvalRun(OpenModel):
     """An eval run; a finished `judged` one has a `JudgedComparisonResult` in `result`."""
 
     run_id: str
     tenant_id: str
+    project_id: str | None = None
     suite_id: str
     suite_version: str
     kind: str
+    agent_ref: dict[str, Any] | None = None
+    flow_ref: dict[str, Any] | None = None
     status: EvalRunStatus
     dry_run: bool
     started_at: str
+    completed_at: str | None = None
     result: dict[str, Any] | None = None
+    error: str | None = None
+    cancel_reason: str | None = None
+    correlation_id: str | None = None
+    comparison: dict[str, Any] | None = None
+    frozen_version: dict[str, Any] | None = None
+    progress: EvalRunProgress | None = None
 
 
 class EvalRunPage(OpenModel):
@@ -160,11 +178,11 @@ async def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any]:
     return eval_runs.list_page(call.ctx, limit=q.limit, cursor=q.cursor, filters=filters)
 
 
-async def get(call: Call[Any, Any]) -> dict[str, Any]:
+async def get(call: Call[Any, Any]) -> eval_runs.EvalRun:
     return eval_runs.get(call.ctx, call.path["runId"])
 
 
-async def cancel(call: Call[Any, Any]) -> dict[str, Any]:
+async def cancel(call: Call[Any, Any]) -> eval_runs.EvalRun:
     return await eval_runs.cancel(call.ctx, call.path["runId"])
 
 

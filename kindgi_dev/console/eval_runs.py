@@ -110,10 +110,10 @@ def metric_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
 async def show(visit: Visit) -> Response:
     """`/console/eval-runs/{id}`: the run on the test cases, in words and numbers."""
     record = eval_runs.get(visit.ctx, visit.request.path_params["runId"])
-    result = record.get("result") or {}
+    result = record.result or {}
     summary = result.get("summary")
-    settings = record.get("comparison") or {}
-    done = record["status"] == "completed" and summary is not None
+    settings = record.comparison or {}
+    done = record.status == "completed" and summary is not None
     return visit.render(
         "eval_run.html",
         record=record,
@@ -123,8 +123,8 @@ async def show(visit: Visit) -> Response:
         restricted_line=words.RESTRICTED,
         metrics=metric_rows(summary) if summary else [],
         cases=[case_view(visit, e) for e in result.get("perCase") or []],
-        whole=record.get("result"),
-        running=record["status"] in ("pending", "running"),
+        whole=record.result,
+        running=record.status in ("pending", "running"),
     )
 
 
@@ -139,15 +139,15 @@ async def events(visit: Visit) -> Response:
         last = -1
         while loop.time() < deadline:
             record = eval_runs.get(visit.ctx, run_id)
-            finished = ((record.get("result") or {}).get("summary") or {}).get("cases", 0)
-            progress = record.get("progress") or {"casesDone": finished, "cases": finished}
-            done = progress["casesDone"]
+            finished = ((record.result or {}).get("summary") or {}).get("cases", 0)
+            progress = record.progress or eval_runs.Progress(finished, finished)
+            done = progress.cases_done
             if done != last:
                 last = done
-                data = {"casesDone": done, "cases": progress["cases"]}
+                data = {"casesDone": done, "cases": progress.cases}
                 yield f"event: progress\ndata: {json.dumps(data)}\n\n".encode()
-            if record["status"] in TERMINAL:
-                yield f"event: end\ndata: {json.dumps({'status': record['status']})}\n\n".encode()
+            if record.status in TERMINAL:
+                yield f"event: end\ndata: {json.dumps({'status': record.status})}\n\n".encode()
                 return
             await asyncio.sleep(0.2)
 

@@ -74,7 +74,7 @@ async def build(visit: Visit) -> Response:
     return redirect(f"/console/test-cases/suites/{suite_id}?version={body['version']}")
 
 
-def runs_on(visit: Visit, suite_id: str) -> list[dict[str, Any]]:
+def runs_on(visit: Visit, suite_id: str) -> list[eval_runs.EvalRun]:
     """The runs on a set's test cases, newest first."""
     page = eval_runs.list_page(visit.ctx, limit=50, cursor=None, filters={"suite_id": suite_id})
     return page.items

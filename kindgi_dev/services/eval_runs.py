@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..domain import comparison, sampling
@@ -397,20 +397,54 @@ def get_record(ctx: Context, run_id: str) -> dict[str, Any]:
     return record
 
 
-def get(ctx: Context, run_id: str) -> dict[str, Any]:
-    """An eval run on the wire; a running one says how many cases it finished."""
+@dataclass(frozen=True)
+class Progress:
+    """How far a running eval run got: cases done of all, and its concurrency when known."""
+
+    cases_done: int
+    cases: int
+    concurrency: int | None = None
+
+
+@dataclass(frozen=True)
+class EvalRun:
+    """An eval run (`frozen_version` for a test-set run, `progress` while it runs)."""
+
+    run_id: str
+    tenant_id: str
+    project_id: str
+    suite_id: str
+    suite_version: str
+    kind: str
+    status: str
+    dry_run: bool
+    started_at: str
+    agent_ref: dict[str, Any] | None = None
+    flow_ref: dict[str, Any] | None = None
+    completed_at: str | None = None
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    cancel_reason: str | None = None
+    correlation_id: str | None = None
+    comparison: dict[str, Any] | None = None
+    frozen_version: dict[str, Any] | None = None
+    progress: Progress | None = None
+
+
+def get(ctx: Context, run_id: str) -> EvalRun:
+    """An eval run; a running one says how many cases it finished."""
     record = get_record(ctx, run_id)
-    wire = to_wire(record)
-    if record["status"] in ("pending", "running"):
-        wire["progress"] = {"casesDone": record["cases_done"], "cases": record["case_count"]}
-        if run_id in ctx.eval_concurrency:
-            wire["progress"]["concurrency"] = ctx.eval_concurrency[run_id]
-    return wire
+    if record["status"] not in ("pending", "running"):
+        return record_of(record)
+    progress = Progress(
+        record["cases_done"], record["case_count"], ctx.eval_concurrency.get(run_id)
+    )
+    return record_of(record, progress)
 
 
 def list_page(
     ctx: Context, *, limit: int | None, cursor: str | None, filters: dict[str, Any]
-) -> Page[dict[str, Any]]:
+) -> Page[EvalRun]:
     """A page of eval runs, newest first."""
     page = fetch_page(
         lambda size, after: store.list_page(
@@ -420,10 +454,10 @@ def list_page(
         cursor=cursor,
         position=lambda r: (r["started_at"], r["run_id"]),
     )
-    return page.map(to_wire)
+    return page.map(record_of)
 
 
-async def cancel(ctx: Context, run_id: str) -> dict[str, Any]:
+async def cancel(ctx: Context, run_id: str) -> EvalRun:
     """Stop a running eval run (its replays in flight are cancelled); 409 once it ended."""
     record = get_record(ctx, run_id)
     if record["status"] in TERMINAL:
@@ -440,26 +474,29 @@ async def cancel(ctx: Context, run_id: str) -> dict[str, Any]:
     return get(ctx, run_id)
 
 
-def to_wire(record: dict[str, Any]) -> dict[str, Any]:
-    """An eval run as the contract's `EvalRun` (+ `frozenVersion` for a test-set run)."""
-    wire: dict[str, Any] = {
-        "runId": record["run_id"], "tenantId": record["tenant_id"],
-        "projectId": record["project_id"], "suiteId": record["suite_id"],
-        "suiteVersion": record["suite_version"], "kind": record["kind"],
-    }  # fmt: skip
-    if record.get("agent_ref"):
-        wire["agentRef"] = record["agent_ref"]
-    if record.get("flow_ref"):
-        wire["flowRef"] = record["flow_ref"]
-    wire.update(status=record["status"], dryRun=bool(record["dry_run"]),
-                startedAt=record["started_at"])  # fmt: skip
-    for source, target in (("completed_at", "completedAt"), ("result", "result"),
-                           ("error", "error"), ("cancel_reason", "cancelReason"),
-                           ("correlation_id", "correlationId"), ("comparison", "comparison"),
-                           ("frozen_version", "frozenVersion")):  # fmt: skip
-        if record.get(source) is not None:
-            wire[target] = record[source]
-    return wire
+def record_of(row: dict[str, Any], progress: Progress | None = None) -> EvalRun:
+    """A stored eval run as its record."""
+    return EvalRun(
+        run_id=row["run_id"],
+        tenant_id=row["tenant_id"],
+        project_id=row["project_id"],
+        suite_id=row["suite_id"],
+        suite_version=row["suite_version"],
+        kind=row["kind"],
+        status=row["status"],
+        dry_run=bool(row["dry_run"]),
+        started_at=row["started_at"],
+        agent_ref=row.get("agent_ref") or None,
+        flow_ref=row.get("flow_ref") or None,
+        completed_at=row.get("completed_at"),
+        result=row.get("result"),
+        error=row.get("error"),
+        cancel_reason=row.get("cancel_reason"),
+        correlation_id=row.get("correlation_id"),
+        comparison=row.get("comparison"),
+        frozen_version=row.get("frozen_version"),
+        progress=progress,
+    )
 
 
 def finished_cases(ctx: Context, run_id: str, *, after: int = -1) -> list[dict[str, Any]]:
