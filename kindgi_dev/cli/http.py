@@ -61,9 +61,11 @@ class Api:
         json: Any = None,
         params: dict[str, Any] | None = None,
         idempotent: bool = False,
+        idempotency_key: str | None = None,
     ) -> Any:
-        """One request; the answer's JSON, or `ApiError`."""
-        headers = {"Idempotency-Key": str(uuid.uuid4())} if idempotent else {}
+        """One request; the answer's JSON, or `ApiError`. A given key replays its first answer."""
+        key = idempotency_key or (str(uuid.uuid4()) if idempotent else None)
+        headers = {"Idempotency-Key": key} if key else {}
         query = {k: _query_value(v) for k, v in (params or {}).items() if v is not None}
         try:
             response = self._client.request(method, path, json=json, params=query, headers=headers)
@@ -115,6 +117,24 @@ class Api:
             raise self.not_running(error) from None
         except httpx.HTTPError as error:
             raise ApiError("network", f"fetch failed ({error})", 0) from None
+
+    def events(self, path: str) -> list[Any]:
+        """A server-sent event stream's `data:` payloads, collected until the server ends it."""
+        headers = {"Accept": "text/event-stream"}
+        collected: list[Any] = []
+        try:
+            with self._client.stream("GET", path, headers=headers, timeout=None) as response:
+                if not response.is_success:
+                    response.read()
+                    raise self.explained(error_of(response.status_code, _json(response)))
+                for line in response.iter_lines():
+                    if line.startswith("data:"):
+                        collected.append(_loads(line[5:].strip()))
+        except httpx.ConnectError as error:
+            raise self.not_running(error) from None
+        except httpx.HTTPError as error:
+            raise ApiError("network", f"fetch failed ({error})", 0) from None
+        return collected
 
     def close(self) -> None:
         """Close the connection pool."""

@@ -41,8 +41,9 @@ def get(api: Api, project_id: str) -> Any:
 @click.option("--name", required=True)
 @click.option("--slug")
 @click.option("--description")
-def create(api: Api, name: str, slug: str | None, description: str | None) -> Any:
-    body = {"name": name, "slug": slug or _slug(name), "description": description}
+@click.option("--org", help="The organisation (kindgi dev has none: the API refuses any).")
+def create(api: Api, name: str, slug: str | None, description: str | None, org: str | None) -> Any:
+    body = {"name": name, "slug": slug or _slug(name), "description": description, "orgId": org}
     created = api.call(
         "POST", "/v1/projects", json={k: v for k, v in body.items() if v}, idempotent=True
     )

@@ -1,7 +1,8 @@
-"""`kindgi runs start|list|get|cancel|journal`."""
+"""`kindgi runs start|list|get|cancel|journal|stream`."""
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from typing import Any
@@ -40,7 +41,10 @@ def segment_list(values: tuple[str, ...]) -> list[dict[str, str]] | None:
     return segments or None
 
 
-@click.group("runs", help="Runs: start an agent turn or a flow, list, get, cancel, journal.")
+@click.group(
+    "runs",
+    help="Runs: start an agent turn or a flow; list, get, cancel, journal, stream.",
+)
 def runs() -> None:
     """The runs group."""
 
@@ -53,6 +57,7 @@ def runs() -> None:
 @click.option("--input", "input_", required=True, help="JSON input, or @file.")
 @click.option("--project", help="The project (default: the default project).")
 @click.option("--segment", multiple=True, help="key:value, repeatable, coarse to fine.")
+@click.option("--idempotency-key", help="Sent as Idempotency-Key: a retry gets the same run.")
 @click.option("--no-wait", is_flag=True, help="Print the run at once.")
 @click.option("--dry-run", is_flag=True, help="Mock side effects: only read-only tools run.")
 def start(
@@ -64,6 +69,7 @@ def start(
     input_: str,
     project: str | None,
     segment: tuple[str, ...],
+    idempotency_key: str | None,
     no_wait: bool,
     dry_run: bool,
 ) -> Any:
@@ -84,7 +90,11 @@ def start(
         "options": {"wait": False, **({"dryRun": True} if dry_run else {})},
     }
     run = api.call(
-        "POST", "/v1/runs", json={k: v for k, v in body.items() if v is not None}, idempotent=True
+        "POST",
+        "/v1/runs",
+        json={k: v for k, v in body.items() if v is not None},
+        idempotent=True,
+        idempotency_key=idempotency_key,
     )
     if no_wait:
         return run
@@ -176,3 +186,12 @@ def cancel(api: Api, run_id: str) -> Any:
 def journal(api: Api, run_id: str, since: int | None, limit: int | None, cursor: str | None) -> Any:
     params = {"since": since, "limit": limit, "cursor": cursor}
     return api.call("GET", f"/v1/runs/{run_id}/journal", params=params)
+
+
+@api_command(
+    runs, "stream", help="Follow a run's events; print them, one JSON per line, at its end."
+)
+@click.argument("run_id")
+def stream(api: Api, run_id: str) -> None:
+    for event in api.events(f"/v1/runs/{run_id}/stream"):
+        click.echo(json.dumps(event, separators=(",", ":")))
