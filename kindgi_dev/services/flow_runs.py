@@ -19,6 +19,7 @@ from ..domain.status import TERMINAL
 from ..domain.time import now_iso
 from ..runtime.agent_turn import run_agent_turn
 from ..runtime.flow_run import FlowOutcome, FlowStep, NodeRunner, run_flow
+from ..runtime.replay_dispatch import DryRunDispatcher
 from ..runtime.tool_calls import ToolDispatcher
 from ..runtime.turn_outcome import TurnOutcome
 from ..store import runs as run_store
@@ -57,11 +58,14 @@ async def start(ctx: Context, body: dict[str, Any]) -> tuple[runs.Run, int]:
     flow = definition(ctx, body["flow"], body.get("flowVersion"))
     project_id = projects.require(ctx, body.get("projectId"))
     data = body.get("input")
+    options = body.get("options") or {}
+    dry_run = bool(options.get("dryRun"))
     run = open_run(ctx, flow, project_id, data, segments=body.get("segments"),
-                   started_by="person")  # fmt: skip
-    dispatcher = runs.live_dispatcher(ctx, project_id, run["id"])
+                   started_by="person", dry_run=dry_run)  # fmt: skip
+    live = runs.live_dispatcher(ctx, project_id, run["id"])
+    dispatcher: ToolDispatcher = DryRunDispatcher(live) if dry_run else live
     work = perform(ctx, run["id"], flow, data, dispatcher)
-    if (body.get("options") or {}).get("wait", True):
+    if options.get("wait", True):
         finished = await _track(ctx, run["id"], work)
         if finished["status"] == "failed":
             raise FlowRunFailed(
@@ -96,12 +100,14 @@ def open_run(
     replay_of: str | None = None,
     eval_run_id: str | None = None,
     overrides: Overrides | None = None,
+    dry_run: bool = False,
 ) -> dict[str, Any]:
-    """Store a new `running` flow run, committed before it runs."""
+    """Store a new `running` flow run, committed before it runs (`dry_run`: side effects mocked)."""
     now = now_iso()
     run = {
         "id": str(uuid.uuid4()), "tenant_id": ctx.tenant_id, "project_id": project_id,
-        "flow_id": flow.id, "flow_version": flow.version, "status": "running", "dry_run": 0,
+        "flow_id": flow.id, "flow_version": flow.version, "status": "running",
+        "dry_run": 1 if dry_run else 0,
         "created_at": now, "updated_at": now, "input": data, "segments": segments,
         "started_by": started_by, "replay_of": replay_of, "eval_run_id": eval_run_id,
         "context": {"versions": overrides.present()} if overrides else None,
@@ -176,7 +182,10 @@ def record(ctx: Context, run_id: str, outcome: FlowOutcome, sent_env: dict[str, 
         stopped = outcome.stopped
         end = {"stopped": {"toolId": stopped.tool_id, "arguments": stopped.arguments,
                            "reason": stopped.reason}}  # fmt: skip
-        message = f"Stopped at a tool call the replay refused: {stopped.tool_id}: {stopped.reason}"
+        refuser = "dry run" if run["dry_run"] else "replay"
+        message = (
+            f"Stopped at a tool call the {refuser} refused: {stopped.tool_id}: {stopped.reason}"
+        )
         changes.update(failure_code=STOPPED_CODE, failure_message=message)
     elif outcome.failure is not None:
         end = {"code": "run-failed", "message": outcome.failure}

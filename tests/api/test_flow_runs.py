@@ -147,3 +147,24 @@ def test_an_agent_node_runs_a_turn_and_its_calls_replay_from_the_recording(
     share = tried["result"]["summary"]["metrics"]["weightedYesShare"]
     assert (share["baseline"], share["candidate"]) == (1 / 3, 1 / 3)
     assert tried["result"]["summary"]["sampling"]["models"][0]["providerId"] == "function"
+
+
+def test_a_dry_flow_run_runs_reads_and_stops_at_the_first_write(tmp_path: Path) -> None:
+    with flow_served(tmp_path) as (client, _, pack):
+        read_only = client.post("/v1/runs", json={"flow": SUGGEST, "input": {"question": PACKAGE},
+                                                  "options": {"dryRun": True}})  # fmt: skip
+        writes = client.post("/v1/runs", json={"flow": SUGGEST_AND_LOG,
+                                               "input": {"question": REFUND},
+                                               "options": {"dryRun": True}})  # fmt: skip
+        listed = client.get("/v1/runs").json()["data"]
+        with_dry = client.get("/v1/runs", params={"includeDryRuns": "true"}).json()["data"]
+    assert (read_only.status_code, read_only.json()["dryRun"]) == (201, True)
+    assert read_only.json()["status"] == "completed"
+    assert writes.status_code == 422
+    assert writes.json()["error"]["message"] == (
+        "Stopped at a tool call the dry run refused: acme-ops.log-suggestion: "
+        "dry run: this call changes things, so it was not carried out"
+    )
+    assert [c[0] for c in pack.calls] == [FIND, FIND]
+    assert listed == []
+    assert len(with_dry) == 2
