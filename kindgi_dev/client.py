@@ -231,9 +231,14 @@ class _Resource:
         timeout: float | None = None,
     ) -> M:
         answer: M = self._client._request(
-            _OPERATIONS[operation_id], path=path or {}, query=query or {}, headers={},
-            body=body, response=response, timeout=timeout,
-        )  # fmt: skip
+            _OPERATIONS[operation_id],
+            path=path or {},
+            query=query or {},
+            headers={},
+            body=body,
+            response=response,
+            timeout=timeout,
+        )
         return answer
 
 
@@ -244,8 +249,13 @@ class TestSetResource(_Resource):
         self, agent_id: str, /, *, project_id: str | None = None, timeout: float | None = None
     ) -> AgentTestSet:
         """The set's case counts and newest frozen version (default project when not given)."""
-        return self._call("agents.testSet.get", AgentTestSet, path={"agentId": agent_id},
-                          query={"projectId": project_id}, timeout=timeout)  # fmt: skip
+        return self._call(
+            "agents.testSet.get",
+            AgentTestSet,
+            path={"agentId": agent_id},
+            query={"projectId": project_id},
+            timeout=timeout,
+        )
 
     def list_cases(
         self,
@@ -260,10 +270,20 @@ class TestSetResource(_Resource):
         timeout: float | None = None,
     ) -> TestCasePage:
         """A page of the set's cases, newest first; `include="retired"`, `kind="hand"`."""
-        query = {"projectId": project_id, "include": include, "kind": kind, "limit": limit,
-                 "cursor": cursor}  # fmt: skip
-        return self._call("agents.testSet.listCases", TestCasePage, path={"agentId": agent_id},
-                          query=query, timeout=timeout)  # fmt: skip
+        query = {
+            "projectId": project_id,
+            "include": include,
+            "kind": kind,
+            "limit": limit,
+            "cursor": cursor,
+        }
+        return self._call(
+            "agents.testSet.listCases",
+            TestCasePage,
+            path={"agentId": agent_id},
+            query=query,
+            timeout=timeout,
+        )
 
     def add_case(
         self,
@@ -278,16 +298,25 @@ class TestSetResource(_Resource):
     ) -> TestCase:
         """Add a case by hand on one of the agent's finished runs: what it should have done."""
         body = _fields(run_id=run_id, items=items, decisions=decisions, answer=answer)
-        return self._call("agents.testSet.addCase", TestCase, path={"agentId": agent_id},
-                          body=body, timeout=timeout)  # fmt: skip
+        return self._call(
+            "agents.testSet.addCase",
+            TestCase,
+            path={"agentId": agent_id},
+            body=body,
+            timeout=timeout,
+        )
 
     def retire_case(
         self, agent_id: str, case_id: str, /, *, reason: str, timeout: float | None = None
     ) -> TestCase:
         """Retire a case that no longer applies, saying why (kept; no un-retire)."""
-        return self._call("agents.testSet.retireCase", TestCase,
-                          path={"agentId": agent_id, "caseId": case_id},
-                          body={"reason": reason}, timeout=timeout)  # fmt: skip
+        return self._call(
+            "agents.testSet.retireCase",
+            TestCase,
+            path={"agentId": agent_id, "caseId": case_id},
+            body={"reason": reason},
+            timeout=timeout,
+        )
 
 
 class AgentsResource(OfficialAgentsResource):
@@ -312,9 +341,13 @@ class TestSetsResource(_Resource):
         timeout: float | None = None,
     ) -> VersionCasePage:
         """A version's cases as they were when it was frozen (`1.0.0`, …) or built."""
-        return self._call("testSets.listCases", VersionCasePage,
-                          path={"testSetId": test_set_id, "version": version},
-                          query={"limit": limit, "cursor": cursor}, timeout=timeout)  # fmt: skip
+        return self._call(
+            "testSets.listCases",
+            VersionCasePage,
+            path={"testSetId": test_set_id, "version": version},
+            query={"limit": limit, "cursor": cursor},
+            timeout=timeout,
+        )
 
 
 class CorrectionsResource(_Resource):
@@ -332,8 +365,14 @@ class CorrectionsResource(_Resource):
         timeout: float | None = None,
     ) -> Correction:
         """Correct a run: create, or replace, your one correction of it."""
-        body = _fields(run_id=run_id, items=items, decisions=decisions, answer=answer,
-                       judge_class_id=judge_class_id, participant_id=participant_id)  # fmt: skip
+        body = _fields(
+            run_id=run_id,
+            items=items,
+            decisions=decisions,
+            answer=answer,
+            judge_class_id=judge_class_id,
+            participant_id=participant_id,
+        )
         return self._call("corrections.create", Correction, body=body, timeout=timeout)
 
     def add_item(
@@ -350,9 +389,13 @@ class CorrectionsResource(_Resource):
     ) -> Correction:
         """Add or change one item of a correction."""
         body = _fields(key=key, pointer=pointer, rank=rank, verdict=verdict, reason=reason)
-        return self._call("corrections.addItem", Correction,
-                          path={"correctionId": correction_id}, body=body,
-                          timeout=timeout)  # fmt: skip
+        return self._call(
+            "corrections.addItem",
+            Correction,
+            path={"correctionId": correction_id},
+            body=body,
+            timeout=timeout,
+        )
 
     def update(
         self,
@@ -367,9 +410,13 @@ class CorrectionsResource(_Resource):
         """Change a correction's status (`open`, `fixed`, `with-owner`, `wont-fix`,
         `removed`), decisions or answer."""
         body = _fields(status=status, decisions=decisions, answer=answer)
-        return self._call("corrections.update", Correction,
-                          path={"correctionId": correction_id}, body=body,
-                          timeout=timeout)  # fmt: skip
+        return self._call(
+            "corrections.update",
+            Correction,
+            path={"correctionId": correction_id},
+            body=body,
+            timeout=timeout,
+        )
 
     def list(
         self,
@@ -386,16 +433,24 @@ class CorrectionsResource(_Resource):
         timeout: float | None = None,
     ) -> CorrectionPage:
         """Corrections, newest first, narrowed by run, agent, project, status or corrector."""
-        query = _fields(run_id=run_id, agent_id=agent_id, project_id=project_id, status=status,
-                        participant_id=participant_id, corrected_by=corrected_by,
-                        include_replaced=include_replaced, limit=limit,
-                        cursor=cursor)  # fmt: skip
+        query = _fields(
+            run_id=run_id,
+            agent_id=agent_id,
+            project_id=project_id,
+            status=status,
+            participant_id=participant_id,
+            corrected_by=corrected_by,
+            include_replaced=include_replaced,
+            limit=limit,
+            cursor=cursor,
+        )
         return self._call("corrections.list", CorrectionPage, query=query, timeout=timeout)
 
     def get(self, correction_id: str, /, *, timeout: float | None = None) -> Correction:
         """One correction, live or replaced."""
-        return self._call("corrections.get", Correction, path={"correctionId": correction_id},
-                          timeout=timeout)  # fmt: skip
+        return self._call(
+            "corrections.get", Correction, path={"correctionId": correction_id}, timeout=timeout
+        )
 
 
 class Kindgi(OfficialKindgi):

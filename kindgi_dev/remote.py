@@ -94,9 +94,13 @@ class Remote:
         if token:
             headers["Authorization"] = f"Bearer {token}"
         self._client = httpx.AsyncClient(
-            base_url=self.url, headers=headers, timeout=timeout, follow_redirects=False,
-            trust_env=False, transport=transport,
-        )  # fmt: skip
+            base_url=self.url,
+            headers=headers,
+            timeout=timeout,
+            follow_redirects=False,
+            trust_env=False,
+            transport=transport,
+        )
 
     async def __aenter__(self) -> Remote:
         return self
@@ -181,8 +185,9 @@ class Remote:
             if not isinstance(data, list):
                 raise RemoteError(self.url, 200, "unknown", f"{path} answered no `data` list")
             if size > MAX_BYTES:
-                raise RemoteError(self.url, 200, "too-large",
-                                  f"{path} has more than {MAX_BYTES} bytes of cases")  # fmt: skip
+                raise RemoteError(
+                    self.url, 200, "too-large", f"{path} has more than {MAX_BYTES} bytes of cases"
+                )
             cases.extend(data)
             more = bool(body.get("hasMore")) and bool(body.get("nextCursor"))
             if on_progress is not None:

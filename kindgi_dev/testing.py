@@ -28,8 +28,17 @@ import pytest
 if TYPE_CHECKING:
     from kindgi.client import Kindgi
 
-NOT_COPIED = (".kindgi", ".kindgirc.json", ".venv", ".git", "__pycache__", ".pytest_cache",
-              "node_modules", ".mypy_cache", ".ruff_cache")  # fmt: skip
+NOT_COPIED = (
+    ".kindgi",
+    ".kindgirc.json",
+    ".venv",
+    ".git",
+    "__pycache__",
+    ".pytest_cache",
+    "node_modules",
+    ".mypy_cache",
+    ".ruff_cache",
+)
 NOT_PASSED = ("KINDGI_API_URL", "KINDGI_API_TOKEN", "KINDGI_DEV_PORT")
 TERMINAL = ("completed", "failed", "cancelled")
 RELOADED = ("✓ loaded", "✗ ")
@@ -176,9 +185,13 @@ def start(pack: Path, workdir: Path, timeout: float = 60.0) -> KindgiDev:
     command = [sys.executable, "-c", "from kindgi_dev.cli.main import main; main()"]
     with log.open("wb") as handle:
         process = subprocess.Popen(
-            [*command, "dev", "--port", "0"], cwd=copy, env=env, stdout=handle,
-            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        )  # fmt: skip
+            [*command, "dev", "--port", "0"],
+            cwd=copy,
+            env=env,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
     rc = copy / ".kindgirc.json"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -204,9 +217,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("kindgi-dev")
     group.addoption("--kindgi-pack", help="The pack kindgi_dev serves (default: the rootdir).")
     group.addoption(
-        "--kindgi-dev-scope", choices=("session", "function"),
+        "--kindgi-dev-scope",
+        choices=("session", "function"),
         help="One kindgi dev for the session (default) or one per test.",
-    )  # fmt: skip
+    )
     parser.addini("kindgi_dev_scope", "session (default) or function", default="session")
 
 

@@ -171,10 +171,15 @@ async def start_on_test_set(call: Call[StartEvalRunBody, Any]) -> Response:
 
 async def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any]:
     q = call.query
-    filters = {"suite_id": q.suite_id, "status": q.status, "agent_id": q.agent_id,
-               "flow_id": q.flow_id,
-               "from": q.from_, "to": q.to,
-               "project_id": q.scope_id if q.scope_kind == "project" else None}  # fmt: skip
+    filters = {
+        "suite_id": q.suite_id,
+        "status": q.status,
+        "agent_id": q.agent_id,
+        "flow_id": q.flow_id,
+        "from": q.from_,
+        "to": q.to,
+        "project_id": q.scope_id if q.scope_kind == "project" else None,
+    }
     return eval_runs.list_page(call.ctx, limit=q.limit, cursor=q.cursor, filters=filters)
 
 
@@ -220,8 +225,11 @@ async def events(call: Call[Any, Any]) -> Response:
                 return
             await asyncio.sleep(0.1)
 
-    return StreamingResponse(frames(), media_type="text/event-stream; charset=utf-8",
-                             headers={"Cache-Control": "no-cache"})  # fmt: skip
+    return StreamingResponse(
+        frames(),
+        media_type="text/event-stream; charset=utf-8",
+        headers={"Cache-Control": "no-cache"},
+    )
 
 
 def _frame(event_id: str, kind: str, data: dict[str, Any]) -> bytes:
@@ -229,23 +237,74 @@ def _frame(event_id: str, kind: str, data: dict[str, Any]) -> bytes:
 
 
 ENDPOINTS = [
-    Endpoint("POST", "/v1/eval-suites/{suiteId}/runs", "evalRuns.start", start_on_suite,
-             "Try an agent version on a suite's latest version.", body=StartSuiteRunBody,
-             response=StartEvalRunResult, status=201, errors=(400, 401, 404, 413, 422)),
-    Endpoint("POST", "/v1/agents/{agentId}/test-set/runs", "agents.testSet.runs.start",
-             start_on_test_set, "Freeze the agent's test set and try a version on it.",
-             body=StartEvalRunBody, response=StartEvalRunResult, status=201,
-             errors=(400, 401, 404, 413)),
-    Endpoint("GET", "/v1/eval-runs", "evalRuns.list", list_runs, "List eval runs.",
-             query=EvalRunQuery, response=EvalRunPage, errors=(400, 401)),
-    Endpoint("GET", "/v1/eval-runs/{runId}", "evalRuns.get", get, "One eval run.",
-             response=EvalRun, errors=(401, 404)),
-    Endpoint("POST", "/v1/eval-runs/{runId}/cancel", "evalRuns.cancel", cancel,
-             "Cancel an eval run.", response=EvalRun, errors=(401, 404, 409)),
-    Endpoint("POST", "/v1/eval-runs/{runId}/rescore", "evalRuns.rescore", rescore,
-             "Score a finished run's replays again with today's corrections.",
-             body=RescoreBody, body_optional=True, response=StartEvalRunResult, status=201,
-             errors=(400, 401, 404, 409)),
-    Endpoint("GET", "/v1/eval-runs/{runId}/events", "evalRuns.events", events,
-             "Server-sent events: each finished case, then the end.", errors=(401, 404)),
-]  # fmt: skip
+    Endpoint(
+        "POST",
+        "/v1/eval-suites/{suiteId}/runs",
+        "evalRuns.start",
+        start_on_suite,
+        "Try an agent version on a suite's latest version.",
+        body=StartSuiteRunBody,
+        response=StartEvalRunResult,
+        status=201,
+        errors=(400, 401, 404, 413, 422),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/agents/{agentId}/test-set/runs",
+        "agents.testSet.runs.start",
+        start_on_test_set,
+        "Freeze the agent's test set and try a version on it.",
+        body=StartEvalRunBody,
+        response=StartEvalRunResult,
+        status=201,
+        errors=(400, 401, 404, 413),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/eval-runs",
+        "evalRuns.list",
+        list_runs,
+        "List eval runs.",
+        query=EvalRunQuery,
+        response=EvalRunPage,
+        errors=(400, 401),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/eval-runs/{runId}",
+        "evalRuns.get",
+        get,
+        "One eval run.",
+        response=EvalRun,
+        errors=(401, 404),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/eval-runs/{runId}/cancel",
+        "evalRuns.cancel",
+        cancel,
+        "Cancel an eval run.",
+        response=EvalRun,
+        errors=(401, 404, 409),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/eval-runs/{runId}/rescore",
+        "evalRuns.rescore",
+        rescore,
+        "Score a finished run's replays again with today's corrections.",
+        body=RescoreBody,
+        body_optional=True,
+        response=StartEvalRunResult,
+        status=201,
+        errors=(400, 401, 404, 409),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/eval-runs/{runId}/events",
+        "evalRuns.events",
+        events,
+        "Server-sent events: each finished case, then the end.",
+        errors=(401, 404),
+    ),
+]

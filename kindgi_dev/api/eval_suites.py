@@ -197,10 +197,14 @@ async def list_suites(call: Call[Any, SuiteListQuery]) -> Page[Any]:
             code="scope-invalid",
         )
     page = eval_suites.list_suites(
-        call.ctx, kind=q.kind, name=q.name,
+        call.ctx,
+        kind=q.kind,
+        name=q.name,
         project_id=q.scope_id if q.scope_kind == "project" else None,
-        include_retired=q.include_retired, limit=q.limit, cursor=q.cursor,
-    )  # fmt: skip
+        include_retired=q.include_retired,
+        limit=q.limit,
+        cursor=q.cursor,
+    )
     return page
 
 
@@ -218,9 +222,12 @@ async def list_versions(call: Call[Any, VersionsQuery]) -> Page[Any]:
     """A page of a suite's versions."""
     q = call.query
     page = eval_suites.list_versions(
-        call.ctx, call.path["suiteId"], include_tombstoned=q.include_tombstoned,
-        limit=q.limit, cursor=q.cursor,
-    )  # fmt: skip
+        call.ctx,
+        call.path["suiteId"],
+        include_tombstoned=q.include_tombstoned,
+        limit=q.limit,
+        cursor=q.cursor,
+    )
     return page
 
 
@@ -256,30 +263,93 @@ async def reinstate(call: Call[Any, Any]) -> eval_suites.Reinstated:
 _SUITE = "/v1/eval-suites/{suiteId}"
 _VERSION = f"{_SUITE}/versions/{{version}}"
 ENDPOINTS = [
-    Endpoint("GET", "/v1/eval-suites", "evalSuites.list", list_suites,
-             "The latest version of each eval suite, by id.", query=SuiteListQuery,
-             response=EvalSuiteCollectionPage, errors=(400, 401)),
-    Endpoint("POST", "/v1/eval-suites", "evalSuites.publish", publish,
-             "Publish an eval suite version.", body=PublishEvalSuiteBody,
-             response=PublishEvalSuiteResult, status=201, errors=(400, 401, 404, 409, 413)),
-    Endpoint("GET", _SUITE, "evalSuites.get", get, "An eval suite's latest active version.",
-             query=SuiteGetQuery, response=EvalSuite, errors=(400, 401, 404)),
-    Endpoint("GET", f"{_SUITE}/versions", "evalSuites.versions.list", list_versions,
-             "An eval suite's versions, ascending semver.", query=VersionsQuery,
-             response=EvalSuiteCollectionPage, errors=(400, 401, 404)),
-    Endpoint("GET", _VERSION, "evalSuites.versions.get", get_version,
-             "One version of an eval suite.", response=EvalSuite, errors=(401, 404)),
-    Endpoint("POST", f"{_SUITE}/versions/from-judgments", "evalSuites.buildFromJudgments",
-             build, "Build a judged version from an agent's corrected runs (≤ 1000 cases).",
-             body=BuildJudgedSuiteBody, response=BuildJudgedSuiteResult, status=201,
-             errors=(400, 401, 403, 404, 409, 413)),
-    Endpoint("GET", f"{_VERSION}/cases", "evalSuites.listCases", list_cases,
-             "A version's cases, in stored order.", query=PageQuery,
-             response=JudgedEvalCaseCollectionPage, errors=(401, 404)),
-    Endpoint("POST", f"{_VERSION}/unregister", "evalSuites.versions.unregister", unregister,
-             "Tombstone a version (kept and readable).", response=UnregisterEvalSuiteResult,
-             errors=(400, 401, 404, 409)),
-    Endpoint("POST", f"{_VERSION}/reinstate", "evalSuites.reinstateVersion", reinstate,
-             "Reinstate a tombstoned version (idempotent).",
-             response=ReinstateEvalSuiteVersionResult, errors=(400, 401, 404, 409)),
-]  # fmt: skip
+    Endpoint(
+        "GET",
+        "/v1/eval-suites",
+        "evalSuites.list",
+        list_suites,
+        "The latest version of each eval suite, by id.",
+        query=SuiteListQuery,
+        response=EvalSuiteCollectionPage,
+        errors=(400, 401),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/eval-suites",
+        "evalSuites.publish",
+        publish,
+        "Publish an eval suite version.",
+        body=PublishEvalSuiteBody,
+        response=PublishEvalSuiteResult,
+        status=201,
+        errors=(400, 401, 404, 409, 413),
+    ),
+    Endpoint(
+        "GET",
+        _SUITE,
+        "evalSuites.get",
+        get,
+        "An eval suite's latest active version.",
+        query=SuiteGetQuery,
+        response=EvalSuite,
+        errors=(400, 401, 404),
+    ),
+    Endpoint(
+        "GET",
+        f"{_SUITE}/versions",
+        "evalSuites.versions.list",
+        list_versions,
+        "An eval suite's versions, ascending semver.",
+        query=VersionsQuery,
+        response=EvalSuiteCollectionPage,
+        errors=(400, 401, 404),
+    ),
+    Endpoint(
+        "GET",
+        _VERSION,
+        "evalSuites.versions.get",
+        get_version,
+        "One version of an eval suite.",
+        response=EvalSuite,
+        errors=(401, 404),
+    ),
+    Endpoint(
+        "POST",
+        f"{_SUITE}/versions/from-judgments",
+        "evalSuites.buildFromJudgments",
+        build,
+        "Build a judged version from an agent's corrected runs (≤ 1000 cases).",
+        body=BuildJudgedSuiteBody,
+        response=BuildJudgedSuiteResult,
+        status=201,
+        errors=(400, 401, 403, 404, 409, 413),
+    ),
+    Endpoint(
+        "GET",
+        f"{_VERSION}/cases",
+        "evalSuites.listCases",
+        list_cases,
+        "A version's cases, in stored order.",
+        query=PageQuery,
+        response=JudgedEvalCaseCollectionPage,
+        errors=(401, 404),
+    ),
+    Endpoint(
+        "POST",
+        f"{_VERSION}/unregister",
+        "evalSuites.versions.unregister",
+        unregister,
+        "Tombstone a version (kept and readable).",
+        response=UnregisterEvalSuiteResult,
+        errors=(400, 401, 404, 409),
+    ),
+    Endpoint(
+        "POST",
+        f"{_VERSION}/reinstate",
+        "evalSuites.reinstateVersion",
+        reinstate,
+        "Reinstate a tombstoned version (idempotent).",
+        response=ReinstateEvalSuiteVersionResult,
+        errors=(400, 401, 404, 409),
+    ),
+]

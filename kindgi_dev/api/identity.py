@@ -73,18 +73,31 @@ async def mcp_endpoints(call: Call[Any, Any]) -> MCPEndpointPage:
 
 ENDPOINTS = [
     Endpoint(
-        "GET", "/v1/identity/whoami", "identity.whoami", whoami,
+        "GET",
+        "/v1/identity/whoami",
+        "identity.whoami",
+        whoami,
         "Who this token is: the instance's tenant and user, an admin.",
-        response=WhoamiResult, errors=(401,),
+        response=WhoamiResult,
+        errors=(401,),
     ),
     Endpoint(
-        "GET", "/v1/auth/sign-in-options", "auth.signInOptions", sign_in_options,
+        "GET",
+        "/v1/auth/sign-in-options",
+        "auth.signInOptions",
+        sign_in_options,
         "How people sign in to the console: with the instance's token.",
-        response=SignInOptions, public=True, errors=(),
+        response=SignInOptions,
+        public=True,
+        errors=(),
     ),
     Endpoint(
-        "GET", "/v1/mcp/endpoints", "mcp.endpoints.list", mcp_endpoints,
+        "GET",
+        "/v1/mcp/endpoints",
+        "mcp.endpoints.list",
+        mcp_endpoints,
         "The MCP endpoints registered: none in kindgi dev.",
-        response=MCPEndpointPage, errors=(401,),
+        response=MCPEndpointPage,
+        errors=(401,),
     ),
-]  # fmt: skip
+]

@@ -259,17 +259,24 @@ class PulledTestSetVersion(WireModel):
 def _pulling(call: Call[PullBody, Any], on_progress: OnProgress | None) -> Awaitable[PulledVersion]:
     body, path = call.body, call.path
     return test_set_pulls.pull(
-        call.ctx, path["testSetId"], path["version"], body.source, body.token,
-        insecure=body.insecure, on_progress=on_progress,
-    )  # fmt: skip
+        call.ctx,
+        path["testSetId"],
+        path["version"],
+        body.source,
+        body.token,
+        insecure=body.insecure,
+        on_progress=on_progress,
+    )
 
 
 def _pulled_wire(found: PulledVersion) -> dict[str, Any]:
     return PulledTestSetVersion(
-        test_set_id=found.test_set_id, version=found.version, case_count=found.case_count,
+        test_set_id=found.test_set_id,
+        version=found.version,
+        case_count=found.case_count,
         source=PullSource(url=found.source.url, pulled_at=found.source.pulled_at),
         pulled=found.pulled,
-    ).wire()  # fmt: skip
+    ).wire()
 
 
 async def pull(call: Call[PullBody, Any]) -> Response:
@@ -296,14 +303,19 @@ async def _pull_lines(call: Call[PullBody, Any]) -> AsyncIterator[bytes]:
     try:
         found = task.result()
     except KindgiError as error:
-        envelope = {"code": error.wire_code, "message": error.message,
-                    **({"details": wire_details(error)} if error.details else {})}  # fmt: skip
+        envelope = {
+            "code": error.wire_code,
+            "message": error.message,
+            **({"details": wire_details(error)} if error.details else {}),
+        }
         yield _line({"status": error.status, "error": envelope})
         return
     except Exception:
         log.exception("pulling %s failed", call.path["testSetId"])
-        failed = {"code": "internal-server-error", "message": "kindgi dev failed on this pull; "
-                  "its log has the details."}  # fmt: skip
+        failed = {
+            "code": "internal-server-error",
+            "message": "kindgi dev failed on this pull; its log has the details.",
+        }
         yield _line({"status": 500, "error": failed})
         return
     yield _line({"status": 201 if found.pulled else 200, "result": _pulled_wire(found)})
@@ -318,9 +330,14 @@ async def list_cases(call: Call[Any, CaseQuery]) -> Page[Any]:
     """A page of the set's cases."""
     q = call.query
     page = test_sets.list_cases(
-        call.ctx, call.path["agentId"], q.project_id, include_retired=q.include == "retired",
-        kinds=tuple(q.kind), limit=q.limit, cursor=q.cursor,
-    )  # fmt: skip
+        call.ctx,
+        call.path["agentId"],
+        q.project_id,
+        include_retired=q.include == "retired",
+        kinds=tuple(q.kind),
+        limit=q.limit,
+        cursor=q.cursor,
+    )
     return page
 
 
@@ -377,42 +394,121 @@ async def version_cases(call: Call[Any, PageQuery]) -> Page[Any]:
 
 _SET = "/v1/agents/{agentId}/test-set"
 ENDPOINTS = [
-    Endpoint("GET", _SET, "agents.testSet.get", get_set,
-             "An agent's test set in a project: case counts and its newest frozen version.",
-             query=ProjectQuery, response=AgentTestSet, errors=(400, 401, 404)),
-    Endpoint("GET", f"{_SET}/cases", "agents.testSet.listCases", list_cases,
-             "The set's cases, newest first (`include=retired`, `kind=correction,hand`).",
-             query=CaseQuery, response=TestCasePage, errors=(400, 401, 404)),
-    Endpoint("POST", f"{_SET}/cases", "agents.testSet.addCase", add_case,
-             "Add a case by hand on one of the agent's finished runs.", body=AddCaseBody,
-             response=TestCase, status=201, errors=(400, 401, 404, 409, 413)),
-    Endpoint("POST", f"{_SET}/cases/{{caseId}}/retire", "agents.testSet.retireCase",
-             retire_case, "Retire a case with a reason (kept; no un-retire).",
-             body=RetireCaseBody, response=TestCase, errors=(400, 401, 404, 409)),
-    Endpoint("POST", f"{_SET}/freeze", "agents.testSet.freeze", freeze,
-             "Freeze the set's active cases as its next version.", query=ProjectQuery,
-             response=FrozenVersion, status=201, errors=(400, 401, 404)),
-    Endpoint("GET", "/v1/test-sets", "testSets.list", list_entries,
-             "Registry entries, latest version each; `kind=corrections` adds the agents' "
-             "test sets and the suites built before.", query=RegistryQuery,
-             response=TestSetPage, errors=(400, 401)),
-    Endpoint("POST", "/v1/test-sets", "testSets.publish", publish,
-             "Publish a registry entry's version (201; the same content again: 200).",
-             body=PublishTestSetBody, response=TestSetEntry, status=201, also=(200,),
-             errors=(400, 401, 409, 413)),
-    Endpoint("GET", "/v1/test-sets/{testSetId}", "testSets.get", get_entry,
-             "A test set: a registry entry, an agent's test set, or a suite built before.",
-             response=TestSetEntry, errors=(401, 404)),
-    Endpoint("GET", "/v1/test-sets/{testSetId}/versions", "testSets.versions.list",
-             list_versions, "A test set's versions, oldest first.", query=PageQuery,
-             response=TestSetPage, errors=(400, 401, 404)),
-    Endpoint("GET", "/v1/test-sets/{testSetId}/versions/{version}/cases",
-             "testSets.listCases", version_cases,
-             "A version's cases as they were when it was frozen or built.", query=PageQuery,
-             response=VersionCasePage, errors=(400, 401, 404)),
-    Endpoint("POST", "/v1/test-sets/{testSetId}/versions/{version}/pull", "testSets.pull", pull,
-             "Pull a version from another Kindgi runtime (`from`, its `token`): stored read-only "
-             "as the same id and version (201; the same content again: 200).", body=PullBody,
-             response=PulledTestSetVersion, status=201, also=(200,),
-             errors=(400, 401, 409, 413, 502)),
-]  # fmt: skip
+    Endpoint(
+        "GET",
+        _SET,
+        "agents.testSet.get",
+        get_set,
+        "An agent's test set in a project: case counts and its newest frozen version.",
+        query=ProjectQuery,
+        response=AgentTestSet,
+        errors=(400, 401, 404),
+    ),
+    Endpoint(
+        "GET",
+        f"{_SET}/cases",
+        "agents.testSet.listCases",
+        list_cases,
+        "The set's cases, newest first (`include=retired`, `kind=correction,hand`).",
+        query=CaseQuery,
+        response=TestCasePage,
+        errors=(400, 401, 404),
+    ),
+    Endpoint(
+        "POST",
+        f"{_SET}/cases",
+        "agents.testSet.addCase",
+        add_case,
+        "Add a case by hand on one of the agent's finished runs.",
+        body=AddCaseBody,
+        response=TestCase,
+        status=201,
+        errors=(400, 401, 404, 409, 413),
+    ),
+    Endpoint(
+        "POST",
+        f"{_SET}/cases/{{caseId}}/retire",
+        "agents.testSet.retireCase",
+        retire_case,
+        "Retire a case with a reason (kept; no un-retire).",
+        body=RetireCaseBody,
+        response=TestCase,
+        errors=(400, 401, 404, 409),
+    ),
+    Endpoint(
+        "POST",
+        f"{_SET}/freeze",
+        "agents.testSet.freeze",
+        freeze,
+        "Freeze the set's active cases as its next version.",
+        query=ProjectQuery,
+        response=FrozenVersion,
+        status=201,
+        errors=(400, 401, 404),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/test-sets",
+        "testSets.list",
+        list_entries,
+        "Registry entries, latest version each; `kind=corrections` adds the agents' "
+        "test sets and the suites built before.",
+        query=RegistryQuery,
+        response=TestSetPage,
+        errors=(400, 401),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/test-sets",
+        "testSets.publish",
+        publish,
+        "Publish a registry entry's version (201; the same content again: 200).",
+        body=PublishTestSetBody,
+        response=TestSetEntry,
+        status=201,
+        also=(200,),
+        errors=(400, 401, 409, 413),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/test-sets/{testSetId}",
+        "testSets.get",
+        get_entry,
+        "A test set: a registry entry, an agent's test set, or a suite built before.",
+        response=TestSetEntry,
+        errors=(401, 404),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/test-sets/{testSetId}/versions",
+        "testSets.versions.list",
+        list_versions,
+        "A test set's versions, oldest first.",
+        query=PageQuery,
+        response=TestSetPage,
+        errors=(400, 401, 404),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/test-sets/{testSetId}/versions/{version}/cases",
+        "testSets.listCases",
+        version_cases,
+        "A version's cases as they were when it was frozen or built.",
+        query=PageQuery,
+        response=VersionCasePage,
+        errors=(400, 401, 404),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/test-sets/{testSetId}/versions/{version}/pull",
+        "testSets.pull",
+        pull,
+        "Pull a version from another Kindgi runtime (`from`, its `token`): stored read-only "
+        "as the same id and version (201; the same content again: 200).",
+        body=PullBody,
+        response=PulledTestSetVersion,
+        status=201,
+        also=(200,),
+        errors=(400, 401, 409, 413, 502),
+    ),
+]

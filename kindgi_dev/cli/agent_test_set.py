@@ -64,9 +64,12 @@ def show(
     project_id = project_or_default(api, project)
     found = api.call("GET", f"/v1/agents/{agent}/test-set", params={"projectId": project_id})
     params = {
-        "projectId": project_id, "include": "retired" if include_retired else None,
-        "kind": ",".join(kind) or None, "limit": limit, "cursor": cursor,
-    }  # fmt: skip
+        "projectId": project_id,
+        "include": "retired" if include_retired else None,
+        "kind": ",".join(kind) or None,
+        "limit": limit,
+        "cursor": cursor,
+    }
     page = api.call("GET", f"/v1/agents/{agent}/test-set/cases", params=params)
     return {"testSet": found, "cases": page}
 
@@ -88,11 +91,16 @@ def add_case(api: Api, agent: str, run: str, **options: Any) -> Any:
     if options["item"]:
         if options["yes"] == options["no"]:
             raise click.UsageError("Give exactly one of --yes or --no")
-        items.append(drop_none({
-            "key": options["item"], "pointer": options["pointer"],
-            "rank": rank_value(options["rank"]),
-            "verdict": "right" if options["yes"] else "wrong",
-        }))  # fmt: skip
+        items.append(
+            drop_none(
+                {
+                    "key": options["item"],
+                    "pointer": options["pointer"],
+                    "rank": rank_value(options["rank"]),
+                    "verdict": "right" if options["yes"] else "wrong",
+                }
+            )
+        )
     body: dict[str, Any] = {"runId": run, "items": items or None}
     for part in ("decisions", "answer"):
         body[part] = json_arg(options[part], f"--{part}") if options[part] else None

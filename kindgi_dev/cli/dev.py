@@ -156,9 +156,12 @@ def dev(
         prestarted = prestart_index(pack_dir, settings.env)
         try:
             exit_code = serve(
-                settings, lock, explicit_port=port is not None, started=started,
+                settings,
+                lock,
+                explicit_port=port is not None,
+                started=started,
                 prestarted=prestarted,
-            )  # fmt: skip
+            )
         finally:
             if prestarted.poll() is None:
                 prestarted.kill()
@@ -222,8 +225,13 @@ def serve(
         write_rc(settings.rc_path, _rc_fields(api_url, describe(app)))
         lock.note_url(api_url)
         on_pack_service(app, lambda: write_rc(settings.rc_path, _rc_fields(api_url, describe(app))))
-        banner.ready(settings, describe(app), api_url, time.perf_counter() - started,
-                     console_link(app, api_url))  # fmt: skip
+        banner.ready(
+            settings,
+            describe(app),
+            api_url,
+            time.perf_counter() - started,
+            console_link(app, api_url),
+        )
         if not settings.watch:
             server.should_exit = True
         await serving

@@ -26,15 +26,24 @@ def trial_options(function: Any) -> Any:
         click.option("--project", help="The project the replays land in (default: default)."),
         click.option("--agent", help="The agent to try."),
         click.option("--agent-version", help="The version to try (default: the latest)."),
-        click.option("--reads", type=click.Choice(["recorded", "live"]), default="recorded",
-                     show_default=True, help="live: read-only tools always run live."),
+        click.option(
+            "--reads",
+            type=click.Choice(["recorded", "live"]),
+            default="recorded",
+            show_default=True,
+            help="live: read-only tools always run live.",
+        ),
         click.option("--repetitions", type=click.IntRange(1, 10), default=1, show_default=True),
         click.option("--k", type=click.IntRange(1, 100), default=10, show_default=True),
-        click.option("--class-weights", type=click.Choice(["as-recorded", "restricted-only"]),
-                     default="as-recorded", show_default=True),
+        click.option(
+            "--class-weights",
+            type=click.Choice(["as-recorded", "restricted-only"]),
+            default="as-recorded",
+            show_default=True,
+        ),
         click.option("--dry-run", is_flag=True, help="Only preview the cases."),
         click.option("--wait", is_flag=True, help="Wait for the run and print it."),
-    ]  # fmt: skip
+    ]
     for option in reversed(options):
         function = option(function)
     return function
@@ -45,9 +54,14 @@ def flow_options(function: Any) -> Any:
     options = [
         click.option("--flow", help="The flow to try (instead of --agent)."),
         click.option("--flow-version", help="The flow version to try (default: the latest)."),
-        click.option("--with", "swaps", multiple=True, metavar="<id>@<version>",
-                     help="Run a tool or agent of the flow at another version (repeatable)."),
-    ]  # fmt: skip
+        click.option(
+            "--with",
+            "swaps",
+            multiple=True,
+            metavar="<id>@<version>",
+            help="Run a tool or agent of the flow at another version (repeatable).",
+        ),
+    ]
     for option in reversed(options):
         function = option(function)
     return function
@@ -99,10 +113,13 @@ def trial_body(api: Api, options: dict[str, Any]) -> dict[str, Any]:
     chosen = subject(api, options)
     project = options["project"] or api.call("GET", "/v1/projects/default")["id"]
     body: dict[str, Any] = {
-        "projectId": project, **chosen, "reads": options["reads"],
-        "repetitions": options["repetitions"], "k": options["k"],
+        "projectId": project,
+        **chosen,
+        "reads": options["reads"],
+        "repetitions": options["repetitions"],
+        "k": options["k"],
         "classWeights": options["class_weights"],
-    }  # fmt: skip
+    }
     if options["dry_run"]:
         body["dryRun"] = True
     return body
@@ -132,8 +149,9 @@ def wait_for(api: Api, run_id: str) -> Any:
             sys.exit(130)
         if run["status"] not in ("pending", "running"):
             if shown:
-                click.echo(f"\r  ✓ {run['status']} in {duration(time.monotonic() - began)}",
-                           err=True)  # fmt: skip
+                click.echo(
+                    f"\r  ✓ {run['status']} in {duration(time.monotonic() - began)}", err=True
+                )
             return run
         if time.monotonic() - began > WAIT_LIMIT_S:
             raise click.ClickException(
@@ -153,8 +171,9 @@ def wait_for(api: Api, run_id: str) -> Any:
 @trial_options
 @flow_options
 def start(api: Api, suite_id: str, **options: Any) -> Any:
-    return start_and_wait(api, f"/v1/eval-suites/{suite_id}/runs", trial_body(api, options),
-                          options["wait"])  # fmt: skip
+    return start_and_wait(
+        api, f"/v1/eval-suites/{suite_id}/runs", trial_body(api, options), options["wait"]
+    )
 
 
 @api_command(eval_runs, "show", help="One eval run, with its result.")

@@ -73,9 +73,12 @@ def list_suites(
 ) -> Any:
     """`GET /v1/eval-suites`."""
     params: dict[str, Any] = {
-        "kind": enum_value(kind, "kind", KINDS), "name": name, "limit": limit, "cursor": cursor,
+        "kind": enum_value(kind, "kind", KINDS),
+        "name": name,
+        "limit": limit,
+        "cursor": cursor,
         "includeRetired": True if include_retired else None,
-    }  # fmt: skip
+    }
     if project:
         params.update(scopeKind="project", scopeId=project)
     return api.call("GET", "/v1/eval-suites", params=params)
@@ -111,17 +114,21 @@ def from_judgments(api: Api, suite_id: str, **options: Any) -> Any:
         raise click.UsageError("Give exactly one of --agent or --flow")
     if options["agent_version"] and not options["agent"]:
         raise click.UsageError("--agent-version needs --agent")
-    body = drop_none({
-        "version": version, "projectId": project_or_default(api, options["project"]),
-        "agentId": options["agent"], "flowId": options["flow"],
-        "agentVersion": options["agent_version"],
-        "since": time_flag(options["since"], "since"),
-        "until": time_flag(options["until"], "until"),
-        "judgeClassIds": list(options["classes"]) or None,
-        "minJudgments": min_judgments(options["min_judgments"]),
-        "segments": segment_list(options["segment"]),
-        "description": options["description"],
-    })  # fmt: skip
+    body = drop_none(
+        {
+            "version": version,
+            "projectId": project_or_default(api, options["project"]),
+            "agentId": options["agent"],
+            "flowId": options["flow"],
+            "agentVersion": options["agent_version"],
+            "since": time_flag(options["since"], "since"),
+            "until": time_flag(options["until"], "until"),
+            "judgeClassIds": list(options["classes"]) or None,
+            "minJudgments": min_judgments(options["min_judgments"]),
+            "segments": segment_list(options["segment"]),
+            "description": options["description"],
+        }
+    )
     path = f"/v1/eval-suites/{suite_id}/versions/from-judgments"
     return api.call("POST", path, json=body, idempotent=True)
 

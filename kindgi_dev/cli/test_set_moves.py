@@ -23,25 +23,37 @@ from .http import Api, ApiError, error_of
 from .output import Format
 
 _LOCAL_OPTIONS = [
-    click.option("--token", envvar="KINDGI_REMOTE_TOKEN", show_envvar=True,
-                 help="The other runtime's token (never the local one)."),
-    click.option("--insecure", is_flag=True,
-                 help="Allow plain http to a machine other than this one."),
+    click.option(
+        "--token",
+        envvar="KINDGI_REMOTE_TOKEN",
+        show_envvar=True,
+        help="The other runtime's token (never the local one).",
+    ),
+    click.option(
+        "--insecure", is_flag=True, help="Allow plain http to a machine other than this one."
+    ),
     click.option("--url", help="This runtime's API URL (beats KINDGI_API_URL and .kindgirc.json)."),
     click.option("--hosted", is_flag=True, help="Ignore a kindgi dev .kindgirc.json here."),
     click.option("--verbose", "-v", is_flag=True, help="The whole error body on failure."),
     click.option("--json", "as_json", is_flag=True, help="Pretty JSON (the default)."),
     click.option("--raw", is_flag=True, help="One-line JSON."),
     click.option("--quiet", is_flag=True, help="Nothing on stdout; the exit code only."),
-]  # fmt: skip
+]
 
 
 def _moving(function: Callable[..., Any]) -> Callable[..., Any]:
     """The options both directions take; the command gets `api` and `progress`."""
 
     @functools.wraps(function)
-    def run(url: str | None, hosted: bool, verbose: bool, as_json: bool, raw: bool, quiet: bool,
-            **kwargs: Any) -> None:  # fmt: skip
+    def run(
+        url: str | None,
+        hosted: bool,
+        verbose: bool,
+        as_json: bool,
+        raw: bool,
+        quiet: bool,
+        **kwargs: Any,
+    ) -> None:
         api = Api(resolve(url, None, hosted=hosted))
         try:
             result = function(api, progress=_Progress(), **kwargs)
@@ -72,8 +84,9 @@ class _Progress:
         if not self.shown:
             return
         of = f" of {step.total}" if step.total is not None else ""
-        click.echo(f"\r  {verb} {step.cases}{of} cases, {_size(step.bytes)}\x1b[K", nl=False,
-                   err=True)  # fmt: skip
+        click.echo(
+            f"\r  {verb} {step.cases}{of} cases, {_size(step.bytes)}\x1b[K", nl=False, err=True
+        )
         self._drawn = True
 
     def done(self) -> None:
@@ -165,28 +178,44 @@ def push(
     cases = _local_cases(api, test_set_id, version)
     spec = {"cases": cases}
     size = len(json.dumps(spec, separators=(",", ":"), ensure_ascii=False).encode())
-    plan = {"testSetId": test_set_id, "version": version, "to": where, "cases": len(cases),
-            "bytes": size, "agents": _agents_named(cases)}  # fmt: skip
+    plan = {
+        "testSetId": test_set_id,
+        "version": version,
+        "to": where,
+        "cases": len(cases),
+        "bytes": size,
+        "agents": _agents_named(cases),
+    }
     if dry_run:
         return {**plan, "dryRun": True}
     try:
-        stored, created = asyncio.run(_publish(where, token, insecure, test_set_id, version, spec,
-                                               progress))  # fmt: skip
+        stored, created = asyncio.run(
+            _publish(where, token, insecure, test_set_id, version, spec, progress)
+        )
     except RemoteError as error:
         raise _remote_failure(error) from None
     finally:
         progress.done()
-    return {**plan, "published": created, "entry": {k: v for k, v in stored.items()
-                                                    if k != "spec"}}  # fmt: skip
+    return {**plan, "published": created, "entry": {k: v for k, v in stored.items() if k != "spec"}}
 
 
 async def _publish(
-    where: str, token: str | None, insecure: bool, test_set_id: str, version: str,
-    spec: dict[str, Any], progress: _Progress,
-) -> tuple[dict[str, Any], bool]:  # fmt: skip
+    where: str,
+    token: str | None,
+    insecure: bool,
+    test_set_id: str,
+    version: str,
+    spec: dict[str, Any],
+    progress: _Progress,
+) -> tuple[dict[str, Any], bool]:
     async with Remote(where, token, insecure=insecure) as remote:
-        entry = {"id": test_set_id, "tenantId": await remote.tenant_id(), "version": version,
-                 "kind": "corrections", "spec": spec}  # fmt: skip
+        entry = {
+            "id": test_set_id,
+            "tenantId": await remote.tenant_id(),
+            "version": version,
+            "kind": "corrections",
+            "spec": spec,
+        }
         return await remote.publish(entry, lambda step: progress("pushed", step))
 
 

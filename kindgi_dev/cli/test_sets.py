@@ -12,8 +12,14 @@ from .http import Api
 from .judgments import enum_value, require
 
 KINDS = (
-    "accuracy", "pairwise", "regression", "human-review", "benchmark", "custom", "corrections",
-)  # fmt: skip
+    "accuracy",
+    "pairwise",
+    "regression",
+    "human-review",
+    "benchmark",
+    "custom",
+    "corrections",
+)
 
 
 @click.group("test-sets", help="Test sets: the registry, agents' test sets, suites built before.")
@@ -21,8 +27,12 @@ def test_sets() -> None:
     """The test-sets group."""
 
 
-@api_command(test_sets, "list", help="Test sets, latest version each (--kind=corrections: "
-             "the agents' test sets and the suites built before too).")  # fmt: skip
+@api_command(
+    test_sets,
+    "list",
+    help="Test sets, latest version each (--kind=corrections: "
+    "the agents' test sets and the suites built before too).",
+)
 @click.option("--kind", help=f"One of {', '.join(KINDS)}.")
 @click.option("--limit", type=click.IntRange(1, 100))
 @click.option("--cursor")

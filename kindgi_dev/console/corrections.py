@@ -18,15 +18,21 @@ from .web import Visit, redirect
 
 def _mine(visit: Visit, run_id: str) -> corrections.Correction | None:
     """The caller's live correction of the run, if any, to start the form from."""
-    page = corrections.list_page(visit.ctx, limit=1, cursor=None,
-                                 filters={"run_id": run_id, "corrected_by": "me"},
-                                 statuses=(), include_replaced=False)  # fmt: skip
+    page = corrections.list_page(
+        visit.ctx,
+        limit=1,
+        cursor=None,
+        filters={"run_id": run_id, "corrected_by": "me"},
+        statuses=(),
+        include_replaced=False,
+    )
     return page.items[0] if page.items else None
 
 
 def _groups(visit: Visit) -> list[judge_classes.JudgeClass]:
-    page = judge_classes.list_page(visit.ctx, limit=100, cursor=None, scope_kind=None,
-                                   project_id=None, agent_id=None)  # fmt: skip
+    page = judge_classes.list_page(
+        visit.ctx, limit=100, cursor=None, scope_kind=None, project_id=None, agent_id=None
+    )
     return page.items
 
 
@@ -68,14 +74,18 @@ def _values_of(correction: corrections.Correction | None, items: list[Item]) -> 
             values[f"rank-{i}"] = "" if entry.rank is None else str(entry.rank)
     decisions, answer = correction.decisions or {}, correction.answer or {}
     should = (decisions.get("shouldCall") or [{}])[0]
-    values.update({
-        "decisions-verdict": decisions.get("verdict", ""),
-        "should-call-tool": should.get("toolId", ""),
-        "should-call-args": json.dumps(should["args"]) if should.get("args") else "",
-        "must-not-call": ", ".join(decisions.get("mustNotCall") or []),
-        "answer-verdict": answer.get("verdict", ""), "should-say": answer.get("shouldSay", ""),
-        "why": answer.get("why", ""), "judge-class": correction.judge_class_id or "",
-    })  # fmt: skip
+    values.update(
+        {
+            "decisions-verdict": decisions.get("verdict", ""),
+            "should-call-tool": should.get("toolId", ""),
+            "should-call-args": json.dumps(should["args"]) if should.get("args") else "",
+            "must-not-call": ", ".join(decisions.get("mustNotCall") or []),
+            "answer-verdict": answer.get("verdict", ""),
+            "should-say": answer.get("shouldSay", ""),
+            "why": answer.get("why", ""),
+            "judge-class": correction.judge_class_id or "",
+        }
+    )
     return values
 
 
@@ -108,8 +118,9 @@ def _decisions(visit: Visit) -> dict[str, Any] | None:
             try:
                 call["args"] = json.loads(args)
             except ValueError as error:
-                raise ValidationFailed("decisions/shouldCall/0/args",
-                                       f"is not JSON: {error}") from None  # fmt: skip
+                raise ValidationFailed(
+                    "decisions/shouldCall/0/args", f"is not JSON: {error}"
+                ) from None
         decisions["shouldCall"] = [call]
     must_not = [t.strip() for t in visit.field("must-not-call").split(",") if t.strip()]
     if must_not:
@@ -121,8 +132,11 @@ def _answer(visit: Visit) -> dict[str, Any] | None:
     verdict = visit.field("answer-verdict")
     if not verdict:
         return None
-    answer = {"verdict": verdict, "shouldSay": visit.field("should-say") or None,
-              "why": visit.field("why") or None}  # fmt: skip
+    answer = {
+        "verdict": verdict,
+        "shouldSay": visit.field("should-say") or None,
+        "why": visit.field("why") or None,
+    }
     return {k: v for k, v in answer.items() if v is not None}
 
 
@@ -133,14 +147,22 @@ def body_of(visit: Visit, run_id: str, items: list[Item]) -> tuple[dict[str, Any
         verdict = visit.field(f"verdict-{i}")
         if not verdict:
             continue
-        entry = {"key": item.key, "pointer": item.pointer, "verdict": verdict,
-                 "rank": _rank(visit.field(f"rank-{i}")),
-                 "reason": visit.field(f"reason-{i}") or None}  # fmt: skip
+        entry = {
+            "key": item.key,
+            "pointer": item.pointer,
+            "verdict": verdict,
+            "rank": _rank(visit.field(f"rank-{i}")),
+            "reason": visit.field(f"reason-{i}") or None,
+        }
         sent.append({k: v for k, v in entry.items() if v is not None})
         rows.append(i)
-    body: dict[str, Any] = {"runId": run_id, "items": sent, "decisions": _decisions(visit),
-                            "answer": _answer(visit),
-                            "judgeClassId": visit.field("judge-class") or None}  # fmt: skip
+    body: dict[str, Any] = {
+        "runId": run_id,
+        "items": sent,
+        "decisions": _decisions(visit),
+        "answer": _answer(visit),
+        "judgeClassId": visit.field("judge-class") or None,
+    }
     return {k: v for k, v in body.items() if v is not None}, rows
 
 

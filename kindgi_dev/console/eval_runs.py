@@ -38,16 +38,19 @@ def start_body(visit: Visit, subject_kind: str, subject_id: str) -> dict[str, An
     }
     version = visit.field("version") or None
     if subject_kind == "flow":
-        body["flowRef"] = {k: v for k, v in {"flowId": subject_id, "version": version}.items()
-                           if v is not None}  # fmt: skip
+        body["flowRef"] = {
+            k: v for k, v in {"flowId": subject_id, "version": version}.items() if v is not None
+        }
         prefix = "agent:"
-        agents = {k[len(prefix):]: v for k, v in (visit.form or {}).items()
-                  if k.startswith(prefix) and v}  # fmt: skip
+        agents = {
+            k[len(prefix) :]: v for k, v in (visit.form or {}).items() if k.startswith(prefix) and v
+        }
         if agents:
             body["versions"] = {"agents": agents}
     else:
-        body["agentRef"] = {k: v for k, v in {"agentId": subject_id, "version": version}.items()
-                            if v is not None}  # fmt: skip
+        body["agentRef"] = {
+            k: v for k, v in {"agentId": subject_id, "version": version}.items() if v is not None
+        }
     return body
 
 
@@ -151,5 +154,6 @@ async def events(visit: Visit) -> Response:
                 return
             await asyncio.sleep(0.2)
 
-    return StreamingResponse(frames(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache"})  # fmt: skip
+    return StreamingResponse(
+        frames(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
+    )

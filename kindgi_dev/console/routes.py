@@ -42,8 +42,9 @@ async def login(request: Request) -> Response:
         session_id = sessions.exchange(request.query_params.get("token", ""))
         if session_id is not None:
             return _logged_in(session_id)
-    return templates.TemplateResponse(request, "login.html", {"csrf": "", "failed": True},
-                                      status_code=401)  # fmt: skip
+    return templates.TemplateResponse(
+        request, "login.html", {"csrf": "", "failed": True}, status_code=401
+    )
 
 
 def routes() -> list[BaseRoute]:
@@ -51,8 +52,11 @@ def routes() -> list[BaseRoute]:
     return [
         Route("/", root),
         Route("/console/login", login, methods=["GET", "POST"]),
-        Mount("/console/static", StaticFiles(packages=[("kindgi_dev.console", "static")]),
-              name="console-static"),
+        Mount(
+            "/console/static",
+            StaticFiles(packages=[("kindgi_dev.console", "static")]),
+            name="console-static",
+        ),
         Route("/console/", page(runs.list_runs)),
         Route("/console/runs", page(runs.list_runs)),
         Route("/console/runs", page(runs.start_run), methods=["POST"]),
@@ -62,15 +66,27 @@ def routes() -> list[BaseRoute]:
         Route("/console/test-cases", page(test_cases.index)),
         Route("/console/test-cases", page(test_cases.build), methods=["POST"]),
         Route("/console/test-cases/suites/{suiteId}", page(test_cases.suite)),
-        Route("/console/test-cases/suites/{suiteId}/try", page(eval_runs.try_on_suite),
-              methods=["POST"]),
+        Route(
+            "/console/test-cases/suites/{suiteId}/try",
+            page(eval_runs.try_on_suite),
+            methods=["POST"],
+        ),
         Route("/console/test-cases/agents/{agentId}", page(test_cases.agent_set)),
-        Route("/console/test-cases/agents/{agentId}/cases", page(test_cases.add_case),
-              methods=["POST"]),
-        Route("/console/test-cases/agents/{agentId}/cases/{caseId}/retire",
-              page(test_cases.retire), methods=["POST"]),
-        Route("/console/test-cases/agents/{agentId}/try", page(eval_runs.try_on_test_set),
-              methods=["POST"]),
+        Route(
+            "/console/test-cases/agents/{agentId}/cases",
+            page(test_cases.add_case),
+            methods=["POST"],
+        ),
+        Route(
+            "/console/test-cases/agents/{agentId}/cases/{caseId}/retire",
+            page(test_cases.retire),
+            methods=["POST"],
+        ),
+        Route(
+            "/console/test-cases/agents/{agentId}/try",
+            page(eval_runs.try_on_test_set),
+            methods=["POST"],
+        ),
         Route("/console/eval-runs/{runId}", page(eval_runs.show)),
         Route("/console/eval-runs/{runId}/events", page(eval_runs.events)),
-    ]  # fmt: skip
+    ]

@@ -52,14 +52,23 @@ async def list_runs(visit: Visit, error: BadInput | None = None) -> Response:
     )
     shown = [{"run": r, "subject": subject_of(r), "question": question_of(r)} for r in page.items]
     agents = agent_ids(visit)
-    return visit.render("runs.html", runs=shown, page=page, agents=agents, agent=agent or "",
-                        version=version or "", replays=replays, error=error)  # fmt: skip
+    return visit.render(
+        "runs.html",
+        runs=shown,
+        page=page,
+        agents=agents,
+        agent=agent or "",
+        version=version or "",
+        replays=replays,
+        error=error,
+    )
 
 
 def agent_ids(visit: Visit) -> list[str]:
     """The ids of the pack's agents, for pickers."""
-    found = catalog.list_page(visit.ctx, "agent", limit=100, cursor=None, name=None,
-                              include_retired=False)  # fmt: skip
+    found = catalog.list_page(
+        visit.ctx, "agent", limit=100, cursor=None, name=None, include_retired=False
+    )
     return [agent["id"] for agent in found.items]
 
 

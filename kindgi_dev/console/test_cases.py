@@ -20,8 +20,9 @@ CASES_PAGE = 50
 
 
 def _flow_ids(visit: Visit) -> list[str]:
-    found = catalog.list_page(visit.ctx, "flow", limit=100, cursor=None, name=None,
-                              include_retired=False)  # fmt: skip
+    found = catalog.list_page(
+        visit.ctx, "flow", limit=100, cursor=None, name=None, include_retired=False
+    )
     return [flow["id"] for flow in found.items]
 
 
@@ -82,8 +83,9 @@ def runs_on(visit: Visit, suite_id: str) -> list[eval_runs.EvalRun]:
 
 def agent_versions(visit: Visit, agent_id: str) -> list[str]:
     """An agent's versions, oldest first."""
-    found = catalog.list_versions(visit.ctx, "agent", agent_id, limit=100, cursor=None,
-                                  include_tombstoned=False)  # fmt: skip
+    found = catalog.list_versions(
+        visit.ctx, "agent", agent_id, limit=100, cursor=None, include_tombstoned=False
+    )
     return [entry["version"] for entry in found.items]
 
 
@@ -98,13 +100,19 @@ def try_form(visit: Visit, subject: dict[str, Any]) -> dict[str, Any]:
     """What the Try a version form offers for a set's subject (an agent, or a flow)."""
     if subject.get("kind") == "flow":
         flow = catalog.get_flow(visit.ctx, subject["id"])
-        versions = [entry["version"] for entry in catalog.list_versions(
-            visit.ctx, "flow", subject["id"], limit=100, cursor=None, include_tombstoned=False
-        ).items]  # fmt: skip
+        versions = [
+            entry["version"]
+            for entry in catalog.list_versions(
+                visit.ctx, "flow", subject["id"], limit=100, cursor=None, include_tombstoned=False
+            ).items
+        ]
         pickers = {agent: agent_versions(visit, agent) for agent in flow_agents(flow)}
         return {"kind": "flow", "id": subject["id"], "versions": versions, "agents": pickers}
-    return {"kind": "agent", "id": subject.get("id"),
-            "versions": agent_versions(visit, str(subject.get("id")))}  # fmt: skip
+    return {
+        "kind": "agent",
+        "id": subject.get("id"),
+        "versions": agent_versions(visit, str(subject.get("id"))),
+    }
 
 
 async def suite(visit: Visit, errors: dict[str, str] | None = None, status: int = 200) -> Response:
@@ -141,8 +149,9 @@ async def agent_set(
     """`/console/test-cases/agents/{id}`: the agent's test set, active and retired cases."""
     agent_id = visit.request.path_params["agentId"]
     summary = test_sets.get(visit.ctx, agent_id)
-    cases = test_sets.list_cases(visit.ctx, agent_id, None, include_retired=True, limit=100,
-                                 cursor=visit.cursor())  # fmt: skip
+    cases = test_sets.list_cases(
+        visit.ctx, agent_id, None, include_retired=True, limit=100, cursor=visit.cursor()
+    )
     return visit.render(
         "agent_set.html",
         status,
@@ -158,8 +167,11 @@ async def agent_set(
 async def add_case(visit: Visit) -> Response:
     """`POST …/cases`: a hand case on one of the agent's runs, expecting one item's verdict."""
     agent_id = visit.request.path_params["agentId"]
-    item = {"key": visit.field("key"), "pointer": visit.field("pointer"),
-            "verdict": visit.field("verdict")}  # fmt: skip
+    item = {
+        "key": visit.field("key"),
+        "pointer": visit.field("pointer"),
+        "verdict": visit.field("verdict"),
+    }
     try:
         if not visit.field("run"):
             raise ValidationFailed("runId", "is required: the run the case is made on")

@@ -63,8 +63,9 @@ def _environment() -> jinja2.Environment:
         autoescape=True,
         undefined=jinja2.ChainableUndefined,
     )
-    env.filters.update(percent=_percent, change=_change, pretty=_pretty, compact=_compact,
-                       when=_when)  # fmt: skip
+    env.filters.update(
+        percent=_percent, change=_change, pretty=_pretty, compact=_compact, when=_when
+    )
     return env
 
 
@@ -169,8 +170,7 @@ def page(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         sessions = sessions_of(request)
         csrf = sessions.csrf_of(request.cookies.get(COOKIE))
         if csrf is None:
-            return templates.TemplateResponse(request, "login.html", {"csrf": ""},
-                                              status_code=401)  # fmt: skip
+            return templates.TemplateResponse(request, "login.html", {"csrf": ""}, status_code=401)
         visit = Visit(request, context_of(request), csrf)
         try:
             refused = await _refused_form(visit, sessions) if request.method == "POST" else None

@@ -38,8 +38,9 @@ def headline(summary: dict[str, Any]) -> str:
     name = candidate_name(summary)
     before, after = share.get("baseline"), share.get("candidate")
     if before is None or after is None:
-        return (f"No case has answers people corrected, so people's corrections can't rate "
-                f"{name} yet.")  # fmt: skip
+        return (
+            f"No case has answers people corrected, so people's corrections can't rate {name} yet."
+        )
     if after > before:
         judged = "better than the recorded runs"
     elif after < before:

@@ -97,8 +97,10 @@ def checks_of(case: ReplayCase, replay: Replayed) -> list[tuple[Expectation, lis
     An answer check uses the judging model's verdict when the repetition has one, else
     the deterministic judge.
     """
-    made = [MadeCall(t["toolId"], t.get("arguments"), t.get("source") == "refused")
-            for t in replay.tools]  # fmt: skip
+    made = [
+        MadeCall(t["toolId"], t.get("arguments"), t.get("source") == "refused")
+        for t in replay.tools
+    ]
     found = []
     for position, expectation in enumerate(case.expectations):
         if expectation.part == "decisions":
@@ -193,9 +195,14 @@ def _corrections(entry: dict[str, Any], case: ReplayCase, done: Sequence[Replaye
 
 def baseline_passes(case: ReplayCase) -> list[bool]:
     """The recorded run checked against the case's expectations, as the candidate is."""
-    recorded = Replayed(case.run_id, case.output,
-                        [{"toolId": t, "arguments": None} for t in case.recorded_tool_ids],
-                        False, 0, False)  # fmt: skip
+    recorded = Replayed(
+        case.run_id,
+        case.output,
+        [{"toolId": t, "arguments": None} for t in case.recorded_tool_ids],
+        False,
+        0,
+        False,
+    )
     return [not diff for _, diff in checks_of(case, recorded)]
 
 
@@ -220,10 +227,13 @@ def metrics(
         flat_after = [p for case in candidate_checks for p in case]
         before, after = pass_rate(flat_before), pass_rate(flat_after)
         found["passRate"] = {
-            "baseline": before, "candidate": after,
+            "baseline": before,
+            "candidate": after,
             "delta": None if before is None or after is None else after - before,
-            "n": sum(1 for case in candidate_checks if case), "weight": len(flat_after),
+            "n": sum(1 for case in candidate_checks if case),
+            "weight": len(flat_after),
             "baselineN": sum(1 for case in baseline_checks if case),
-            "baselineWeight": len(flat_before), "direction": "higher",
-        }  # fmt: skip
+            "baselineWeight": len(flat_before),
+            "direction": "higher",
+        }
     return found

@@ -59,9 +59,11 @@ class CaseScore:
             },
         }
         if self.fresh_items:
-            wire["fresh"] = {"yesWeight": wire_number(self.fresh_yes),
-                             "totalWeight": wire_number(self.fresh_total),
-                             "items": self.fresh_items}  # fmt: skip
+            wire["fresh"] = {
+                "yesWeight": wire_number(self.fresh_yes),
+                "totalWeight": wire_number(self.fresh_total),
+                "items": self.fresh_items,
+            }
         return wire
 
 
@@ -121,8 +123,9 @@ def score_case(
             fresh_items += 1
             fresh_yes += sum(v.weight for v in fresh if v.yes)
             fresh_total += sum(v.weight for v in fresh)
-    return CaseScore(yes, total, len(items), judged, top_yes, top_total, fresh_yes, fresh_total,
-                     fresh_items)  # fmt: skip
+    return CaseScore(
+        yes, total, len(items), judged, top_yes, top_total, fresh_yes, fresh_total, fresh_items
+    )
 
 
 def weighted_yes_share(scores: Sequence[CaseScore]) -> Measure:

@@ -25,9 +25,15 @@ MAX_SUITE_CASES = 1000
 _FROZEN_VERSION = re.compile(r"([1-9][0-9]*)\.0\.0")
 _WORDS = {"yes": "right", "no": "wrong"}
 _CONTEXT_KEYS = (
-    "history", "historyTruncated", "retrieved", "recalled", "sessionApproval", "flow",
-    "toolEnv", "replayOf",
-)  # fmt: skip
+    "history",
+    "historyTruncated",
+    "retrieved",
+    "recalled",
+    "sessionApproval",
+    "flow",
+    "toolEnv",
+    "replayOf",
+)
 
 
 def set_id_of(agent_id: str, project_id: str) -> str:
@@ -341,8 +347,14 @@ def select_runs(runs: Iterable[JudgedRun], filters: BuildFilters) -> tuple[list[
 
 
 REGISTRY_KINDS = (
-    "accuracy", "pairwise", "regression", "human-review", "benchmark", "custom", "corrections",
-)  # fmt: skip
+    "accuracy",
+    "pairwise",
+    "regression",
+    "human-review",
+    "benchmark",
+    "custom",
+    "corrections",
+)
 """The registry's closed `kind` enum (`corrections`: built from corrections of past runs)."""
 _ENTRY_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,199}")
 """A registry id; `~` too, so an agent's test set pushed from another runtime keeps its id."""
@@ -370,16 +382,21 @@ def check_entry(entry: Mapping[str, Any], tenant_id: str) -> None:
 
 def agent_set_entry(tenant_id: str, test_set: Mapping[str, Any]) -> dict[str, Any]:
     """A frozen agent's test set as a `corrections` registry entry at its newest version."""
-    entry: dict[str, Any] = {"id": test_set["id"], "tenantId": tenant_id,
-                             "version": test_set["frozenVersion"]["version"]}  # fmt: skip
+    entry: dict[str, Any] = {
+        "id": test_set["id"],
+        "tenantId": tenant_id,
+        "version": test_set["frozenVersion"]["version"],
+    }
     entry["kind"] = "corrections"
     entry["description"] = (
         f"Agent {test_set['agentId']}'s test set in project {test_set['projectId']}."
     )
     entry["spec"] = {
-        "source": "agent", "agentId": test_set["agentId"], "projectId": test_set["projectId"],
+        "source": "agent",
+        "agentId": test_set["agentId"],
+        "projectId": test_set["projectId"],
         "cases": test_set["cases"],
-    }  # fmt: skip
+    }
     return entry
 
 

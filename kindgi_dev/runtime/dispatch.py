@@ -62,8 +62,16 @@ class LiveDispatcher:
             )
         except Exception as error:  # no pack service: the model is told, the run goes on
             message = getattr(error, "message", None) or str(error)
-            return ToolCallRecord(step, call.id, call.tool_id, version, call.arguments, None,
-                                  f"pack-service-unavailable: {message}", "live")  # fmt: skip
+            return ToolCallRecord(
+                step,
+                call.id,
+                call.tool_id,
+                version,
+                call.arguments,
+                None,
+                f"pack-service-unavailable: {message}",
+                "live",
+            )
         return ToolCallRecord(
             step=step,
             call_id=call.id,

@@ -109,16 +109,23 @@ class NodeRunner:
         self._calls += 1
         if manifest is None:
             error = f"The pack serves no tool {node.ref}."
-            return FlowStep(node.id, "tool", tool_id, node.pinned_version or "", arguments,
-                            error=error)  # fmt: skip
+            return FlowStep(
+                node.id, "tool", tool_id, node.pinned_version or "", arguments, error=error
+            )
         record = await self.dispatcher.call(self._calls - 1, call, dict(manifest))
         refused = record.source == "refused"
         return FlowStep(
-            node.id, "tool", tool_id, record.tool_version, arguments,
-            output=record.result if record.error is None else None, error=record.error,
-            source=record.source, tool_calls=(record,),
+            node.id,
+            "tool",
+            tool_id,
+            record.tool_version,
+            arguments,
+            output=record.result if record.error is None else None,
+            error=record.error,
+            source=record.source,
+            tool_calls=(record,),
             stopped=StoppedCall(tool_id, arguments, record.reason or "") if refused else None,
-        )  # fmt: skip
+        )
 
     async def _agent(self, node: FlowNode, node_input: Any) -> FlowStep:
         message = agent_message(node_input)
@@ -126,10 +133,16 @@ class NodeRunner:
         output = turn.output if turn.output is not None else (turn.response or {}).get("content")
         error = None if turn.failure is None else str(turn.failure.get("message"))
         return FlowStep(
-            node.id, "agent", node.target_id or "", version, node_input,
-            output=output if error is None else None, error=error,
-            tool_calls=tuple(turn.tool_calls), turn=turn,
-        )  # fmt: skip
+            node.id,
+            "agent",
+            node.target_id or "",
+            version,
+            node_input,
+            output=output if error is None else None,
+            error=error,
+            tool_calls=tuple(turn.tool_calls),
+            turn=turn,
+        )
 
     async def _fanout(self, node: FlowNode, node_input: Any) -> FlowStep:
         """Each branch's handler (a tool, else an agent) on the node's input, converged."""
@@ -153,8 +166,17 @@ class NodeRunner:
         ids = {f"{node.id}.{b.get('branchId')}": str(b.get("branchId")) for b in branches}
         by_branch = {ids[step.node_id]: step for step in steps}
         output, error = _converged(by_branch, convergence)
-        return FlowStep(node.id, "fanout", "", "", node_input, output=output, error=error,
-                        tool_calls=calls, stopped=stopped)  # fmt: skip
+        return FlowStep(
+            node.id,
+            "fanout",
+            "",
+            "",
+            node_input,
+            output=output,
+            error=error,
+            tool_calls=calls,
+            stopped=stopped,
+        )
 
     async def _subgraph(self, node: FlowNode, node_input: Any) -> FlowStep:
         """Another registered flow run as this node, its outcome projected by `convergence`."""
@@ -162,14 +184,24 @@ class NodeRunner:
         flow_id, version = str(ref.get("flowId", "")), str(ref.get("version", ""))
         child = self.flow_of(flow_id, version)
         if child is None or self.depth >= MAX_SUBFLOW_DEPTH:
-            missing = (f"No flow {flow_id} {version} is registered." if child is None else
-                       f"Sub-flows nest deeper than {MAX_SUBFLOW_DEPTH}.")  # fmt: skip
+            missing = (
+                f"No flow {flow_id} {version} is registered."
+                if child is None
+                else f"Sub-flows nest deeper than {MAX_SUBFLOW_DEPTH}."
+            )
             return FlowStep(node.id, "subgraph", flow_id, version, node_input, error=missing)
         inner = replace(self, depth=self.depth + 1)
         outcome = await run_flow(child, node_input, inner)
         self._calls = max(self._calls, inner._calls)
-        step = FlowStep(node.id, "subgraph", flow_id, version, node_input,
-                        tool_calls=tuple(outcome.tool_calls), stopped=outcome.stopped)  # fmt: skip
+        step = FlowStep(
+            node.id,
+            "subgraph",
+            flow_id,
+            version,
+            node_input,
+            tool_calls=tuple(outcome.tool_calls),
+            stopped=outcome.stopped,
+        )
         error = outcome.failure if outcome.status == "failed" else None
         if error is None and outcome.status == "completed":
             error = _schema_problem(
@@ -177,8 +209,11 @@ class NodeRunner:
             )
         if node.spec.get("convergence") == "success-only":
             return replace(step, output=None if error else outcome.output, error=error)
-        envelope = ({"status": "failed", "error": error} if error else
-                    {"status": "succeeded", "output": outcome.output})  # fmt: skip
+        envelope = (
+            {"status": "failed", "error": error}
+            if error
+            else {"status": "succeeded", "output": outcome.output}
+        )
         return replace(step, output=envelope)
 
     async def _loop(self, node: FlowNode, node_input: Any, env: FlowEnv) -> FlowStep:
@@ -204,15 +239,17 @@ class NodeRunner:
             if exit_when and before and _exits(exit_when, env, index, outputs):
                 reason = "condition-met"
                 break
-            outcome = await run_flow(body, env.run_input, self, start_value=inputs[index],
-                                     outer=env.node_outputs)  # fmt: skip
+            outcome = await run_flow(
+                body, env.run_input, self, start_value=inputs[index], outer=env.node_outputs
+            )
             calls += outcome.tool_calls
             if outcome.status != "completed":
                 failure = (
                     f"Iteration {index} failed: {outcome.failure}" if outcome.failure else None
                 )
-                return replace(step, error=failure, tool_calls=tuple(calls),
-                               stopped=outcome.stopped)  # fmt: skip
+                return replace(
+                    step, error=failure, tool_calls=tuple(calls), stopped=outcome.stopped
+                )
             problem = _schema_problem(
                 spec.get("outputSchema"), replace(step, output=outcome.output)
             )
@@ -277,10 +314,13 @@ def _converged(steps: Mapping[str, FlowStep], convergence: str) -> tuple[Any, st
             return None, "Every branch failed."
         return {"winnerBranchId": won[0][0], "output": won[0][1].output}, None
     return {
-        b: ({"status": "failed", "error": s.error} if b in failed else
-            {"status": "succeeded", "output": s.output})
+        b: (
+            {"status": "failed", "error": s.error}
+            if b in failed
+            else {"status": "succeeded", "output": s.output}
+        )
         for b, s in steps.items()
-    }, None  # fmt: skip
+    }, None
 
 
 def _schema_problem(schema: Any, step: FlowStep) -> str | None:

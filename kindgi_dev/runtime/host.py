@@ -185,9 +185,13 @@ class Runtime:
         skip = [self.models_file] if self.models_file else []
         prestarted, self.prestarted = self.prestarted, None
         return await index_pack(
-            self.pack_dir, python=self.python, env=self.settings.env, publish=False, skip=skip,
+            self.pack_dir,
+            python=self.python,
+            env=self.settings.env,
+            publish=False,
+            skip=skip,
             prestarted=prestarted,
-        )  # fmt: skip
+        )
 
     async def _start_service(self, index: PackIndex) -> PackService:
         """A new pack service for `index`, listening; `PackServiceFailed` if it doesn't start."""

@@ -154,9 +154,10 @@ async def index_pack(
     staging = staging_path(pack_dir)
     staging.parent.mkdir(parents=True, exist_ok=True)
     indexer = (
-        _collect(prestarted) if prestarted is not None
+        _collect(prestarted)
+        if prestarted is not None
         else _run(index_command(pack_dir, interpreter), pack_dir, env)
-    )  # fmt: skip
+    )
     # The syntax check and the indexer run side by side; a syntax error is the one reported.
     syntax, indexed = await asyncio.gather(
         check_syntax(pack_dir, interpreter, skip), indexer, return_exceptions=True

@@ -48,9 +48,14 @@ class ReplayDispatcher:
             return unknown_tool_record(step, call, [])
         facts = ToolFacts.from_manifest(tool)
         decision, index = decide(
-            facts, call.arguments, self._recorded, used=frozenset(self._used), reads=self._reads,
-            strict=self._strict, settings_differ=self._settings_differ,
-        )  # fmt: skip
+            facts,
+            call.arguments,
+            self._recorded,
+            used=frozenset(self._used),
+            reads=self._reads,
+            strict=self._strict,
+            settings_differ=self._settings_differ,
+        )
         if index is not None:
             self._used.add(index)
         self.diverged = self.diverged or decision.diverged
@@ -63,12 +68,29 @@ class ReplayDispatcher:
             return record
         if decision.source == "refused":
             self.refused += 1
-            return ToolCallRecord(step, call.id, call.tool_id, version, call.arguments, None,
-                                  decision.reason, "refused", decision.reason)  # fmt: skip
+            return ToolCallRecord(
+                step,
+                call.id,
+                call.tool_id,
+                version,
+                call.arguments,
+                None,
+                decision.reason,
+                "refused",
+                decision.reason,
+            )
         past = decision.recorded
         assert past is not None
-        return ToolCallRecord(step, call.id, call.tool_id, version, call.arguments, past.result,
-                              past.error, "recorded")  # fmt: skip
+        return ToolCallRecord(
+            step,
+            call.id,
+            call.tool_id,
+            version,
+            call.arguments,
+            past.result,
+            past.error,
+            "recorded",
+        )
 
 
 class DryRunDispatcher:
@@ -91,5 +113,14 @@ class DryRunDispatcher:
         if reason is None:
             return await self._live.call(step, call, tool)
         self.refused += 1
-        return ToolCallRecord(step, call.id, call.tool_id, str(tool.get("version", "")),
-                              call.arguments, None, reason, "refused", reason)  # fmt: skip
+        return ToolCallRecord(
+            step,
+            call.id,
+            call.tool_id,
+            str(tool.get("version", "")),
+            call.arguments,
+            None,
+            reason,
+            "refused",
+            reason,
+        )

@@ -51,14 +51,20 @@ def begin(
     """Store the eval run as `running` and start its replays; `{runId}` at once."""
     ref = body.get("agentRef") or {}
     if body.get("flowRef") is not None or not ref:
-        raise BadInput("Give agentRef: kindgi dev tries agent versions on test cases.",
-                       field="agentRef")  # fmt: skip
+        raise BadInput(
+            "Give agentRef: kindgi dev tries agent versions on test cases.", field="agentRef"
+        )
     project_id = projects.require(ctx, body["projectId"])
     agent = catalog.get_agent(ctx, ref["agentId"], ref.get("version"))
     record = new_record(
-        ctx, body, suite_id=suite_id, suite_version=suite_version, project_id=project_id,
-        cases=cases, frozen_version=frozen_version,
-    )  # fmt: skip
+        ctx,
+        body,
+        suite_id=suite_id,
+        suite_version=suite_version,
+        project_id=project_id,
+        cases=cases,
+        frozen_version=frozen_version,
+    )
     record["agent_ref"] = {"agentId": agent["id"], "version": agent["version"]}
 
     async def replay(case: ReplayCase, reads: str) -> Replayed:
@@ -82,18 +88,27 @@ def new_record(
         raise BadInput("Only the recorded baseline runs in kindgi dev.", field="baseline")
     _check_overrides(ctx, body)
     comparison_settings = {
-        "baseline": "recorded", "reads": body.get("reads", "recorded"),
-        "repetitions": body.get("repetitions", 1), "k": body.get("k", 10),
+        "baseline": "recorded",
+        "reads": body.get("reads", "recorded"),
+        "repetitions": body.get("repetitions", 1),
+        "k": body.get("k", 10),
         "classWeights": body.get("classWeights", "as-recorded"),
-    }  # fmt: skip
+    }
     return {
-        "run_id": str(uuid.uuid4()), "tenant_id": ctx.tenant_id, "project_id": project_id,
-        "suite_id": suite_id, "suite_version": suite_version, "kind": "judged",
-        "status": "running", "dry_run": 1 if body.get("dryRun") else 0,
-        "started_at": now_iso(), "correlation_id": body.get("correlationId"),
-        "comparison": comparison_settings, "frozen_version": frozen_version,
+        "run_id": str(uuid.uuid4()),
+        "tenant_id": ctx.tenant_id,
+        "project_id": project_id,
+        "suite_id": suite_id,
+        "suite_version": suite_version,
+        "kind": "judged",
+        "status": "running",
+        "dry_run": 1 if body.get("dryRun") else 0,
+        "started_at": now_iso(),
+        "correlation_id": body.get("correlationId"),
+        "comparison": comparison_settings,
+        "frozen_version": frozen_version,
         "case_count": len(cases),
-    }  # fmt: skip
+    }
 
 
 def launch(
@@ -108,15 +123,21 @@ def launch(
     run_id = record["run_id"]
     if body.get("sample"):
         cases = _sampled(cases, body["sample"])
-        record = {**record, "case_count": len(cases),
-                  "comparison": {**record["comparison"], "sample": body["sample"]}}  # fmt: skip
+        record = {
+            **record,
+            "case_count": len(cases),
+            "comparison": {**record["comparison"], "sample": body["sample"]},
+        }
     store.insert(ctx.db, record)
     if body.get("dryRun"):
         preview = [
-            {"caseIndex": i, "caseId": c.case_id,
-             "input": c.message if c.flow_input is None else c.flow_input}
+            {
+                "caseIndex": i,
+                "caseId": c.case_id,
+                "input": c.message if c.flow_input is None else c.flow_input,
+            }
             for i, c in enumerate(cases)
-        ]  # fmt: skip
+        ]
         _finish(ctx, run_id, "completed", {"dryRun": True, "preview": preview})
         return {"runId": run_id, "dryRunPreview": {"cases": len(cases), "preview": preview}}
     ctx.eval_concurrency[run_id] = concurrency
@@ -129,9 +150,13 @@ def launch(
 def _sampled(cases: list[ReplayCase], given: dict[str, Any]) -> list[ReplayCase]:
     """The cases of the sample's part, split by its seed and stratified by a "no"."""
     return sampling.sample(
-        cases, part=given["part"], seed=given["seed"], hold_out_share=given["holdOutShare"],
-        case_id=lambda case: case.case_id, has_no=_has_no,
-    )  # fmt: skip
+        cases,
+        part=given["part"],
+        seed=given["seed"],
+        hold_out_share=given["holdOutShare"],
+        case_id=lambda case: case.case_id,
+        has_no=_has_no,
+    )
 
 
 def _has_no(case: ReplayCase) -> bool:
@@ -156,8 +181,9 @@ def _check_overrides(ctx: Context, body: dict[str, Any]) -> None:
     pinned = {str(pin.get("id")) for pin in agent.get("settings") or []}
     for block_id in overrides.get("settings") or {}:
         if block_id not in pinned:
-            raise ValidationFailed(f"overrides/settings/{block_id}",
-                                   f"is not a settings block {named} pins")  # fmt: skip
+            raise ValidationFailed(
+                f"overrides/settings/{block_id}", f"is not a settings block {named} pins"
+            )
         raise ValidationFailed(
             f"overrides/settings/{block_id}",
             "can't apply under kindgi dev: it doesn't serve settings blocks' content to "
@@ -192,15 +218,25 @@ async def _run(ctx: Context, run_id: str, replay: Replay, cases: list[ReplayCase
         entry, base, cand, passes = comparison.case_result(
             index, cases[index], replays, k=settings["k"], restricted_only=restricted_only
         )
-        stored = {"entry": entry, "baseline": asdict(base), "candidate": [asdict(c) for c in cand],
-                  "checks": passes, "baselineChecks": comparison.baseline_passes(cases[index]),
-                  "madeOn": cases[index].made_on,
-                  "models": [r.provider for r in replays if r.provider]}  # fmt: skip
+        stored = {
+            "entry": entry,
+            "baseline": asdict(base),
+            "candidate": [asdict(c) for c in cand],
+            "checks": passes,
+            "baselineChecks": comparison.baseline_passes(cases[index]),
+            "madeOn": cases[index].made_on,
+            "models": [r.provider for r in replays if r.provider],
+        }
         store.add_case(ctx.db, run_id, index, cases[index].case_id, stored, now_iso())
 
     try:
-        await execute(len(cases), settings["repetitions"], work, finished,
-                      concurrency=ctx.eval_concurrency.get(run_id, 1))  # fmt: skip
+        await execute(
+            len(cases),
+            settings["repetitions"],
+            work,
+            finished,
+            concurrency=ctx.eval_concurrency.get(run_id, 1),
+        )
     except asyncio.CancelledError:
         if run_id in ctx.eval_tasks:  # a caller's cancel; `interrupt_all` took its tasks out
             _finish(ctx, run_id, "cancelled", summarize(ctx, run_id, partial=True))
@@ -238,22 +274,33 @@ async def replay_case(
     )
     recorded = list(case.recorded)
     live = runs.live_dispatcher(
-        ctx, project_id, run["id"],
+        ctx,
+        project_id,
+        run["id"],
         env_of=lambda tool: dict(case.tool_env.get(str(tool.get("id")), tool_env(tool))),
-    )  # fmt: skip
-    dispatcher = ReplayDispatcher(recorded, live, reads=reads,  # type: ignore[arg-type]
-                                  strict=case.strict, tool_env=case.tool_env,
-                                  settings_differ=_settings_differ(ctx, agent, case))  # fmt: skip
+    )
+    dispatcher = ReplayDispatcher(
+        recorded,
+        live,
+        reads=reads,  # type: ignore[arg-type]
+        strict=case.strict,
+        tool_env=case.tool_env,
+        settings_differ=_settings_differ(ctx, agent, case),
+    )
     outcome = await runs.perform_turn(ctx, run["id"], agent, case.message, case.history, dispatcher)
     stored = run_store.get(ctx.db, run["id"]) or {}
     judged = await _judge_answers(ctx, case, stored.get("output")) if outcome.ok else {}
     return Replayed(
-        run_id=run["id"], output=stored.get("output"),
-        tools=[c.as_journal() for c in outcome.tool_calls], diverged=dispatcher.diverged,
-        refused=dispatcher.refused, approval_skipped=dispatcher.approval_skipped,
+        run_id=run["id"],
+        output=stored.get("output"),
+        tools=[c.as_journal() for c in outcome.tool_calls],
+        diverged=dispatcher.diverged,
+        refused=dispatcher.refused,
+        approval_skipped=dispatcher.approval_skipped,
         provider=outcome.provider,
-        error=None if outcome.ok else (outcome.failure or {}).get("message"), judged=judged,
-    )  # fmt: skip
+        error=None if outcome.ok else (outcome.failure or {}).get("message"),
+        judged=judged,
+    )
 
 
 def _settings_differ(ctx: Context, agent: dict[str, Any], case: ReplayCase) -> bool:
@@ -271,11 +318,12 @@ async def _judge_answers(ctx: Context, case: ReplayCase, output: Any) -> dict[in
     if adapter is None:
         return {}
     return {
-        position: await judge.check_answer(adapter, expectation.expected,
-                                           answer_text(case.output), answer_text(output))
+        position: await judge.check_answer(
+            adapter, expectation.expected, answer_text(case.output), answer_text(output)
+        )
         for position, expectation in enumerate(case.expectations)
         if expectation.part == "answer"
-    }  # fmt: skip
+    }
 
 
 def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> dict[str, Any]:
@@ -292,10 +340,13 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> dict[str, 
     checks = [e["checks"] for e in entries]
     test_set = record.get("frozen_version") is not None
     metrics = comparison.metrics(
-        baseline, candidate, k=settings["k"], test_set=test_set,
+        baseline,
+        candidate,
+        k=settings["k"],
+        test_set=test_set,
         baseline_checks=[e["baselineChecks"] for e in entries],
         candidate_checks=checks,
-    )  # fmt: skip
+    )
     versions: dict[str, int] = {}
     models: dict[tuple[str, str], int] = {}
     for e in entries:
@@ -311,22 +362,33 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> dict[str, 
         "completedAt": now_iso(),
         "suite": {"id": record["suite_id"], "version": record["suite_version"]},
         "candidate": candidate_of,
-        "baseline": {"kind": "recorded", "versions": [
-            {subject: subject_id, "version": v, "cases": n} for v, n in sorted(versions.items())]},
+        "baseline": {
+            "kind": "recorded",
+            "versions": [
+                {subject: subject_id, "version": v, "cases": n} for v, n in sorted(versions.items())
+            ],
+        },
         "scope": {"projectId": record["project_id"]},
         "cases": len(entries),
         "diverged": sum(1 for e in entries if e["entry"]["diverged"]),
         "refusedWrites": sum(e["entry"]["refusedWrites"] for e in entries),
-        "errors": errors, "stopped": sum(1 for e in entries if "stopped" in e["entry"]),
+        "errors": errors,
+        "stopped": sum(1 for e in entries if "stopped" in e["entry"]),
         "reads": settings["reads"],
         "classWeights": settings["classWeights"],
         **({"sample": settings["sample"]} if settings.get("sample") else {}),
-        "sampling": {"models": [{"providerId": p, "model": m, "runs": n}
-                                for (p, m), n in sorted(models.items())]},
-        "repetitions": settings["repetitions"], "metrics": metrics,
-        "corrections": {"checked": sum(len(c) for c in checks),
-                        "passed": sum(sum(c) for c in checks)},
-    }  # fmt: skip
+        "sampling": {
+            "models": [
+                {"providerId": p, "model": m, "runs": n} for (p, m), n in sorted(models.items())
+            ]
+        },
+        "repetitions": settings["repetitions"],
+        "metrics": metrics,
+        "corrections": {
+            "checked": sum(len(c) for c in checks),
+            "passed": sum(sum(c) for c in checks),
+        },
+    }
     if any(c.get("part") == "answer" for e in entries for c in e["entry"].get("corrections", [])):
         summary["judge"] = _judge_summary(ctx)
     return {"summary": summary, "perCase": [e["entry"] for e in entries]}
@@ -461,8 +523,11 @@ async def cancel(ctx: Context, run_id: str) -> EvalRun:
     """Stop a running eval run (its replays in flight are cancelled); 409 once it ended."""
     record = get_record(ctx, run_id)
     if record["status"] in TERMINAL:
-        raise Conflict(f"Eval run {run_id} has already ended ({record['status']}).",
-                       code="eval-run-already-terminal", runId=run_id)  # fmt: skip
+        raise Conflict(
+            f"Eval run {run_id} has already ended ({record['status']}).",
+            code="eval-run-already-terminal",
+            runId=run_id,
+        )
     task = ctx.eval_tasks.get(run_id)
     if task is not None:
         task.cancel()

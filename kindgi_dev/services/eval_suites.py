@@ -138,9 +138,16 @@ def publish(ctx: Context, body: dict[str, Any]) -> Published:
         project_id = projects.get(ctx, body["projectId"]).id
     except NotFound:
         raise BadInput(f"projectId: no project {body['projectId']} in your tenant.") from None
-    row = {"id": body["id"], "version": body["version"], "tenant_id": ctx.tenant_id,
-           "project_id": project_id, "kind": body["kind"], "description": body.get("description"),
-           "spec": body["spec"], "created_at": now_iso()}  # fmt: skip
+    row = {
+        "id": body["id"],
+        "version": body["version"],
+        "tenant_id": ctx.tenant_id,
+        "project_id": project_id,
+        "kind": body["kind"],
+        "description": body.get("description"),
+        "spec": body["spec"],
+        "created_at": now_iso(),
+    }
     with ctx.db.transaction():
         _claim(ctx, body["id"], body["version"], project_id)
         if not store.insert_version(ctx.db, row):
@@ -293,27 +300,43 @@ def build_from_judgments(ctx: Context, suite_id: str, body: dict[str, Any]) -> B
     subject = _subject(body)
     project_id = projects.get(ctx, body["projectId"]).id
     filters = rules.BuildFilters(
-        agent_version=body.get("agentVersion"), since=_wire_time(body, "since"),
-        until=_wire_time(body, "until"), min_judgments=body.get("minJudgments") or 1,
+        agent_version=body.get("agentVersion"),
+        since=_wire_time(body, "since"),
+        until=_wire_time(body, "until"),
+        min_judgments=body.get("minJudgments") or 1,
         segments=body.get("segments") or (),
-    )  # fmt: skip
+    )
     class_ids = body.get("judgeClassIds") or []
     with ctx.db.transaction():
         _claim(ctx, suite_id, body["version"], project_id)
         judged = [
-            rules.JudgedRun(r["run_id"], r["first_judged_at"], r["judgments"], r["segments"],
-                            r["agent_version"])
+            rules.JudgedRun(
+                r["run_id"], r["first_judged_at"], r["judgments"], r["segments"], r["agent_version"]
+            )
             for r in store.judged_runs(ctx.db, ctx.tenant_id, project_id, subject, class_ids)
-        ]  # fmt: skip
+        ]
         chosen, truncated = rules.select_runs(judged, filters)
         cases = _cases(ctx, [run.run_id for run in chosen], class_ids)
-        spec = {"source": "judgments", "subject": {"kind": subject[0], "id": subject[1]},
-                "filters": _filters_of(body), "truncated": truncated}  # fmt: skip
-        stored = store.insert_version(ctx.db, {
-            "id": suite_id, "version": body["version"], "tenant_id": ctx.tenant_id,
-            "project_id": project_id, "kind": "judged", "description": body.get("description"),
-            "spec": spec, "case_count": len(cases), "created_at": now_iso(),
-        })  # fmt: skip
+        spec = {
+            "source": "judgments",
+            "subject": {"kind": subject[0], "id": subject[1]},
+            "filters": _filters_of(body),
+            "truncated": truncated,
+        }
+        stored = store.insert_version(
+            ctx.db,
+            {
+                "id": suite_id,
+                "version": body["version"],
+                "tenant_id": ctx.tenant_id,
+                "project_id": project_id,
+                "kind": "judged",
+                "description": body.get("description"),
+                "spec": spec,
+                "case_count": len(cases),
+                "created_at": now_iso(),
+            },
+        )
         if not stored:
             raise _taken(suite_id, body["version"])
         store.insert_cases(ctx.db, suite_id, body["version"], cases)
@@ -353,10 +376,19 @@ def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[dict[
     """The frozen `JudgedEvalCase` of each chosen run, in the order chosen."""
     verdicts: dict[str, list[rules.Judgment]] = defaultdict(list)
     for v in store.counted_verdicts(ctx.db, run_ids, class_ids):
-        verdicts[v["run_id"]].append(rules.Judgment(
-            v["id"], v["item_key"], v["pointer"], v["rank"], v["verdict"], v["reason"],
-            v["judge_class_id"], bool(v["restricted"]), v["created_at"],
-        ))  # fmt: skip
+        verdicts[v["run_id"]].append(
+            rules.Judgment(
+                v["id"],
+                v["item_key"],
+                v["pointer"],
+                v["rank"],
+                v["verdict"],
+                v["reason"],
+                v["judge_class_id"],
+                bool(v["restricted"]),
+                v["created_at"],
+            )
+        )
     decided: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for correction in store.decision_corrections(ctx.db, run_ids):
         decided[correction["run_id"]].append(correction)
@@ -380,8 +412,14 @@ def _case(
         "version": run["agent_version"] or run["flow_version"],
     }
     if run["content_erased_at"]:
-        return {"caseId": run["id"], "subject": subject, "input": None, "output": None,
-                "items": [], "erased": True}  # fmt: skip
+        return {
+            "caseId": run["id"],
+            "subject": subject,
+            "input": None,
+            "output": None,
+            "items": [],
+            "erased": True,
+        }
     copied = bool(run["copied"])
     case: dict[str, Any] = {
         "caseId": run["id"],

@@ -60,8 +60,15 @@ async def start(ctx: Context, body: dict[str, Any]) -> tuple[runs.Run, int]:
     data = body.get("input")
     options = body.get("options") or {}
     dry_run = bool(options.get("dryRun"))
-    run = open_run(ctx, flow, project_id, data, segments=body.get("segments"),
-                   started_by="person", dry_run=dry_run)  # fmt: skip
+    run = open_run(
+        ctx,
+        flow,
+        project_id,
+        data,
+        segments=body.get("segments"),
+        started_by="person",
+        dry_run=dry_run,
+    )
     live = runs.live_dispatcher(ctx, project_id, run["id"])
     dispatcher: ToolDispatcher = DryRunDispatcher(live) if dry_run else live
     work = perform(ctx, run["id"], flow, data, dispatcher)
@@ -105,17 +112,29 @@ def open_run(
     """Store a new `running` flow run, committed before it runs (`dry_run`: side effects mocked)."""
     now = now_iso()
     run = {
-        "id": str(uuid.uuid4()), "tenant_id": ctx.tenant_id, "project_id": project_id,
-        "flow_id": flow.id, "flow_version": flow.version, "status": "running",
+        "id": str(uuid.uuid4()),
+        "tenant_id": ctx.tenant_id,
+        "project_id": project_id,
+        "flow_id": flow.id,
+        "flow_version": flow.version,
+        "status": "running",
         "dry_run": 1 if dry_run else 0,
-        "created_at": now, "updated_at": now, "input": data, "segments": segments,
-        "started_by": started_by, "replay_of": replay_of, "eval_run_id": eval_run_id,
+        "created_at": now,
+        "updated_at": now,
+        "input": data,
+        "segments": segments,
+        "started_by": started_by,
+        "replay_of": replay_of,
+        "eval_run_id": eval_run_id,
         "context": {"versions": overrides.present()} if overrides else None,
-    }  # fmt: skip
+    }
     with ctx.db.transaction():
         run_store.insert(ctx.db, run)
-        run_store.add_journal(ctx.db, run["id"], [
-            {"kind": "run.started", "timestamp": now, "payload": {"input": data}}])  # fmt: skip
+        run_store.add_journal(
+            ctx.db,
+            run["id"],
+            [{"kind": "run.started", "timestamp": now, "payload": {"input": data}}],
+        )
     return run
 
 
@@ -175,13 +194,21 @@ def record(ctx: Context, run_id: str, outcome: FlowOutcome, sent_env: dict[str, 
     now = now_iso()
     changes: dict[str, Any] = {
         "status": "completed" if outcome.status == "completed" else "failed",
-        "updated_at": now, "completed_at": now, "output": outcome.output, "tool_env": sent_env,
-    }  # fmt: skip
+        "updated_at": now,
+        "completed_at": now,
+        "output": outcome.output,
+        "tool_env": sent_env,
+    }
     end: dict[str, Any] = {}
     if outcome.stopped is not None:
         stopped = outcome.stopped
-        end = {"stopped": {"toolId": stopped.tool_id, "arguments": stopped.arguments,
-                           "reason": stopped.reason}}  # fmt: skip
+        end = {
+            "stopped": {
+                "toolId": stopped.tool_id,
+                "arguments": stopped.arguments,
+                "reason": stopped.reason,
+            }
+        }
         refuser = "dry run" if run["dry_run"] else "replay"
         message = (
             f"Stopped at a tool call the {refuser} refused: {stopped.tool_id}: {stopped.reason}"
@@ -191,8 +218,10 @@ def record(ctx: Context, run_id: str, outcome: FlowOutcome, sent_env: dict[str, 
         end = {"code": "run-failed", "message": outcome.failure}
         changes.update(failure_code="run-failed", failure_message=outcome.failure)
     journal = [_step_entry(step, now) for step in outcome.steps]
-    journal += [{"kind": "step.skipped", "nodeId": node_id, "timestamp": now, "payload": {}}
-                for node_id in outcome.skipped]  # fmt: skip
+    journal += [
+        {"kind": "step.skipped", "nodeId": node_id, "timestamp": now, "payload": {}}
+        for node_id in outcome.skipped
+    ]
     kind = "run.completed" if outcome.status == "completed" else "run.failed"
     journal.append({"kind": kind, "timestamp": now, "payload": end})
     with ctx.db.transaction():

@@ -22,8 +22,9 @@ from .context import Context
 
 def refused_version(path: str, message: str) -> BadInput:
     """400 `validation-failed` with the page's words as the message and under `issues`."""
-    return BadInput(message, code="validation-failed", field=path,
-                    issues=[{"path": path, "message": message}])  # fmt: skip
+    return BadInput(
+        message, code="validation-failed", field=path, issues=[{"path": path, "message": message}]
+    )
 
 
 def check_overrides(
@@ -40,14 +41,19 @@ def check_overrides(
                 try:
                     catalog.get_tool(ctx, item_id, version)
                 except NotFound:
-                    raise refused_version(path, f"tool {item_id} has no version {version}"
-                                          ) from None  # fmt: skip
+                    raise refused_version(
+                        path, f"tool {item_id} has no version {version}"
+                    ) from None
                 continue
             served = catalog.get_agent(ctx, item_id)["version"]
             if version != served:
-                raise refused_version(path, (
-                    f"kindgi dev serves one version of agent {item_id}, its file's ({served}); "
-                    f"trying it at {version} needs a runtime you deploy to"))  # fmt: skip
+                raise refused_version(
+                    path,
+                    (
+                        f"kindgi dev serves one version of agent {item_id}, its file's ({served}); "
+                        f"trying it at {version} needs a runtime you deploy to"
+                    ),
+                )
     return flow_runs.Overrides(
         tools=dict(versions.get("tools") or {}), agents=dict(versions.get("agents") or {})
     )
@@ -68,8 +74,14 @@ def begin(
     project_id = projects.require(ctx, body["projectId"])
     flow = flow_runs.definition(ctx, ref["flowId"], ref.get("version"))
     overrides = check_overrides(ctx, flow, body.get("versions") or {})
-    record = eval_runs.new_record(ctx, body, suite_id=suite_id, suite_version=suite_version,
-                                  project_id=project_id, cases=cases)  # fmt: skip
+    record = eval_runs.new_record(
+        ctx,
+        body,
+        suite_id=suite_id,
+        suite_version=suite_version,
+        project_id=project_id,
+        cases=cases,
+    )
     record["flow_ref"] = {"flowId": flow.id, "version": flow.version}
     if overrides.present():
         record["comparison"]["versions"] = overrides.present()
@@ -91,25 +103,43 @@ async def replay_case(
     reads: str,
 ) -> Replayed:
     """One replay of a flow case: an ordinary flow run marked `replayOf` and `evalRunId`."""
-    run = flow_runs.open_run(ctx, flow, project_id, case.flow_input, started_by=None,
-                             replay_of=case.run_id, eval_run_id=eval_run_id,
-                             overrides=overrides)  # fmt: skip
+    run = flow_runs.open_run(
+        ctx,
+        flow,
+        project_id,
+        case.flow_input,
+        started_by=None,
+        replay_of=case.run_id,
+        eval_run_id=eval_run_id,
+        overrides=overrides,
+    )
     live = runs.live_dispatcher(
-        ctx, project_id, run["id"],
+        ctx,
+        project_id,
+        run["id"],
         env_of=lambda tool: dict(case.tool_env.get(str(tool.get("id")), tool_env(tool))),
-    )  # fmt: skip
-    dispatcher = ReplayDispatcher(case.recorded, live, reads=reads,  # type: ignore[arg-type]
-                                  strict=case.strict, tool_env=case.tool_env)  # fmt: skip
+    )
+    dispatcher = ReplayDispatcher(
+        case.recorded,
+        live,
+        reads=reads,  # type: ignore[arg-type]
+        strict=case.strict,
+        tool_env=case.tool_env,
+    )
     outcome = await flow_runs.perform(ctx, run["id"], flow, case.flow_input, dispatcher, overrides)
     stored = run_store.get(ctx.db, run["id"]) or {}
     stopped = outcome.stopped
     turns = [step.turn for step in outcome.steps if step.turn is not None]
     return Replayed(
-        run_id=run["id"], output=stored.get("output"),
-        tools=[c.as_journal() for c in outcome.tool_calls], diverged=dispatcher.diverged,
-        refused=dispatcher.refused, approval_skipped=dispatcher.approval_skipped,
+        run_id=run["id"],
+        output=stored.get("output"),
+        tools=[c.as_journal() for c in outcome.tool_calls],
+        diverged=dispatcher.diverged,
+        refused=dispatcher.refused,
+        approval_skipped=dispatcher.approval_skipped,
         provider=turns[0].provider if turns else {},
         error=outcome.failure if outcome.status == "failed" else None,
-        stopped=None if stopped is None else {
-            "toolId": stopped.tool_id, "arguments": stopped.arguments, "reason": stopped.reason},
-    )  # fmt: skip
+        stopped=None
+        if stopped is None
+        else {"toolId": stopped.tool_id, "arguments": stopped.arguments, "reason": stopped.reason},
+    )

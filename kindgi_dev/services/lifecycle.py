@@ -52,8 +52,10 @@ def open_context(
         pack_service_token=pack_service_token,
         prestarted_index=prestarted,
     )
-    for left, what in ((runs.fail_interrupted(ctx), "run"),
-                       (eval_runs.fail_interrupted(ctx), "eval run")):  # fmt: skip
+    for left, what in (
+        (runs.fail_interrupted(ctx), "run"),
+        (eval_runs.fail_interrupted(ctx), "eval run"),
+    ):
         if left:
             say(f"  ⚠ {left} {what}(s) were going when kindgi dev last stopped: marked failed")
     return ctx

@@ -32,18 +32,29 @@ def run_copy(ctx: Context, run_id: str) -> dict[str, Any] | None:
         return None
     context = run.get("context") or {}
     calls = [
-        {"toolId": c["toolId"], "toolVersion": c["toolVersion"], "arguments": c["arguments"],
-         "result": c["result"], **({"error": c["error"]} if c.get("error") else {})}
+        {
+            "toolId": c["toolId"],
+            "toolVersion": c["toolVersion"],
+            "arguments": c["arguments"],
+            "result": c["result"],
+            **({"error": c["error"]} if c.get("error") else {}),
+        }
         for c in run_store.tool_calls(ctx.db, run_id)
-    ]  # fmt: skip
+    ]
     return {
-        "agentId": run.get("agent_id"), "agentVersion": run.get("agent_version"),
-        **({} if run.get("agent_id") else {"flowId": run.get("flow_id"),
-                                           "flowVersion": run.get("flow_version")}),
-        "input": run.get("input"), "history": list(context.get("history") or []),
-        "toolEnv": dict(run.get("tool_env") or {}), "output": run.get("output"),
+        "agentId": run.get("agent_id"),
+        "agentVersion": run.get("agent_version"),
+        **(
+            {}
+            if run.get("agent_id")
+            else {"flowId": run.get("flow_id"), "flowVersion": run.get("flow_version")}
+        ),
+        "input": run.get("input"),
+        "history": list(context.get("history") or []),
+        "toolEnv": dict(run.get("tool_env") or {}),
+        "output": run.get("output"),
         "toolCalls": calls,
-    }  # fmt: skip
+    }
 
 
 def of_copy(
@@ -107,8 +118,16 @@ def from_suite_case(
             (r_no, False, True),
         ):
             if weight > 0:
-                verdicts.append(Verdict(item["key"], item.get("pointer"), item.get("rank"),
-                                        is_yes, weight, is_restricted))  # fmt: skip
+                verdicts.append(
+                    Verdict(
+                        item["key"],
+                        item.get("pointer"),
+                        item.get("rank"),
+                        is_yes,
+                        weight,
+                        is_restricted,
+                    )
+                )
     expectations = [
         e
         for c in case.get("corrections") or []
@@ -117,8 +136,9 @@ def from_suite_case(
     found = build(ctx, str(case["caseId"]), str(case["caseId"]), verdicts, expectations)
     if found is not None:
         return found
-    return of_copy(str(case["caseId"]), str(case["caseId"]), _suite_copy(case), verdicts,
-                   expectations)  # fmt: skip
+    return of_copy(
+        str(case["caseId"]), str(case["caseId"]), _suite_copy(case), verdicts, expectations
+    )
 
 
 def _suite_copy(case: Mapping[str, Any]) -> dict[str, Any]:
@@ -128,11 +148,14 @@ def _suite_copy(case: Mapping[str, Any]) -> dict[str, Any]:
     data = case.get("input")
     kind = "flow" if subject.get("kind") == "flow" else "agent"
     return {
-        f"{kind}Id": subject.get("id"), f"{kind}Version": subject.get("version"),
+        f"{kind}Id": subject.get("id"),
+        f"{kind}Version": subject.get("version"),
         "input": {"userMessage": data} if isinstance(data, str) and kind == "agent" else data,
-        "history": context.get("history") or [], "toolEnv": context.get("toolEnv") or {},
-        "output": case.get("output"), "toolCalls": [],
-    }  # fmt: skip
+        "history": context.get("history") or [],
+        "toolEnv": context.get("toolEnv") or {},
+        "output": case.get("output"),
+        "toolCalls": [],
+    }
 
 
 def _suite_expectation(correction: Mapping[str, Any]) -> Expectation | None:
@@ -172,10 +195,11 @@ def from_test_set_case(
     if weight is None:
         weight = float(case.get("judgeClassWeight", 1.0))
     verdicts = [
-        Verdict(i["key"], i.get("pointer"), i.get("rank"), i.get("verdict") == "right", weight,
-                expert)
+        Verdict(
+            i["key"], i.get("pointer"), i.get("rank"), i.get("verdict") == "right", weight, expert
+        )
         for i in expect.get("items") or []
-    ]  # fmt: skip
+    ]
     expectations = []
     if not restricted_only or expert:
         for part in ("decisions", "answer"):

@@ -51,8 +51,9 @@ class PulledVersion:
 
 
 def _record(row: store.PulledRow, pulled: bool) -> PulledVersion:
-    return PulledVersion(row.test_set_id, row.version, row.case_count,
-                         Source(row.source_url, row.pulled_at), pulled)  # fmt: skip
+    return PulledVersion(
+        row.test_set_id, row.version, row.case_count, Source(row.source_url, row.pulled_at), pulled
+    )
 
 
 def _digest(cases: list[Any]) -> str:
@@ -85,8 +86,9 @@ def _refuse_local(ctx: Context, test_set_id: str, version: str) -> None:
         )
 
 
-def _remote(source_url: str, token: str | None, insecure: bool,
-            transport: httpx.AsyncBaseTransport | None) -> Remote:  # fmt: skip
+def _remote(
+    source_url: str, token: str | None, insecure: bool, transport: httpx.AsyncBaseTransport | None
+) -> Remote:
     try:
         return Remote(source_url, token, insecure=insecure, transport=transport)
     except UnsafeUrl as error:
@@ -114,12 +116,14 @@ async def pull(
             cases = await remote.version_cases(test_set_id, version, on_progress)
         except RemoteError as error:
             raise RemoteFailed(
-                str(error), url=error.url, remoteStatus=error.status or None,
-                remoteCode=error.code, remoteMessage=error.message,
-            ) from None  # fmt: skip
+                str(error),
+                url=error.url,
+                remoteStatus=error.status or None,
+                remoteCode=error.code,
+                remoteMessage=error.message,
+            ) from None
     if not all(isinstance(case, dict) for case in cases):
-        raise RemoteFailed(f"{remote.url} answered cases that aren't JSON objects.",
-                           url=remote.url)  # fmt: skip
+        raise RemoteFailed(f"{remote.url} answered cases that aren't JSON objects.", url=remote.url)
     digest = _digest(cases)
     with ctx.db.transaction():
         found = store.find(ctx.db, ctx.tenant_id, test_set_id, version)
@@ -134,8 +138,9 @@ async def pull(
                 testSetId=test_set_id,
             )
         _refuse_local(ctx, test_set_id, version)
-        row = store.PulledRow(test_set_id, version, ctx.tenant_id, len(cases), digest,
-                              remote.url, now_iso())  # fmt: skip
+        row = store.PulledRow(
+            test_set_id, version, ctx.tenant_id, len(cases), digest, remote.url, now_iso()
+        )
         store.insert(ctx.db, row, cases)
     return _record(row, pulled=True)
 
@@ -160,11 +165,16 @@ def latest_each(ctx: Context) -> list[PulledVersion]:
 def entry_of(found: PulledVersion, tenant_id: str) -> dict[str, Any]:
     """A pulled version as a `corrections` registry entry, `spec.source` saying whence."""
     return {
-        "id": found.test_set_id, "tenantId": tenant_id, "version": found.version,
-        "kind": "corrections", "description": f"Pulled from {found.source.url}.",
-        "spec": {"source": {"url": found.source.url, "pulledAt": found.source.pulled_at},
-                 "caseCount": found.case_count},
-    }  # fmt: skip
+        "id": found.test_set_id,
+        "tenantId": tenant_id,
+        "version": found.version,
+        "kind": "corrections",
+        "description": f"Pulled from {found.source.url}.",
+        "spec": {
+            "source": {"url": found.source.url, "pulledAt": found.source.pulled_at},
+            "caseCount": found.case_count,
+        },
+    }
 
 
 def page(

@@ -125,12 +125,20 @@ def add_case(ctx: Context, agent_id: str, body: dict[str, Any]) -> dict[str, Any
         _check_tools(ctx, run, decisions)
     now = now_iso()
     case = {
-        "id": f"{rules.HAND_CASE_PREFIX}{uuid.uuid4()}", "tenant_id": ctx.tenant_id,
-        "project_id": run["project_id"], "agent_id": agent_id, "run_id": run["id"],
-        "made_on": run["agent_version"], "items": items, "decisions": decisions,
-        "answer": answer, "added_by_kind": ctx.caller.kind, "added_by_id": ctx.caller.id,
-        "created_at": now, "updated_at": now,
-    }  # fmt: skip
+        "id": f"{rules.HAND_CASE_PREFIX}{uuid.uuid4()}",
+        "tenant_id": ctx.tenant_id,
+        "project_id": run["project_id"],
+        "agent_id": agent_id,
+        "run_id": run["id"],
+        "made_on": run["agent_version"],
+        "items": items,
+        "decisions": decisions,
+        "answer": answer,
+        "added_by_kind": ctx.caller.kind,
+        "added_by_id": ctx.caller.id,
+        "created_at": now,
+        "updated_at": now,
+    }
     store.insert_hand_case(ctx.db, case)
     return rules.case_of("hand", case, items)
 
@@ -207,9 +215,13 @@ def find_case(ctx: Context, agent_id: str, case_id: str) -> dict[str, Any]:
         raise _no_case(case_id, agent_id, f"Correction {case_id} is not a case: {why}.")
     scope = (agent_id, facts["project_id"], ctx.tenant_id)
     rows = store.correction_cases(
-        ctx.db, scope, retired="include", limit=None, after=None,
+        ctx.db,
+        scope,
+        retired="include",
+        limit=None,
+        after=None,
         only_id=case_id,
-    )  # fmt: skip
+    )
     return _render(ctx, [("correction", rows[0])])[0]
 
 
@@ -225,12 +237,19 @@ def freeze(ctx: Context, agent_id: str, project_id: str | None) -> dict[str, Any
     scope = scope_of(ctx, agent_id, project_id)
     set_id = rules.set_id_of(scope[0], scope[1])
     with ctx.db.transaction():
-        cases = _render(ctx, _rows(ctx, scope, rules.CASE_KINDS, retired="exclude", limit=None,
-                                   after=None))  # fmt: skip
+        cases = _render(
+            ctx, _rows(ctx, scope, rules.CASE_KINDS, retired="exclude", limit=None, after=None)
+        )
         cases = [_with_run(ctx, case) for case in cases]
         version = store.last_version(ctx.db, set_id) + 1
-        meta = {"test_set_id": set_id, "version": version, "tenant_id": ctx.tenant_id,
-                "agent_id": scope[0], "project_id": scope[1], "frozen_at": now_iso()}  # fmt: skip
+        meta = {
+            "test_set_id": set_id,
+            "version": version,
+            "tenant_id": ctx.tenant_id,
+            "agent_id": scope[0],
+            "project_id": scope[1],
+            "frozen_at": now_iso(),
+        }
         store.insert_version(ctx.db, meta, cases)
     return {"testSetId": set_id, "version": rules.version_label(version)}
 
@@ -294,8 +313,12 @@ def frozen_sets(ctx: Context) -> list[dict[str, Any]]:
 
 def publish(ctx: Context, body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """Publish a registry entry's version; the same content again is kept (False), other 409."""
-    entry = {"id": body["id"], "tenantId": body["tenantId"], "version": body["version"],
-             "kind": body["kind"]}  # fmt: skip
+    entry = {
+        "id": body["id"],
+        "tenantId": body["tenantId"],
+        "version": body["version"],
+        "kind": body["kind"],
+    }
     if body.get("description") is not None:
         entry["description"] = body["description"]
     entry["spec"] = body.get("spec")

@@ -34,15 +34,18 @@ def start_on_suite(ctx: Context, suite_id: str, body: dict[str, Any]) -> dict[st
     suite = eval_suites.get(ctx, suite_id)
     restricted_only = body.get("classWeights") == "restricted-only"
     cases = [
-        found for case in eval_suites.all_cases(ctx, suite_id, suite.version)
+        found
+        for case in eval_suites.all_cases(ctx, suite_id, suite.version)
         if (found := replay_cases.from_suite_case(ctx, case, restricted_only=restricted_only))
         is not None
-    ]  # fmt: skip
+    ]
     if body.get("flowRef") is not None:
-        return flow_trials.begin(ctx, suite_id=suite_id, suite_version=suite.version,
-                                 body=body, cases=cases)  # fmt: skip
-    return eval_runs.begin(ctx, suite_id=suite_id, suite_version=suite.version, body=body,
-                           cases=cases)  # fmt: skip
+        return flow_trials.begin(
+            ctx, suite_id=suite_id, suite_version=suite.version, body=body, cases=cases
+        )
+    return eval_runs.begin(
+        ctx, suite_id=suite_id, suite_version=suite.version, body=body, cases=cases
+    )
 
 
 def start_on_test_set(ctx: Context, agent_id: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -68,12 +71,12 @@ def start_on_test_set(ctx: Context, agent_id: str, body: dict[str, Any]) -> dict
 def _test_set_cases(ctx: Context, cases: Iterable[Any], restricted_only: bool) -> list[ReplayCase]:
     """The frozen cases to replay (only experts' with `restricted-only`)."""
     return [
-        found for case in cases
+        found
+        for case in cases
         if (not restricted_only or case.get("expert"))
-        and (found := replay_cases.from_test_set_case(ctx, case,
-                                                      restricted_only=restricted_only))
+        and (found := replay_cases.from_test_set_case(ctx, case, restricted_only=restricted_only))
         is not None
-    ]  # fmt: skip
+    ]
 
 
 def _start_on_pulled(
@@ -91,56 +94,87 @@ def _start_on_pulled(
         if (c := replay_cases.from_suite_case(ctx, case, restricted_only=restricted_only))
     ]
     if body.get("flowRef") is not None:
-        return flow_trials.begin(ctx, suite_id=pulled.test_set_id, suite_version=pulled.version,
-                                 body=body, cases=cases)  # fmt: skip
+        return flow_trials.begin(
+            ctx, suite_id=pulled.test_set_id, suite_version=pulled.version, body=body, cases=cases
+        )
     frozen = {"testSetId": pulled.test_set_id, "version": pulled.version}
-    return eval_runs.begin(ctx, suite_id=pulled.test_set_id, suite_version=pulled.version,
-                           body=body, cases=cases, frozen_version=frozen)  # fmt: skip
+    return eval_runs.begin(
+        ctx,
+        suite_id=pulled.test_set_id,
+        suite_version=pulled.version,
+        body=body,
+        cases=cases,
+        frozen_version=frozen,
+    )
 
 
 def rescore(ctx: Context, run_id: str) -> dict[str, Any]:
     """A new eval run that scores a finished run's replays with the corrections there are now."""
     original = eval_runs.get_record(ctx, run_id)
     if original["status"] != "completed" or original.get("dry_run"):
-        raise Conflict(f"Eval run {run_id} is not a completed comparison, so it can't be "
-                       "rescored.", code="eval-run-not-rescorable", runId=run_id)  # fmt: skip
+        raise Conflict(
+            f"Eval run {run_id} is not a completed comparison, so it can't be rescored.",
+            code="eval-run-not-rescorable",
+            runId=run_id,
+        )
     new_id = str(uuid.uuid4())
     settings = {**original["comparison"], "rescoreOf": run_id}
-    store.insert(ctx.db, {
-        "run_id": new_id, "tenant_id": ctx.tenant_id, "project_id": original["project_id"],
-        "suite_id": original["suite_id"], "suite_version": original["suite_version"],
-        "kind": "judged", "agent_ref": original["agent_ref"],
-        "flow_ref": original.get("flow_ref"), "status": "running", "dry_run": 0,
-        "started_at": now_iso(), "comparison": settings,
-        "frozen_version": original.get("frozen_version"),
-        "case_count": original["case_count"],
-    })  # fmt: skip
+    store.insert(
+        ctx.db,
+        {
+            "run_id": new_id,
+            "tenant_id": ctx.tenant_id,
+            "project_id": original["project_id"],
+            "suite_id": original["suite_id"],
+            "suite_version": original["suite_version"],
+            "kind": "judged",
+            "agent_ref": original["agent_ref"],
+            "flow_ref": original.get("flow_ref"),
+            "status": "running",
+            "dry_run": 0,
+            "started_at": now_iso(),
+            "comparison": settings,
+            "frozen_version": original.get("frozen_version"),
+            "case_count": original["case_count"],
+        },
+    )
     restricted_only = settings["classWeights"] == "restricted-only"
     not_rescored = 0
     for done in eval_runs.finished_cases(ctx, run_id):
         previous = done["result"]
         case = _fresh_case(ctx, previous["entry"]["caseId"], previous)
-        replays = [_stored_replay(ctx, rid, previous["entry"]) for rid in
-                   previous["entry"]["runIds"]]  # fmt: skip
+        replays = [
+            _stored_replay(ctx, rid, previous["entry"]) for rid in previous["entry"]["runIds"]
+        ]
         if case is None or any(r is None for r in replays):
             not_rescored += 1
             kept = {**previous, "entry": {**previous["entry"], "rescored": False}}
             store.add_case(ctx.db, new_id, done["index"], done["caseId"], kept, now_iso())
             continue
         entry, base, cand, _ = comparison.case_result(
-            done["index"], case, [r for r in replays if r is not None], k=settings["k"],
+            done["index"],
+            case,
+            [r for r in replays if r is not None],
+            k=settings["k"],
             restricted_only=restricted_only,
-        )  # fmt: skip
-        stored = {**previous, "entry": {**previous["entry"], **{k: entry[k] for k in
-                  ("baseline", "candidate", "changes") if k in entry}},
-                  "baseline": base.__dict__, "candidate": [c.__dict__ for c in cand]}  # fmt: skip
+        )
+        stored = {
+            **previous,
+            "entry": {
+                **previous["entry"],
+                **{k: entry[k] for k in ("baseline", "candidate", "changes") if k in entry},
+            },
+            "baseline": base.__dict__,
+            "candidate": [c.__dict__ for c in cand],
+        }
         store.add_case(ctx.db, new_id, done["index"], done["caseId"], stored, now_iso())
     result = eval_runs.summarize(ctx, new_id)
     result["summary"]["rescoreOf"] = run_id
     if not_rescored:
         result["summary"]["notRescored"] = not_rescored
-    store.update(ctx.db, new_id, {"status": "completed", "completed_at": now_iso(),
-                                  "result": result})  # fmt: skip
+    store.update(
+        ctx.db, new_id, {"status": "completed", "completed_at": now_iso(), "result": result}
+    )
     return {"runId": new_id}
 
 
@@ -150,10 +184,17 @@ def _fresh_case(ctx: Context, case_id: str, previous: dict[str, Any]) -> ReplayC
     replay = run_store.get(ctx.db, run_ids[0]) if run_ids else None
     past_id = replay["replay_of"] if replay else case_id
     verdicts = [
-        Verdict(v["item_key"], v["pointer"], v["rank"], v["verdict"] == "yes",
-                float(v["weight"]), bool(v["restricted"]), v["item_value"])
+        Verdict(
+            v["item_key"],
+            v["pointer"],
+            v["rank"],
+            v["verdict"] == "yes",
+            float(v["weight"]),
+            bool(v["restricted"]),
+            v["item_value"],
+        )
         for v in store.live_verdicts(ctx.db, past_id)
-    ]  # fmt: skip
+    ]
     return replay_cases.build(ctx, case_id, past_id, verdicts, [])
 
 
@@ -163,10 +204,18 @@ def _stored_replay(ctx: Context, run_id: str, entry: dict[str, Any]) -> Replayed
     if run is None:
         return None
     fresh = tuple(
-        Verdict(v["item_key"], v["pointer"], v["rank"], v["verdict"] == "yes",
-                float(v["weight"]), bool(v["restricted"]), v["item_value"], fresh=True)
+        Verdict(
+            v["item_key"],
+            v["pointer"],
+            v["rank"],
+            v["verdict"] == "yes",
+            float(v["weight"]),
+            bool(v["restricted"]),
+            v["item_value"],
+            fresh=True,
+        )
         for v in store.live_verdicts(ctx.db, run_id)
-    )  # fmt: skip
+    )
     return Replayed(
         run_id,
         run.get("output"),

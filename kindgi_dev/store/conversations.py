@@ -90,11 +90,19 @@ def append(
             "INSERT INTO conversation_messages (conversation_id, sequence, role, content, "
             "tool_call, actor, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (conversation_id, last + 1 + i, m["role"], dump(m.get("content")),
-                 dump(m.get("toolCall")), m.get("actor"), run_id, at)
+                (
+                    conversation_id,
+                    last + 1 + i,
+                    m["role"],
+                    dump(m.get("content")),
+                    dump(m.get("toolCall")),
+                    m.get("actor"),
+                    run_id,
+                    at,
+                )
                 for i, m in enumerate(items)
             ],
-        )  # fmt: skip
+        )
         conn.execute(
             "UPDATE conversations SET turn_count = turn_count + 1, last_message_at = ? "
             "WHERE id = ?",

@@ -17,16 +17,48 @@ from .query import Where
 """(kind, id, participant id or "") of whoever made a correction."""
 
 _CORRECTION = (
-    "id", "tenant_id", "project_id", "run_id", "subject_kind", "subject_id", "subject_version",
-    "corrector_kind", "corrector_id", "participant_id", "judge_class_id", "restricted",
-    "decisions", "answer", "status", "replaced_by", "replaced_at", "erased_at", "created_at",
+    "id",
+    "tenant_id",
+    "project_id",
+    "run_id",
+    "subject_kind",
+    "subject_id",
+    "subject_version",
+    "corrector_kind",
+    "corrector_id",
+    "participant_id",
+    "judge_class_id",
+    "restricted",
+    "decisions",
+    "answer",
+    "status",
+    "replaced_by",
+    "replaced_at",
+    "erased_at",
+    "created_at",
     "updated_at",
-)  # fmt: skip
+)
 _VERDICT = (
-    "id", "correction_id", "tenant_id", "project_id", "run_id", "item_key", "pointer", "rank",
-    "verdict", "reason", "judge_class_id", "restricted", "asserted_by_kind", "asserted_by_id",
-    "participant_id", "item_value", "created_at", "unregistered_at", "superseded_by",
-)  # fmt: skip
+    "id",
+    "correction_id",
+    "tenant_id",
+    "project_id",
+    "run_id",
+    "item_key",
+    "pointer",
+    "rank",
+    "verdict",
+    "reason",
+    "judge_class_id",
+    "restricted",
+    "asserted_by_kind",
+    "asserted_by_id",
+    "participant_id",
+    "item_value",
+    "created_at",
+    "unregistered_at",
+    "superseded_by",
+)
 _VERDICT_SELECT = (
     ", ".join(f"v.{c}" for c in _VERDICT)
     + ", c.subject_kind, c.subject_id, c.subject_version"

@@ -10,11 +10,27 @@ from .query import Where
 
 _ROWS = JsonRows("agent_ref", "flow_ref", "result", "comparison", "frozen_version")
 _FIELDS = (
-    "run_id", "tenant_id", "project_id", "suite_id", "suite_version", "kind", "agent_ref",
-    "flow_ref", "status", "dry_run", "started_at", "completed_at", "result", "error",
-    "cancel_reason", "correlation_id", "comparison", "frozen_version", "case_count",
+    "run_id",
+    "tenant_id",
+    "project_id",
+    "suite_id",
+    "suite_version",
+    "kind",
+    "agent_ref",
+    "flow_ref",
+    "status",
+    "dry_run",
+    "started_at",
+    "completed_at",
+    "result",
+    "error",
+    "cancel_reason",
+    "correlation_id",
+    "comparison",
+    "frozen_version",
+    "case_count",
     "cases_done",
-)  # fmt: skip
+)
 
 
 def insert(db: Database, run: dict[str, Any]) -> None:
@@ -81,8 +97,10 @@ def cases(db: Database, run_id: str, *, after: int = -1) -> list[dict[str, Any]]
         "AND case_index > ? ORDER BY case_index",
         (run_id, after),
     )
-    return [{"index": r["case_index"], "caseId": r["case_id"], "result": load(r["result"])}
-            for r in rows]  # fmt: skip
+    return [
+        {"index": r["case_index"], "caseId": r["case_id"], "result": load(r["result"])}
+        for r in rows
+    ]
 
 
 def unfinished(db: Database) -> list[dict[str, Any]]:

@@ -39,10 +39,18 @@ def insert_version(db: Database, suite: dict[str, Any]) -> bool:
     try:
         db.run(
             f"INSERT INTO eval_suites ({_VERSION_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-            (suite["id"], suite["version"], suite["tenant_id"], suite.get("project_id"),
-             suite["kind"], suite.get("description"), dump(suite["spec"]),
-             suite.get("case_count", 0), suite["created_at"]),
-        )  # fmt: skip
+            (
+                suite["id"],
+                suite["version"],
+                suite["tenant_id"],
+                suite.get("project_id"),
+                suite["kind"],
+                suite.get("description"),
+                dump(suite["spec"]),
+                suite.get("case_count", 0),
+                suite["created_at"],
+            ),
+        )
     except sqlite3.IntegrityError:
         return False
     return True
@@ -192,8 +200,16 @@ def run_copies(db: Database, run_ids: Sequence[str]) -> dict[str, dict[str, Any]
         )
         for row in rows:
             record = dict(row)
-            for name in ("input", "output", "context", "tool_env", "copy_subject",
-                         "copy_input", "copy_context", "copy_output"):  # fmt: skip
+            for name in (
+                "input",
+                "output",
+                "context",
+                "tool_env",
+                "copy_subject",
+                "copy_input",
+                "copy_context",
+                "copy_output",
+            ):
                 record[name] = load(record[name])
             found[row["id"]] = record
     return found

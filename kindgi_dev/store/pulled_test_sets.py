@@ -52,9 +52,16 @@ def insert(db: Database, meta: PulledRow, cases: Sequence[Any]) -> None:
     with db.transaction() as conn:
         conn.execute(
             f"INSERT INTO pulled_test_set_versions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (meta.test_set_id, meta.version, meta.tenant_id, meta.case_count, meta.digest,
-             meta.source_url, meta.pulled_at),
-        )  # fmt: skip
+            (
+                meta.test_set_id,
+                meta.version,
+                meta.tenant_id,
+                meta.case_count,
+                meta.digest,
+                meta.source_url,
+                meta.pulled_at,
+            ),
+        )
         conn.executemany(
             "INSERT INTO pulled_test_set_cases (test_set_id, version, seq, body) "
             "VALUES (?, ?, ?, ?)",

@@ -11,12 +11,34 @@ from .query import Where
 
 _ROWS = JsonRows("input", "output", "context", "tool_env", "segments")
 _FIELDS = (
-    "id", "tenant_id", "project_id", "flow_id", "flow_version", "status", "dry_run",
-    "created_at", "updated_at", "completed_at", "failure_code", "failure_message",
-    "agent_id", "agent_version", "conversation_id", "via", "input", "output", "context",
-    "tool_env", "provider_id", "model", "segments", "started_by", "replay_of", "eval_run_id",
+    "id",
+    "tenant_id",
+    "project_id",
+    "flow_id",
+    "flow_version",
+    "status",
+    "dry_run",
+    "created_at",
+    "updated_at",
+    "completed_at",
+    "failure_code",
+    "failure_message",
+    "agent_id",
+    "agent_version",
+    "conversation_id",
+    "via",
+    "input",
+    "output",
+    "context",
+    "tool_env",
+    "provider_id",
+    "model",
+    "segments",
+    "started_by",
+    "replay_of",
+    "eval_run_id",
     "content_erased_at",
-)  # fmt: skip
+)
 _LIST_FIELDS = ", ".join(f for f in _FIELDS if f not in ("output", "context", "tool_env"))
 
 
@@ -89,13 +111,21 @@ def add_tool_calls(db: Database, run_id: str, calls: Sequence[dict[str, Any]]) -
             "arguments, result, error, source, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
-                    run_id, seq, c["step"], c["callId"], c["toolId"], c["toolVersion"],
-                    dump(c["arguments"]), dump(c.get("result")), c.get("error"), c["source"],
+                    run_id,
+                    seq,
+                    c["step"],
+                    c["callId"],
+                    c["toolId"],
+                    c["toolVersion"],
+                    dump(c["arguments"]),
+                    dump(c.get("result")),
+                    c.get("error"),
+                    c["source"],
                     c.get("reason"),
                 )
                 for seq, c in enumerate(calls)
             ],
-        )  # fmt: skip
+        )
 
 
 def tool_calls(db: Database, run_id: str) -> list[dict[str, Any]]:
@@ -131,11 +161,17 @@ def add_journal(db: Database, run_id: str, entries: Sequence[dict[str, Any]]) ->
             "INSERT INTO run_journal (run_id, sequence, kind, node_id, payload, timestamp) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             [
-                (run_id, last + 1 + i, e["kind"], e.get("nodeId"), dump(e.get("payload")),
-                 e["timestamp"])
+                (
+                    run_id,
+                    last + 1 + i,
+                    e["kind"],
+                    e.get("nodeId"),
+                    dump(e.get("payload")),
+                    e["timestamp"],
+                )
                 for i, e in enumerate(entries)
             ],
-        )  # fmt: skip
+        )
 
 
 def journal(db: Database, run_id: str, *, since: int, limit: int | None) -> list[dict[str, Any]]:

@@ -169,12 +169,21 @@ def insert_hand_case(db: Database, case: dict[str, Any]) -> None:
         "decisions, answer, added_by_kind, added_by_id, created_at, updated_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
-            case["id"], case["tenant_id"], case["project_id"], case["agent_id"], case["run_id"],
-            case["made_on"], dump(case["items"]), dump(case.get("decisions")),
-            dump(case.get("answer")), case["added_by_kind"], case["added_by_id"],
-            case["created_at"], case["updated_at"],
+            case["id"],
+            case["tenant_id"],
+            case["project_id"],
+            case["agent_id"],
+            case["run_id"],
+            case["made_on"],
+            dump(case["items"]),
+            dump(case.get("decisions")),
+            dump(case.get("answer")),
+            case["added_by_kind"],
+            case["added_by_id"],
+            case["created_at"],
+            case["updated_at"],
         ),
-    )  # fmt: skip
+    )
 
 
 def insert_retirement(
@@ -203,9 +212,16 @@ def insert_version(db: Database, meta: dict[str, Any], cases: Sequence[dict[str,
         conn.execute(
             "INSERT INTO test_set_versions (test_set_id, version, tenant_id, agent_id, "
             "project_id, case_count, frozen_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (meta["test_set_id"], meta["version"], meta["tenant_id"], meta["agent_id"],
-             meta["project_id"], len(cases), meta["frozen_at"]),
-        )  # fmt: skip
+            (
+                meta["test_set_id"],
+                meta["version"],
+                meta["tenant_id"],
+                meta["agent_id"],
+                meta["project_id"],
+                len(cases),
+                meta["frozen_at"],
+            ),
+        )
         conn.executemany(
             "INSERT INTO test_set_version_cases (test_set_id, version, seq, body) "
             "VALUES (?, ?, ?, ?)",
@@ -248,9 +264,16 @@ def insert_entry(db: Database, entry: dict[str, Any], created_at: str) -> None:
     db.run(
         "INSERT INTO test_set_registry (id, version, tenant_id, kind, description, spec, "
         "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (entry["id"], entry["version"], entry["tenantId"], entry["kind"],
-         entry.get("description"), dump(entry["spec"]), created_at),
-    )  # fmt: skip
+        (
+            entry["id"],
+            entry["version"],
+            entry["tenantId"],
+            entry["kind"],
+            entry.get("description"),
+            dump(entry["spec"]),
+            created_at,
+        ),
+    )
 
 
 def entries(db: Database, tenant_id: str, entry_id: str | None = None) -> list[dict[str, Any]]:
@@ -263,9 +286,11 @@ def entries(db: Database, tenant_id: str, entry_id: str | None = None) -> list[d
 
 def _entry(row: sqlite3.Row) -> dict[str, Any]:
     entry: dict[str, Any] = {
-        "id": row["id"], "tenantId": row["tenant_id"], "version": row["version"],
+        "id": row["id"],
+        "tenantId": row["tenant_id"],
+        "version": row["version"],
         "kind": row["kind"],
-    }  # fmt: skip
+    }
     if row["description"] is not None:
         entry["description"] = row["description"]
     entry["spec"] = load(row["spec"])

@@ -84,9 +84,14 @@ def list_page(
 ) -> Page[Run]:
     """A page of runs, newest first; replays only when asked for."""
     return list_records(
-        ctx, limit=limit, cursor=cursor, filters=filters, statuses=statuses, replays=replays,
+        ctx,
+        limit=limit,
+        cursor=cursor,
+        filters=filters,
+        statuses=statuses,
+        replays=replays,
         with_output=with_output,
-    ).map(run_of)  # fmt: skip
+    ).map(run_of)
 
 
 def list_records(
