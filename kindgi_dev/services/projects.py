@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 from dataclasses import dataclass
 
@@ -10,6 +9,7 @@ from ..domain.errors import Conflict, NotFound
 from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
 from ..store import projects
+from ..store.db import Row
 from .context import Context
 
 
@@ -28,7 +28,7 @@ class Project:
     description: str | None = None
 
 
-def _project(row: sqlite3.Row) -> Project:
+def _project(row: Row) -> Project:
     return Project(
         id=row["id"],
         tenant_id=row["tenant_id"],

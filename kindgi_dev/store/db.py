@@ -28,6 +28,8 @@ from ..domain.time import now_iso
 from .migrations import MIGRATIONS
 
 Params = Sequence[Any] | dict[str, Any]
+Row = sqlite3.Row
+"""A row as the store hands it out: read by column name."""
 CACHE_KIB = 16 * 1024
 """SQLite's page cache: 16 MB holds the indexes of 100,000 corrections (the default, 2 MB,
 does not), and stays small beside a laptop's memory and the idle-memory target."""
