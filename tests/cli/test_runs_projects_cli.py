@@ -6,36 +6,18 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from cli_runner import Kindgi
 from flow_pack import EXAMPLE, PACKAGE, SUGGEST_AND_LOG, InProcessPack, example_index
 from serving import serve_app
 
 from kindgi_dev.api.app import context_of, create_app
-from kindgi_dev.cli.main import cli
 from kindgi_dev.runtime.pack import PackIndex
 from kindgi_dev.services import catalog
 from kindgi_dev.settings import Settings
 
 INPUT = json.dumps({"question": PACKAGE})
-
-
-class Kindgi:
-    """Runs `kindgi …` against one served app."""
-
-    def __init__(self, url: str, token: str) -> None:
-        self.target = ["--url", url, "--token", token]
-        self.runner = CliRunner()
-
-    def __call__(self, *args: str) -> Result:
-        return self.runner.invoke(cli, [*args, *self.target])
-
-    def json(self, *args: str) -> Any:
-        result = self(*args)
-        assert result.exit_code == 0, result.output
-        return json.loads(result.stdout)
 
 
 @pytest.fixture
