@@ -1,0 +1,31 @@
+"""Eval runs: replay a candidate on each test case and score it beside the recorded runs.
+
+`start` checks and stores a run, `execute` replays its cases in the background (and stops
+them), `result` sums the finished cases up, `read` answers about runs; callers use them
+through this package.
+"""
+
+from .execute import Replay, cancel, fail_interrupted, interrupt_all, replay_case
+from .read import EvalRun, Progress, finished_cases, get, get_record, list_page, record_of
+from .result import finish, summarize
+from .start import begin, launch, new_record
+
+__all__ = [
+    "EvalRun",
+    "Progress",
+    "Replay",
+    "begin",
+    "cancel",
+    "fail_interrupted",
+    "finish",
+    "finished_cases",
+    "get",
+    "get_record",
+    "interrupt_all",
+    "launch",
+    "list_page",
+    "new_record",
+    "record_of",
+    "replay_case",
+    "summarize",
+]

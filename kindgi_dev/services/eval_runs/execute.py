@@ -1,0 +1,217 @@
+"""Executing an eval run: replay every case a bounded number at a time in the background,
+storing each finished case as it lands, so a stop loses none of them; cancel and interrupt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict
+from typing import Any
+
+from ...domain import comparison
+from ...domain.checks import AnswerCheck
+from ...domain.comparison import ReplayCase, Replayed
+from ...domain.errors import Conflict, NotFound
+from ...domain.items import answer_text
+from ...domain.status import TERMINAL
+from ...domain.time import now_iso
+from ...runtime import judge, memory
+from ...runtime.dispatch import tool_env
+from ...runtime.executor import execute
+from ...runtime.replay_dispatch import ReplayDispatcher
+from ...store import eval_runs as store
+from ...store import runs as run_store
+from .. import catalog, models, runs
+from ..context import Context
+from .read import EvalRun, get, get_record
+from .result import finish, summarize
+
+Replay = Callable[[ReplayCase, str], Awaitable[Replayed]]
+"""One replay of a case, given the eval run's `reads`."""
+
+INTERRUPTED = (
+    "Interrupted: the eval run's executor stopped before it finished. {done} of {total} cases "
+    "finished."
+)
+
+
+def spawn(
+    ctx: Context, run_id: str, replay: Replay, cases: list[ReplayCase], concurrency: int
+) -> None:
+    """Start replaying the stored run's cases in the background, `concurrency` at a time."""
+    ctx.eval_concurrency[run_id] = concurrency
+    task = asyncio.create_task(_run(ctx, run_id, replay, cases))
+    ctx.eval_tasks[run_id] = task
+    task.add_done_callback(lambda _: _forget(ctx, run_id))
+
+
+def _forget(ctx: Context, run_id: str) -> None:
+    ctx.eval_tasks.pop(run_id, None)
+    ctx.eval_concurrency.pop(run_id, None)
+
+
+async def _run(ctx: Context, run_id: str, replay: Replay, cases: list[ReplayCase]) -> None:
+    """Replay every case × repetition, store each case as it ends, then the result."""
+    record = store.get(ctx.db, run_id)
+    assert record is not None
+    settings = record["comparison"]
+    restricted_only = settings["classWeights"] == "restricted-only"
+
+    async def work(index: int, repetition: int) -> Replayed:
+        return await replay(cases[index], settings["reads"])
+
+    def finished(index: int, results: list[Any]) -> None:
+        replays = [r if isinstance(r, Replayed) else _errored(r) for r in results]
+        entry, base, cand, passes = comparison.case_result(
+            index, cases[index], replays, k=settings["k"], restricted_only=restricted_only
+        )
+        stored = {
+            "entry": entry,
+            "baseline": asdict(base),
+            "candidate": [asdict(c) for c in cand],
+            "checks": passes,
+            "baselineChecks": comparison.baseline_passes(cases[index]),
+            "madeOn": cases[index].made_on,
+            "models": [r.provider for r in replays if r.provider],
+        }
+        store.add_case(ctx.db, run_id, index, cases[index].case_id, stored, now_iso())
+
+    try:
+        await execute(
+            len(cases),
+            settings["repetitions"],
+            work,
+            finished,
+            concurrency=ctx.eval_concurrency.get(run_id, 1),
+        )
+    except asyncio.CancelledError:
+        if run_id in ctx.eval_tasks:  # a caller's cancel; `interrupt_all` took its tasks out
+            finish(ctx, run_id, "cancelled", summarize(ctx, run_id, partial=True))
+        raise
+    except Exception as error:  # the executor itself failing ends the run, said plainly
+        finish(ctx, run_id, "failed", summarize(ctx, run_id, partial=True), error=str(error))
+    else:
+        finish(ctx, run_id, "completed", summarize(ctx, run_id))
+    ctx.db.release_memory()  # a run that ended by itself; a cancel answers without waiting
+    memory.give_back()
+
+
+def _errored(error: BaseException) -> Replayed:
+    return Replayed("", None, [], False, 0, False, error=f"{type(error).__name__}: {error}")
+
+
+async def replay_case(
+    ctx: Context,
+    eval_run_id: str,
+    agent: dict[str, Any],
+    project_id: str,
+    case: ReplayCase,
+    reads: str,
+) -> Replayed:
+    """One replay of a case: an ordinary run marked `replayOf` and `evalRunId`."""
+    run = runs.open_run(
+        ctx,
+        agent,
+        project_id,
+        {"userMessage": case.message},
+        started_by=None,
+        via="explicit",
+        replay_of=case.run_id,
+        eval_run_id=eval_run_id,
+    )
+    recorded = list(case.recorded)
+    live = runs.live_dispatcher(
+        ctx,
+        project_id,
+        run["id"],
+        env_of=lambda tool: dict(case.tool_env.get(str(tool.get("id")), tool_env(tool))),
+    )
+    dispatcher = ReplayDispatcher(
+        recorded,
+        live,
+        reads=reads,  # type: ignore[arg-type]
+        strict=case.strict,
+        tool_env=case.tool_env,
+        settings_differ=_settings_differ(ctx, agent, case),
+    )
+    outcome = await runs.perform_turn(ctx, run["id"], agent, case.message, case.history, dispatcher)
+    stored = run_store.get(ctx.db, run["id"]) or {}
+    judged = await _judge_answers(ctx, case, stored.get("output")) if outcome.ok else {}
+    return Replayed(
+        run_id=run["id"],
+        output=stored.get("output"),
+        tools=[c.as_journal() for c in outcome.tool_calls],
+        diverged=dispatcher.diverged,
+        refused=dispatcher.refused,
+        approval_skipped=dispatcher.approval_skipped,
+        provider=outcome.provider,
+        error=None if outcome.ok else (outcome.failure or {}).get("message"),
+        judged=judged,
+    )
+
+
+def _settings_differ(ctx: Context, agent: dict[str, Any], case: ReplayCase) -> bool:
+    """Whether the candidate pins other settings blocks than the version the past run ran."""
+    try:
+        past = catalog.get_agent(ctx, case.agent_id, case.made_on)
+    except NotFound:
+        return False
+    return (agent.get("settings") or []) != (past.get("settings") or [])
+
+
+async def _judge_answers(ctx: Context, case: ReplayCase, output: Any) -> dict[int, AnswerCheck]:
+    """The judging model's verdict on each answer check of the case (none without a model)."""
+    adapter = models.judging_adapter(ctx)
+    if adapter is None:
+        return {}
+    return {
+        position: await judge.check_answer(
+            adapter, expectation.expected, answer_text(case.output), answer_text(output)
+        )
+        for position, expectation in enumerate(case.expectations)
+        if expectation.part == "answer"
+    }
+
+
+async def interrupt_all(ctx: Context) -> int:
+    """At stop, before the store closes: end every eval run's executor, each run `failed`.
+
+    The runs read as after a crash (`INTERRUPTED`, saying how far they got), but nothing
+    touches the store once this returns.
+    """
+    tasks = [ctx.eval_tasks.pop(run_id) for run_id in list(ctx.eval_tasks)]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return fail_interrupted(ctx) if tasks else 0
+
+
+def fail_interrupted(ctx: Context) -> int:
+    """At start: eval runs a stopped process left running end `failed`, saying how far."""
+    left = store.unfinished(ctx.db)
+    for run in left:
+        message = INTERRUPTED.format(done=run["done"], total=run["case_count"])
+        summary = summarize(ctx, run["run_id"], partial=True)
+        finish(ctx, run["run_id"], "failed", summary, error=message)
+    return len(left)
+
+
+async def cancel(ctx: Context, run_id: str) -> EvalRun:
+    """Stop a running eval run (its replays in flight are cancelled); 409 once it ended."""
+    record = get_record(ctx, run_id)
+    if record["status"] in TERMINAL:
+        raise Conflict(
+            f"Eval run {run_id} has already ended ({record['status']}).",
+            code="eval-run-already-terminal",
+            runId=run_id,
+        )
+    task = ctx.eval_tasks.get(run_id)
+    if task is not None:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    for replay in run_store.running(ctx.db, eval_run_id=run_id):
+        runs.finish_cancelled(ctx, replay, "The eval run was cancelled.")
+    if store.get(ctx.db, run_id)["status"] not in TERMINAL:  # type: ignore[index]
+        finish(ctx, run_id, "cancelled", summarize(ctx, run_id, partial=True))
+    return get(ctx, run_id)

@@ -1,0 +1,109 @@
+"""Reading eval runs: one as stored or as its record (with progress while it runs), a page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...domain.errors import NotFound
+from ...domain.paging import Page, fetch_page
+from ...store import eval_runs as store
+from ..context import Context
+
+
+def get_record(ctx: Context, run_id: str) -> dict[str, Any]:
+    """An eval run as stored; 404 `eval-run-not-found`."""
+    record = store.get(ctx.db, run_id)
+    if record is None or record["tenant_id"] != ctx.tenant_id:
+        raise NotFound("eval-run", run_id, id_field="run_id")
+    return record
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a running eval run got: cases done of all, and its concurrency when known."""
+
+    cases_done: int
+    cases: int
+    concurrency: int | None = None
+
+
+@dataclass(frozen=True)
+class EvalRun:
+    """An eval run (`frozen_version` for a test-set run, `progress` while it runs)."""
+
+    run_id: str
+    tenant_id: str
+    project_id: str
+    suite_id: str
+    suite_version: str
+    kind: str
+    status: str
+    dry_run: bool
+    started_at: str
+    agent_ref: dict[str, Any] | None = None
+    flow_ref: dict[str, Any] | None = None
+    completed_at: str | None = None
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    cancel_reason: str | None = None
+    correlation_id: str | None = None
+    comparison: dict[str, Any] | None = None
+    frozen_version: dict[str, Any] | None = None
+    progress: Progress | None = None
+
+
+def get(ctx: Context, run_id: str) -> EvalRun:
+    """An eval run; a running one says how many cases it finished."""
+    record = get_record(ctx, run_id)
+    if record["status"] not in ("pending", "running"):
+        return record_of(record)
+    progress = Progress(
+        record["cases_done"], record["case_count"], ctx.eval_concurrency.get(run_id)
+    )
+    return record_of(record, progress)
+
+
+def list_page(
+    ctx: Context, *, limit: int | None, cursor: str | None, filters: dict[str, Any]
+) -> Page[EvalRun]:
+    """A page of eval runs, newest first."""
+    page = fetch_page(
+        lambda size, after: store.list_page(
+            ctx.db, ctx.tenant_id, limit=size, after=after, filters=filters
+        ),
+        limit=limit,
+        cursor=cursor,
+        position=lambda r: (r["started_at"], r["run_id"]),
+    )
+    return page.map(record_of)
+
+
+def record_of(row: dict[str, Any], progress: Progress | None = None) -> EvalRun:
+    """A stored eval run as its record."""
+    return EvalRun(
+        run_id=row["run_id"],
+        tenant_id=row["tenant_id"],
+        project_id=row["project_id"],
+        suite_id=row["suite_id"],
+        suite_version=row["suite_version"],
+        kind=row["kind"],
+        status=row["status"],
+        dry_run=bool(row["dry_run"]),
+        started_at=row["started_at"],
+        agent_ref=row.get("agent_ref") or None,
+        flow_ref=row.get("flow_ref") or None,
+        completed_at=row.get("completed_at"),
+        result=row.get("result"),
+        error=row.get("error"),
+        cancel_reason=row.get("cancel_reason"),
+        correlation_id=row.get("correlation_id"),
+        comparison=row.get("comparison"),
+        frozen_version=row.get("frozen_version"),
+        progress=progress,
+    )
+
+
+def finished_cases(ctx: Context, run_id: str, *, after: int = -1) -> list[dict[str, Any]]:
+    """The cases an eval run finished after index `after`, in order."""
+    return store.cases(ctx.db, run_id, after=after)

@@ -1,0 +1,175 @@
+"""Starting an eval run: check its settings, store it `running`, start or preview its replays.
+
+Starting one answers at once; the replays run in the background (see `execute`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from ...domain import sampling
+from ...domain.comparison import ReplayCase, Replayed
+from ...domain.errors import BadInput, ValidationFailed
+from ...domain.time import now_iso
+from ...store import eval_runs as store
+from .. import catalog, models, projects
+from ..context import Context
+from .execute import Replay, replay_case, spawn
+from .result import finish
+
+
+def begin(
+    ctx: Context,
+    *,
+    suite_id: str,
+    suite_version: str,
+    body: dict[str, Any],
+    cases: list[ReplayCase],
+    frozen_version: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Store the eval run as `running` and start its replays; `{runId}` at once."""
+    ref = body.get("agentRef") or {}
+    if body.get("flowRef") is not None or not ref:
+        raise BadInput(
+            "Give agentRef: kindgi dev tries agent versions on test cases.", field="agentRef"
+        )
+    project_id = projects.require(ctx, body["projectId"])
+    agent = catalog.get_agent(ctx, ref["agentId"], ref.get("version"))
+    record = new_record(
+        ctx,
+        body,
+        suite_id=suite_id,
+        suite_version=suite_version,
+        project_id=project_id,
+        cases=cases,
+        frozen_version=frozen_version,
+    )
+    record["agent_ref"] = {"agentId": agent["id"], "version": agent["version"]}
+
+    async def replay(case: ReplayCase, reads: str) -> Replayed:
+        return await replay_case(ctx, record["run_id"], agent, project_id, case, reads)
+
+    return launch(ctx, record, body, cases, replay, models.eval_concurrency(ctx, agent))
+
+
+def new_record(
+    ctx: Context,
+    body: dict[str, Any],
+    *,
+    suite_id: str,
+    suite_version: str,
+    project_id: str,
+    cases: list[ReplayCase],
+    frozen_version: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A `running` eval run's row with the comparison's settings; the caller adds its subject."""
+    if body.get("baseline", "recorded") != "recorded":
+        raise BadInput("Only the recorded baseline runs in kindgi dev.", field="baseline")
+    _check_overrides(ctx, body)
+    comparison_settings = {
+        "baseline": "recorded",
+        "reads": body.get("reads", "recorded"),
+        "repetitions": body.get("repetitions", 1),
+        "k": body.get("k", 10),
+        "classWeights": body.get("classWeights", "as-recorded"),
+    }
+    return {
+        "run_id": str(uuid.uuid4()),
+        "tenant_id": ctx.tenant_id,
+        "project_id": project_id,
+        "suite_id": suite_id,
+        "suite_version": suite_version,
+        "kind": "judged",
+        "status": "running",
+        "dry_run": 1 if body.get("dryRun") else 0,
+        "started_at": now_iso(),
+        "correlation_id": body.get("correlationId"),
+        "comparison": comparison_settings,
+        "frozen_version": frozen_version,
+        "case_count": len(cases),
+    }
+
+
+def launch(
+    ctx: Context,
+    record: dict[str, Any],
+    body: dict[str, Any],
+    cases: list[ReplayCase],
+    replay: Replay,
+    concurrency: int,
+) -> dict[str, Any]:
+    """Store the eval run and start replaying its cases in the background (or preview them)."""
+    run_id = record["run_id"]
+    if body.get("sample"):
+        cases = _sampled(cases, body["sample"])
+        record = {
+            **record,
+            "case_count": len(cases),
+            "comparison": {**record["comparison"], "sample": body["sample"]},
+        }
+    store.insert(ctx.db, record)
+    if body.get("dryRun"):
+        preview = [
+            {
+                "caseIndex": i,
+                "caseId": c.case_id,
+                "input": c.message if c.flow_input is None else c.flow_input,
+            }
+            for i, c in enumerate(cases)
+        ]
+        finish(ctx, run_id, "completed", {"dryRun": True, "preview": preview})
+        return {"runId": run_id, "dryRunPreview": {"cases": len(cases), "preview": preview}}
+    spawn(ctx, run_id, replay, cases, concurrency)
+    return {"runId": run_id}
+
+
+def _sampled(cases: list[ReplayCase], given: dict[str, Any]) -> list[ReplayCase]:
+    """The cases of the sample's part, split by its seed and stratified by a "no"."""
+    return sampling.sample(
+        cases,
+        part=given["part"],
+        seed=given["seed"],
+        hold_out_share=given["holdOutShare"],
+        case_id=lambda case: case.case_id,
+        has_no=_has_no,
+    )
+
+
+def _has_no(case: ReplayCase) -> bool:
+    """Whether a case has a "no": an item marked wrong, or a part it should have done/said."""
+    return any(not v.yes for v in case.verdicts) or any(
+        e.expected.get("verdict") == "wrong" for e in case.expectations
+    )
+
+
+def _check_overrides(ctx: Context, body: dict[str, Any]) -> None:
+    """400 for `overrides` kindgi dev can't apply, saying why (nothing applies here)."""
+    overrides = body.get("overrides") or {}
+    if not overrides.get("settings") and not overrides.get("prompts"):
+        return
+    if body.get("flowRef") is not None:
+        raise ValidationFailed(
+            "overrides", "applies to an agent candidate; a flow's parts are set with versions"
+        )
+    ref = body.get("agentRef") or {}
+    agent = catalog.get_agent(ctx, ref["agentId"], ref.get("version"))
+    named = f"{agent['id']}@{agent['version']}"
+    pinned = {str(pin.get("id")) for pin in agent.get("settings") or []}
+    for block_id in overrides.get("settings") or {}:
+        if block_id not in pinned:
+            raise ValidationFailed(
+                f"overrides/settings/{block_id}", f"is not a settings block {named} pins"
+            )
+        raise ValidationFailed(
+            f"overrides/settings/{block_id}",
+            "can't apply under kindgi dev: it doesn't serve settings blocks' content to "
+            "tools, so a replay would run the same either way; try it on a runtime you "
+            "deploy to",
+        )
+    for block_id in overrides.get("prompts") or {}:
+        raise ValidationFailed(
+            f"overrides/prompts/{block_id}",
+            f"can't apply: {named} pins no prompt block, since kindgi dev runs instructions "
+            "given as text only",
+        )

@@ -1,0 +1,170 @@
+"""Building a `judged` eval suite version from an agent's corrected runs, as frozen cases."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from ...domain import test_sets as rules
+from ...domain.errors import ValidationFailed
+from ...domain.time import format_time, now_iso, parse_time
+from ...store import eval_suites as store
+from ...store import runs as run_store
+from .. import projects
+from ..context import Context
+from .publish import check_version, claim, taken
+
+
+@dataclass(frozen=True)
+class Built:
+    """What building a `judged` version from judgments answers."""
+
+    suite_id: str
+    version: str
+    kind: str
+    case_count: int
+    truncated: bool
+
+
+def build_from_judgments(ctx: Context, suite_id: str, body: dict[str, Any]) -> Built:
+    """Publish a `judged` version: one frozen case per corrected run, newest first, ≤ 1000."""
+    check_version(body["version"])
+    subject = _subject(body)
+    project_id = projects.get(ctx, body["projectId"]).id
+    filters = rules.BuildFilters(
+        agent_version=body.get("agentVersion"),
+        since=_wire_time(body, "since"),
+        until=_wire_time(body, "until"),
+        min_judgments=body.get("minJudgments") or 1,
+        segments=body.get("segments") or (),
+    )
+    class_ids = body.get("judgeClassIds") or []
+    with ctx.db.transaction():
+        claim(ctx, suite_id, body["version"], project_id)
+        judged = [
+            rules.JudgedRun(
+                r["run_id"], r["first_judged_at"], r["judgments"], r["segments"], r["agent_version"]
+            )
+            for r in store.judged_runs(ctx.db, ctx.tenant_id, project_id, subject, class_ids)
+        ]
+        chosen, truncated = rules.select_runs(judged, filters)
+        cases = _cases(ctx, [run.run_id for run in chosen], class_ids)
+        spec = {
+            "source": "judgments",
+            "subject": {"kind": subject[0], "id": subject[1]},
+            "filters": _filters_of(body),
+            "truncated": truncated,
+        }
+        stored = store.insert_version(
+            ctx.db,
+            {
+                "id": suite_id,
+                "version": body["version"],
+                "tenant_id": ctx.tenant_id,
+                "project_id": project_id,
+                "kind": "judged",
+                "description": body.get("description"),
+                "spec": spec,
+                "case_count": len(cases),
+                "created_at": now_iso(),
+            },
+        )
+        if not stored:
+            raise taken(suite_id, body["version"])
+        store.insert_cases(ctx.db, suite_id, body["version"], cases)
+    return Built(suite_id, body["version"], "judged", len(cases), truncated)
+
+
+def _subject(body: dict[str, Any]) -> tuple[str, str]:
+    """("agent", id) or ("flow", id): exactly one; `agentVersion` needs `agentId`."""
+    agent, flow = body.get("agentId"), body.get("flowId")
+    if (agent is None) == (flow is None):
+        raise ValidationFailed("agentId", "give exactly one of agentId or flowId")
+    if body.get("agentVersion") and agent is None:
+        raise ValidationFailed("agentVersion", "needs agentId")
+    if agent is not None:
+        return ("agent", agent)
+    assert flow is not None  # exactly one of the two is given (checked above)
+    return ("flow", flow)
+
+
+def _wire_time(body: dict[str, Any], name: str) -> str | None:
+    """A time filter in wire form, so it compares with stored times as text."""
+    text = body.get(name)
+    if text is None:
+        return None
+    try:
+        return format_time(parse_time(text))
+    except ValueError as error:
+        raise ValidationFailed(name, f"must be an ISO-8601 time with a zone: {error}") from None
+
+
+def _filters_of(body: dict[str, Any]) -> dict[str, Any]:
+    names = ("agentVersion", "since", "until", "judgeClassIds", "minJudgments", "segments")
+    return {name: body[name] for name in names if body.get(name) is not None}
+
+
+def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[dict[str, Any]]:
+    """The frozen `JudgedEvalCase` of each chosen run, in the order chosen."""
+    verdicts: dict[str, list[rules.Judgment]] = defaultdict(list)
+    for v in store.counted_verdicts(ctx.db, run_ids, class_ids):
+        verdicts[v["run_id"]].append(
+            rules.Judgment(
+                v["id"],
+                v["item_key"],
+                v["pointer"],
+                v["rank"],
+                v["verdict"],
+                v["reason"],
+                v["judge_class_id"],
+                bool(v["restricted"]),
+                v["created_at"],
+            )
+        )
+    decided: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for correction in store.decision_corrections(ctx.db, run_ids):
+        decided[correction["run_id"]].append(correction)
+    weights = store.class_weights(ctx.db, ctx.tenant_id)
+    copies = store.run_copies(ctx.db, run_ids)
+    return [
+        _case(ctx, copies[run_id], verdicts[run_id], decided[run_id], weights) for run_id in run_ids
+    ]
+
+
+def _case(
+    ctx: Context,
+    run: dict[str, Any],
+    judgments: list[rules.Judgment],
+    corrections: list[dict[str, Any]],
+    weights: dict[str, float],
+) -> dict[str, Any]:
+    subject = run["copy_subject"] or {
+        "kind": "agent" if run["agent_id"] else "flow",
+        "id": run["agent_id"] or run["flow_id"],
+        "version": run["agent_version"] or run["flow_version"],
+    }
+    if run["content_erased_at"]:
+        return {
+            "caseId": run["id"],
+            "subject": subject,
+            "input": None,
+            "output": None,
+            "items": [],
+            "erased": True,
+        }
+    copied = bool(run["copied"])
+    case: dict[str, Any] = {
+        "caseId": run["id"],
+        "subject": subject,
+        "input": rules.case_input(run["copy_input"] if copied else run["input"]),
+    }
+    context = rules.case_context(run["copy_context"] if copied else run["context"], run["tool_env"])
+    if context:
+        case["context"] = context
+    case["output"] = run["copy_output"] if copied else run["output"]
+    case["items"] = rules.summarize_items(judgments, weights)
+    if corrections:
+        called = [call["toolId"] for call in run_store.tool_calls(ctx.db, run["id"])]
+        case["corrections"] = rules.decision_corrections(corrections, called)
+    return case

@@ -1,0 +1,133 @@
+"""Publishing eval suite versions: register one, tombstone it, reinstate it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ...domain.errors import BadInput, Conflict, NotFound, ValidationFailed
+from ...domain.time import now_iso
+from ...store import eval_suites as store
+from ...store import pulled_test_sets
+from .. import projects
+from ..context import Context
+from .read import get_version
+
+EVAL_KINDS = ("accuracy", "pairwise", "regression", "human-review", "benchmark", "custom", "judged")
+_VERSION = re.compile(r"\d+\.\d+\.\d+")
+
+
+@dataclass(frozen=True)
+class Published:
+    """What publishing a version answers."""
+
+    suite_id: str
+    version: str
+
+
+@dataclass(frozen=True)
+class Tombstoned:
+    """What unregistering a version answers."""
+
+    suite_id: str
+    version: str
+    unregistered: bool = True
+
+
+@dataclass(frozen=True)
+class Reinstated:
+    """What reinstating a version answers: whether it was tombstoned."""
+
+    suite_id: str
+    version: str
+    was_tombstoned: bool
+
+
+def check_version(version: str, field: str = "version") -> None:
+    """400 unless `version` is MAJOR.MINOR.PATCH, as the contract's suite versions are."""
+    if not _VERSION.fullmatch(version):
+        raise ValidationFailed(field, f"must be a semver such as 1.0.0, not {version!r}")
+
+
+def taken(suite_id: str, version: str) -> Conflict:
+    """409 `eval-suite-already-registered` for a version already published."""
+    return Conflict(
+        f'Eval suite "{suite_id}" version "{version}" is already registered.',
+        code="eval-suite-already-registered",
+        suiteId=suite_id,
+        version=version,
+    )
+
+
+def claim(ctx: Context, suite_id: str, version: str, project_id: str) -> None:
+    """409 when the version is taken or the suite's other versions are in another project."""
+    rows = store.versions_of(ctx.db, ctx.tenant_id, suite_id)
+    if any(row["version"] == version for row in rows):
+        raise taken(suite_id, version)
+    if pulled_test_sets.versions(ctx.db, ctx.tenant_id, suite_id):
+        raise Conflict(
+            f'"{suite_id}" is a test set pulled from another runtime: give the suite another id.',
+            code="eval-suite-already-registered",
+            suiteId=suite_id,
+            version=version,
+        )
+    others = {row["project_id"] for row in rows if row["project_id"]}
+    if others and project_id not in others:
+        raise Conflict(
+            f'Eval suite "{suite_id}" is in project {others.pop()}, not {project_id}.',
+            code="eval-suite-project-mismatch",
+            suiteId=suite_id,
+        )
+
+
+def publish(ctx: Context, body: dict[str, Any]) -> Published:
+    """Publish a version; `judged` ones are built from judgments, not published."""
+    check_version(body["version"])
+    if body.get("tenantId") not in (None, ctx.tenant_id):
+        raise ValidationFailed(
+            "tenantId", "must be your own tenant: cross-tenant publish is refused"
+        )
+    if body["kind"] == "judged":
+        raise ValidationFailed("kind", "a judged suite is built with versions/from-judgments")
+    try:
+        project_id = projects.get(ctx, body["projectId"]).id
+    except NotFound:
+        raise BadInput(f"projectId: no project {body['projectId']} in your tenant.") from None
+    row = {
+        "id": body["id"],
+        "version": body["version"],
+        "tenant_id": ctx.tenant_id,
+        "project_id": project_id,
+        "kind": body["kind"],
+        "description": body.get("description"),
+        "spec": body["spec"],
+        "created_at": now_iso(),
+    }
+    with ctx.db.transaction():
+        claim(ctx, body["id"], body["version"], project_id)
+        if not store.insert_version(ctx.db, row):
+            raise taken(body["id"], body["version"])
+    return Published(body["id"], body["version"])
+
+
+def unregister(ctx: Context, suite_id: str, version: str) -> Tombstoned:
+    """Tombstone a version (kept and readable); 409 when it is already."""
+    with ctx.db.transaction():
+        if get_version(ctx, suite_id, version).unregistered_at:
+            raise Conflict(
+                f'Eval suite "{suite_id}" version "{version}" is already unregistered.',
+                code="eval-suite-version-unregistered",
+                suiteId=suite_id,
+            )
+        store.set_unregistered(ctx.db, suite_id, version, now_iso())
+    return Tombstoned(suite_id, version)
+
+
+def reinstate(ctx: Context, suite_id: str, version: str) -> Reinstated:
+    """Bring a tombstoned version back (idempotent); whether it was tombstoned."""
+    with ctx.db.transaction():
+        was = bool(get_version(ctx, suite_id, version).unregistered_at)
+        if was:
+            store.set_unregistered(ctx.db, suite_id, version, None)
+    return Reinstated(suite_id, version, was)
