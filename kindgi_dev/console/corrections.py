@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from ..domain.errors import KindgiError, ValidationFailed
 from ..domain.items import Item, items_of
-from ..services import corrections, judge_classes
+from ..services import corrections, judge_classes, verdicts
 from .runs import question_of, subject_of
 from .web import Visit, redirect
 
@@ -51,7 +51,7 @@ def _show(
         subject=subject_of(run),
         question=question_of(run),
         items=items,
-        tools=sorted(corrections.agent_tools(visit.ctx, run)),
+        tools=sorted(verdicts.agent_tools(visit.ctx, run)),
         groups=_groups(visit),
         values=values,
         errors=errors,
@@ -91,7 +91,7 @@ def _values_of(correction: corrections.Correction | None, items: list[Item]) -> 
 
 async def form(visit: Visit) -> Response:
     """`GET /console/runs/{id}/correct`: the form, filled with the caller's correction."""
-    run = corrections.correctable_run(visit.ctx, visit.request.path_params["runId"])
+    run = verdicts.correctable_run(visit.ctx, visit.request.path_params["runId"])
     values = _values_of(_mine(visit, run["id"]), items_of(run.get("output")))
     return _show(visit, run, values, {})
 
@@ -177,7 +177,7 @@ def _beside(error: KindgiError, rows: list[int]) -> str:
 
 async def save(visit: Visit) -> Response:
     """`POST /console/runs/{id}/correct`: save, or show the refusal beside its field."""
-    run = corrections.correctable_run(visit.ctx, visit.request.path_params["runId"])
+    run = verdicts.correctable_run(visit.ctx, visit.request.path_params["runId"])
     items = items_of(run.get("output"))
     rows: list[int] = []
     try:

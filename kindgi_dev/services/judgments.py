@@ -15,7 +15,7 @@ from ..domain.errors import BadInput, Conflict, Forbidden, NotFound, ValidationF
 from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
 from ..store import corrections as store
-from . import corrections, judge_classes
+from . import judge_classes, verdicts
 from .context import Context
 from .corrections import Principal, Subject
 
@@ -104,16 +104,16 @@ def create(ctx: Context, body: Mapping[str, Any]) -> Judgment:
         rules.stored_verdict(body["verdict"]),
         rules.check_reason(body.get("reason"), "reason"),
     )
-    run = corrections.correctable_run(ctx, body["runId"])
+    run = verdicts.correctable_run(ctx, body["runId"])
     klass = judge_classes.usable(ctx, body.get("judgeClassId"), run)
-    corrector = corrections.corrector_of(ctx, body.get("participantId"))
+    corrector = verdicts.corrector_of(ctx, body.get("participantId"))
     now = now_iso()
     with ctx.db.transaction():
-        correction_id = corrections.open_correction(ctx, run, corrector, klass, now)
-        verdict = corrections.verdict_row(
+        correction_id = verdicts.open_correction(ctx, run, corrector, klass, now)
+        verdict = verdicts.verdict_row(
             run, correction_id, corrector, item, klass, now, "item/pointer"
         )
-        corrections.record(ctx, run, correction_id, [verdict], now)
+        verdicts.record(ctx, run, correction_id, [verdict], now)
     return judgment_of(_row(ctx, verdict["id"]))
 
 

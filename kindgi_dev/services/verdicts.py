@@ -1,0 +1,181 @@
+"""Recording a verdict, which corrections and 0.1 judgments share: the run that may be
+corrected, the corrector, the correction a verdict belongs to, and the run's copy."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..domain import corrections as rules
+from ..domain.errors import Conflict, Gone, NotFound
+from ..domain.status import TERMINAL
+from ..store import corrections as store
+from . import catalog, runs
+from .context import Context
+
+_CONTEXT_FIELDS = ("history", "historyTruncated", "retrieved", "recalled", "sessionApproval")
+
+
+def correctable_run(ctx: Context, run_id: str) -> dict[str, Any]:
+    """A run that may be corrected: 404 unknown, 410 erased, 409 not finished.
+
+    A replay may be corrected like any run (0.3): that's how a version's new items get
+    corrections. Its corrections are no cases of the agent's test set.
+    """
+    run = runs.get_record(ctx, run_id)
+    if run.get("content_erased_at"):
+        raise Gone(
+            f"Run {run_id}'s content was erased; there is nothing to correct.",
+            code="run-erased",
+            runId=run_id,
+        )
+    if run["status"] not in TERMINAL or run.get("output") is None:
+        raise Conflict(
+            f"Run {run_id} is {run['status']} and has no output to correct yet.",
+            code="run-not-finished",
+            runId=run_id,
+        )
+    return run
+
+
+def subject_of(run: Mapping[str, Any]) -> dict[str, str]:
+    """What the run ran: `{kind, id, version}`."""
+    if run.get("agent_id"):
+        return {"kind": "agent", "id": run["agent_id"], "version": run["agent_version"]}
+    return {"kind": "flow", "id": run["flow_id"], "version": run["flow_version"]}
+
+
+def corrector_of(ctx: Context, participant_id: str | None) -> rules.Corrector:
+    """The caller, and the app's end user it corrects for when there is one."""
+    return rules.Corrector(ctx.caller.kind, ctx.caller.id, participant_id or "")
+
+
+def agent_tools(ctx: Context, run: Mapping[str, Any]) -> set[str]:
+    """The tool ids of the agent at the run's version (none when it is not registered)."""
+    try:
+        agent = catalog.get_agent(ctx, run["agent_id"], run["agent_version"])
+    except NotFound:
+        return set()
+    return {ref["id"] for ref in agent.get("tools") or []}
+
+
+def keep_copy(ctx: Context, run: Mapping[str, Any], now: str) -> None:
+    """Store the run's copy at its first verdict: input, context with `toolEnv`, output."""
+    if store.has_copy(ctx.db, run["id"]):
+        return
+    recorded = run.get("context") or {}
+    context = {k: recorded[k] for k in _CONTEXT_FIELDS if k in recorded}
+    if run.get("tool_env"):
+        context["toolEnv"] = run["tool_env"]
+    copy = {
+        "runId": run["id"],
+        "subject": subject_of(run),
+        "input": run.get("input"),
+        "context": context or None,
+        "output": run.get("output"),
+        "segments": run.get("segments"),
+        "capturedAt": now,
+    }
+    store.insert_copy(ctx.db, copy)
+
+
+def verdict_row(
+    run: Mapping[str, Any],
+    correction_id: str,
+    corrector: rules.Corrector,
+    item: rules.CorrectedItem,
+    klass: rules.AssertedClass,
+    now: str,
+    where: str = "pointer",
+) -> dict[str, Any]:
+    """A verdict's row: the item and its value (400 `item-not-found` at `where` when the
+    pointer names nothing), who gave it, its class and whether that was restricted."""
+    value = None if item.pointer is None else rules.item_value(run["output"], item.pointer, where)
+    return {
+        "id": str(uuid.uuid4()),
+        "correction_id": correction_id,
+        "tenant_id": run["tenant_id"],
+        "project_id": run["project_id"],
+        "run_id": run["id"],
+        "item_key": item.key,
+        "pointer": item.pointer,
+        "rank": item.rank,
+        "verdict": item.verdict,
+        "reason": item.reason,
+        "judge_class_id": klass.class_id,
+        "restricted": 1 if klass.restricted else 0,
+        "asserted_by_kind": corrector.kind,
+        "asserted_by_id": corrector.id,
+        "participant_id": corrector.participant_id or None,
+        "item_value": value,
+        "created_at": now,
+    }
+
+
+def new_correction(
+    run: Mapping[str, Any], corrector: rules.Corrector, klass: rules.AssertedClass, now: str
+) -> dict[str, Any]:
+    """A new open correction's row for the corrector and class, made now."""
+    subject = subject_of(run)
+    return {
+        "id": str(uuid.uuid4()),
+        "tenant_id": run["tenant_id"],
+        "project_id": run["project_id"],
+        "run_id": run["id"],
+        "subject_kind": subject["kind"],
+        "subject_id": subject["id"],
+        "subject_version": subject["version"],
+        "corrector_kind": corrector.kind,
+        "corrector_id": corrector.id,
+        "participant_id": corrector.participant_id,
+        "judge_class_id": klass.class_id,
+        "restricted": 1 if klass.restricted else 0,
+        "status": "open",
+        "created_at": now,
+        "updated_at": now,
+    }
+
+
+def replace(ctx: Context, old: Mapping[str, Any] | None, new_id: str, now: str) -> None:
+    """Mark the corrector's live correction replaced (before the new one is stored)."""
+    if old is not None:
+        store.update_correction(
+            ctx.db, old["id"], {"replaced_by": new_id, "replaced_at": now, "updated_at": now}
+        )
+
+
+def open_correction(
+    ctx: Context,
+    run: Mapping[str, Any],
+    corrector: rules.Corrector,
+    klass: rules.AssertedClass,
+    now: str,
+) -> str:
+    """The id of the corrector's live correction of the run, made now when there is none
+    (or only an erased one, which it replaces). Call inside a transaction."""
+    live = store.live_correction(ctx.db, run["id"], corrector)
+    if live is not None and not live["erased_at"]:
+        return str(live["id"])
+    correction = new_correction(run, corrector, klass, now)
+    replace(ctx, live, correction["id"], now)
+    store.insert_correction(ctx.db, correction)
+    return str(correction["id"])
+
+
+def record(
+    ctx: Context,
+    run: Mapping[str, Any],
+    correction_id: str,
+    verdicts: Sequence[dict[str, Any]],
+    now: str,
+) -> None:
+    """Add verdicts to a correction, superseding the corrector's earlier ones on each item."""
+    for verdict in verdicts:
+        corrector = rules.Corrector(
+            verdict["asserted_by_kind"], verdict["asserted_by_id"], verdict["participant_id"] or ""
+        )
+        store.supersede(ctx.db, run["id"], corrector, verdict["item_key"], verdict["id"], now)
+    store.insert_verdicts(ctx.db, verdicts)
+    keep_copy(ctx, run, now)
+    store.update_correction(ctx.db, correction_id, {"updated_at": now})
