@@ -37,6 +37,8 @@ RESOURCES = (
     "judge_classes",
     "corrections",
     "test_sets",
+    "test_set_registry",
+    "test_set_pulls",
     "eval_suites",
     "eval_runs",
     "providers",

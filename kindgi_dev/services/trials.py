@@ -20,7 +20,7 @@ from . import (
     projects,
     replay_cases,
     test_set_pulls,
-    test_sets,
+    test_set_versions,
 )
 from .context import Context
 
@@ -53,10 +53,12 @@ def start_on_test_set(ctx: Context, agent_id: str, body: dict[str, Any]) -> dict
     project_id = projects.require(ctx, body.get("projectId"))
     body = {**body, "projectId": project_id}
     body.setdefault("agentRef", {"agentId": agent_id})
-    frozen = test_sets.freeze(ctx, agent_id, project_id)
+    frozen = test_set_versions.freeze(ctx, agent_id, project_id)
     restricted_only = body.get("classWeights") == "restricted-only"
     cases = _test_set_cases(
-        ctx, test_sets.frozen_cases(ctx, frozen["testSetId"], frozen["version"]), restricted_only
+        ctx,
+        test_set_versions.frozen_cases(ctx, frozen["testSetId"], frozen["version"]),
+        restricted_only,
     )
     return eval_runs.begin(
         ctx,

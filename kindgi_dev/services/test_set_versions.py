@@ -1,0 +1,95 @@
+"""An agent's test set frozen as versions (`N.0.0`): freezing its active cases with a copy
+of each case's run, and reading a frozen version's cases, as a test run checks them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..domain import test_sets as rules
+from ..domain.errors import NotFound
+from ..domain.paging import Page, clamp_limit, make_page, offset_of
+from ..domain.time import now_iso
+from ..store import test_sets as store
+from . import replay_cases
+from .context import Context
+from .test_sets import case_rows, render_cases, scope_of, summary
+
+
+def freeze(ctx: Context, agent_id: str, project_id: str | None) -> dict[str, Any]:
+    """Store the set's active cases as they are now as version `N.0.0`; `{testSetId, version}`."""
+    scope = scope_of(ctx, agent_id, project_id)
+    set_id = rules.set_id_of(scope[0], scope[1])
+    with ctx.db.transaction():
+        cases = render_cases(
+            ctx, case_rows(ctx, scope, rules.CASE_KINDS, retired="exclude", limit=None, after=None)
+        )
+        cases = [_with_run(ctx, case) for case in cases]
+        version = store.last_version(ctx.db, set_id) + 1
+        meta = {
+            "test_set_id": set_id,
+            "version": version,
+            "tenant_id": ctx.tenant_id,
+            "agent_id": scope[0],
+            "project_id": scope[1],
+            "frozen_at": now_iso(),
+        }
+        store.insert_version(ctx.db, meta, cases)
+    return {"testSetId": set_id, "version": rules.version_label(version)}
+
+
+def _with_run(ctx: Context, case: dict[str, Any]) -> dict[str, Any]:
+    """A frozen case with a copy of its run (`run`) and its group's weight, so it replays
+    anywhere, run and group or not."""
+    weight = replay_cases.class_weight(ctx, case.get("judgeClassId"))
+    if weight is not None:
+        case = {**case, "judgeClassWeight": weight}
+    copy = replay_cases.run_copy(ctx, case["runId"])
+    return case if copy is None else {**case, "run": copy}
+
+
+def frozen_page(
+    ctx: Context, test_set_id: str, version: str, *, limit: int | None, cursor: str | None
+) -> Page[Any]:
+    """A page of a frozen version's cases (`N.0.0`), as they were when it was frozen."""
+    number = rules.version_number(version)
+    if number is None or not any(
+        v["version"] == number for v in store.versions(ctx.db, test_set_id)
+    ):
+        raise NotFound("test-set-version", f"{test_set_id}@{version}", id_field="test_set_id")
+    size = clamp_limit(limit)
+    after = offset_of(cursor) - 1
+    rows = store.version_cases(ctx.db, test_set_id, number, after=after, limit=size + 1)
+    page = make_page(rows, size, lambda row: [row[0] + 1])
+    return page.map(lambda pair: pair[1])
+
+
+def frozen_cases(ctx: Context, test_set_id: str, version: str) -> Iterator[Any]:
+    """Every case of a frozen version, in stored order."""
+    cursor = None
+    while True:
+        page = frozen_page(ctx, test_set_id, version, limit=100, cursor=cursor)
+        yield from page.items
+        if not page.has_more:
+            return
+        cursor = page.next_cursor
+
+
+def frozen_versions(ctx: Context, test_set_id: str) -> list[dict[str, Any]]:
+    """Every frozen version of a set: version, caseCount, frozenAt; oldest first."""
+    return [
+        {
+            "version": rules.version_label(v["version"]),
+            "caseCount": v["case_count"],
+            "frozenAt": v["frozen_at"],
+        }
+        for v in store.versions(ctx.db, test_set_id)
+        if v["tenant_id"] == ctx.tenant_id
+    ]
+
+
+def frozen_sets(ctx: Context) -> list[dict[str, Any]]:
+    """The summary of every agent test set frozen at least once (the registry's ones)."""
+    return [
+        summary(ctx, (a, p, ctx.tenant_id)) for a, p in store.frozen_sets(ctx.db, ctx.tenant_id)
+    ]
