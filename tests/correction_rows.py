@@ -1,6 +1,6 @@
 """Corrections and verdicts written straight into their tables, for tests of what reads them.
 
-The rows are shaped as the corrections store keeps them (`m0004_corrections`): one
+The rows are shaped as the corrections store keeps them (`m0020_compact_verdicts`): one
 correction per corrector and run, each item a `verdicts` row ('yes'/'no'), the run's copy
 taken at its first verdict.
 """
@@ -66,13 +66,11 @@ def correct(
              int(restricted), _dump(decisions), _dump(answer), status, stamp, stamp),
         )  # fmt: skip
         conn.executemany(
-            "INSERT INTO verdicts (id, correction_id, tenant_id, project_id, run_id, item_key, "
-            "pointer, rank, verdict, reason, judge_class_id, restricted, asserted_by_kind, "
-            "asserted_by_id, participant_id, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'user', ?, ?, ?)",
-            [(str(uuid.uuid4()), correction_id, run["tenant_id"], run["project_id"], run_id,
-              key, pointer, rank, verdict, (reasons or {}).get(key), judge_class_id,
-              int(restricted), ctx.identity.user_id, participant_id or None, stamp)
+            "INSERT INTO verdicts (id, correction_seq, item_key, pointer, rank, verdict, reason, "
+            "judge_class_id, restricted, created_at) "
+            "VALUES (?, (SELECT seq FROM corrections WHERE id = ?), ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(str(uuid.uuid4()), correction_id, key, pointer, rank, verdict,
+              (reasons or {}).get(key), judge_class_id, int(restricted), stamp)
              for key, pointer, rank, verdict in items],
         )  # fmt: skip
         conn.execute(
@@ -140,8 +138,8 @@ def bulk_corrections(ctx: Context, count: int, *, project_id: str, start: float 
                      output))  # fmt: skip
         corrections.append((correction_id, tenant, project_id, run_id, AGENT, user, stamp))
         verdicts.extend(
-            (str(uuid.uuid4()), correction_id, tenant, project_id, run_id, f"kb-10{i + 1}",
-             f"/output/articles/{i}", i, "yes" if i == 0 else "no", user, stamp)
+            (str(uuid.uuid4()), correction_id, f"kb-10{i + 1}", f"/output/articles/{i}", i,
+             "yes" if i == 0 else "no", stamp)
             for i in range(3)
         )  # fmt: skip
     with ctx.db.transaction() as conn:
@@ -158,9 +156,8 @@ def bulk_corrections(ctx: Context, count: int, *, project_id: str, start: float 
             corrections,
         )
         conn.executemany(
-            "INSERT INTO verdicts (id, correction_id, tenant_id, project_id, run_id, item_key, "
-            "pointer, rank, verdict, asserted_by_kind, asserted_by_id, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'user', ?, ?)",
+            "INSERT INTO verdicts (id, correction_seq, item_key, pointer, rank, verdict, "
+            "created_at) VALUES (?, (SELECT seq FROM corrections WHERE id = ?), ?, ?, ?, ?, ?)",
             verdicts,
         )
 

@@ -40,10 +40,6 @@ _CORRECTION = (
 )
 _VERDICT = (
     "id",
-    "correction_id",
-    "tenant_id",
-    "project_id",
-    "run_id",
     "item_key",
     "pointer",
     "rank",
@@ -51,19 +47,20 @@ _VERDICT = (
     "reason",
     "judge_class_id",
     "restricted",
-    "asserted_by_kind",
-    "asserted_by_id",
-    "participant_id",
     "item_value",
     "created_at",
     "unregistered_at",
     "superseded_by",
 )
-_VERDICT_SELECT = (
+"""A verdict's own columns; the rest of a verdict row is its correction's (m0020)."""
+_VERDICT_FIELDS = (
     ", ".join(f"v.{c}" for c in _VERDICT)
-    + ", c.subject_kind, c.subject_id, c.subject_version"
-    + " FROM verdicts v JOIN corrections c ON c.id = v.correction_id"
+    + ", c.id AS correction_id, c.tenant_id, c.project_id, c.run_id, "
+    "c.corrector_kind AS asserted_by_kind, c.corrector_id AS asserted_by_id, "
+    "nullif(c.participant_id, '') AS participant_id"
 )
+_VERDICTS = "FROM verdicts v JOIN corrections c ON c.seq = v.correction_seq"
+_VERDICT_SELECT = f"{_VERDICT_FIELDS}, c.subject_kind, c.subject_id, c.subject_version {_VERDICTS}"
 _LIVE = "v.unregistered_at IS NULL AND v.superseded_by IS NULL"
 _ROWS = JsonRows("decisions", "answer", "item_value")
 
@@ -130,9 +127,15 @@ def list_corrections(
 
 
 def insert_verdicts(db: Database, verdicts: Sequence[dict[str, Any]]) -> None:
-    """Add verdicts (row dicts; missing columns are NULL)."""
-    if verdicts:
-        _ROWS.insert(db, "verdicts", _VERDICT, verdicts)
+    """Add verdicts (row dicts with their `correction_id`; missing columns are NULL)."""
+    if not verdicts:
+        return
+    with db.transaction() as conn:
+        conn.executemany(
+            f"INSERT INTO verdicts (correction_seq, {', '.join(_VERDICT)}) VALUES "
+            f"((SELECT seq FROM corrections WHERE id = ?), {', '.join('?' * len(_VERDICT))})",
+            [[v["correction_id"], *(_ROWS.value(c, v.get(c)) for c in _VERDICT)] for v in verdicts],
+        )
 
 
 def get_verdict(db: Database, verdict_id: str) -> dict[str, Any] | None:
@@ -148,8 +151,8 @@ def verdicts_of(db: Database, correction_ids: Sequence[str]) -> dict[str, list[d
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         rows = db.all(
-            f"SELECT {', '.join(_VERDICT)} FROM verdicts "
-            f"WHERE correction_id IN ({', '.join('?' * len(chunk))})",
+            f"SELECT {_VERDICT_FIELDS} {_VERDICTS} "
+            f"WHERE c.id IN ({', '.join('?' * len(chunk))}) ORDER BY v.seq",
             chunk,
         )
         for row in rows:
@@ -160,17 +163,19 @@ def verdicts_of(db: Database, correction_ids: Sequence[str]) -> dict[str, list[d
 def supersede(db: Database, run_id: str, corrector: Corrector, key: str, by: str, at: str) -> int:
     """End a corrector's live verdicts on one item of a run, pointing them to `by`."""
     return db.run(
-        "UPDATE verdicts SET unregistered_at = ?, superseded_by = ? WHERE run_id = ? "
-        "AND asserted_by_id = ? AND item_key = ? AND unregistered_at IS NULL "
-        "AND superseded_by IS NULL AND asserted_by_kind = ? AND coalesce(participant_id, '') = ?",
-        (at, by, run_id, corrector.id, key, corrector.kind, corrector.participant_id),
+        "UPDATE verdicts SET unregistered_at = ?, superseded_by = ? WHERE correction_seq IN "
+        "(SELECT seq FROM corrections WHERE run_id = ? AND corrector_kind = ? "
+        "AND corrector_id = ? AND participant_id = ?) "
+        "AND item_key = ? AND unregistered_at IS NULL AND superseded_by IS NULL",
+        (at, by, run_id, corrector.kind, corrector.id, corrector.participant_id, key),
     )
 
 
 def end_live_verdicts(db: Database, correction_id: str, at: str) -> int:
     """End every live verdict of a correction (it was replaced)."""
     return db.run(
-        "UPDATE verdicts SET unregistered_at = ? WHERE correction_id = ? "
+        "UPDATE verdicts SET unregistered_at = ? "
+        "WHERE correction_seq = (SELECT seq FROM corrections WHERE id = ?) "
         "AND unregistered_at IS NULL AND superseded_by IS NULL",
         (at, correction_id),
     )
@@ -190,17 +195,17 @@ def list_verdicts(
 ) -> list[dict[str, Any]]:
     """Up to `limit + 1` live verdicts, newest first, with their corrections' subjects."""
     conditions = {
-        "run_id": "v.run_id = ?",
+        "run_id": "c.run_id = ?",
         "agent_id": "c.subject_kind = 'agent' AND c.subject_id = ?",
         "agent_version": "c.subject_version = ?",
         "flow_id": "c.subject_kind = 'flow' AND c.subject_id = ?",
         "verdict": "v.verdict = ?",
         "judge_class_id": "v.judge_class_id = ?",
-        "participant_id": "v.participant_id = ?",
-        "project_id": "v.project_id = ?",
-        "org_id": "v.project_id IN (SELECT id FROM projects WHERE org_id = ?)",
+        "participant_id": "c.participant_id = ?",
+        "project_id": "c.project_id = ?",
+        "org_id": "c.project_id IN (SELECT id FROM projects WHERE org_id = ?)",
     }
-    where = Where("v.tenant_id = ?", tenant_id)
+    where = Where("c.tenant_id = ?", tenant_id)
     where.add(_LIVE)
     where.named(filters, conditions)
     where.after(after, "v.created_at, v.id")
@@ -261,7 +266,8 @@ def erase_participant(
     erased; the verdicts stay. (corrections, verdicts) touched."""
     with db.transaction() as conn:
         verdicts = conn.execute(
-            "UPDATE verdicts SET reason = NULL WHERE tenant_id = ? AND participant_id = ?",
+            "UPDATE verdicts SET reason = NULL WHERE correction_seq IN "
+            "(SELECT seq FROM corrections WHERE tenant_id = ? AND participant_id = ?)",
             (tenant_id, participant_id),
         ).rowcount
         corrections = conn.execute(

@@ -116,9 +116,11 @@ def live_verdicts(db: Database, run_id: str) -> list[dict[str, Any]]:
     """A run's live verdicts with their class's weight now (1 without a class), for rescoring."""
     rows = db.all(
         "SELECT v.item_key, v.pointer, v.rank, v.verdict, v.restricted, v.item_value, "
-        "coalesce(c.weight, 1.0) AS weight FROM verdicts v "
+        "coalesce(c.weight, 1.0) AS weight FROM corrections k "
+        "JOIN verdicts v ON v.correction_seq = k.seq "
         "LEFT JOIN judge_classes c ON c.id = v.judge_class_id "
-        "WHERE v.run_id = ? AND v.unregistered_at IS NULL AND v.superseded_by IS NULL",
+        "WHERE k.run_id = ? AND v.unregistered_at IS NULL AND v.superseded_by IS NULL "
+        "ORDER BY v.item_key, k.corrector_id, k.participant_id, v.seq",
         (run_id,),
     )
     return [{**dict(r), "item_value": load(r["item_value"])} for r in rows]

@@ -122,19 +122,19 @@ def judged_runs(
     """Each non-replay judged run of a subject in a project: first judgment, counted verdicts,
     segments (the copy's, else the run's) and the version it ran."""
     sql = (
-        "SELECT v.run_id, r.agent_version, coalesce(j.segments, r.segments) AS segments, "
-        "(SELECT min(a.created_at) FROM verdicts a WHERE a.run_id = v.run_id) AS first_judged_at, "
-        "count(*) AS judgments "
-        "FROM verdicts v JOIN corrections c ON c.id = v.correction_id "
-        "JOIN runs r ON r.id = v.run_id LEFT JOIN judged_run_copies j ON j.run_id = v.run_id "
-        "WHERE v.tenant_id = ? AND v.project_id = ? AND c.subject_kind = ? AND c.subject_id = ? "
+        "SELECT c.run_id, r.agent_version, coalesce(j.segments, r.segments) AS segments, "
+        "(SELECT min(a.created_at) FROM corrections b JOIN verdicts a ON a.correction_seq = b.seq "
+        "WHERE b.run_id = c.run_id) AS first_judged_at, count(*) AS judgments "
+        "FROM verdicts v JOIN corrections c ON c.seq = v.correction_seq "
+        "JOIN runs r ON r.id = c.run_id LEFT JOIN judged_run_copies j ON j.run_id = c.run_id "
+        "WHERE c.tenant_id = ? AND c.project_id = ? AND c.subject_kind = ? AND c.subject_id = ? "
         f"AND r.replay_of IS NULL AND {_COUNTED}"
     )
     params: list[Any] = [tenant_id, project_id, *subject]
     if class_ids:
         sql += f" AND v.judge_class_id IN ({_marks(class_ids)})"
         params.extend(class_ids)
-    rows = db.all(sql + " GROUP BY v.run_id", params)
+    rows = db.all(sql + " GROUP BY c.run_id", params)
     return [{**dict(r), "segments": load(r["segments"])} for r in rows]
 
 
@@ -147,10 +147,10 @@ def counted_verdicts(
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         sql = (
-            "SELECT v.id, v.run_id, v.item_key, v.pointer, v.rank, v.verdict, v.reason, "
-            "v.judge_class_id, v.restricted, v.created_at FROM verdicts v "
-            "JOIN corrections c ON c.id = v.correction_id "
-            f"WHERE v.run_id IN ({_marks(chunk)}) AND {_COUNTED}"
+            "SELECT v.id, c.run_id, v.item_key, v.pointer, v.rank, v.verdict, v.reason, "
+            "v.judge_class_id, v.restricted, v.created_at FROM corrections c "
+            "JOIN verdicts v ON v.correction_seq = c.seq "
+            f"WHERE c.run_id IN ({_marks(chunk)}) AND {_COUNTED}"
         )
         params: list[Any] = list(chunk)
         if class_ids:

@@ -129,9 +129,10 @@ def live_items(db: Database, correction_ids: Sequence[str]) -> dict[str, list[di
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         rows = db.all(
-            "SELECT v.correction_id, v.item_key, v.pointer, v.rank, v.verdict, v.reason "
-            f"FROM verdicts v WHERE v.correction_id IN ({', '.join('?' * len(chunk))}) "
-            f"AND {_LIVE} ORDER BY v.correction_id, v.rank, v.created_at",
+            "SELECT c.id AS correction_id, v.item_key, v.pointer, v.rank, v.verdict, v.reason "
+            "FROM verdicts v JOIN corrections c ON c.seq = v.correction_seq "
+            f"WHERE c.id IN ({', '.join('?' * len(chunk))}) "
+            f"AND {_LIVE} ORDER BY c.id, v.rank, v.created_at",
             chunk,
         )
         for row in rows:
@@ -145,7 +146,7 @@ def correction_facts(db: Database, correction_id: str) -> dict[str, Any] | None:
         "SELECT c.id, c.tenant_id, c.project_id, c.subject_kind, c.subject_id, c.status, "
         "c.replaced_by, c.erased_at, r.replay_of IS NOT NULL AS on_replay, "
         "(c.decisions IS NOT NULL OR c.answer IS NOT NULL OR EXISTS ("
-        f"SELECT 1 FROM verdicts v WHERE v.correction_id = c.id AND {_LIVE})) AS has_expectation "
+        f"SELECT 1 FROM verdicts v WHERE v.correction_seq = c.seq AND {_LIVE})) AS has_expectation "
         "FROM corrections c JOIN runs r ON r.id = c.run_id WHERE c.id = ?",
         (correction_id,),
     )

@@ -121,7 +121,8 @@ def test_a_correction_with_nothing_left_to_check_is_not_a_case(
 ) -> None:
     client, ctx = app
     ctx.db.run(
-        "UPDATE verdicts SET unregistered_at = ? WHERE correction_id = ?",
+        "UPDATE verdicts SET unregistered_at = ? "
+        "WHERE correction_seq = (SELECT seq FROM corrections WHERE id = ?)",
         (at(20), tutorial[PASSWORD]["correction"]),
     )
     assert len(_cases(client)) == 2
@@ -284,7 +285,8 @@ def test_a_frozen_version_keeps_its_cases_whatever_happens_later(
     assert [call["toolId"] for call in copy["toolCalls"]] == ["acme-ops.search-articles"]
     assert [a["id"] for a in copy["output"]["output"]["articles"]] == ["kb-101", "kb-102", "kb-103"]
     set_column(ctx, tutorial[PASSWORD]["correction"], "status", "wont-fix")
-    ctx.db.run("UPDATE verdicts SET verdict = 'yes' WHERE correction_id = ?",
+    ctx.db.run("UPDATE verdicts SET verdict = 'yes' WHERE correction_seq = "
+               "(SELECT seq FROM corrections WHERE id = ?)",
                (tutorial[CHARGED]["correction"],))  # fmt: skip
     assert len(_cases(client)) == 2
     assert client.get(path).json()["data"] == before

@@ -96,7 +96,9 @@ def test_a_case_keeps_the_run_as_corrected_with_its_items_summed(
     assert case["context"]["toolEnv"] == {SEARCH: {}}
     first = case["items"][0]
     judgment = ctx.db.one(
-        "SELECT id FROM verdicts WHERE run_id = ? AND item_key = 'kb-101'", (tutorial[PASSWORD],)
+        "SELECT v.id FROM verdicts v JOIN corrections c ON c.seq = v.correction_seq "
+        "WHERE c.run_id = ? AND v.item_key = 'kb-101'",
+        (tutorial[PASSWORD],),
     )["id"]
     assert first == {
         "key": "kb-101", "pointer": "/output/articles/0", "rank": 0, "yes": 1, "no": 0,

@@ -199,13 +199,15 @@ def test_the_set_counts_follow_every_change_to_its_cases(tmp_path: Path) -> None
         gone = client.post(f"{SET}/cases/{added.json()['id']}/retire", json={"reason": "dup"})
         assert gone.status_code == 200, gone.text
         check(2, 2)
+        correct(package, participantId="p-9", items=[], answer={"verdict": "right"})
+        check(3, 2)
         judgments = client.get("/v1/judgments", params={"runId": charged}).json()["data"]
         for judgment in judgments:
             unregistered = client.post(f"/v1/judgments/{judgment['id']}/unregister")
             assert unregistered.status_code == 200, unregistered.text
-        check(1, 2)
+        check(2, 2)
     with served(tmp_path) as (client, _):
-        check(1, 2)
+        check(2, 2)
 
 
 def test_an_eval_run_s_concurrency_follows_the_model_s_provider(tmp_path: Path) -> None:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
+from typing import Any
 
+from kindgi_dev.store import corrections, eval_runs, eval_suites, test_sets
 from kindgi_dev.store.db import Database
+from kindgi_dev.store.migrations import MIGRATIONS
 
 
 def test_runs_that_named_frozen_version_n_name_n_0_0_after_the_upgrade(tmp_path: Path) -> None:
@@ -25,3 +29,156 @@ def test_runs_that_named_frozen_version_n_name_n_0_0_after_the_upgrade(tmp_path:
     rows = {r["run_id"]: r["frozen_version"] for r in again.all("SELECT * FROM eval_runs")}
     assert json.loads(rows["on-set"]) == {"testSetId": "a~p", "version": "2.0.0"}
     assert rows["on-suite"] is None
+
+
+def _at_version(path: Path, last: int) -> Database:
+    """A database with the migrations up to `last` applied, as an older kindgi dev left it."""
+    db = Database(path)
+    with db.transaction() as conn:
+        conn.execute(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+            "applied_at TEXT NOT NULL)"
+        )
+        for migration in (m for m in MIGRATIONS if m.version <= last):
+            for statement in migration.statements():
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations VALUES (?, ?, '2026-01-01T00:00:00.000Z')",
+                (migration.version, migration.name),
+            )
+    return db
+
+
+def _old_correction(db: Database, n: int, run: str, participant: str, **columns: Any) -> str:
+    """A correction row as m0004–m0010 shaped it; its id."""
+    row = {
+        "id": f"c{n}", "tenant_id": "t", "project_id": "p", "run_id": run,
+        "subject_kind": "agent", "subject_id": "a", "subject_version": "0.1.0",
+        "corrector_kind": "user", "corrector_id": "u", "participant_id": participant,
+        "created_at": f"2026-01-01T00:00:{n:02d}.000Z", "updated_at": "2026-01-02T00:00:00.000Z",
+        **columns,
+    }  # fmt: skip
+    db.run(f"INSERT INTO corrections ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+           list(row.values()))  # fmt: skip
+    return row["id"]
+
+
+def _old_verdict(db: Database, n: int, correction: str, key: str, **columns: Any) -> None:
+    """A verdict row as m0004 shaped it, with its correction's ids repeated."""
+    c = db.one("SELECT * FROM corrections WHERE id = ?", (correction,))
+    assert c is not None
+    row = {
+        "id": str(uuid.UUID(int=n)), "correction_id": correction, "tenant_id": c["tenant_id"],
+        "project_id": c["project_id"], "run_id": c["run_id"], "item_key": key,
+        "pointer": f"/output/articles/{n % 3}", "rank": n % 3, "verdict": "yes" if n % 2 else "no",
+        "asserted_by_kind": c["corrector_kind"], "asserted_by_id": c["corrector_id"],
+        "participant_id": c["participant_id"] or None, "item_value": json.dumps({"id": key}),
+        "created_at": f"2026-01-01T00:01:{n // 2:02d}.000Z", **columns,
+    }  # fmt: skip
+    db.run(f"INSERT INTO verdicts ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+           list(row.values()))  # fmt: skip
+
+
+def _reads(db: Database) -> dict[str, Any]:
+    """What the store reads back of corrections, verdicts and the agent's test set."""
+    scope = ("a", "p", "t")
+    ids = [r["id"] for r in db.all("SELECT id FROM corrections ORDER BY created_at, id")]
+    listed = corrections.list_verdicts(db, "t", limit=100, after=None, filters={})
+    return {
+        "corrections": [corrections.get_correction(db, i) for i in ids],
+        "verdicts": corrections.verdicts_of(db, ids),
+        "one": {v["id"]: corrections.get_verdict(db, v["id"]) for v in listed},
+        "listed": listed,
+        "page": corrections.list_verdicts(db, "t", limit=2, after=[listed[2]["created_at"],
+                                          listed[2]["id"]], filters={"run_id": "r1"}),
+        "cases": test_sets.correction_cases(db, scope, retired="include", limit=None, after=None),
+        "items": test_sets.live_items(db, ids),
+        "counts": test_sets.case_counts(db, scope),
+        "facts": [test_sets.correction_facts(db, i) for i in ids],
+        "rescored": eval_runs.live_verdicts(db, "r1"),
+        "judged": eval_suites.judged_runs(db, "t", "p", ("agent", "a"), []),
+        "counted": eval_suites.counted_verdicts(db, ["r1", "r2"], []),
+    }  # fmt: skip
+
+
+def _old_reads(db: Database) -> dict[str, Any]:
+    """The same reads on the old tables, with the old queries, for comparison."""
+    ids = [r["id"] for r in db.all("SELECT id FROM corrections ORDER BY created_at, id")]
+
+    def verdict(row: Any) -> dict[str, Any]:
+        return {**dict(row), "item_value": json.loads(row["item_value"])}
+
+    rows = db.all("SELECT * FROM verdicts ORDER BY rowid")
+    return {
+        "verdicts": {i: [verdict(r) for r in rows if r["correction_id"] == i] for i in ids},
+        "cases": test_sets.correction_cases(
+            db, ("a", "p", "t"), retired="include", limit=None, after=None
+        ),
+        "counts": test_sets.case_counts(db, ("a", "p", "t")),
+    }
+
+
+def test_corrections_and_verdicts_read_the_same_after_their_ids_are_compacted(
+    tmp_path: Path,
+) -> None:
+    """m0020 moves verdicts onto their correction's integer key: every read of what an older
+    version recorded (items, judgments, pages, the test set and its counts) is unchanged."""
+    db = _at_version(tmp_path / "dev.sqlite3", 16)
+    for run, replay in (("r1", None), ("r2", None), ("r3", "r1")):
+        db.run(
+            "INSERT INTO runs (id, tenant_id, project_id, flow_id, flow_version, status, "
+            "created_at, updated_at, input, replay_of) VALUES (?, 't', 'p', 'agent.turn', "
+            "'1.1.0', 'completed', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', "
+            "'{}', ?)",
+            (run, replay),
+        )
+    old = _old_correction(db, 1, "r1", "", replaced_by="c2", replaced_at="2026-01-01T00:00:02Z")
+    _old_verdict(
+        db,
+        1,
+        old,
+        "kb-101",
+        unregistered_at="2026-01-01T00:00:02Z",
+        superseded_by=str(uuid.UUID(int=3)),
+    )
+    _old_verdict(db, 2, old, "kb-102", unregistered_at="2026-01-01T00:00:02Z")
+    live = _old_correction(db, 2, "r1", "")
+    _old_verdict(db, 3, live, "kb-101", reason="first", judge_class_id="jc", restricted=1)
+    _old_verdict(db, 4, live, "kb-103")
+    other = _old_correction(db, 3, "r1", "p-1", decisions=json.dumps({"shouldCall": []}))
+    _old_verdict(db, 5, other, "kb-101", unregistered_at="2026-01-01T00:00:09Z")
+    retired = _old_correction(db, 4, "r2", "p-2", status="fixed")
+    _old_verdict(db, 6, retired, "kb-102")
+    db.run(
+        "INSERT INTO case_retirements VALUES (?, 't', 'gone', 'user', 'u', '2026-01-03T00:00Z')",
+        (retired,),
+    )
+    on_replay = _old_correction(db, 5, "r3", "", status="open")
+    _old_verdict(db, 7, on_replay, "kb-101")
+    before = _old_reads(db)
+    assert before["counts"] == {"active": 2, "retired": 1}
+    db.close()
+
+    db = Database(tmp_path / "dev.sqlite3")
+    assert 20 in db.migrate()
+    after = _reads(db)
+    columns = before["verdicts"]["c1"][0].keys()
+    assert {i: [{c: v[c] for c in columns} for v in vs]
+            for i, vs in after["verdicts"].items()} == before["verdicts"]  # fmt: skip
+    assert [len(v) for v in after["verdicts"].values()] == [2, 2, 1, 1, 1]
+    assert after["cases"] == before["cases"]
+    assert after["counts"] == before["counts"]
+    assert [v["id"] for v in after["listed"]] == [str(uuid.UUID(int=n)) for n in (7, 6, 4, 3)]
+    assert [v["id"] for v in after["page"]] == [str(uuid.UUID(int=3))]
+    assert after["one"] == {v["id"]: v for v in after["listed"]}
+    assert [f["has_expectation"] for f in after["facts"]] == [0, 1, 1, 1, 1]
+    assert [(v["item_key"], v["verdict"]) for v in after["rescored"]] == [
+        ("kb-101", "yes"), ("kb-103", "no"),
+    ]  # fmt: skip
+    assert [(j["run_id"], j["judgments"]) for j in after["judged"]] == [("r1", 2), ("r2", 1)]
+    assert [v["id"] for v in after["counted"]] == [str(uuid.UUID(int=n)) for n in (6, 4, 3)]
+
+    test_sets.insert_retirement(db, "t", live, "done", {"kind": "user", "id": "u"}, "2026-02-01Z")
+    assert test_sets.case_counts(db, ("a", "p", "t")) == {"active": 1, "retired": 2}
+    assert corrections.end_live_verdicts(db, live, "2026-02-02T00:00:00.000Z") == 2
+    assert test_sets.case_counts(db, ("a", "p", "t")) == {"active": 1, "retired": 1}
