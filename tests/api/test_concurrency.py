@@ -41,12 +41,12 @@ def test_a_14000_item_correction_in_flight_holds_up_no_read(
              for i in range(ITEMS)]  # fmt: skip
     with serve_app(app) as url, ThreadPoolExecutor(1) as pool:
         auth = {"Authorization": f"Bearer {ctx.identity.token}"}
-        with httpx.Client(base_url=url, headers=auth, timeout=20) as http:
+        with httpx.Client(base_url=url, headers=auth, timeout=120) as http:
             write = pool.submit(http.post, "/v1/corrections",
                                 json={"runId": run_id, "items": items})  # fmt: skip
             while not inside.wait(0.05):
                 assert not write.done(), write.result().text[:500]
-            with httpx.Client(base_url=url, headers=auth, timeout=10) as reader:
+            with httpx.Client(base_url=url, headers=auth, timeout=120) as reader:
                 health = reader.get("/health")
                 listed = reader.get("/v1/corrections", params={"runId": run_id})
             answered_while_held = not write.done()
