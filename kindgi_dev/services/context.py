@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from ..runtime.eval_loop import EvalLoop, Job
 from ..runtime.host import Runtime
 from ..runtime.providers.function import FunctionModels
 from ..settings import Settings
@@ -52,7 +53,8 @@ class Context:
     on_pack_service: Callable[[], None] | None = None
     models: ModelState = field(default_factory=ModelState)
     run_tasks: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
-    eval_tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    eval_loop: EvalLoop | None = None
+    eval_tasks: dict[str, Job] = field(default_factory=dict)
     eval_concurrency: dict[str, int] = field(default_factory=dict)
     idempotency_in_flight: set[str] = field(default_factory=set)
 
@@ -60,6 +62,12 @@ class Context:
     def tenant_id(self) -> str:
         """The one tenant of this instance."""
         return self.identity.tenant_id
+
+    def away(self) -> EvalLoop | None:
+        """The eval loop when the caller runs on it (its network calls go to the API's
+        loop), else None."""
+        loop = self.eval_loop
+        return loop if loop is not None and loop.on_worker() else None
 
     @property
     def caller(self) -> Caller:

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 
 from ..domain.errors import Unprocessable
+from ..runtime.eval_loop import AtHome
 from ..runtime.providers import ModelAdapter, ProviderConfig, select_adapter
 from ..runtime.providers.function import PROVIDER_ID as FUNCTION_PROVIDER
 from ..runtime.providers.function import FunctionModels
@@ -84,9 +85,19 @@ async def close(ctx: Context) -> None:
 
 def adapter_for(ctx: Context, agent: dict[str, Any]) -> ModelAdapter:
     """The model adapter that answers this agent now."""
-    return select_adapter(
+    adapter = select_adapter(
         agent, provider_config(ctx), function_models(ctx), client=http_client(ctx)
     )
+    return at_home(ctx, adapter)
+
+
+def at_home(ctx: Context, adapter: ModelAdapter) -> ModelAdapter:
+    """On the eval runs' loop, an HTTP provider's adapter asks on the API's loop (which owns
+    the HTTP client and the providers' gates); a function model answers where it is asked."""
+    away = ctx.away()
+    if away is None or adapter.provider_id == FUNCTION_PROVIDER:
+        return adapter
+    return AtHome(adapter, away)
 
 
 def eval_concurrency(ctx: Context, agent: dict[str, Any]) -> int:
@@ -110,5 +121,5 @@ def judging_adapter(ctx: Context) -> ModelAdapter | None:
     candidates = [chosen] if chosen is not None else [config.openai, config.anthropic]
     for provider in candidates:
         if provider is not None and provider.usable:
-            return provider.adapter(None, http_client(ctx))
+            return at_home(ctx, provider.adapter(None, http_client(ctx)))
     return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -132,6 +133,52 @@ def test_a_poll_of_a_running_eval_run_counts_progress_without_reading_cases(
     assert polled.json()["progress"] == {"casesDone": 3, "cases": 5}
     assert statements, "the poll read the eval run"
     assert [sql for sql in statements if "eval_run_cases" in sql] == []
+
+
+STALLING_MODELS = '''\
+"""0.2.0 as an async function model that stalls its loop, as a replay's work between awaits
+does, until the test writes `release` (or 5 s pass); `left` says it answered."""
+
+import time
+from pathlib import Path
+
+from kindgi_dev.models import Reply, model
+
+HERE = Path(__file__).parent
+
+
+@model(default=True)
+async def candidate(turn):
+    (HERE / "entered").touch()
+    deadline = time.monotonic() + 5
+    while not (HERE / "release").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (HERE / "left").touch()
+    return Reply(text="Try these.", output={"articles": []})
+'''
+
+
+def test_a_poll_is_answered_while_a_replay_holds_its_loop(tmp_path: Path) -> None:
+    """Replays run on a loop of their own: a poll is answered while one is mid-way."""
+    models = tmp_path / "stalling_models.py"
+    models.write_text(STALLING_MODELS)
+    with served(tmp_path, ("0.1.0", "0.2.0"), models) as (client, ctx):
+        correct_tutorial(client, tutorial_runs(ctx))
+        project = client.get("/v1/projects/default").json()["id"]
+        run_id = start_version(client, f"{SET}/runs", project).json()["runId"]
+        deadline = time.monotonic() + 10
+        while not (tmp_path / "entered").exists():
+            assert time.monotonic() < deadline, "no replay started"
+            time.sleep(0.01)
+        polled = client.get(f"/v1/eval-runs/{run_id}")
+        assert not (tmp_path / "left").exists(), "the poll waited for the replay"
+        assert polled.status_code == 200
+        assert polled.json()["status"] == "running"
+        assert polled.json()["progress"]["casesDone"] == 0
+        (tmp_path / "release").touch()
+        done = finish(client, run_id)
+    assert done["status"] == "completed"
+    assert done["result"]["summary"]["cases"] == 3
 
 
 SET = f"/v1/agents/{AGENT}/test-set"

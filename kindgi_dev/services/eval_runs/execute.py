@@ -18,6 +18,7 @@ from ...domain.status import TERMINAL
 from ...domain.time import now_iso
 from ...runtime import judge, memory
 from ...runtime.dispatch import tool_env
+from ...runtime.eval_loop import EvalLoop
 from ...runtime.executor import execute
 from ...runtime.replay_dispatch import ReplayDispatcher
 from ...store import eval_runs as store
@@ -39,11 +40,13 @@ INTERRUPTED = (
 def spawn(
     ctx: Context, run_id: str, replay: Replay, cases: list[ReplayCase], concurrency: int
 ) -> None:
-    """Start replaying the stored run's cases in the background, `concurrency` at a time."""
+    """Start replaying the stored run's cases on the eval loop, `concurrency` at a time."""
     ctx.eval_concurrency[run_id] = concurrency
-    task = asyncio.create_task(_run(ctx, run_id, replay, cases))
-    ctx.eval_tasks[run_id] = task
-    task.add_done_callback(lambda _: _forget(ctx, run_id))
+    if ctx.eval_loop is None:
+        ctx.eval_loop = EvalLoop(asyncio.get_running_loop())
+    job = ctx.eval_loop.start(_run(ctx, run_id, replay, cases))
+    ctx.eval_tasks[run_id] = job
+    job.add_done_callback(lambda: _forget(ctx, run_id))
 
 
 def _forget(ctx: Context, run_id: str) -> None:
@@ -180,11 +183,15 @@ async def interrupt_all(ctx: Context) -> int:
     The runs read as after a crash (`INTERRUPTED`, saying how far they got), but nothing
     touches the store once this returns.
     """
-    tasks = [ctx.eval_tasks.pop(run_id) for run_id in list(ctx.eval_tasks)]
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    return fail_interrupted(ctx) if tasks else 0
+    jobs = [ctx.eval_tasks.pop(run_id) for run_id in list(ctx.eval_tasks)]
+    for job in jobs:
+        job.cancel()
+    for job in jobs:
+        await job.wait()
+    if ctx.eval_loop is not None:
+        ctx.eval_loop.close()
+        ctx.eval_loop = None
+    return fail_interrupted(ctx) if jobs else 0
 
 
 def fail_interrupted(ctx: Context) -> int:
@@ -206,10 +213,10 @@ async def cancel(ctx: Context, run_id: str) -> EvalRun:
             code="eval-run-already-terminal",
             runId=run_id,
         )
-    task = ctx.eval_tasks.get(run_id)
-    if task is not None:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+    job = ctx.eval_tasks.get(run_id)
+    if job is not None:
+        job.cancel()
+        await job.wait()
     for replay in run_store.running(ctx.db, eval_run_id=run_id):
         runs.finish_cancelled(ctx, replay, "The eval run was cancelled.")
     if store.get(ctx.db, run_id)["status"] not in TERMINAL:  # type: ignore[index]

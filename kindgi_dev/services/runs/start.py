@@ -106,8 +106,10 @@ def live_dispatcher(
     env_of: Callable[[Mapping[str, Any]], dict[str, str]] = tool_env,
 ) -> LiveDispatcher:
     """A dispatcher that runs a turn's calls in the pack service, with the run's context."""
+    invoke = ctx.runtime.invoke if ctx.runtime is not None else _no_pack
+    away = ctx.away()
     return LiveDispatcher(
-        ctx.runtime.invoke if ctx.runtime is not None else _no_pack,
+        invoke if away is None else away.sent_home(invoke),
         tenant_id=ctx.tenant_id,
         project_id=project_id,
         run_id=run_id,

@@ -1,0 +1,126 @@
+"""Eval runs replay on a thread of their own with its own event loop.
+
+A replay's work between awaits (the turn's JSON, scoring, SQLite writes) would otherwise
+run on the API's loop, and every request (a poll of the run above all) would wait behind
+it. Network calls (model providers, the pack service) stay on the API's loop, which owns
+their clients: a replay sends them there with `at_home`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+from ..models import Reply, Turn
+from .providers.base import ModelAdapter
+
+T = TypeVar("T")
+
+
+class Job:
+    """One coroutine running on the eval loop, as the API's loop sees it."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._task: asyncio.Task[Any] | None = None
+        self._ended: concurrent.futures.Future[None] = concurrent.futures.Future()
+
+    def cancel(self) -> None:
+        """Ask the coroutine to stop (its own cancellation handling still runs)."""
+        self._loop.call_soon_threadsafe(self._cancel)
+
+    def _cancel(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    def done(self) -> bool:
+        """Whether the coroutine has ended, its cancellation handling included."""
+        return self._ended.done()
+
+    async def wait(self) -> None:
+        """Until the coroutine has ended; a cancelled waiter leaves the job running."""
+        await asyncio.shield(asyncio.wrap_future(self._ended))
+
+    def add_done_callback(self, callback: Callable[[], object]) -> None:
+        """Call `callback()` once the coroutine has ended (on the eval loop's thread)."""
+        self._ended.add_done_callback(lambda _: callback())
+
+    def _begin(self, coro: Coroutine[Any, Any, Any]) -> None:
+        self._task = self._loop.create_task(coro)
+        self._task.add_done_callback(self._end)
+
+    def _end(self, task: asyncio.Task[Any]) -> None:
+        if not task.cancelled():
+            task.exception()  # retrieved: the coroutine records its own failures
+        self._ended.set_result(None)
+
+
+class EvalLoop:
+    """A daemon thread running an event loop for eval runs, beside the API's (`home`)."""
+
+    def __init__(self, home: asyncio.AbstractEventLoop) -> None:
+        self.home = home
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._serve, name="kindgi-eval-runs", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        try:
+            self._loop.run_forever()
+            self._loop.run_until_complete(self._loop.shutdown_default_executor())
+        finally:
+            self._loop.close()
+
+    def start(self, coro: Coroutine[Any, Any, Any]) -> Job:
+        """Run `coro` on the eval loop; its `Job` cancels it and waits for its end."""
+        job = Job(self._loop)
+        self._loop.call_soon_threadsafe(job._begin, coro)
+        return job
+
+    def on_worker(self) -> bool:
+        """Whether the caller runs on the eval loop's thread."""
+        return threading.get_ident() == self._thread.ident
+
+    async def at_home(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Await `coro` on the API's loop (from the eval loop); cancelling this cancels it."""
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.home))
+
+    def sent_home(self, call: Callable[..., Coroutine[Any, Any, T]]) -> Callable[..., Any]:
+        """`call`, awaited on the API's loop whenever it is called."""
+
+        async def at_home(*args: Any, **kwargs: Any) -> T:
+            return await self.at_home(call(*args, **kwargs))
+
+        return at_home
+
+    def close(self) -> None:
+        """Stop the loop and its thread (once every job has ended)."""
+        if self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
+
+
+class AtHome:
+    """A model adapter whose calls run on the API's loop, where its HTTP client lives."""
+
+    def __init__(self, adapter: ModelAdapter, loop: EvalLoop) -> None:
+        self._adapter = adapter
+        self._loop = loop
+
+    @property
+    def provider_id(self) -> str:
+        """The wrapped adapter's provider."""
+        return self._adapter.provider_id
+
+    @property
+    def model(self) -> str:
+        """The wrapped adapter's model."""
+        return self._adapter.model
+
+    async def next_step(self, turn: Turn) -> Reply:
+        """The wrapped adapter's answer, asked on the API's loop."""
+        return await self._loop.at_home(self._adapter.next_step(turn))
