@@ -69,7 +69,7 @@ def correct(
             "INSERT INTO verdicts (id, correction_seq, item_key, pointer, rank, verdict, reason, "
             "judge_class_id, restricted, created_at) "
             "VALUES (?, (SELECT seq FROM corrections WHERE id = ?), ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(str(uuid.uuid4()), correction_id, key, pointer, rank, verdict,
+            [(uuid.uuid4().bytes, correction_id, key, pointer, rank, verdict,
               (reasons or {}).get(key), judge_class_id, int(restricted), stamp)
              for key, pointer, rank, verdict in items],
         )  # fmt: skip
@@ -138,7 +138,7 @@ def bulk_corrections(ctx: Context, count: int, *, project_id: str, start: float 
                      output))  # fmt: skip
         corrections.append((correction_id, tenant, project_id, run_id, AGENT, user, stamp))
         verdicts.extend(
-            (str(uuid.uuid4()), correction_id, f"kb-10{i + 1}", f"/output/articles/{i}", i,
+            (uuid.uuid4().bytes, correction_id, f"kb-10{i + 1}", f"/output/articles/{i}", i,
              "yes" if i == 0 else "no", stamp)
             for i in range(3)
         )  # fmt: skip

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..domain.corrections import Corrector
-from .db import Database
+from .db import Database, Row
+from .ids import packed, unpacked
 from .jsoncol import JsonRows, dump, load
 from .query import Where
 
@@ -52,7 +53,8 @@ _VERDICT = (
     "unregistered_at",
     "superseded_by",
 )
-"""A verdict's own columns; the rest of a verdict row is its correction's (m0020)."""
+"""A verdict's own columns (its `id` packed: m0021); the rest of a verdict row is its
+correction's (m0020)."""
 _VERDICT_FIELDS = (
     ", ".join(f"v.{c}" for c in _VERDICT)
     + ", c.id AS correction_id, c.tenant_id, c.project_id, c.run_id, "
@@ -134,14 +136,28 @@ def insert_verdicts(db: Database, verdicts: Sequence[dict[str, Any]]) -> None:
         conn.executemany(
             f"INSERT INTO verdicts (correction_seq, {', '.join(_VERDICT)}) VALUES "
             f"((SELECT seq FROM corrections WHERE id = ?), {', '.join('?' * len(_VERDICT))})",
-            [[v["correction_id"], *(_ROWS.value(c, v.get(c)) for c in _VERDICT)] for v in verdicts],
+            [
+                [
+                    v["correction_id"],
+                    packed(v["id"]),
+                    *(_ROWS.value(c, v.get(c)) for c in _VERDICT[1:]),
+                ]
+                for v in verdicts
+            ],
         )
 
 
 def get_verdict(db: Database, verdict_id: str) -> dict[str, Any] | None:
     """One verdict, live or not, with its correction's subject."""
-    row = db.one(f"SELECT {_VERDICT_SELECT} WHERE v.id = ?", (verdict_id,))
-    return _ROWS.decoded(row) if row else None
+    row = db.one(f"SELECT {_VERDICT_SELECT} WHERE v.id = ?", (packed(verdict_id),))
+    return _verdict(row) if row else None
+
+
+def _verdict(row: Row) -> dict[str, Any]:
+    """A read verdict row as a dict: its JSON loaded, its id as text."""
+    found = _ROWS.decoded(row)
+    found["id"] = unpacked(found["id"])
+    return found
 
 
 def verdicts_of(db: Database, correction_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
@@ -156,7 +172,7 @@ def verdicts_of(db: Database, correction_ids: Sequence[str]) -> dict[str, list[d
             chunk,
         )
         for row in rows:
-            found[row["correction_id"]].append(_ROWS.decoded(row))
+            found[row["correction_id"]].append(_verdict(row))
     return found
 
 
@@ -186,7 +202,7 @@ def unregister_verdict(db: Database, verdict_id: str, at: str) -> int:
     return db.run(
         "UPDATE verdicts SET unregistered_at = ? WHERE id = ? "
         "AND unregistered_at IS NULL AND superseded_by IS NULL",
-        (at, verdict_id),
+        (at, packed(verdict_id)),
     )
 
 
@@ -208,12 +224,12 @@ def list_verdicts(
     where = Where("c.tenant_id = ?", tenant_id)
     where.add(_LIVE)
     where.named(filters, conditions)
-    where.after(after, "v.created_at, v.id")
+    where.after(after and [after[0], packed(after[1])], "v.created_at, v.id")
     rows = db.all(
         f"SELECT {_VERDICT_SELECT} WHERE {where} ORDER BY v.created_at DESC, v.id DESC LIMIT ?",
         [*where.params, limit + 1],
     )
-    return [_ROWS.decoded(row) for row in rows]
+    return [_verdict(row) for row in rows]
 
 
 def has_copy(db: Database, run_id: str) -> bool:

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..domain.errors import KindgiError
 from ..domain.time import now_iso
+from .ids import packed
 from .migrations import MIGRATIONS
 
 Params = Sequence[Any] | dict[str, Any]
@@ -85,6 +86,7 @@ class Database:
             self.path, isolation_level=None, check_same_thread=False, timeout=10.0
         )
         self._conn.row_factory = sqlite3.Row
+        self._conn.create_function("packed_id", 1, packed, deterministic=True)
         with readable(self.path):
             for pragma in (
                 "journal_mode=WAL",

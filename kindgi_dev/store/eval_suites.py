@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .db import Database
+from .ids import unpacked
 from .jsoncol import dump, load
 
 _COUNTED = (
@@ -156,7 +157,7 @@ def counted_verdicts(
         if class_ids:
             sql += f" AND v.judge_class_id IN ({_marks(class_ids)})"
             params.extend(class_ids)
-        found.extend(dict(r) for r in db.all(sql, params))
+        found.extend({**dict(r), "id": unpacked(r["id"])} for r in db.all(sql, params))
     found.sort(key=lambda v: (v["created_at"], v["id"]), reverse=True)
     return found
 

@@ -23,6 +23,7 @@ from starlette.testclient import TestClient
 
 from kindgi_dev.cli import eval_suites as eval_suites_cli
 from kindgi_dev.services.context import Context
+from kindgi_dev.store.ids import unpacked
 
 BUILD = "/v1/eval-suites/acme.article-picks/versions/from-judgments"
 CASES = "/v1/eval-suites/acme.article-picks/versions/1.0.0/cases"
@@ -95,11 +96,13 @@ def test_a_case_keeps_the_run_as_corrected_with_its_items_summed(
     assert case["output"]["output"]["articles"][0]["id"] == "kb-101", "the copy, not the run now"
     assert case["context"]["toolEnv"] == {SEARCH: {}}
     first = case["items"][0]
-    judgment = ctx.db.one(
-        "SELECT v.id FROM verdicts v JOIN corrections c ON c.seq = v.correction_seq "
-        "WHERE c.run_id = ? AND v.item_key = 'kb-101'",
-        (tutorial[PASSWORD],),
-    )["id"]
+    judgment = unpacked(
+        ctx.db.one(
+            "SELECT v.id FROM verdicts v JOIN corrections c ON c.seq = v.correction_seq "
+            "WHERE c.run_id = ? AND v.item_key = 'kb-101'",
+            (tutorial[PASSWORD],),
+        )["id"]
+    )
     assert first == {
         "key": "kb-101", "pointer": "/output/articles/0", "rank": 0, "yes": 1, "no": 0,
         "yesWeight": 1, "totalWeight": 1,

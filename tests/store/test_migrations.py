@@ -7,7 +7,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from kindgi_dev.store import corrections, eval_runs, eval_suites, test_sets
+from kindgi_dev.store import corrections, eval_runs, eval_suites, ids, test_sets
 from kindgi_dev.store.db import Database
 from kindgi_dev.store.migrations import MIGRATIONS
 
@@ -121,8 +121,9 @@ def _old_reads(db: Database) -> dict[str, Any]:
 def test_corrections_and_verdicts_read_the_same_after_their_ids_are_compacted(
     tmp_path: Path,
 ) -> None:
-    """m0020 moves verdicts onto their correction's integer key: every read of what an older
-    version recorded (items, judgments, pages, the test set and its counts) is unchanged."""
+    """m0020 moves verdicts onto their correction's integer key and m0021 packs their ids:
+    every read of what an older version recorded (items, judgments, pages, the test set and
+    its counts) is unchanged."""
     db = _at_version(tmp_path / "dev.sqlite3", 16)
     for run, replay in (("r1", None), ("r2", None), ("r3", "r1")):
         db.run(
@@ -160,7 +161,8 @@ def test_corrections_and_verdicts_read_the_same_after_their_ids_are_compacted(
     db.close()
 
     db = Database(tmp_path / "dev.sqlite3")
-    assert 20 in db.migrate()
+    assert db.migrate()[:2] == [20, 21]
+    assert {type(r["id"]) for r in db.all("SELECT id FROM verdicts")} == {bytes}
     after = _reads(db)
     columns = before["verdicts"]["c1"][0].keys()
     assert {i: [{c: v[c] for c in columns} for v in vs]
@@ -182,3 +184,12 @@ def test_corrections_and_verdicts_read_the_same_after_their_ids_are_compacted(
     assert test_sets.case_counts(db, ("a", "p", "t")) == {"active": 1, "retired": 2}
     assert corrections.end_live_verdicts(db, live, "2026-02-02T00:00:00.000Z") == 2
     assert test_sets.case_counts(db, ("a", "p", "t")) == {"active": 1, "retired": 1}
+
+
+def test_a_packed_id_reads_back_as_it_was_given() -> None:
+    """A canonical UUID keeps 16 bytes; any other spelling stays text, unchanged."""
+    given = "0b7c4a1e-3f0d-4e2a-9c1b-5d6e7f8a9b0c"
+    assert ids.packed(given) == uuid.UUID(given).bytes
+    for other in (given.upper(), given.replace("-", ""), "v-1", ""):
+        assert ids.packed(other) == other
+    assert [ids.unpacked(ids.packed(i)) for i in (given, "v-1")] == [given, "v-1"]

@@ -1,0 +1,24 @@
+"""Ids kept in 16 bytes: a UUID written as text takes 36.
+
+A column of packed ids holds a canonical UUID (lowercase, hyphenated, as `uuid4` writes
+it) as its bytes, and any other id as its text, so every id reads back as it was given.
+Bytes sort as the canonical text does, so an order by a packed id is the order by its text.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+
+def packed(text: str) -> bytes | str:
+    """A canonical UUID's 16 bytes; any other id unchanged."""
+    try:
+        value = uuid.UUID(text)
+    except (ValueError, TypeError, AttributeError):
+        return text
+    return value.bytes if str(value) == text else text
+
+
+def unpacked(value: bytes | str) -> str:
+    """The id a packed value stands for."""
+    return str(uuid.UUID(bytes=value)) if isinstance(value, bytes) else value
