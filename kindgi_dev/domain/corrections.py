@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .errors import ValidationFailed
+from .items import item_at
 from .pointers import parse_pointer, resolve
 
 RIGHT_WRONG = ("right", "wrong")
@@ -241,6 +242,25 @@ def item_value(output: Any, pointer: str, where: str) -> Any:
         raise ValidationFailed(
             where, f"resolves to nothing in the run's output: {error}", code="item-not-found"
         ) from None
+
+
+def check_key_at(output: Any, item: CorrectedItem, where: str) -> None:
+    """400 when `item.pointer` names an item of the output whose key isn't `item.key`.
+
+    Scores find a verdict's item by its key, so a typo in either would make a wrong case.
+    """
+    if item.pointer is None:
+        return
+    found = item_at(output, item.pointer)
+    if found is not None and found.key != item.key:
+        raise ValidationFailed(
+            where,
+            f"{item.pointer} is item {found.key} in the run's output, not {item.key}: "
+            "give the key and pointer of the same item",
+            key=item.key,
+            pointer=item.pointer,
+            found_key=found.key,
+        )
 
 
 def may_assert(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kindgi_dev.domain.pointers import child
+from kindgi_dev.domain.pointers import INDEX, child, format_pointer, parse_pointer
 
 ANSWER_KEY = "answer"
 OUTPUT_KEY = "output"
@@ -55,6 +55,42 @@ def items_of(run_output: Any) -> list[Item]:
     if answer is not None:
         items.append(answer)
     return items
+
+
+def item_at(run_output: Any, pointer: str) -> Item | None:
+    """The item of `items_of` that `pointer` names, or None when it names no item.
+
+    Walks the pointer alone, so checking many pointers of a large output stays linear.
+    """
+    if not is_agent_turn(run_output):
+        return _typed_answer_item_at(run_output, "", pointer)
+    answer = answer_item(run_output)
+    if answer is not None and answer.pointer == pointer:
+        return answer
+    return _typed_answer_item_at(run_output.get("output"), "/output", pointer)
+
+
+def _typed_answer_item_at(answer: Any, prefix: str, pointer: str) -> Item | None:
+    """The item at `pointer` of a typed answer at `prefix`: a list element reached through
+    objects only, or the answer itself when it holds no list."""
+    if answer is None:
+        return None
+    if pointer == prefix:
+        return (
+            None if _collect(answer, prefix, []) else Item(OUTPUT_KEY, prefix, None, answer, False)
+        )
+    if not pointer.startswith(prefix + "/"):
+        return None
+    *path, last = parse_pointer(pointer[len(prefix) :])
+    value = answer
+    for token in path:
+        if not isinstance(value, dict) or token not in value:
+            return None
+        value = value[token]
+    if not isinstance(value, list) or not INDEX.fullmatch(last) or int(last) >= len(value):
+        return None
+    place = prefix + format_pointer([*path, last])
+    return _element(value[int(last)], place, int(last))
 
 
 def answer_item(run_output: Any) -> Item | None:

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from typing import Any
 
 _BAD_TILDE = re.compile(r"~(?![01])")
-_INDEX = re.compile(r"0|[1-9][0-9]*")
+INDEX = re.compile(r"0|[1-9][0-9]*")
+"""A list index as a pointer token spells it: no sign, no leading zero."""
 
 
 def parse_pointer(text: str) -> list[str]:
@@ -54,7 +55,7 @@ def _step(current: Any, token: str, walked: str) -> Any:
             raise LookupError(f"{where} has no key {token!r}")
         return current[token]
     if isinstance(current, list):
-        if not _INDEX.fullmatch(token):
+        if not INDEX.fullmatch(token):
             raise LookupError(f"{where} is a list: {token!r} is not a list index")
         index = int(token)
         if index >= len(current):

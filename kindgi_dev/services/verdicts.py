@@ -89,9 +89,10 @@ def verdict_row(
     now: str,
     where: str = "pointer",
 ) -> dict[str, Any]:
-    """A verdict's row: the item and its value (400 `item-not-found` at `where` when the
-    pointer names nothing), who gave it, its class and whether that was restricted."""
+    """A verdict's row: the item and its value (400 at `where` when the pointer names
+    nothing or another item), who gave it, its class and whether that was restricted."""
     value = None if item.pointer is None else rules.item_value(run["output"], item.pointer, where)
+    rules.check_key_at(run["output"], item, where)
     return {
         "id": str(uuid.uuid4()),
         "correction_id": correction_id,

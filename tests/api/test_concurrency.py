@@ -7,9 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import factories
 import httpx
 import pytest
-from factories import QUESTIONS, register_pack, tutorial_runs
+from factories import QUESTIONS, recorded_run, register_pack
 from serving import serve_app
 
 from kindgi_dev.api.app import context_of, create_app
@@ -26,7 +27,9 @@ def test_a_14000_item_correction_in_flight_holds_up_no_read(
     app = create_app(Settings(pack_dir=tmp_path, start_pack=False, watch=False))
     ctx = context_of(app)
     register_pack(ctx)
-    run_id = tutorial_runs(ctx)[next(iter(QUESTIONS))]
+    articles = [f"kb-{i}" for i in range(ITEMS)]
+    monkeypatch.setattr(factories, "TITLES", {key: f"Article {key}" for key in articles})
+    run_id = recorded_run(ctx, next(iter(QUESTIONS)), articles)
     inside, release = threading.Event(), threading.Event()
     insert = corrections.store.insert_verdicts
 
@@ -37,8 +40,10 @@ def test_a_14000_item_correction_in_flight_holds_up_no_read(
         release.wait(60)
 
     monkeypatch.setattr(corrections.store, "insert_verdicts", held)
-    items = [{"key": f"kb-{i}", "pointer": "/output/articles/0", "verdict": "right"}
-             for i in range(ITEMS)]  # fmt: skip
+    items = [
+        {"key": key, "pointer": f"/output/articles/{i}", "verdict": "right"}
+        for i, key in enumerate(articles)
+    ]
     with serve_app(app) as url, ThreadPoolExecutor(1) as pool:
         auth = {"Authorization": f"Bearer {ctx.identity.token}"}
         with httpx.Client(base_url=url, headers=auth, timeout=120) as http:

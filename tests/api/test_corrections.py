@@ -153,6 +153,45 @@ def test_adding_and_changing_items(app: Any) -> None:
     assert len(client.get("/v1/judgments").json()["data"]) == 2
 
 
+def test_an_item_key_that_is_not_the_item_at_its_pointer_is_refused_naming_both(
+    app: Any,
+) -> None:
+    client, ctx, runs = app
+    before = store.count_rows(ctx.db)
+    typo = correct(client, runs[PASSWORD], [item("kb-101", 0), item("kb-103", 1, "wrong")])
+    reason = (
+        "/output/articles/1 is item kb-102 in the run's output, not kb-103: "
+        "give the key and pointer of the same item"
+    )
+    assert typo.status_code == 400
+    assert typo.json()["error"] == {
+        "code": "validation-failed",
+        "message": f"items/1/pointer: {reason}",
+        "requestId": typo.headers["x-request-id"],
+        "details": {
+            "field": "items/1/pointer",
+            "reason": reason,
+            "issues": [{"path": "items/1/pointer", "message": reason}],
+            "key": "kb-103",
+            "pointer": "/output/articles/1",
+            "foundKey": "kb-102",
+        },
+    }
+    assert store.count_rows(ctx.db) == before
+    correction = correct(client, runs[PASSWORD], [item("kb-101", 0)]).json()
+    written = store.count_rows(ctx.db)
+    path = f"/v1/corrections/{correction['id']}/items"
+    added = client.post(path, json=item("kb-101", 2, "wrong"))
+    assert added.status_code == 400
+    assert added.json()["error"]["message"] == (
+        "pointer: /output/articles/2 is item kb-103 in the run's output, not kb-101: "
+        "give the key and pointer of the same item"
+    )
+    assert store.count_rows(ctx.db) == written
+    shown = client.get(f"/v1/corrections/{correction['id']}").json()
+    assert [(i["key"], i["pointer"]) for i in shown["items"]] == [("kb-101", "/output/articles/0")]
+
+
 def test_items_of_a_replaced_or_unknown_correction_are_refused(app: Any) -> None:
     client, ctx, runs = app
     first = correct(client, runs[PASSWORD], [item("kb-101", 0)]).json()
@@ -167,7 +206,7 @@ def test_items_of_a_replaced_or_unknown_correction_are_refused(app: Any) -> None
 
 def test_list_filters_and_pages(app: Any) -> None:
     client, ctx, runs = app
-    made = [correct(client, r, [item("x", 0)]).json() for r in runs.values()]
+    made = [correct(client, r, [item(QUESTIONS[q][0], 0)]).json() for q, r in runs.items()]
     client.patch(f"/v1/corrections/{made[0]['id']}", json={"status": "wont-fix"})
     listed = client.get("/v1/corrections").json()["data"]
     assert {c["id"] for c in listed} == {c["id"] for c in made}
@@ -290,6 +329,8 @@ BAD_BODIES = [
     ({"items": [item("kb-101", 0, reason="x" * 4001)]}, 400, "validation-failed",
      "items/0/reason"),
     ({"items": [item("kb-101", 0), item("kb-101", 1)]}, 400, "validation-failed", "items/1/key"),
+    ({"items": [item("kb-101", 0), item("kb-103", 1)]}, 400, "validation-failed",
+     "items/1/pointer"),
     ({"items": []}, 400, "validation-failed", "items"),
     ({"decisions": WRONG_NEITHER}, 400, "validation-failed", "decisions"),
     ({"decisions": UNKNOWN_TOOL}, 400, "validation-failed", "decisions/shouldCall/1/toolId"),

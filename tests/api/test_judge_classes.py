@@ -35,10 +35,11 @@ def new_class(client: TestClient, name: str = "expert", **extra: Any) -> dict[st
     return dict(answer.json())
 
 
-def judge(client: TestClient, run_id: str, class_id: str | None = None) -> Any:
+def judge(client: TestClient, run_id: str, class_id: str | None = None, key: str = "kb-101") -> Any:
+    """POST a judgment of the run's first article, `key` (kb-101 in the password run)."""
     body: dict[str, Any] = {
         "runId": run_id,
-        "item": {"key": "kb-101", "pointer": "/output/articles/0", "rank": 0},
+        "item": {"key": key, "pointer": "/output/articles/0", "rank": 0},
         "verdict": "yes",
     }
     if class_id:
@@ -199,9 +200,9 @@ def test_restricted_stays_as_recorded(app: Any) -> None:
     me = ctx.identity.user_id
     restricted = new_class(client, "expert", assertableBy={"principalIds": [me]})
     open_class = new_class(client, "user", weight=1)
-    run_a, run_b = list(runs.values())[:2]
+    (_, run_a), (charged, run_b) = list(runs.items())[:2]
     under_restricted = judge(client, run_a, restricted["id"]).json()
-    under_open = judge(client, run_b, open_class["id"]).json()
+    under_open = judge(client, run_b, open_class["id"], key=QUESTIONS[charged][0]).json()
     assert under_restricted["restricted"] is True
     assert "restricted" not in under_open
     client.patch(f"/v1/judge-classes/{restricted['id']}", json={"assertableBy": None})

@@ -117,9 +117,9 @@ def test_another_participant_does_not_supersede(app: Any) -> None:
 
 def test_list_filters_and_pages(app: Any) -> None:
     client, ctx, runs = app
-    for run_id in runs.values():
-        judge(client, run_id, "first", 0, "yes")
-        judge(client, run_id, "second", 1, "no")
+    for question, run_id in runs.items():
+        judge(client, run_id, QUESTIONS[question][0], 0, "yes")
+        judge(client, run_id, QUESTIONS[question][1], 1, "no")
     assert len(client.get("/v1/judgments").json()["data"]) == 6
     only_no = client.get("/v1/judgments", params={"verdict": "no"}).json()["data"]
     assert {j["verdict"] for j in only_no} == {"no"} and len(only_no) == 3
@@ -199,6 +199,11 @@ def test_runs_that_cannot_be_judged(app: Any, kind: str, status: int, code: str)
             "item/pointer",
         ),
         ({"item": {"key": "kb-101", "pointer": "output"}}, "validation-failed", "item/pointer"),
+        (
+            {"item": {"key": "kb-101", "pointer": "/output/articles/2"}},
+            "validation-failed",
+            "item/pointer",
+        ),
         ({"item": {"pointer": "/output/articles/0"}}, "validation-failed", "item/key"),
         ({"item": {"key": "kb-101", "rank": -1}}, "validation-failed", "item/rank"),
         ({"verdict": "right"}, "validation-failed", "verdict"),

@@ -149,6 +149,28 @@ def test_item_value_resolves_or_is_item_not_found() -> None:
     assert error.details["field"] == "items/0/pointer"
 
 
+def test_an_item_key_that_is_not_the_item_at_its_pointer_is_refused_naming_both() -> None:
+    output = {"output": {"articles": [{"id": "kb-101"}, {"id": "kb-102"}, {"title": "t"}]}}
+
+    def given(key: str, pointer: str) -> rules.CorrectedItem:
+        return rules.check_item({"key": key, "pointer": pointer, "verdict": "right"}, "")
+
+    rules.check_key_at(output, given("kb-102", "/output/articles/1"), "pointer")
+    rules.check_key_at(output, given("/output/articles/2", "/output/articles/2"), "pointer")
+    rules.check_key_at(output, given("whole", ""), "pointer")
+    error = refused(
+        rules.check_key_at, output, given("kb-103", "/output/articles/1"), "items/0/pointer"
+    )
+    assert (error.wire_code, error.status) == ("validation-failed", 400)
+    assert error.message == (
+        "items/0/pointer: /output/articles/1 is item kb-102 in the run's output, not kb-103: "
+        "give the key and pointer of the same item"
+    )
+    assert error.details["key"] == "kb-103" and error.details["found_key"] == "kb-102"
+    unnamed = refused(rules.check_key_at, output, given("kb-104", "/output/articles/2"), "p")
+    assert unnamed.details["found_key"] == "/output/articles/2"
+
+
 @pytest.mark.parametrize(
     ("assertable_by", "allowed"),
     [

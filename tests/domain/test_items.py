@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kindgi_dev.domain.items import Item, answer_text, items_of, same_value
+from kindgi_dev.domain.items import Item, answer_text, item_at, items_of, same_value
 from kindgi_dev.domain.pointers import resolve
 
 ARTICLES = [
@@ -101,6 +101,43 @@ def test_flow_output_uses_an_empty_prefix() -> None:
 def test_keys_with_slashes_are_escaped_in_pointers() -> None:
     items = items_of({"a/b": [1]})
     assert items[0].pointer == "/a~1b/0"
+
+
+OUTPUTS = [
+    turn(ARTICLES, "Here are three articles."),
+    {"output": {"groups": {"best": [{"title": "x"}, {"key": "k-1"}, 7]}, "n": [1]}},
+    {"output": {"rows": [{"id": 5, "tags": ["a", "b"]}]}},
+    {"output": {"category": "billing"}, "appended": []},
+    {"articles": [{"id": "kb-201"}, {"title": "t"}]},
+    {"count": 2},
+    {"a/b": [1]},
+    [{"id": "x"}, 3],
+]
+
+
+def test_item_at_finds_every_item_of_items_of_by_its_pointer() -> None:
+    for output in OUTPUTS:
+        assert [item_at(output, i.pointer) for i in items_of(output)] == items_of(output)
+
+
+def test_item_at_is_none_where_a_pointer_names_no_item() -> None:
+    output = OUTPUTS[0]
+    for pointer in (
+        "",
+        "/output",
+        "/output/articles",
+        "/output/articles/3",
+        "/output/articles/01",
+        "/output/articles/0/title",
+        "/appended/0/content",
+        "/appended/3",
+        "/outputs/articles/0",
+    ):
+        assert item_at(output, pointer) is None, pointer
+    assert item_at(OUTPUTS[2], "/output/rows/0/tags/1") is None
+    assert item_at(OUTPUTS[5], "/count") is None
+    assert item_at(OUTPUTS[6], "/a/b/0") is None
+    assert item_at(None, "") is None
 
 
 def test_same_value_tells_booleans_from_numbers() -> None:
