@@ -41,7 +41,8 @@ async def ready(call: Call[Any, Any]) -> Response | dict[str, Any]:
 
 
 def openapi_routes(build: Callable[[], dict[str, Any]]) -> list[Route]:
-    """`GET /openapi.json` and `/v1/openapi.json` (where the real CLI asks), behind the token.
+    """`GET /openapi.json` and `/v1/openapi.json`, public like `/health`: the real CLI's
+    `kindgi version` reads it without a token, and it holds no data.
 
     The document is generated from this app's endpoints on first ask.
     """
@@ -53,7 +54,7 @@ def openapi_routes(build: Callable[[], dict[str, Any]]) -> list[Route]:
         return Response(built[0], media_type="application/json")
 
     return [
-        route(Endpoint("GET", path, name, document, "This API's OpenAPI document."))
+        route(Endpoint("GET", path, name, document, "This API's OpenAPI document.", public=True))
         for path, name in (
             ("/openapi.json", "system.openapi"),
             ("/v1/openapi.json", "system.v1openapi"),

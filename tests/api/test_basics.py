@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
+from kindgi_dev import __version__
 from kindgi_dev.api.app import context_of, create_app
 from kindgi_dev.services import projects
 from kindgi_dev.settings import Settings
@@ -36,14 +37,16 @@ def assert_envelope(response, status: int, code: str) -> dict:  # type: ignore[n
     return error
 
 
-def test_only_health_is_public(client: TestClient) -> None:
+def test_only_health_and_the_openapi_document_are_public(client: TestClient) -> None:
     bare = TestClient(client.app, base_url="http://127.0.0.1")
     assert bare.get("/health").json() == {"ok": True}
     assert bare.get("/health").headers["x-request-id"].startswith("req-")
-    for path in ("/ready", "/openapi.json", "/v1/openapi.json"):
-        assert_envelope(bare.get(path), 401, "auth-missing")
+    assert_envelope(bare.get("/ready"), 401, "auth-missing")
     assert client.get("/ready").json() == {"ok": True}
-    assert client.get("/v1/openapi.json").json() == client.get("/openapi.json").json()
+    document = client.get("/openapi.json").json()
+    assert document["info"] == {"title": "kindgi dev", "version": __version__}
+    for path in ("/openapi.json", "/v1/openapi.json"):
+        assert bare.get(path).json() == document
 
 
 def test_every_v1_route_needs_the_token(client: TestClient) -> None:

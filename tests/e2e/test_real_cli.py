@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 from devserver import DevServer, clean_env, copy_example, start
 
+from kindgi_dev import __version__
+
 pytestmark = pytest.mark.slow
 
 VERSION = "0.1.10"
@@ -57,6 +59,8 @@ def real(binary: Path, server: DevServer, *args: str, code: int = 0) -> Any:
 def test_version_whoami_and_doctor(real_kindgi: Path, server: DevServer) -> None:
     version = real(real_kindgi, server, "version")
     assert (version["cli"], version["apiUrl"]) == (VERSION, server.url)
+    assert version["api"] == {"title": "kindgi dev", "version": __version__}
+    assert "apiUnreachable" not in version
 
     whoami = real(real_kindgi, server, "auth", "whoami")
     rc = json.loads((server.pack / ".kindgirc.json").read_text())
