@@ -9,6 +9,7 @@ import click
 from click.exceptions import NoArgsIsHelpError
 
 from .. import __version__
+from .command import refuse_empty_values
 
 API_VERSION = "0.1.0"
 """The Kindgi API version (`info.version` of kindgi-cli 0.1.10's openapi.json) spoken here."""
@@ -47,6 +48,7 @@ def cli() -> None:
 for _name in COMMANDS:
     _module = importlib.import_module(f"{__package__}.{_name.replace('-', '_')}")
     cli.add_command(getattr(_module, _name.replace("-", "_")))
+refuse_empty_values(cli)
 
 
 def main() -> None:

@@ -94,6 +94,45 @@ def test_a_usage_error_says_error_then_usage(capsys: pytest.CaptureFixture[str])
     ]
 
 
+@pytest.mark.parametrize(
+    ("args", "flag", "command"),
+    [
+        (["projects", "create", "--name=Support", "--org="], "--org", "projects create"),
+        (["projects", "create", "--name="], "--name", "projects create"),
+        (["runs", "list", "--url="], "--url", "runs list"),
+        (["runs", "list", "--agent", ""], "--agent", "runs list"),
+        (["eval-runs", "start", "s", "--flow=f", "--with="], "--with", "eval-runs start"),
+        (["init", "demo", "--path="], "--path", "init"),
+        (["dev", "--path="], "--path", "dev"),
+    ],
+)
+def test_an_empty_flag_value_is_a_usage_error_and_nothing_is_sent(
+    pack: Path,
+    recorder: tuple[Recorder, str],
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    flag: str,
+    command: str,
+) -> None:
+    found, url = recorder
+    write_rc(pack, url)
+    code, out, err = run_main(args, capsys)
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [f"Error: {flag} takes a value", f"Usage: kindgi {command} --help"]
+    assert found.seen == []
+    assert sorted(p.name for p in pack.iterdir()) == [".kindgirc.json"]
+
+
+def test_an_empty_pointer_is_the_whole_output(
+    pack: Path, recorder: tuple[Recorder, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    found, url = recorder
+    write_rc(pack, url)
+    args = ["judgments", "add", "--run=r-1", "--item=output", "--pointer=", "--yes"]
+    assert run_main(args, capsys)[0] == 0
+    assert [(m, p) for m, p, _ in found.seen] == [("POST", "/v1/judgments")]
+
+
 def test_version_names_the_api_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_main(["--version"], capsys)[:2] == (0, "kindgi dev 0.1.0 (Kindgi API 0.1.0)\n")
 
