@@ -28,6 +28,8 @@ import pytest
 if TYPE_CHECKING:
     from kindgi.client import Kindgi
 
+    from kindgi_dev.client import Kindgi as DevKindgi
+
 NOT_COPIED = (
     ".kindgi",
     ".kindgirc.json",
@@ -84,11 +86,16 @@ class KindgiDev:
             base_url=self.url, headers={"Authorization": f"Bearer {self.token}"}, timeout=120
         )
         self.project_id: str = self.call("GET", "/v1/projects/default")["id"]
-        # Imported here: the client takes seconds to import, and every pytest run loads the plugin.
+        # Imported here: the clients take seconds to import, and every pytest run loads the plugin.
         from kindgi.client import Kindgi
+
+        from kindgi_dev.client import Kindgi as DevKindgi
 
         self.client: Kindgi = Kindgi(base_url=self.url, token=self.token)
         """The official `kindgi` client, pointed at this instance."""
+        self.dev_client: DevKindgi = DevKindgi(base_url=self.url, token=self.token)
+        """kindgi-dev's client (`kindgi_dev.client.Kindgi`): the official one plus Kindgi 0.4's
+        agent test sets and corrections."""
 
     def output(self) -> str:
         """What `kindgi dev` printed so far."""
@@ -141,13 +148,53 @@ class KindgiDev:
         """Replay `version` of `agent` on its test set, wait, and return the scores."""
         body = {"projectId": self.project_id, "agentRef": {"agentId": agent, "version": version}}
         started = self.call("POST", f"/v1/agents/{agent}/test-set/runs", body)
+        return self._finished(started["runId"], timeout)
+
+    def flow_cases(self, flow: str, suite: str, suite_version: str = "1.0.0") -> dict[str, Any]:
+        """Build `suite` at `suite_version` from the flow's corrected runs, one case per run:
+        `{suiteId, version, caseCount, …}`."""
+        body = {"version": suite_version, "projectId": self.project_id, "flowId": flow}
+        built: dict[str, Any] = self.call(
+            "POST", f"/v1/eval-suites/{suite}/versions/from-judgments", body
+        )
+        return built
+
+    def try_flow_version(
+        self,
+        flow: str,
+        version: str,
+        *,
+        suite: str,
+        tools: Mapping[str, str] | None = None,
+        agents: Mapping[str, str] | None = None,
+        reads: str = "recorded",
+        timeout: float = 600.0,
+    ) -> TryResult:
+        """Replay `version` of `flow` on the test cases of `suite` (see `flow_cases`), with
+        the tools and agents named in `tools`/`agents` run at the versions given, and wait.
+
+        `reads="live"` runs read-only tools anew instead of giving them the past results.
+        """
+        swapped = {"tools": dict(tools or {}), "agents": dict(agents or {})}
+        body: dict[str, Any] = {
+            "projectId": self.project_id,
+            "flowRef": {"flowId": flow, "version": version},
+            "reads": reads,
+        }
+        if any(swapped.values()):
+            body["versions"] = {kind: ids for kind, ids in swapped.items() if ids}
+        started = self.call("POST", f"/v1/eval-suites/{suite}/runs", body)
+        return self._finished(started["runId"], timeout)
+
+    def _finished(self, run_id: str, timeout: float) -> TryResult:
+        """The eval run once it ended, with its scores."""
         deadline = time.monotonic() + timeout
-        run = self.call("GET", f"/v1/eval-runs/{started['runId']}")
+        run = self.call("GET", f"/v1/eval-runs/{run_id}")
         while run["status"] not in TERMINAL:
             if time.monotonic() > deadline:
-                raise KindgiDevError(f"eval run {started['runId']} still {run['status']}")
+                raise KindgiDevError(f"eval run {run_id} still {run['status']}")
             time.sleep(0.2)
-            run = self.call("GET", f"/v1/eval-runs/{started['runId']}")
+            run = self.call("GET", f"/v1/eval-runs/{run_id}")
         summary = (run.get("result") or {}).get("summary") or {}
         metrics = {
             name: Metric(m.get("baseline"), m.get("candidate"), m.get("delta"), m.get("n", 0))
@@ -159,6 +206,7 @@ class KindgiDev:
         """Ctrl+C, as you stop it; its exit code."""
         self.http.close()
         self.client.close()
+        self.dev_client.close()
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGINT)
             try:

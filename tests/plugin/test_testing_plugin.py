@@ -27,6 +27,45 @@ def test_two(kindgi_dev):
 """
 
 
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "article-picker"
+
+FLOW_TRY = """
+from kindgi.client import Kindgi as Official
+
+from kindgi_dev.client import Kindgi as Ours
+
+FLOW = "acme-ops.suggest-articles"
+QUESTIONS = [
+    "I forgot my password and can't sign in.",
+    "I was charged twice for one order. How do I get my money back?",
+    "My package hasn't arrived yet. Where is it?",
+]
+
+
+def test_a_flow_with_a_tool_at_another_version_scores_better(kindgi_dev):
+    assert type(kindgi_dev.client) is Official and type(kindgi_dev.dev_client) is Ours
+    for question in QUESTIONS:
+        run = kindgi_dev.client.runs.start(flow=FLOW, input={"question": question})
+        articles = [a["id"] for a in run.output["output"]["articles"]]
+        items = [{"key": a, "pointer": f"/output/articles/{rank}", "rank": rank,
+                  "verdict": "right" if rank == 0 else "wrong"} for rank, a in enumerate(articles)]
+        kindgi_dev.dev_client.corrections.create(run_id=str(run.id), items=items)
+    corrections = kindgi_dev.dev_client.corrections.list().data
+    assert sorted(len(c.items) for c in corrections) == [2, 2, 2]
+    assert kindgi_dev.flow_cases(FLOW, "acme.flow-picks")["caseCount"] == 3
+
+    tools = {"acme-ops.find-articles": "0.2.0"}
+    live = kindgi_dev.try_flow_version(FLOW, "0.1.0", suite="acme.flow-picks", tools=tools,
+                                       reads="live")
+    share = live.metrics["weightedYesShare"]
+    assert (live.status, share.baseline, share.candidate, share.n) == ("completed", 0.5, 1, 3)
+    assert live.run["result"]["summary"]["candidate"]["versions"] == {"tools": tools}
+    recorded = kindgi_dev.try_flow_version(FLOW, "0.1.0", suite="acme.flow-picks", tools=tools)
+    share = recorded.metrics["weightedYesShare"]
+    assert (share.baseline, share.candidate) == (0.5, 0.5)
+"""
+
+
 def write_pack(where: Path) -> Path:
     done = CliRunner().invoke(cli, ["init", "demo", f"--path={where}", "--force"])
     assert done.exit_code == 0, done.output
@@ -46,6 +85,13 @@ def test_function_scope_gives_each_test_its_own_instance(
     assert len(set(seen)) == 2
     assert all(line.startswith("http://127.0.0.1:") for line in seen)
     assert not (pack / ".kindgi").exists()
+
+
+@pytest.mark.slow
+def test_the_clients_and_a_flow_version_tried_on_its_test_cases(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_flow_try=FLOW_TRY)
+    result = pytester.runpytest_subprocess(f"--kindgi-pack={EXAMPLE}", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
 
 
 def test_a_folder_that_is_no_pack_says_how_to_name_one(pytester: pytest.Pytester) -> None:
