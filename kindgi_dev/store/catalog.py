@@ -13,6 +13,7 @@ from typing import Any
 
 from ..domain.catalog import Kind
 from .db import Database
+from .query import Where
 
 _TABLES = {
     "agent": "agent_versions",
@@ -95,17 +96,15 @@ def page_ids(
 
     With `active_only`, only ids that have a version not unregistered.
     """
-    where: list[str] = ["unregistered_at IS NULL"] if active_only else []
-    params: list[Any] = []
+    where = Where("id > ?", after or "")  # every id sorts after "", so no position: all
+    if active_only:
+        where.add("unregistered_at IS NULL")
     if prefix:
-        where.append("substr(id, 1, ?) = ?")
-        params.extend([len(prefix), prefix])
-    if after is not None:
-        where.append("id > ?")
-        params.append(after)
-    clause = f"WHERE {' AND '.join(where)}" if where else ""
-    params.append(limit)
-    rows = db.all(f"SELECT DISTINCT id FROM {_table(kind)} {clause} ORDER BY id LIMIT ?", params)
+        where.add("substr(id, 1, ?) = ?", len(prefix), prefix)
+    rows = db.all(
+        f"SELECT DISTINCT id FROM {_table(kind)} WHERE {where} ORDER BY id LIMIT ?",
+        [*where.params, limit],
+    )
     return [row["id"] for row in rows]
 
 
