@@ -161,7 +161,16 @@ class ErasureResult(WireModel):
 
 
 def create(call: Call[CreateCorrectionBody, Any]) -> corrections.Correction:
-    return corrections.create(call.ctx, call.body.wire())
+    body = call.body
+    return corrections.create(
+        call.ctx,
+        body.run_id,
+        items=[item.wire() for item in body.items],
+        decisions=None if body.decisions is None else body.decisions.wire(),
+        answer=None if body.answer is None else body.answer.wire(),
+        judge_class_id=body.judge_class_id,
+        participant_id=body.participant_id,
+    )
 
 
 def add_item(call: Call[CorrectionItemBody, Any]) -> corrections.Correction:

@@ -118,7 +118,18 @@ class UnregisterJudgmentResult(WireModel):
 
 
 async def create(call: Call[CreateJudgmentBody, Any]) -> judgments.Judgment:
-    return judgments.create(call.ctx, call.body.wire())
+    body = call.body
+    return judgments.create(
+        call.ctx,
+        body.run_id,
+        key=body.item.key,
+        pointer=body.item.pointer,
+        rank=body.item.rank,
+        verdict=body.verdict,
+        reason=body.reason,
+        judge_class_id=body.judge_class_id,
+        participant_id=body.participant_id,
+    )
 
 
 async def list_judgments(call: Call[Any, JudgmentQuery]) -> Page[judgments.Judgment]:

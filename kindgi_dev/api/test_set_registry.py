@@ -8,9 +8,10 @@ from pydantic import Field
 from starlette.responses import Response
 
 from ..domain.paging import Page
+from ..domain.test_sets import RegistryEntry
 from ..services import test_set_registry
 from .responses import json_response
-from .routing import Call, Endpoint
+from .routing import Call, Endpoint, shape
 from .wire import OpenModel, WireModel
 
 RegistryKind = Literal[
@@ -79,11 +80,20 @@ async def list_entries(call: Call[Any, RegistryQuery]) -> Page[Any]:
 
 async def publish(call: Call[PublishTestSetBody, Any]) -> Response:
     """201 for a new version, 200 when the same content was published before."""
-    entry, created = test_set_registry.publish(call.ctx, call.body.wire())
-    return json_response(entry, 201 if created else 200)
+    body = call.body
+    entry = RegistryEntry(
+        id=body.id,
+        tenant_id=body.tenant_id,
+        version=body.version,
+        kind=body.kind,
+        spec=body.spec,
+        description=body.description,
+    )
+    kept, created = test_set_registry.publish(call.ctx, entry)
+    return json_response(shape(TestSetEntry, kept), 201 if created else 200)
 
 
-async def get_entry(call: Call[Any, Any]) -> dict[str, Any]:
+async def get_entry(call: Call[Any, Any]) -> RegistryEntry:
     """One test set by id."""
     return test_set_registry.get_entry(call.ctx, call.path["testSetId"])
 

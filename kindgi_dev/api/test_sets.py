@@ -164,7 +164,7 @@ class CaseQuery(ProjectQuery):
         return [part for v in values for part in str(v).split(",") if part]
 
 
-async def get_set(call: Call[Any, ProjectQuery]) -> dict[str, Any]:
+async def get_set(call: Call[Any, ProjectQuery]) -> test_sets.AgentTestSet:
     """The set's counts and newest frozen version."""
     return test_sets.get(call.ctx, call.path["agentId"], call.query.project_id)
 
@@ -186,7 +186,15 @@ async def list_cases(call: Call[Any, CaseQuery]) -> Page[Any]:
 
 async def add_case(call: Call[AddCaseBody, Any]) -> dict[str, Any]:
     """Add a hand case (201)."""
-    return test_sets.add_case(call.ctx, call.path["agentId"], call.body.wire())
+    body = call.body
+    return test_sets.add_case(
+        call.ctx,
+        call.path["agentId"],
+        body.run_id,
+        items=[item.wire() for item in body.items],
+        decisions=None if body.decisions is None else body.decisions.wire(),
+        answer=None if body.answer is None else body.answer.wire(),
+    )
 
 
 async def retire_case(call: Call[RetireCaseBody, Any]) -> dict[str, Any]:
@@ -195,7 +203,7 @@ async def retire_case(call: Call[RetireCaseBody, Any]) -> dict[str, Any]:
     return test_sets.retire_case(call.ctx, path["agentId"], path["caseId"], call.body.reason)
 
 
-async def freeze(call: Call[Any, ProjectQuery]) -> dict[str, Any]:
+async def freeze(call: Call[Any, ProjectQuery]) -> test_sets.FrozenVersion:
     """Freeze the active cases as the next version (201)."""
     return test_set_versions.freeze(call.ctx, call.path["agentId"], call.query.project_id)
 

@@ -141,7 +141,7 @@ def _answer(visit: Visit) -> dict[str, Any] | None:
 
 
 def body_of(visit: Visit, run_id: str, items: list[Item]) -> tuple[dict[str, Any], list[int]]:
-    """The `corrections.create` body the form says, and each sent item's row on the form."""
+    """The `corrections.create` arguments the form says, and each sent item's row on the form."""
     sent, rows = [], []
     for i, item in enumerate(items):
         verdict = visit.field(f"verdict-{i}")
@@ -157,13 +157,13 @@ def body_of(visit: Visit, run_id: str, items: list[Item]) -> tuple[dict[str, Any
         sent.append({k: v for k, v in entry.items() if v is not None})
         rows.append(i)
     body: dict[str, Any] = {
-        "runId": run_id,
+        "run_id": run_id,
         "items": sent,
         "decisions": _decisions(visit),
         "answer": _answer(visit),
-        "judgeClassId": visit.field("judge-class") or None,
+        "judge_class_id": visit.field("judge-class") or None,
     }
-    return {k: v for k, v in body.items() if v is not None}, rows
+    return body, rows
 
 
 def _beside(error: KindgiError, rows: list[int]) -> str:
@@ -182,7 +182,7 @@ async def save(visit: Visit) -> Response:
     rows: list[int] = []
     try:
         body, rows = body_of(visit, run["id"], items)
-        corrections.create(visit.ctx, body)
+        corrections.create(visit.ctx, **body)
     except KindgiError as error:
         values = dict(visit.form or {})
         reason = error.details.get("reason") or error.message

@@ -159,7 +159,7 @@ async def agent_set(
         test_set=summary,
         cases=cases,
         form={"kind": "agent", "id": agent_id, "versions": agent_versions(visit, agent_id)},
-        eval_runs=runs_on(visit, summary["id"]),
+        eval_runs=runs_on(visit, summary.id),
         errors=errors or {},
     )
 
@@ -176,7 +176,7 @@ async def add_case(visit: Visit) -> Response:
         if not visit.field("run"):
             raise ValidationFailed("runId", "is required: the run the case is made on")
         rules.check_items([item])
-        test_sets.add_case(visit.ctx, agent_id, {"runId": visit.field("run"), "items": [item]})
+        test_sets.add_case(visit.ctx, agent_id, visit.field("run"), items=[item])
     except KindgiError as error:
         return await agent_set(visit, {"add": error.message}, error.status)
     return redirect(f"/console/test-cases/agents/{agent_id}")

@@ -360,44 +360,53 @@ _ENTRY_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,199}")
 """A registry id; `~` too, so an agent's test set pushed from another runtime keeps its id."""
 
 
-def check_entry(entry: Mapping[str, Any], tenant_id: str) -> None:
+@dataclass(frozen=True)
+class RegistryEntry:
+    """A version of a `/v1/test-sets` registry entry; its `spec` is the publisher's JSON."""
+
+    id: str
+    tenant_id: str
+    version: str
+    kind: str
+    spec: dict[str, Any]
+    description: str | None = None
+
+
+def check_entry(entry: RegistryEntry, tenant_id: str) -> None:
     """400 unless a registry entry's top level holds: a dotted id, semver, the caller's tenant."""
-    if not _ENTRY_ID.fullmatch(entry["id"]):
+    if not _ENTRY_ID.fullmatch(entry.id):
         raise ValidationFailed(
             "id", "must be letters, digits, '.', '_', '~' or '-', such as acme.picks"
         )
-    if not is_semver(entry["version"]):
-        raise ValidationFailed(
-            "version", f"must be a semver such as 1.0.0, not {entry['version']!r}"
-        )
-    if entry["kind"] not in REGISTRY_KINDS:
+    if not is_semver(entry.version):
+        raise ValidationFailed("version", f"must be a semver such as 1.0.0, not {entry.version!r}")
+    if entry.kind not in REGISTRY_KINDS:
         raise ValidationFailed("kind", f"must be one of {', '.join(REGISTRY_KINDS)}")
-    if not isinstance(entry.get("spec"), dict):
+    if not isinstance(entry.spec, dict):
         raise ValidationFailed("spec", "must be an object")
-    if entry["tenantId"] != tenant_id:
+    if entry.tenant_id != tenant_id:
         raise ValidationFailed(
             "tenantId", "must be your own workspace's: cross-tenant publish is refused"
         )
 
 
-def agent_set_entry(tenant_id: str, test_set: Mapping[str, Any]) -> dict[str, Any]:
-    """A frozen agent's test set as a `corrections` registry entry at its newest version."""
-    entry: dict[str, Any] = {
-        "id": test_set["id"],
-        "tenantId": tenant_id,
-        "version": test_set["frozenVersion"]["version"],
-    }
-    entry["kind"] = "corrections"
-    entry["description"] = (
-        f"Agent {test_set['agentId']}'s test set in project {test_set['projectId']}."
+def agent_set_entry(
+    tenant_id: str,
+    set_id: str,
+    agent_id: str,
+    project_id: str,
+    version: str,
+    cases: Mapping[str, int],
+) -> RegistryEntry:
+    """A frozen agent's test set as a `corrections` registry entry at `version`."""
+    return RegistryEntry(
+        id=set_id,
+        tenant_id=tenant_id,
+        version=version,
+        kind="corrections",
+        description=f"Agent {agent_id}'s test set in project {project_id}.",
+        spec={"source": "agent", "agentId": agent_id, "projectId": project_id, "cases": cases},
     )
-    entry["spec"] = {
-        "source": "agent",
-        "agentId": test_set["agentId"],
-        "projectId": test_set["projectId"],
-        "cases": test_set["cases"],
-    }
-    return entry
 
 
 def judged_suite_entry(
@@ -406,11 +415,13 @@ def judged_suite_entry(
     version: str,
     description: str | None,
     spec: Mapping[str, Any],
-) -> dict[str, Any]:
+) -> RegistryEntry:
     """A `judged` eval suite version (a test set built before) as a `corrections` entry."""
-    entry: dict[str, Any] = {"id": suite_id, "tenantId": tenant_id, "version": version}
-    entry["kind"] = "corrections"
-    if description is not None:
-        entry["description"] = description
-    entry["spec"] = {**spec, "source": "judged-suite"}
-    return entry
+    return RegistryEntry(
+        id=suite_id,
+        tenant_id=tenant_id,
+        version=version,
+        kind="corrections",
+        description=description,
+        spec={**spec, "source": "judged-suite"},
+    )

@@ -90,29 +90,34 @@ class Erasure:
     judgments: int
 
 
-def _checked_body(body: Mapping[str, Any]) -> tuple[list[rules.CorrectedItem], Any, Any]:
-    items = rules.check_items(body.get("items"))
-    decisions = None if body.get("decisions") is None else rules.check_decisions(body["decisions"])
-    answer = None if body.get("answer") is None else rules.check_answer(body["answer"])
-    if not items and decisions is None and answer is None:
+def create(
+    ctx: Context,
+    run_id: str,
+    *,
+    items: Sequence[Mapping[str, Any]] = (),
+    decisions: Mapping[str, Any] | None = None,
+    answer: Mapping[str, Any] | None = None,
+    judge_class_id: str | None = None,
+    participant_id: str | None = None,
+) -> Correction:
+    """Create the caller's correction of a run, replacing the one it had: its items'
+    verdicts, and the `decisions` and `answer` parts as the contract shapes them."""
+    checked = rules.check_items(list(items))
+    decided = None if decisions is None else rules.check_decisions(decisions)
+    said = None if answer is None else rules.check_answer(answer)
+    if not checked and decided is None and said is None:
         raise ValidationFailed("items", "a correction needs items, decisions or answer")
-    return items, decisions, answer
-
-
-def create(ctx: Context, body: Mapping[str, Any]) -> Correction:
-    """Create the caller's correction of a run, replacing the one it had."""
-    items, decisions, answer = _checked_body(body)
-    run = correctable_run(ctx, body["runId"])
-    klass = judge_classes.usable(ctx, body.get("judgeClassId"), run)
-    if decisions is not None:
-        rules.check_tools(decisions, agent_tools(ctx, run), "decisions")
-    corrector = corrector_of(ctx, body.get("participantId"))
+    run = correctable_run(ctx, run_id)
+    klass = judge_classes.usable(ctx, judge_class_id, run)
+    if decided is not None:
+        rules.check_tools(decided, agent_tools(ctx, run), "decisions")
+    corrector = corrector_of(ctx, participant_id)
     now = now_iso()
     correction = new_correction(run, corrector, klass, now)
-    correction.update(decisions=decisions, answer=answer)
+    correction.update(decisions=decided, answer=said)
     verdicts = [
         verdict_row(run, correction["id"], corrector, item, klass, now, f"items/{i}/pointer")
-        for i, item in enumerate(items)
+        for i, item in enumerate(checked)
     ]
     with ctx.db.transaction():
         old = store.live_correction(ctx.db, run["id"], corrector)

@@ -91,30 +91,38 @@ def judgment_of(row: Mapping[str, Any]) -> Judgment:
     return Judgment(**_fields(row))
 
 
-def create(ctx: Context, body: Mapping[str, Any]) -> Judgment:
-    """Record one judgment; the caller's earlier one on the same item is superseded."""
-    given = body["item"]
-    pointer = given.get("pointer")
+def create(
+    ctx: Context,
+    run_id: str,
+    *,
+    key: str,
+    pointer: str | None,
+    rank: int | None,
+    verdict: str,
+    reason: str | None = None,
+    judge_class_id: str | None = None,
+    participant_id: str | None = None,
+) -> Judgment:
+    """Record one judgment (`yes`/`no`) on an item of a run; the caller's earlier one on the
+    same item is superseded."""
     if pointer is not None:
         pointer = rules.check_pointer(pointer, "item/pointer")
     item = rules.CorrectedItem(
-        given["key"],
+        key,
         pointer,
-        given.get("rank"),
-        rules.stored_verdict(body["verdict"]),
-        rules.check_reason(body.get("reason"), "reason"),
+        rank,
+        rules.stored_verdict(verdict),
+        rules.check_reason(reason, "reason"),
     )
-    run = verdicts.correctable_run(ctx, body["runId"])
-    klass = judge_classes.usable(ctx, body.get("judgeClassId"), run)
-    corrector = verdicts.corrector_of(ctx, body.get("participantId"))
+    run = verdicts.correctable_run(ctx, run_id)
+    klass = judge_classes.usable(ctx, judge_class_id, run)
+    corrector = verdicts.corrector_of(ctx, participant_id)
     now = now_iso()
     with ctx.db.transaction():
         correction_id = verdicts.open_correction(ctx, run, corrector, klass, now)
-        verdict = verdicts.verdict_row(
-            run, correction_id, corrector, item, klass, now, "item/pointer"
-        )
-        verdicts.record(ctx, run, correction_id, [verdict], now)
-    return judgment_of(_row(ctx, verdict["id"]))
+        row = verdicts.verdict_row(run, correction_id, corrector, item, klass, now, "item/pointer")
+        verdicts.record(ctx, run, correction_id, [row], now)
+    return judgment_of(_row(ctx, row["id"]))
 
 
 def _row(ctx: Context, judgment_id: str) -> dict[str, Any]:

@@ -20,6 +20,7 @@ import httpx
 from ..domain.errors import Conflict, NotFound, RemoteFailed, ValidationFailed
 from ..domain.paging import Page, clamp_limit, make_page, offset_of
 from ..domain.semver import is_semver
+from ..domain.test_sets import RegistryEntry
 from ..domain.time import now_iso
 from ..remote import OnProgress, Remote, RemoteError, UnsafeUrl
 from ..store import eval_suites as suite_store
@@ -74,7 +75,7 @@ def _refuse_local(ctx: Context, test_set_id: str, version: str) -> None:
     published = local_store.entries(ctx.db, ctx.tenant_id, test_set_id)
     frozen = local_store.versions(ctx.db, test_set_id)
     if (
-        any(e["version"] == version for e in published)
+        any(e.version == version for e in published)
         or any(str(v["version"]) == version and v["tenant_id"] == ctx.tenant_id for v in frozen)
         or suite_store.versions_of(ctx.db, ctx.tenant_id, test_set_id)
     ):
@@ -162,19 +163,19 @@ def latest_each(ctx: Context) -> list[PulledVersion]:
     return [_record(row, pulled=True) for row in latest.values()]
 
 
-def entry_of(found: PulledVersion, tenant_id: str) -> dict[str, Any]:
+def entry_of(found: PulledVersion, tenant_id: str) -> RegistryEntry:
     """A pulled version as a `corrections` registry entry, `spec.source` saying whence."""
-    return {
-        "id": found.test_set_id,
-        "tenantId": tenant_id,
-        "version": found.version,
-        "kind": "corrections",
-        "description": f"Pulled from {found.source.url}.",
-        "spec": {
+    return RegistryEntry(
+        id=found.test_set_id,
+        tenant_id=tenant_id,
+        version=found.version,
+        kind="corrections",
+        description=f"Pulled from {found.source.url}.",
+        spec={
             "source": {"url": found.source.url, "pulledAt": found.source.pulled_at},
             "caseCount": found.case_count,
         },
-    }
+    )
 
 
 def page(

@@ -4,80 +4,86 @@ built before (looked up in that order)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..domain import test_sets as rules
 from ..domain.errors import Conflict, NotFound, ValidationFailed
 from ..domain.paging import Page, page_of
+from ..domain.test_sets import RegistryEntry
 from ..domain.time import now_iso
 from ..store import test_sets as store
 from . import eval_suites, test_set_pulls
 from .catalog import version_key
 from .context import Context
 from .test_set_versions import frozen_page, frozen_sets, frozen_versions
-from .test_sets import Scope, scope_of, summary
+from .test_sets import AgentTestSet, Scope, scope_of, summary
 
 
-def publish(ctx: Context, body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+def publish(ctx: Context, entry: RegistryEntry) -> tuple[RegistryEntry, bool]:
     """Publish a registry entry's version; the same content again is kept (False), other 409."""
-    entry = {
-        "id": body["id"],
-        "tenantId": body["tenantId"],
-        "version": body["version"],
-        "kind": body["kind"],
-    }
-    if body.get("description") is not None:
-        entry["description"] = body["description"]
-    entry["spec"] = body.get("spec")
     rules.check_entry(entry, ctx.tenant_id)
-    if _agent_scope(ctx, entry["id"]) is not None:
+    if _agent_scope(ctx, entry.id) is not None:
         raise ValidationFailed("id", "names an agent's test set here, which corrections make")
     with ctx.db.transaction():
-        if any(p.version == entry["version"] for p in test_set_pulls.versions(ctx, entry["id"])):
+        if any(p.version == entry.version for p in test_set_pulls.versions(ctx, entry.id)):
             raise Conflict(
-                f'Test set "{entry["id"]}" version "{entry["version"]}" was pulled from another '
+                f'Test set "{entry.id}" version "{entry.version}" was pulled from another '
                 "runtime and is read-only here: publish a new version.",
                 code="version-already-exists",
-                testSetId=entry["id"],
+                testSetId=entry.id,
             )
-        for found in store.entries(ctx.db, ctx.tenant_id, entry["id"]):
-            if found["version"] != entry["version"]:
+        for found in store.entries(ctx.db, ctx.tenant_id, entry.id):
+            if found.version != entry.version:
                 continue
             if found == entry:
                 return found, False
             raise Conflict(
-                f'Test set "{entry["id"]}" version "{entry["version"]}" is already published '
+                f'Test set "{entry.id}" version "{entry.version}" is already published '
                 "with other content: publish a new version.",
                 code="version-already-exists",
-                testSetId=entry["id"],
+                testSetId=entry.id,
             )
         store.insert_entry(ctx.db, entry, now_iso())
     return entry, True
 
 
-def _latest_entries(ctx: Context) -> dict[str, dict[str, Any]]:
+def _latest_entries(ctx: Context) -> dict[str, RegistryEntry]:
     """The highest version of each published entry, by id."""
-    latest: dict[str, dict[str, Any]] = {}
+    latest: dict[str, RegistryEntry] = {}
     for entry in store.entries(ctx.db, ctx.tenant_id):
-        known = latest.get(entry["id"])
-        if known is None or version_key(entry["version"]) > version_key(known["version"]):
-            latest[entry["id"]] = entry
+        known = latest.get(entry.id)
+        if known is None or version_key(entry.version) > version_key(known.version):
+            latest[entry.id] = entry
     return latest
 
 
 def list_entries(
     ctx: Context, kind: str | None, *, limit: int | None, cursor: str | None
-) -> Page[dict[str, Any]]:
+) -> Page[RegistryEntry]:
     """Published entries (latest each, by id); `corrections` adds the agents' sets and the
     judged suites built before."""
-    shown = [e for e in _latest_entries(ctx).values() if kind is None or e["kind"] == kind]
+    shown = [e for e in _latest_entries(ctx).values() if kind is None or e.kind == kind]
     if kind == "corrections":
-        shown += [rules.agent_set_entry(ctx.tenant_id, s) for s in frozen_sets(ctx)]
+        shown += [_agent_entry(ctx, s) for s in frozen_sets(ctx)]
         shown += [_judged_entry(s) for s in eval_suites.judged_latest(ctx)]
         pulled = test_set_pulls.latest_each(ctx)
         shown += [test_set_pulls.entry_of(p, ctx.tenant_id) for p in pulled]
-    shown.sort(key=lambda entry: entry["id"])
+    shown.sort(key=lambda entry: entry.id)
     return page_of(shown, limit, cursor)
+
+
+def _agent_entry(ctx: Context, test_set: AgentTestSet, version: str | None = None) -> RegistryEntry:
+    """An agent's frozen test set as a `corrections` entry, at its newest version or `version`."""
+    newest = test_set.frozen_version.version if test_set.frozen_version else ""
+    return rules.agent_set_entry(
+        ctx.tenant_id,
+        test_set.id,
+        test_set.agent_id,
+        test_set.project_id,
+        version or newest,
+        test_set.cases,
+    )
 
 
 def _agent_scope(ctx: Context, entry_id: str) -> Scope | None:
@@ -91,25 +97,31 @@ def _agent_scope(ctx: Context, entry_id: str) -> Scope | None:
         return None
 
 
-def _entry_versions(ctx: Context, entry_id: str) -> tuple[str, list[dict[str, Any]]]:
+def _entry_versions(ctx: Context, entry_id: str) -> tuple[str, list[RegistryEntry]]:
     """Where an id is ("registry", "pulled", "agent" or "judged") and its versions, oldest
     first."""
     published = store.entries(ctx.db, ctx.tenant_id, entry_id)
     if published:
-        return "registry", sorted(published, key=lambda e: version_key(e["version"]))
+        return "registry", sorted(published, key=lambda e: version_key(e.version))
     pulled = test_set_pulls.versions(ctx, entry_id)
     if pulled:
         return "pulled", [test_set_pulls.entry_of(p, ctx.tenant_id) for p in pulled]
     scope = _agent_scope(ctx, entry_id)
     if scope is not None:
         found = summary(ctx, scope)
-        if "frozenVersion" not in found:
+        if found.frozen_version is None:
             raise _not_frozen(entry_id)
-        entry = rules.agent_set_entry(ctx.tenant_id, found)
-        return "agent", [
-            {**entry, "version": v["version"], "spec": {**entry["spec"], **v}}
-            for v in frozen_versions(ctx, entry_id)
-        ]
+        versions = []
+        for frozen in frozen_versions(ctx, entry_id):
+            entry = _agent_entry(ctx, found, frozen.version)
+            spec = {
+                **entry.spec,
+                "version": frozen.version,
+                "caseCount": frozen.case_count,
+                "frozenAt": frozen.frozen_at,
+            }
+            versions.append(replace(entry, spec=spec))
+        return "agent", versions
     try:
         suites = eval_suites.versions(ctx, entry_id)
     except NotFound:
@@ -120,7 +132,7 @@ def _entry_versions(ctx: Context, entry_id: str) -> tuple[str, list[dict[str, An
     return "judged", judged
 
 
-def _judged_entry(suite: eval_suites.EvalSuite) -> dict[str, Any]:
+def _judged_entry(suite: eval_suites.EvalSuite) -> RegistryEntry:
     """A `judged` suite version as the registry's `corrections` entry."""
     return rules.judged_suite_entry(
         suite.id, suite.tenant_id, suite.version, suite.description, suite.spec
@@ -138,14 +150,14 @@ def _not_frozen(entry_id: str) -> NotFound:
     return error
 
 
-def get_entry(ctx: Context, entry_id: str) -> dict[str, Any]:
+def get_entry(ctx: Context, entry_id: str) -> RegistryEntry:
     """A registry entry's latest version, a frozen agent's test set, or a suite built before."""
     return _entry_versions(ctx, entry_id)[1][-1]
 
 
 def entry_versions(
     ctx: Context, entry_id: str, *, limit: int | None, cursor: str | None
-) -> Page[dict[str, Any]]:
+) -> Page[RegistryEntry]:
     """An entry's versions, oldest first (an agent's set: its frozen versions)."""
     return page_of(_entry_versions(ctx, entry_id)[1], limit, cursor)
 
@@ -161,8 +173,8 @@ def entry_cases(
         return test_set_pulls.page(ctx, entry_id, version, limit=limit, cursor=cursor)
     if where == "agent":
         return frozen_page(ctx, entry_id, version, limit=limit, cursor=cursor)
-    match = [entry for entry in found if entry["version"] == version]
+    match = [entry for entry in found if entry.version == version]
     if not match:
         raise NotFound("test-set-version", f"{entry_id}@{version}", id_field="test_set_id")
-    cases = match[0]["spec"].get("cases")
+    cases = match[0].spec.get("cases")
     return page_of(cases if isinstance(cases, list) else [], limit, cursor)

@@ -4,6 +4,7 @@ of each case's run, and reading a frozen version's cases, as a test run checks t
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from ..domain import test_sets as rules
@@ -13,11 +14,20 @@ from ..domain.time import now_iso
 from ..store import test_sets as store
 from . import replay_cases
 from .context import Context
-from .test_sets import case_rows, render_cases, scope_of, summary
+from .test_sets import AgentTestSet, FrozenVersion, case_rows, render_cases, scope_of, summary
 
 
-def freeze(ctx: Context, agent_id: str, project_id: str | None) -> dict[str, Any]:
-    """Store the set's active cases as they are now as version `N.0.0`; `{testSetId, version}`."""
+@dataclass(frozen=True)
+class FrozenInfo:
+    """A frozen version of a set: its label (`N.0.0`), how many cases, and when."""
+
+    version: str
+    case_count: int
+    frozen_at: str
+
+
+def freeze(ctx: Context, agent_id: str, project_id: str | None) -> FrozenVersion:
+    """Store the set's active cases as they are now as version `N.0.0`."""
     scope = scope_of(ctx, agent_id, project_id)
     set_id = rules.set_id_of(scope[0], scope[1])
     with ctx.db.transaction():
@@ -35,7 +45,7 @@ def freeze(ctx: Context, agent_id: str, project_id: str | None) -> dict[str, Any
             "frozen_at": now_iso(),
         }
         store.insert_version(ctx.db, meta, cases)
-    return {"testSetId": set_id, "version": rules.version_label(version)}
+    return FrozenVersion(set_id, rules.version_label(version))
 
 
 def _with_run(ctx: Context, case: dict[str, Any]) -> dict[str, Any]:
@@ -75,20 +85,16 @@ def frozen_cases(ctx: Context, test_set_id: str, version: str) -> Iterator[Any]:
         cursor = page.next_cursor
 
 
-def frozen_versions(ctx: Context, test_set_id: str) -> list[dict[str, Any]]:
-    """Every frozen version of a set: version, caseCount, frozenAt; oldest first."""
+def frozen_versions(ctx: Context, test_set_id: str) -> list[FrozenInfo]:
+    """Every frozen version of a set, oldest first."""
     return [
-        {
-            "version": rules.version_label(v["version"]),
-            "caseCount": v["case_count"],
-            "frozenAt": v["frozen_at"],
-        }
+        FrozenInfo(rules.version_label(v["version"]), v["case_count"], v["frozen_at"])
         for v in store.versions(ctx.db, test_set_id)
         if v["tenant_id"] == ctx.tenant_id
     ]
 
 
-def frozen_sets(ctx: Context) -> list[dict[str, Any]]:
+def frozen_sets(ctx: Context) -> list[AgentTestSet]:
     """The summary of every agent test set frozen at least once (the registry's ones)."""
     return [
         summary(ctx, (a, p, ctx.tenant_id)) for a, p in store.frozen_sets(ctx.db, ctx.tenant_id)

@@ -8,6 +8,7 @@ Its frozen versions are `test_set_versions`; the `/v1/test-sets` registry is
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 from ..domain import test_sets as rules
@@ -23,30 +24,48 @@ Scope = tuple[str, str, str]
 Row = tuple[str, dict[str, Any]]
 
 
+@dataclass(frozen=True)
+class FrozenVersion:
+    """A frozen version of an agent's test set: its cases as they were when it was frozen."""
+
+    test_set_id: str
+    version: str
+
+
+@dataclass(frozen=True)
+class AgentTestSet:
+    """An agent's test set in one project: case counts `{active, retired}` and its newest
+    frozen version (None before a test run froze it)."""
+
+    id: str
+    agent_id: str
+    project_id: str
+    cases: dict[str, int]
+    frozen_version: FrozenVersion | None = None
+
+
 def scope_of(ctx: Context, agent_id: str, project_id: str | None) -> Scope:
     """(agent, project, tenant) of a known agent, in the named or the default project."""
     catalog.get_agent(ctx, agent_id)
     return agent_id, projects.require(ctx, project_id), ctx.tenant_id
 
 
-def get(ctx: Context, agent_id: str, project_id: str | None = None) -> dict[str, Any]:
-    """The set: its id, case counts `{active, retired}`, and its newest `frozenVersion`."""
+def get(ctx: Context, agent_id: str, project_id: str | None = None) -> AgentTestSet:
+    """The set: its id, case counts and its newest frozen version."""
     return summary(ctx, scope_of(ctx, agent_id, project_id))
 
 
-def summary(ctx: Context, scope: Scope) -> dict[str, Any]:
+def summary(ctx: Context, scope: Scope) -> AgentTestSet:
     """The set of a scope already checked."""
     set_id = rules.set_id_of(scope[0], scope[1])
-    found: dict[str, Any] = {
-        "id": set_id,
-        "agentId": scope[0],
-        "projectId": scope[1],
-        "cases": store.case_counts(ctx.db, scope),
-    }
     last = store.last_version(ctx.db, set_id)
-    if last:
-        found["frozenVersion"] = {"testSetId": set_id, "version": rules.version_label(last)}
-    return found
+    return AgentTestSet(
+        id=set_id,
+        agent_id=scope[0],
+        project_id=scope[1],
+        cases=store.case_counts(ctx.db, scope),
+        frozen_version=FrozenVersion(set_id, rules.version_label(last)) if last else None,
+    )
 
 
 def list_cases(
@@ -110,13 +129,21 @@ def render_cases(ctx: Context, rows: list[Row]) -> list[dict[str, Any]]:
     return cases
 
 
-def add_case(ctx: Context, agent_id: str, body: dict[str, Any]) -> dict[str, Any]:
-    """Add a case by hand on one of the agent's finished, non-replay runs (`case-…`)."""
+def add_case(
+    ctx: Context,
+    agent_id: str,
+    run_id: str,
+    *,
+    items: list[dict[str, Any]] | None = None,
+    decisions: dict[str, Any] | None = None,
+    answer: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Add a case by hand on one of the agent's finished, non-replay runs (`case-…`): the
+    items it expects, and the `decisions` and `answer` parts as the contract shapes them."""
     catalog.get_agent(ctx, agent_id)
-    run = runs.get_record(ctx, body["runId"])
+    run = runs.get_record(ctx, run_id)
     _check_run(run, agent_id)
-    items = body.get("items") or []
-    decisions, answer = body.get("decisions"), body.get("answer")
+    items = items or []
     rules.check_expectation(items, decisions, answer, run.get("output"))
     if decisions:
         _check_tools(ctx, run, decisions)

@@ -57,16 +57,16 @@ def start_on_test_set(ctx: Context, agent_id: str, body: dict[str, Any]) -> dict
     restricted_only = body.get("classWeights") == "restricted-only"
     cases = _test_set_cases(
         ctx,
-        test_set_versions.frozen_cases(ctx, frozen["testSetId"], frozen["version"]),
+        test_set_versions.frozen_cases(ctx, frozen.test_set_id, frozen.version),
         restricted_only,
     )
     return eval_runs.begin(
         ctx,
-        suite_id=frozen["testSetId"],
-        suite_version=frozen["version"],
+        suite_id=frozen.test_set_id,
+        suite_version=frozen.version,
         body=body,
         cases=cases,
-        frozen_version=frozen,
+        frozen_version={"testSetId": frozen.test_set_id, "version": frozen.version},
     )
 
 

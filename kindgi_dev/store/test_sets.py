@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from ..domain.test_sets import RegistryEntry
 from .db import Database
 from .jsoncol import dump, load
 
@@ -260,39 +261,36 @@ def frozen_sets(db: Database, tenant_id: str) -> list[tuple[str, str]]:
     return sorted((r["a"], r["p"]) for r in rows)
 
 
-def insert_entry(db: Database, entry: dict[str, Any], created_at: str) -> None:
+def insert_entry(db: Database, entry: RegistryEntry, created_at: str) -> None:
     """Publish a registry entry's version."""
     db.run(
         "INSERT INTO test_set_registry (id, version, tenant_id, kind, description, spec, "
         "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (
-            entry["id"],
-            entry["version"],
-            entry["tenantId"],
-            entry["kind"],
-            entry.get("description"),
-            dump(entry["spec"]),
+            entry.id,
+            entry.version,
+            entry.tenant_id,
+            entry.kind,
+            entry.description,
+            dump(entry.spec),
             created_at,
         ),
     )
 
 
-def entries(db: Database, tenant_id: str, entry_id: str | None = None) -> list[dict[str, Any]]:
-    """Registry entries of a tenant (one id's when given), as the wire shapes them."""
+def entries(db: Database, tenant_id: str, entry_id: str | None = None) -> list[RegistryEntry]:
+    """Registry entries of a tenant (one id's when given)."""
     sql = "SELECT id, version, tenant_id, kind, description, spec FROM test_set_registry "
     sql += "WHERE tenant_id = ?" + (" AND id = ?" if entry_id else "")
     rows = db.all(sql, (tenant_id, entry_id) if entry_id else (tenant_id,))
-    return [_entry(r) for r in rows]
-
-
-def _entry(row: sqlite3.Row) -> dict[str, Any]:
-    entry: dict[str, Any] = {
-        "id": row["id"],
-        "tenantId": row["tenant_id"],
-        "version": row["version"],
-        "kind": row["kind"],
-    }
-    if row["description"] is not None:
-        entry["description"] = row["description"]
-    entry["spec"] = load(row["spec"])
-    return entry
+    return [
+        RegistryEntry(
+            id=r["id"],
+            tenant_id=r["tenant_id"],
+            version=r["version"],
+            kind=r["kind"],
+            spec=load(r["spec"]),
+            description=r["description"],
+        )
+        for r in rows
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -232,13 +233,14 @@ def test_a_segment_path_keeps_runs_at_or_below_it_and_none_without_segments() ->
 
 
 def test_registry_entries_are_checked_at_the_top_level_only() -> None:
-    entry = {"id": "acme.picks", "tenantId": "t", "version": "1.0.0", "kind": "corrections",
-             "spec": {"anything": [1, 2]}}  # fmt: skip
+    entry = rules.RegistryEntry(id="acme.picks", tenant_id="t", version="1.0.0",
+                                kind="corrections", spec={"anything": [1, 2]})  # fmt: skip
     rules.check_entry(entry, "t")
-    bad = [({"id": "a b"}, "id"), ({"id": "~a"}, "id"), ({"version": "1.0"}, "version"),
-           ({"kind": "judged"}, "kind"), ({"spec": []}, "spec"),
-           ({"tenantId": "other"}, "tenantId")]  # fmt: skip
+    bad: list[tuple[dict[str, Any], str]] = [
+        ({"id": "a b"}, "id"), ({"id": "~a"}, "id"), ({"version": "1.0"}, "version"),
+        ({"kind": "judged"}, "kind"), ({"spec": []}, "spec"),
+        ({"tenant_id": "other"}, "tenantId")]  # fmt: skip
     for change, field in bad:
         with pytest.raises(ValidationFailed) as caught:
-            rules.check_entry({**entry, **change}, "t")
+            rules.check_entry(replace(entry, **change), "t")
         assert caught.value.details["field"] == field
