@@ -15,7 +15,7 @@ from ..domain.paging import Page
 from ..services import flow_runs, runs
 from .responses import json_response
 from .routing import Call, Endpoint, shape
-from .wire import OpenModel, WireModel, WireTime
+from .wire import WireModel, WireTime
 
 RunStatus = Literal["pending", "running", "suspended", "completed", "failed", "cancelled"]
 
@@ -132,11 +132,22 @@ class JournalQuery(WireModel):
     since: int = Field(default=-1, ge=-1)
 
 
-class JournalPage(OpenModel):
+class JournalEntry(WireModel):
+    """One entry of a run's journal; `payload` is what the step kept, as it kept it."""
+
+    sequence: int
+    kind: str
+    node_id: str | None = None
+    payload: Any = None
+    timestamp: str
+
+
+class JournalPage(WireModel):
     """A page of journal entries."""
 
-    data: list[dict[str, Any]]
+    data: list[JournalEntry]
     has_more: bool
+    next_cursor: str | None = None
 
 
 async def start(call: Call[StartRunBody, Any]) -> Response:
@@ -187,7 +198,7 @@ async def cancel(call: Call[Any, Any]) -> runs.Run:
     return await runs.cancel(call.ctx, call.path["runId"])
 
 
-async def journal(call: Call[Any, JournalQuery]) -> Page[dict[str, Any]]:
+async def journal(call: Call[Any, JournalQuery]) -> Page[runs.JournalEntry]:
     q = call.query
     return runs.journal(call.ctx, call.path["runId"], since=q.since, limit=q.limit, cursor=q.cursor)
 
@@ -216,18 +227,18 @@ async def stream(call: Call[Any, Any]) -> Response:
         deadline = asyncio.get_running_loop().time() + 300
         while asyncio.get_running_loop().time() < deadline:
             for entry in runs.journal(ctx, run_id, since=since, limit=None, cursor=None).items:
-                since = entry["sequence"]
-                kind = WIRE_KINDS.get(entry["kind"])
+                since = entry.sequence if entry.sequence is not None else since
+                kind = WIRE_KINDS.get(entry.kind)
                 if kind is None:
                     continue
                 event = {
                     "eventId": f"{run_id}:{since}",
                     "runId": run_id,
                     "tenantId": run["tenant_id"],
-                    "timestamp": entry["timestamp"],
+                    "timestamp": entry.timestamp,
                     "kind": kind,
                     "sequence": since,
-                    "payload": entry.get("payload"),
+                    "payload": entry.payload,
                 }
                 yield (
                     f"id: {run_id}:{since}\nevent: {kind}\ndata: {json.dumps(event)}\n\n"

@@ -23,6 +23,7 @@ from ..runtime.replay_dispatch import DryRunDispatcher
 from ..runtime.tool_calls import ToolDispatcher
 from ..runtime.turn_outcome import TurnOutcome
 from ..store import runs as run_store
+from ..store.runs import JournalEntry
 from . import catalog, models, projects, runs
 from .context import Context
 
@@ -133,7 +134,7 @@ def open_run(
         run_store.add_journal(
             ctx.db,
             run["id"],
-            [{"kind": "run.started", "timestamp": now, "payload": {"input": data}}],
+            [JournalEntry("run.started", now, {"input": data})],
         )
     return run
 
@@ -219,18 +220,17 @@ def record(ctx: Context, run_id: str, outcome: FlowOutcome, sent_env: dict[str, 
         changes.update(failure_code="run-failed", failure_message=outcome.failure)
     journal = [_step_entry(step, now) for step in outcome.steps]
     journal += [
-        {"kind": "step.skipped", "nodeId": node_id, "timestamp": now, "payload": {}}
-        for node_id in outcome.skipped
+        JournalEntry("step.skipped", now, {}, node_id=node_id) for node_id in outcome.skipped
     ]
     kind = "run.completed" if outcome.status == "completed" else "run.failed"
-    journal.append({"kind": kind, "timestamp": now, "payload": end})
+    journal.append(JournalEntry(kind, now, end))
     with ctx.db.transaction():
         run_store.update(ctx.db, run_id, changes)
         run_store.add_tool_calls(ctx.db, run_id, [c.as_journal() for c in outcome.tool_calls])
         run_store.add_journal(ctx.db, run_id, journal)
 
 
-def _step_entry(step: FlowStep, now: str) -> dict[str, Any]:
+def _step_entry(step: FlowStep, now: str) -> JournalEntry:
     """One node's journal entry: what it ran at which version, its input, output or error."""
     payload: dict[str, Any] = {"kind": step.kind}
     named = {"tool": "toolId", "agent": "agentId", "subgraph": "flowId"}.get(step.kind)
@@ -247,9 +247,5 @@ def _step_entry(step: FlowStep, now: str) -> dict[str, Any]:
         payload["toolCalls"] = [c.as_journal() for c in step.tool_calls]
         if step.turn is not None:
             payload["appended"] = step.turn.appended
-    return {
-        "kind": "step.completed" if step.error is None else "step.failed",
-        "nodeId": step.node_id,
-        "timestamp": now,
-        "payload": payload,
-    }
+    kind = "step.completed" if step.error is None else "step.failed"
+    return JournalEntry(kind, now, payload, node_id=step.node_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .db import Database
@@ -151,7 +152,19 @@ def tool_calls(db: Database, run_id: str) -> list[dict[str, Any]]:
     ]
 
 
-def add_journal(db: Database, run_id: str, entries: Sequence[dict[str, Any]]) -> None:
+@dataclass(frozen=True)
+class JournalEntry:
+    """One entry of a run's journal: what happened (`kind`), when, at which flow node, and
+    its payload (kept as JSON); `sequence` is its place, given when it is stored."""
+
+    kind: str
+    timestamp: str
+    payload: Any = None
+    node_id: str | None = None
+    sequence: int | None = None
+
+
+def add_journal(db: Database, run_id: str, entries: Sequence[JournalEntry]) -> None:
     """Append entries to a run's journal, numbering them after the last one."""
     with db.transaction() as conn:
         last = conn.execute(
@@ -161,36 +174,29 @@ def add_journal(db: Database, run_id: str, entries: Sequence[dict[str, Any]]) ->
             "INSERT INTO run_journal (run_id, sequence, kind, node_id, payload, timestamp) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             [
-                (
-                    run_id,
-                    last + 1 + i,
-                    e["kind"],
-                    e.get("nodeId"),
-                    dump(e.get("payload")),
-                    e["timestamp"],
-                )
+                (run_id, last + 1 + i, e.kind, e.node_id, dump(e.payload), e.timestamp)
                 for i, e in enumerate(entries)
             ],
         )
 
 
-def journal(db: Database, run_id: str, *, since: int, limit: int | None) -> list[dict[str, Any]]:
+def journal(db: Database, run_id: str, *, since: int, limit: int | None) -> list[JournalEntry]:
     """Journal entries after `since`, in order (`limit + 1` of them when limited)."""
     rows = db.all(
         "SELECT sequence, kind, node_id, payload, timestamp FROM run_journal "
         "WHERE run_id = ? AND sequence > ? ORDER BY sequence LIMIT ?",
         (run_id, since, -1 if limit is None else limit + 1),
     )
-    entries = []
-    for r in rows:
-        entry: dict[str, Any] = {"sequence": r["sequence"], "kind": r["kind"]}
-        if r["node_id"] is not None:
-            entry["nodeId"] = r["node_id"]
-        if r["payload"] is not None:
-            entry["payload"] = load(r["payload"])
-        entry["timestamp"] = r["timestamp"]
-        entries.append(entry)
-    return entries
+    return [
+        JournalEntry(
+            kind=r["kind"],
+            timestamp=r["timestamp"],
+            payload=load(r["payload"]),
+            node_id=r["node_id"],
+            sequence=r["sequence"],
+        )
+        for r in rows
+    ]
 
 
 def running(db: Database, *, eval_run_id: str | None = None) -> list[str]:

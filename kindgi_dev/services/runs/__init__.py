@@ -5,6 +5,7 @@ callers use them through this package.
 """
 
 from .read import (
+    JournalEntry,
     Run,
     RunAgent,
     RunFailure,
@@ -33,6 +34,7 @@ from .start import (
 __all__ = [
     "AGENT_FLOW_ID",
     "AGENT_FLOW_VERSION",
+    "JournalEntry",
     "Run",
     "RunAgent",
     "RunFailure",

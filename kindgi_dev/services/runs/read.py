@@ -11,6 +11,7 @@ from ...domain.errors import Conflict, NotFound
 from ...domain.paging import Page, clamp_limit, decode_cursor, fetch_page, make_page
 from ...domain.status import TERMINAL
 from ...store import runs as run_store
+from ...store.runs import JournalEntry as JournalEntry
 from ..context import Context
 from .record import finish_cancelled
 
@@ -141,7 +142,7 @@ async def cancel(ctx: Context, run_id: str) -> Run:
 
 def journal(
     ctx: Context, run_id: str, *, since: int, limit: int | None, cursor: str | None
-) -> Page[dict[str, Any]]:
+) -> Page[JournalEntry]:
     """A run's journal, in order, after `since` (or a cursor)."""
     get_record(ctx, run_id)
     position = decode_cursor(cursor)
@@ -150,7 +151,7 @@ def journal(
     entries = run_store.journal(ctx.db, run_id, since=after, limit=size)
     if size is None:
         return Page(entries, False)
-    return make_page(entries, size, lambda e: (e["sequence"],))
+    return make_page(entries, size, lambda e: (e.sequence,))
 
 
 def tool_calls(ctx: Context, run_id: str) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ from ...domain.status import TERMINAL
 from ...domain.time import now_iso
 from ...runtime.agent_turn import HISTORY_LIMIT, TurnOutcome, turn_result
 from ...store import runs as run_store
+from ...store.runs import JournalEntry
 from .. import conversations
 from ..context import Context
 
@@ -45,16 +46,11 @@ def record_outcome(
             failure_code=outcome.failure["code"], failure_message=outcome.failure["message"]
         )
     journal = [
-        {
-            "kind": "step.completed",
-            "nodeId": f"tool:{c.tool_id}",
-            "timestamp": now,
-            "payload": c.as_journal(),
-        }
+        JournalEntry("step.completed", now, c.as_journal(), node_id=f"tool:{c.tool_id}")
         for c in outcome.tool_calls
     ]
     end = "run.completed" if outcome.ok else "run.failed"
-    journal.append({"kind": end, "timestamp": now, "payload": outcome.failure or {}})
+    journal.append(JournalEntry(end, now, outcome.failure or {}))
     with ctx.db.transaction():
         run_store.update(ctx.db, run_id, changes)
         run_store.add_tool_calls(ctx.db, run_id, [c.as_journal() for c in outcome.tool_calls])
@@ -79,7 +75,7 @@ def finish_cancelled(ctx: Context, run_id: str, reason: str = "Cancelled.") -> N
                 "failure_message": reason,
             },
         )
-        run_store.add_journal(ctx.db, run_id, [{"kind": "run.cancelled", "timestamp": now}])
+        run_store.add_journal(ctx.db, run_id, [JournalEntry("run.cancelled", now)])
 
 
 def fail_interrupted(ctx: Context) -> int:

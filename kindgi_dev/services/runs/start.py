@@ -14,6 +14,7 @@ from ...runtime.dispatch import LiveDispatcher, tool_env
 from ...runtime.replay_dispatch import DryRunDispatcher
 from ...runtime.tool_calls import ToolDispatcher
 from ...store import runs as run_store
+from ...store.runs import JournalEntry
 from .. import catalog, conversations, models, projects
 from ..context import Context
 from .read import Run, run_of
@@ -177,9 +178,7 @@ def open_run(
             "eval_run_id": eval_run_id,
         }
         run_store.insert(ctx.db, run)
-        run_store.add_journal(
-            ctx.db, run_id, [{"kind": "run.started", "timestamp": now, "payload": {"input": data}}]
-        )
+        run_store.add_journal(ctx.db, run_id, [JournalEntry("run.started", now, {"input": data})])
     return run
 
 
