@@ -136,8 +136,9 @@ def _row(ctx: Context, judgment_id: str) -> dict[str, Any]:
 def get(ctx: Context, judgment_id: str) -> JudgmentWithCopies:
     """The judgment, the run's copy, and the judged item's value."""
     row = _row(ctx, judgment_id)
-    copy = store.get_copy(ctx.db, row["run_id"]) or {}
-    run = {k: v for k, v in copy.items() if v is not None or k in ("input", "output")}
+    copy = store.get_copy(ctx.db, row["run_id"])
+    fields = {} if copy is None else vars(copy)
+    run = {k: v for k, v in fields.items() if v is not None or k in ("input", "output")}
     value = row["item_value"] if row["pointer"] is not None else None
     return JudgmentWithCopies(**_fields(row), run=run, item_value=value)
 

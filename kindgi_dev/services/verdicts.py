@@ -68,15 +68,15 @@ def keep_copy(ctx: Context, run: Mapping[str, Any], now: str) -> None:
     context = {k: recorded[k] for k in _CONTEXT_FIELDS if k in recorded}
     if run.get("tool_env"):
         context["toolEnv"] = run["tool_env"]
-    copy = {
-        "runId": run["id"],
-        "subject": subject_of(run),
-        "input": run.get("input"),
-        "context": context or None,
-        "output": run.get("output"),
-        "segments": run.get("segments"),
-        "capturedAt": now,
-    }
+    copy = store.RunCopy(
+        run_id=run["id"],
+        subject=subject_of(run),
+        captured_at=now,
+        input=run.get("input"),
+        context=context or None,
+        output=run.get("output"),
+        segments=run.get("segments"),
+    )
     store.insert_copy(ctx.db, copy)
 
 

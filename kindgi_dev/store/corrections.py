@@ -7,6 +7,7 @@ while `unregistered_at` and `superseded_by` are both NULL.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..domain.corrections import Corrector
@@ -237,26 +238,40 @@ def has_copy(db: Database, run_id: str) -> bool:
     return db.one("SELECT 1 FROM judged_run_copies WHERE run_id = ?", (run_id,)) is not None
 
 
-def insert_copy(db: Database, copy: dict[str, Any]) -> None:
+@dataclass(frozen=True)
+class RunCopy:
+    """A judged run's copy, kept at its first verdict: what it ran (`{kind, id, version}`),
+    its input, context (history, `toolEnv`, …), output and segments, and when it was taken."""
+
+    run_id: str
+    subject: dict[str, str]
+    captured_at: str
+    input: Any = None
+    context: dict[str, Any] | None = None
+    output: Any = None
+    segments: Any = None
+
+
+def insert_copy(db: Database, copy: RunCopy) -> None:
     """Keep a judged run's copy, unless one was kept at an earlier judgment."""
     db.run(
         "INSERT OR IGNORE INTO judged_run_copies "
         "(run_id, subject, input, context, output, segments, captured_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
         (
-            copy["runId"],
-            dump(copy["subject"]),
-            dump(copy.get("input")),
-            dump(copy.get("context")),
-            dump(copy.get("output")),
-            dump(copy.get("segments")),
-            copy["capturedAt"],
+            copy.run_id,
+            dump(copy.subject),
+            dump(copy.input),
+            dump(copy.context),
+            dump(copy.output),
+            dump(copy.segments),
+            copy.captured_at,
         ),
     )
 
 
-def get_copy(db: Database, run_id: str) -> dict[str, Any] | None:
-    """The copy of a judged run, as `JudgedRunCopy` fields (absent ones None)."""
+def get_copy(db: Database, run_id: str) -> RunCopy | None:
+    """The copy of a judged run, None when no verdict was given on it yet."""
     row = db.one(
         "SELECT run_id, subject, input, context, output, segments, captured_at "
         "FROM judged_run_copies WHERE run_id = ?",
@@ -264,15 +279,15 @@ def get_copy(db: Database, run_id: str) -> dict[str, Any] | None:
     )
     if row is None:
         return None
-    return {
-        "runId": row["run_id"],
-        "subject": load(row["subject"]),
-        "input": load(row["input"]),
-        "context": load(row["context"]),
-        "output": load(row["output"]),
-        "segments": load(row["segments"]),
-        "capturedAt": row["captured_at"],
-    }
+    return RunCopy(
+        run_id=row["run_id"],
+        subject=load(row["subject"]),
+        captured_at=row["captured_at"],
+        input=load(row["input"]),
+        context=load(row["context"]),
+        output=load(row["output"]),
+        segments=load(row["segments"]),
+    )
 
 
 def erase_participant(
