@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from typing import Any, Literal
 
@@ -13,7 +12,7 @@ from starlette.responses import Response, StreamingResponse
 from ..domain.paging import Page
 from ..domain.status import TERMINAL
 from ..services import eval_runs, trials
-from .responses import json_response
+from .eval_results import DryRunPreview, DryRunResult, JudgedComparisonResult, case_frame, end_frame
 from .routing import Call, Endpoint
 from .wire import OpenModel, WireModel, WireTime
 
@@ -90,7 +89,7 @@ class StartEvalRunResult(OpenModel):
     """`{runId}` (+ `dryRunPreview` on a dry run)."""
 
     run_id: str
-    dry_run_preview: dict[str, Any] | None = None
+    dry_run_preview: DryRunPreview | None = None
 
 
 class EvalRunProgress(OpenModel):
@@ -116,7 +115,7 @@ class EvalRun(OpenModel):
     dry_run: bool
     started_at: str
     completed_at: str | None = None
-    result: dict[str, Any] | None = None
+    result: JudgedComparisonResult | DryRunResult | None = None
     error: str | None = None
     cancel_reason: str | None = None
     correlation_id: str | None = None
@@ -159,14 +158,12 @@ def _body(body: StartEvalRunBody) -> dict[str, Any]:
     return body.model_dump(by_alias=True, exclude_none=True)
 
 
-async def start_on_suite(call: Call[StartSuiteRunBody, Any]) -> Response:
-    started = trials.start_on_suite(call.ctx, call.path["suiteId"], _body(call.body))
-    return json_response(started, 201)
+async def start_on_suite(call: Call[StartSuiteRunBody, Any]) -> eval_runs.Started:
+    return trials.start_on_suite(call.ctx, call.path["suiteId"], _body(call.body))
 
 
-async def start_on_test_set(call: Call[StartEvalRunBody, Any]) -> Response:
-    started = trials.start_on_test_set(call.ctx, call.path["agentId"], _body(call.body))
-    return json_response(started, 201)
+async def start_on_test_set(call: Call[StartEvalRunBody, Any]) -> eval_runs.Started:
+    return trials.start_on_test_set(call.ctx, call.path["agentId"], _body(call.body))
 
 
 async def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any]:
@@ -191,8 +188,8 @@ async def cancel(call: Call[Any, Any]) -> eval_runs.EvalRun:
     return await eval_runs.cancel(call.ctx, call.path["runId"])
 
 
-async def rescore(call: Call[RescoreBody, Any]) -> Response:
-    return json_response(trials.rescore(call.ctx, call.path["runId"]), 201)
+async def rescore(call: Call[RescoreBody, Any]) -> eval_runs.Started:
+    return trials.rescore(call.ctx, call.path["runId"])
 
 
 async def events(call: Call[Any, Any]) -> Response:
@@ -209,19 +206,11 @@ async def events(call: Call[Any, Any]) -> Response:
         deadline = loop.time() + 300
         while loop.time() < deadline:
             record = eval_runs.get_record(ctx, run_id)
-            for done in eval_runs.finished_cases(ctx, run_id, after=after):
-                after = done["index"]
-                entry = done["result"]["entry"]
-                kind = "eval-run.case-failed" if entry.get("error") else "eval-run.case-completed"
-                data = {"runId": run_id, "caseIndex": after, **entry}
-                yield _frame(f"{run_id}:case:{after}", kind, data)
+            for index, case in eval_runs.finished_cases(ctx, run_id, after=after):
+                after = index
+                yield case_frame(run_id, index, case)
             if record["status"] in TERMINAL:
-                data = {"runId": run_id, "status": record["status"]}
-                if record.get("result") is not None:
-                    data["result"] = record["result"]
-                if record.get("error"):
-                    data["error"] = record["error"]
-                yield _frame(f"{run_id}:terminal", f"eval-run.{record['status']}", data)
+                yield end_frame(run_id, record["status"], record.get("result"), record.get("error"))
                 return
             await asyncio.sleep(0.1)
 
@@ -230,10 +219,6 @@ async def events(call: Call[Any, Any]) -> Response:
         media_type="text/event-stream; charset=utf-8",
         headers={"Cache-Control": "no-cache"},
     )
-
-
-def _frame(event_id: str, kind: str, data: dict[str, Any]) -> bytes:
-    return f"id: {event_id}\nevent: {kind}\ndata: {json.dumps(data)}\n\n".encode()
 
 
 ENDPOINTS = [

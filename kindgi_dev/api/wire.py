@@ -18,6 +18,19 @@ Number = Annotated[int | float, WithJsonSchema({"type": "number"})]
 """A JSON number answered as given: a whole weight stays `2`, not `2.0`."""
 
 
+def wire_number(value: float | None) -> float | int | None:
+    """A number as JSON shows it: whole floats as integers (`1`, not `1.0`)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+WholeNumber = Annotated[
+    int | float, AfterValidator(wire_number), WithJsonSchema({"type": "number"})
+]
+"""A computed number answered as JSON shows it: a whole weight as `2`, not `2.0`."""
+
+
 def _wire_time(text: str) -> str:
     try:
         return format_time(parse_time(text))

@@ -7,14 +7,17 @@ events, and reloads once it ends.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.responses import Response, StreamingResponse
 
+from ..api.eval_results import progress_frame, status_frame
+from ..api.eval_runs import EvalRun
+from ..api.routing import shape
 from ..domain.errors import KindgiError, NotFound, ValidationFailed
 from ..domain.items import answer_text
+from ..domain.results import ComparisonResult
 from ..domain.status import TERMINAL
 from ..services import eval_runs, projects, runs, trials
 from . import test_cases, words
@@ -63,7 +66,7 @@ async def try_on_suite(visit: Visit) -> Response:
         started = trials.start_on_suite(visit.ctx, suite_id, body)
     except KindgiError as error:
         return await test_cases.suite(visit, {"try": error.message}, error.status)
-    return redirect(f"/console/eval-runs/{started['runId']}")
+    return redirect(f"/console/eval-runs/{started.run_id}")
 
 
 async def try_on_test_set(visit: Visit) -> Response:
@@ -74,7 +77,7 @@ async def try_on_test_set(visit: Visit) -> Response:
         started = trials.start_on_test_set(visit.ctx, agent_id, body)
     except KindgiError as error:
         return await test_cases.agent_set(visit, {"try": error.message}, error.status)
-    return redirect(f"/console/eval-runs/{started['runId']}")
+    return redirect(f"/console/eval-runs/{started.run_id}")
 
 
 def _answer(output: Any) -> Any:
@@ -113,7 +116,7 @@ def metric_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
 async def show(visit: Visit) -> Response:
     """`/console/eval-runs/{id}`: the run on the test cases, in words and numbers."""
     record = eval_runs.get(visit.ctx, visit.request.path_params["runId"])
-    result = record.result or {}
+    result: dict[str, Any] = shape(EvalRun, record).get("result") or {}
     summary = result.get("summary")
     settings = record.comparison or {}
     done = record.status == "completed" and summary is not None
@@ -126,7 +129,7 @@ async def show(visit: Visit) -> Response:
         restricted_line=words.RESTRICTED,
         metrics=metric_rows(summary) if summary else [],
         cases=[case_view(visit, e) for e in result.get("perCase") or []],
-        whole=record.result,
+        whole=result or None,
         running=record.status in ("pending", "running"),
     )
 
@@ -142,15 +145,14 @@ async def events(visit: Visit) -> Response:
         last = -1
         while loop.time() < deadline:
             record = eval_runs.get(visit.ctx, run_id)
-            finished = ((record.result or {}).get("summary") or {}).get("cases", 0)
+            result = record.result
+            finished = result.summary.cases if isinstance(result, ComparisonResult) else 0
             progress = record.progress or eval_runs.Progress(finished, finished)
-            done = progress.cases_done
-            if done != last:
-                last = done
-                data = {"casesDone": done, "cases": progress.cases}
-                yield f"event: progress\ndata: {json.dumps(data)}\n\n".encode()
+            if progress.cases_done != last:
+                last = progress.cases_done
+                yield progress_frame(progress.cases_done, progress.cases)
             if record.status in TERMINAL:
-                yield f"event: end\ndata: {json.dumps({'status': record.status})}\n\n".encode()
+                yield status_frame(record.status)
                 return
             await asyncio.sleep(0.2)
 

@@ -23,9 +23,22 @@ class MadeCall:
     refused: bool
 
 
+@dataclass(frozen=True)
+class Difference:
+    """How a candidate differs from a checked part: a call count, a refused call, an
+    argument field missing or valued otherwise, a must-not-call made, or its answer."""
+
+    kind: str
+    tool_id: str | None = None
+    field: str | None = None
+    expected: Any = None
+    actual: Any = None
+    reason: str | None = None
+
+
 def check_decisions(
     decisions: dict[str, Any], made: Sequence[MadeCall], recorded_tool_ids: Sequence[str]
-) -> list[dict[str, Any]]:
+) -> list[Difference]:
     """The differences between a decisions correction and the calls made; empty means it passed.
 
     `right` wants the tools the past run called: `decisions["tools"]` when the case names
@@ -35,18 +48,18 @@ def check_decisions(
     if verdict == "right":
         return _same_tools(made, decisions.get("tools", recorded_tool_ids))
     if verdict == "wrong":
-        differences: list[dict[str, Any]] = []
+        differences: list[Difference] = []
         for expected in decisions.get("shouldCall") or []:
             differences.extend(_should_call(expected, made))
         for tool_id in decisions.get("mustNotCall") or []:
             count = sum(1 for call in made if call.tool_id == tool_id)
             if count:
-                differences.append({"kind": "must-not-call", "toolId": tool_id, "actual": count})
+                differences.append(Difference("must-not-call", tool_id, actual=count))
         return differences
     raise ValueError(f'decisions verdict is "right" or "wrong", not {verdict!r}')
 
 
-def _same_tools(made: Sequence[MadeCall], recorded_tool_ids: Sequence[str]) -> list[dict[str, Any]]:
+def _same_tools(made: Sequence[MadeCall], recorded_tool_ids: Sequence[str]) -> list[Difference]:
     """A count difference for each tool called on one side only (by name, in any order)."""
     expected = Counter(recorded_tool_ids)
     actual = Counter(call.tool_id for call in made)
@@ -58,21 +71,21 @@ def _same_tools(made: Sequence[MadeCall], recorded_tool_ids: Sequence[str]) -> l
     ]
 
 
-def _count(tool_id: str, expected: int, actual: int) -> dict[str, Any]:
+def _count(tool_id: str, expected: int, actual: int) -> Difference:
     """A call-count difference."""
-    return {"kind": "count", "toolId": tool_id, "expected": expected, "actual": actual}
+    return Difference("count", tool_id, expected=expected, actual=actual)
 
 
-def _should_call(expected: dict[str, Any], made: Sequence[MadeCall]) -> list[dict[str, Any]]:
+def _should_call(expected: dict[str, Any], made: Sequence[MadeCall]) -> list[Difference]:
     """The differences for one expected call: not made, refused, or its arguments' fields."""
     tool_id = expected["toolId"]
     calls = [call for call in made if call.tool_id == tool_id]
     if not calls:
         return [_count(tool_id, 1, 0)]
-    differences: list[dict[str, Any]] = []
+    differences: list[Difference] = []
     ran = [call for call in calls if not call.refused]
     if not ran:
-        differences.append({"kind": "refused", "toolId": tool_id})
+        differences.append(Difference("refused", tool_id))
     args = expected.get("args")
     if isinstance(args, dict):
         per_call = [_field_differences(tool_id, args, call.arguments) for call in ran or calls]
@@ -81,24 +94,16 @@ def _should_call(expected: dict[str, Any], made: Sequence[MadeCall]) -> list[dic
     return differences
 
 
-def _field_differences(tool_id: str, args: dict[str, Any], actual: Any) -> list[dict[str, Any]]:
+def _field_differences(tool_id: str, args: dict[str, Any], actual: Any) -> list[Difference]:
     """Each expected argument field missing from, or valued otherwise in, one call's arguments."""
     given = actual if isinstance(actual, dict) else {}
-    differences: list[dict[str, Any]] = []
+    differences: list[Difference] = []
     for field, value in args.items():
         if field not in given:
-            differences.append(
-                {"kind": "missing-field", "toolId": tool_id, "field": field, "expected": value}
-            )
+            differences.append(Difference("missing-field", tool_id, field, expected=value))
         elif not same_value(given[field], value):
             differences.append(
-                {
-                    "kind": "field-value",
-                    "toolId": tool_id,
-                    "field": field,
-                    "expected": value,
-                    "actual": given[field],
-                }
+                Difference("field-value", tool_id, field, expected=value, actual=given[field])
             )
     return differences
 

@@ -1,21 +1,29 @@
 """Comparing a candidate's replays with the recorded runs: per case, then the summary.
 
 Pure: a `ReplayCase` says what a case expects and what the past run did; `Replayed`
-is what one repetition of the candidate did; the functions here give the contract's
-`ComparisonCaseResult` entries and the summary's metrics and counts.
+is what one repetition of the candidate did; the functions here give each case's
+`CaseResult` and the summary's metrics.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .changes import changes
-from .checks import AnswerCheck, MadeCall, check_decisions, deterministic_answer_check
+from .checks import (
+    AnswerCheck,
+    Difference,
+    MadeCall,
+    check_decisions,
+    deterministic_answer_check,
+)
 from .items import answer_text, items_of
 from .metrics import (
     CaseScore,
+    Metric,
+    Metrics,
     Verdict,
     attach_values,
     compare,
@@ -25,6 +33,7 @@ from .metrics import (
 )
 from .metrics import judged_coverage as coverage_measure
 from .replay import RecordedCall
+from .results import CaseResult, CorrectionCheck, CorrectionDifference
 
 
 @dataclass(frozen=True)
@@ -91,7 +100,7 @@ def score(output: Any, verdicts: Sequence[Verdict], *, k: int, restricted_only: 
     return score_case(items_of(output), verdicts, k=k, restricted_only=restricted_only)
 
 
-def checks_of(case: ReplayCase, replay: Replayed) -> list[tuple[Expectation, list[dict[str, Any]]]]:
+def checks_of(case: ReplayCase, replay: Replayed) -> list[tuple[Expectation, list[Difference]]]:
     """Each expectation with the differences of one repetition (none = passed).
 
     An answer check uses the judging model's verdict when the repetition has one, else
@@ -109,63 +118,63 @@ def checks_of(case: ReplayCase, replay: Replayed) -> list[tuple[Expectation, lis
             passed, reason = replay.judged.get(position) or deterministic_answer_check(
                 expectation.expected, answer_text(case.output), answer_text(replay.output)
             )
-            differences = [] if passed else [{"kind": "answer", "reason": reason}]
+            differences = [] if passed else [Difference("answer", reason=reason)]
         found.append((expectation, differences))
     return found
 
 
 def case_result(
-    index: int, case: ReplayCase, replays: Sequence[Replayed], *, k: int, restricted_only: bool
-) -> tuple[dict[str, Any], CaseScore, list[CaseScore], list[bool]]:
-    """A `ComparisonCaseResult`, the baseline score, the candidate's scores and its checks."""
+    case: ReplayCase, replays: Sequence[Replayed], *, k: int, restricted_only: bool
+) -> tuple[CaseResult, list[bool]]:
+    """The case compared (the recorded run's score beside each repetition's), and whether
+    the candidate passed each of its checked parts."""
     verdicts = case_verdicts(case)
     baseline = score(case.output, verdicts, k=k, restricted_only=restricted_only)
     ran = [r for r in replays if r.error is None]
     done = [r for r in ran if r.stopped is None]
-    candidate = [
-        score(r.output, [*verdicts, *r.verdicts], k=k, restricted_only=restricted_only)
-        for r in done
-    ]
-    entry: dict[str, Any] = {
-        "caseId": case.case_id,
-        "runIds": [r.run_id for r in replays if r.run_id],
-        "baseline": baseline.to_wire(),
-        "candidate": [s.to_wire() for s in candidate],
-    }
     first = done[0] if done else None
-    if first is not None:
-        counted = [v for v in verdicts if v.restricted] if restricted_only else verdicts
-        entry["changes"] = changes(items_of(case.output), counted, items_of(first.output))
-    if ran:
-        entry["tools"] = [_tool_entry(t) for t in (first or ran[0]).tools]
-    entry.update(
-        diverged=any(r.diverged for r in ran),
-        refusedWrites=sum(r.refused for r in ran),
-        noContext=False,
-        approvalSkipped=any(r.approval_skipped for r in ran),
-    )
-    stopped = next((r.stopped for r in ran if r.stopped is not None), None)
-    if stopped is not None:
-        entry["stopped"] = stopped
+    counted = [v for v in verdicts if v.restricted] if restricted_only else verdicts
     errors = [r.error for r in replays if r.error]
-    if errors:
-        entry["error"] = errors[0]
-    passes = _corrections(entry, case, done)
-    return entry, baseline, candidate, passes
+    checks, differences, passes = _corrections(case, done)
+    result = CaseResult(
+        case_id=case.case_id,
+        run_ids=[r.run_id for r in replays if r.run_id],
+        baseline=baseline,
+        candidate=[
+            score(r.output, [*verdicts, *r.verdicts], k=k, restricted_only=restricted_only)
+            for r in done
+        ],
+        changes=None
+        if first is None
+        else changes(items_of(case.output), counted, items_of(first.output)),
+        tools=[_tool_entry(t) for t in (first or ran[0]).tools] if ran else None,
+        diverged=any(r.diverged for r in ran),
+        refused_writes=sum(r.refused for r in ran),
+        no_context=False,
+        approval_skipped=any(r.approval_skipped for r in ran),
+        stopped=next((r.stopped for r in ran if r.stopped is not None), None),
+        error=errors[0] if errors else None,
+        corrections=checks,
+        correction_differences=differences,
+    )
+    return result, passes
 
 
 def _tool_entry(call: dict[str, Any]) -> dict[str, Any]:
     keys = ("step", "callId", "toolId", "toolVersion", "arguments", "source")
-    wire: dict[str, Any] = {key: call[key] for key in keys if key in call}
+    entry: dict[str, Any] = {key: call[key] for key in keys if key in call}
     if call.get("reason"):
-        wire["reason"] = call["reason"]
-    return wire
+        entry["reason"] = call["reason"]
+    return entry
 
 
-def _corrections(entry: dict[str, Any], case: ReplayCase, done: Sequence[Replayed]) -> list[bool]:
-    """Fill `corrections` and `correctionDifferences`; each check's pass over every repetition."""
+def _corrections(
+    case: ReplayCase, done: Sequence[Replayed]
+) -> tuple[list[CorrectionCheck] | None, list[CorrectionDifference] | None, list[bool]]:
+    """Each checked part's outcome over every repetition, the first failing repetition's
+    differences, and each part's pass (nothing when the case checks no part)."""
     if not case.expectations:
-        return []
+        return None, None, []
     per_repetition = [checks_of(case, r) for r in done]
     results, differences, passes = [], [], []
     for position, expectation in enumerate(case.expectations):
@@ -173,24 +182,19 @@ def _corrections(entry: dict[str, Any], case: ReplayCase, done: Sequence[Replaye
         passed_count = sum(1 for diff in outcomes if not diff)
         passed = bool(outcomes) and passed_count == len(outcomes)
         passes.append(passed)
-        result: dict[str, Any] = {
-            "part": expectation.part,
-            "pass": passed,
-            "repetitionsPassed": passed_count,
-            "repetitions": len(outcomes),
-        }
-        if expectation.judgment_id:
-            result["judgmentId"] = expectation.judgment_id
-        results.append(result)
+        results.append(
+            CorrectionCheck(
+                expectation.part, passed, passed_count, len(outcomes), expectation.judgment_id
+            )
+        )
         failing = next(((n, d) for n, d in enumerate(outcomes, 1) if d), None)
         if failing is not None:
-            item: dict[str, Any] = {"repetition": failing[0], "differences": failing[1]}
-            if expectation.judgment_id:
-                item["judgmentId"] = expectation.judgment_id
-            differences.append({"part": expectation.part, **item})
-    entry["corrections"] = results
-    entry["correctionDifferences"] = differences
-    return passes
+            differences.append(
+                CorrectionDifference(
+                    expectation.part, failing[0], failing[1], expectation.judgment_id
+                )
+            )
+    return results, differences, passes
 
 
 def baseline_passes(case: ReplayCase) -> list[bool]:
@@ -214,26 +218,28 @@ def metrics(
     test_set: bool,
     baseline_checks: Sequence[Sequence[bool]] = (),
     candidate_checks: Sequence[Sequence[bool]] = (),
-) -> dict[str, Any]:
-    """The summary's metrics; a test-set run adds `caseCoverage` and `passRate`.
+) -> Metrics:
+    """The summary's metrics; a test-set run adds case coverage and the pass rate.
 
-    The checks come one list per case; `passRate.n` counts the cases with a check, as
-    every metric's `n` counts the cases it rests on, and its weight the checks.
+    The checks come one list per case; the pass rate's `n` counts the cases with a check,
+    as every metric's `n` counts the cases it rests on, and its weight the checks.
     """
     found = comparison_metrics(baseline, candidate, k=k)
-    if test_set:
-        found["caseCoverage"] = compare(coverage_measure, baseline, candidate)
-        flat_before = [p for case in baseline_checks for p in case]
-        flat_after = [p for case in candidate_checks for p in case]
-        before, after = pass_rate(flat_before), pass_rate(flat_after)
-        found["passRate"] = {
-            "baseline": before,
-            "candidate": after,
-            "delta": None if before is None or after is None else after - before,
-            "n": sum(1 for case in candidate_checks if case),
-            "weight": len(flat_after),
-            "baselineN": sum(1 for case in baseline_checks if case),
-            "baselineWeight": len(flat_before),
-            "direction": "higher",
-        }
-    return found
+    if not test_set:
+        return found
+    flat_before = [p for case in baseline_checks for p in case]
+    flat_after = [p for case in candidate_checks for p in case]
+    before, after = pass_rate(flat_before), pass_rate(flat_after)
+    return replace(
+        found,
+        case_coverage=compare(coverage_measure, baseline, candidate),
+        pass_rate=Metric(
+            baseline=before,
+            candidate=after,
+            delta=None if before is None or after is None else after - before,
+            n=sum(1 for case in candidate_checks if case),
+            weight=len(flat_after),
+            baseline_n=sum(1 for case in baseline_checks if case),
+            baseline_weight=len(flat_before),
+        ),
+    )

@@ -46,26 +46,6 @@ class CaseScore:
     fresh_total: float = 0.0
     fresh_items: int = 0
 
-    def to_wire(self) -> dict[str, Any]:
-        """The score as a comparison case result's `baseline`/`candidate` entry."""
-        wire: dict[str, Any] = {
-            "yesWeight": wire_number(self.yes_weight),
-            "totalWeight": wire_number(self.total_weight),
-            "items": self.items,
-            "judgedItems": self.judged_items,
-            "topK": {
-                "yesWeight": wire_number(self.top_k_yes),
-                "totalWeight": wire_number(self.top_k_total),
-            },
-        }
-        if self.fresh_items:
-            wire["fresh"] = {
-                "yesWeight": wire_number(self.fresh_yes),
-                "totalWeight": wire_number(self.fresh_total),
-                "items": self.fresh_items,
-            }
-        return wire
-
 
 @dataclass(frozen=True)
 class Measure:
@@ -76,11 +56,37 @@ class Measure:
     weight: float
 
 
-def wire_number(value: float | None) -> float | int | None:
-    """A number as JSON shows it: whole floats as integers (`1`, not `1.0`)."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
+@dataclass(frozen=True)
+class Metric:
+    """A comparison metric: the recorded runs' value beside the candidate's (mean over its
+    repetitions), the change, and the cases (`n`) and weight each side rests on.
+
+    `spread` is the candidate's range over repetitions (more than one), `fresh_weight` the
+    part of its weight given on the replays themselves, `k` precision at k's cut-off.
+    """
+
+    baseline: float | None
+    candidate: float | None
+    delta: float | None
+    n: int
+    weight: float
+    baseline_n: int
+    baseline_weight: float
+    direction: str = "higher"
+    spread: float | None = None
+    fresh_weight: float | None = None
+    k: int | None = None
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """The summary's metrics; a test-set run adds `case_coverage` and `pass_rate`."""
+
+    weighted_yes_share: Metric
+    judged_coverage: Metric
+    weighted_precision_at_k: Metric
+    case_coverage: Metric | None = None
+    pass_rate: Metric | None = None
 
 
 def carried_verdicts(item: Item, verdicts: Iterable[Verdict]) -> list[Verdict]:
@@ -163,8 +169,8 @@ def compare(
     measure: Callable[[Sequence[CaseScore]], Measure],
     baseline: Sequence[CaseScore],
     candidate: Sequence[Sequence[CaseScore]],
-) -> dict[str, Any]:
-    """A ComparisonMetric wire dict: the recorded runs beside the candidate's repetitions.
+) -> Metric:
+    """A metric of the recorded runs beside the candidate's repetitions.
 
     `candidate` has one list per case, one score per repetition; repetition r is measured
     on each case's r-th score, and the candidate's value is the mean over repetitions.
@@ -176,45 +182,41 @@ def compare(
     ]
     values = [m.value for m in per_repetition if m.value is not None]
     after = fmean(values) if values else None
-    metric: dict[str, Any] = {
-        "baseline": wire_number(before.value),
-        "candidate": wire_number(after),
-        "delta": wire_number(_delta(before.value, after)),
-        "n": sum(1 for scores in candidate if any(measure([s]).n for s in scores)),
-        "weight": wire_number(fmean(m.weight for m in per_repetition) if per_repetition else 0.0),
-        "baselineN": before.n,
-        "baselineWeight": wire_number(before.weight),
-        "direction": "higher",
-    }
-    if repetitions > 1 and values:
-        metric["spread"] = wire_number(max(values) - min(values))
-    return metric
+    return Metric(
+        baseline=before.value,
+        candidate=after,
+        delta=_delta(before.value, after),
+        n=sum(1 for scores in candidate if any(measure([s]).n for s in scores)),
+        weight=fmean(m.weight for m in per_repetition) if per_repetition else 0.0,
+        baseline_n=before.n,
+        baseline_weight=before.weight,
+        spread=max(values) - min(values) if repetitions > 1 and values else None,
+    )
 
 
 def comparison_metrics(
     baseline: Sequence[CaseScore], candidate: Sequence[Sequence[CaseScore]], *, k: int
-) -> dict[str, dict[str, Any]]:
-    """The summary's three metrics: weightedYesShare, judgedCoverage, weightedPrecisionAtK."""
-    yes_share = compare(weighted_yes_share, baseline, candidate)
-    coverage = compare(judged_coverage, baseline, candidate)
-    return {
-        "weightedYesShare": _with_fresh(yes_share, candidate),
-        "judgedCoverage": _with_fresh(coverage, candidate),
-        "weightedPrecisionAtK": {"k": k, **compare(precision_at_k, baseline, candidate)},
-    }
+) -> Metrics:
+    """The summary's three metrics: weighted yes share, judged coverage, precision at k."""
+    fresh = _fresh_weight(candidate)
+    return Metrics(
+        weighted_yes_share=replace(
+            compare(weighted_yes_share, baseline, candidate), fresh_weight=fresh
+        ),
+        judged_coverage=replace(compare(judged_coverage, baseline, candidate), fresh_weight=fresh),
+        weighted_precision_at_k=replace(compare(precision_at_k, baseline, candidate), k=k),
+    )
 
 
-def _with_fresh(metric: dict[str, Any], candidate: Sequence[Sequence[CaseScore]]) -> dict[str, Any]:
-    """`freshWeight`: of the candidate's weight, the part given on its replays themselves."""
+def _fresh_weight(candidate: Sequence[Sequence[CaseScore]]) -> float | None:
+    """Of the candidate's weight, the part given on its replays themselves (None when none)."""
     repetitions = max((len(scores) for scores in candidate), default=0)
     per_repetition = [
         sum(scores[r].fresh_total for scores in candidate if len(scores) > r)
         for r in range(repetitions)
     ]
     fresh = fmean(per_repetition) if per_repetition else 0.0
-    if fresh > 0:
-        metric["freshWeight"] = wire_number(fresh)
-    return metric
+    return fresh if fresh > 0 else None
 
 
 def _delta(before: float | None, after: float | None) -> float | None:

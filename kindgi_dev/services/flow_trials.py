@@ -66,7 +66,7 @@ def begin(
     suite_version: str,
     body: dict[str, Any],
     cases: list[ReplayCase],
-) -> dict[str, Any]:
+) -> eval_runs.Started:
     """Check the flow candidate and its swaps (nothing is written when refused), then start."""
     if body.get("agentRef") is not None:
         raise BadInput("Give exactly one of agentRef or flowRef.", field="agentRef")

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from ..domain import comparison
 from ..domain.comparison import ReplayCase, Replayed
 from ..domain.errors import Conflict
 from ..domain.metrics import Verdict
+from ..domain.results import CaseResult
 from ..domain.time import now_iso
 from ..store import eval_runs as store
 from ..store import runs as run_store
@@ -25,7 +27,7 @@ from . import (
 from .context import Context
 
 
-def start_on_suite(ctx: Context, suite_id: str, body: dict[str, Any]) -> dict[str, Any]:
+def start_on_suite(ctx: Context, suite_id: str, body: dict[str, Any]) -> eval_runs.Started:
     """Try the candidate on the suite's latest version, one case per judged run (or on a
     pulled test set's latest version)."""
     pulled = test_set_pulls.versions(ctx, suite_id)
@@ -48,7 +50,7 @@ def start_on_suite(ctx: Context, suite_id: str, body: dict[str, Any]) -> dict[st
     )
 
 
-def start_on_test_set(ctx: Context, agent_id: str, body: dict[str, Any]) -> dict[str, Any]:
+def start_on_test_set(ctx: Context, agent_id: str, body: dict[str, Any]) -> eval_runs.Started:
     """Freeze the agent's test set as a new version, then try the candidate on it."""
     project_id = projects.require(ctx, body.get("projectId"))
     body = {**body, "projectId": project_id}
@@ -83,7 +85,7 @@ def _test_set_cases(ctx: Context, cases: Iterable[Any], restricted_only: bool) -
 
 def _start_on_pulled(
     ctx: Context, pulled: test_set_pulls.PulledVersion, body: dict[str, Any]
-) -> dict[str, Any]:
+) -> eval_runs.Started:
     """Try the candidate on a pulled version, as on a version frozen here: its cases carry
     copies of their runs, with the recorded tool results."""
     restricted_only = body.get("classWeights") == "restricted-only"
@@ -110,7 +112,7 @@ def _start_on_pulled(
     )
 
 
-def rescore(ctx: Context, run_id: str) -> dict[str, Any]:
+def rescore(ctx: Context, run_id: str) -> eval_runs.Started:
     """A new eval run that scores a finished run's replays with the corrections there are now."""
     original = eval_runs.get_record(ctx, run_id)
     if original["status"] != "completed" or original.get("dry_run"):
@@ -142,47 +144,46 @@ def rescore(ctx: Context, run_id: str) -> dict[str, Any]:
     )
     restricted_only = settings["classWeights"] == "restricted-only"
     not_rescored = 0
-    for done in eval_runs.finished_cases(ctx, run_id):
-        previous = done["result"]
-        case = _fresh_case(ctx, previous["entry"]["caseId"], previous)
-        replays = [
-            _stored_replay(ctx, rid, previous["entry"]) for rid in previous["entry"]["runIds"]
-        ]
+    for index, previous in eval_runs.finished_cases(ctx, run_id):
+        entry = previous.result
+        case = _fresh_case(ctx, entry.case_id, entry)
+        replays = [_stored_replay(ctx, rid, entry) for rid in entry.run_ids]
         if case is None or any(r is None for r in replays):
             not_rescored += 1
-            kept = {**previous, "entry": {**previous["entry"], "rescored": False}}
-            store.add_case(ctx.db, new_id, done["index"], done["caseId"], kept, now_iso())
+            kept = replace(previous, result=replace(entry, rescored=False))
+            store.add_case(ctx.db, new_id, index, entry.case_id, kept, now_iso())
             continue
-        entry, base, cand, _ = comparison.case_result(
-            done["index"],
+        scored, _ = comparison.case_result(
             case,
             [r for r in replays if r is not None],
             k=settings["k"],
             restricted_only=restricted_only,
         )
-        stored = {
-            **previous,
-            "entry": {
-                **previous["entry"],
-                **{k: entry[k] for k in ("baseline", "candidate", "changes") if k in entry},
-            },
-            "baseline": base.__dict__,
-            "candidate": [c.__dict__ for c in cand],
-        }
-        store.add_case(ctx.db, new_id, done["index"], done["caseId"], stored, now_iso())
+        rescored = replace(
+            entry,
+            baseline=scored.baseline,
+            candidate=scored.candidate,
+            changes=entry.changes if scored.changes is None else scored.changes,
+        )
+        stored = replace(previous, result=rescored)
+        store.add_case(ctx.db, new_id, index, entry.case_id, stored, now_iso())
     result = eval_runs.summarize(ctx, new_id)
-    result["summary"]["rescoreOf"] = run_id
-    if not_rescored:
-        result["summary"]["notRescored"] = not_rescored
+    summary = replace(result.summary, rescore_of=run_id, not_rescored=not_rescored or None)
     store.update(
-        ctx.db, new_id, {"status": "completed", "completed_at": now_iso(), "result": result}
+        ctx.db,
+        new_id,
+        {
+            "status": "completed",
+            "completed_at": now_iso(),
+            "result": replace(result, summary=summary),
+        },
     )
-    return {"runId": new_id}
+    return eval_runs.Started(new_id)
 
 
-def _fresh_case(ctx: Context, case_id: str, previous: dict[str, Any]) -> ReplayCase | None:
+def _fresh_case(ctx: Context, case_id: str, previous: CaseResult) -> ReplayCase | None:
     """The case's past run with its live verdicts now (weights at today's class weights)."""
-    run_ids = previous["entry"]["runIds"]
+    run_ids = previous.run_ids
     replay = run_store.get(ctx.db, run_ids[0]) if run_ids else None
     past_id = replay["replay_of"] if replay else case_id
     verdicts = [
@@ -200,7 +201,7 @@ def _fresh_case(ctx: Context, case_id: str, previous: dict[str, Any]) -> ReplayC
     return replay_cases.build(ctx, case_id, past_id, verdicts, [])
 
 
-def _stored_replay(ctx: Context, run_id: str, entry: dict[str, Any]) -> Replayed | None:
+def _stored_replay(ctx: Context, run_id: str, entry: CaseResult) -> Replayed | None:
     """A stored replay with the verdicts given on it since (`fresh`); None when it's gone."""
     run = run_store.get(ctx.db, run_id)
     if run is None:
@@ -222,8 +223,8 @@ def _stored_replay(ctx: Context, run_id: str, entry: dict[str, Any]) -> Replayed
         run_id,
         run.get("output"),
         run_store.tool_calls(ctx.db, run_id),
-        bool(entry.get("diverged")),
+        entry.diverged,
         0,
-        bool(entry.get("approvalSkipped")),
+        entry.approval_skipped,
         verdicts=fresh,
     )

@@ -126,6 +126,8 @@ class Database:
                     continue
                 for statement in migration.statements():
                     self._conn.execute(statement)
+                if migration.rewrite is not None:
+                    migration.rewrite(self._conn)
                 self._conn.execute(
                     "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                     (migration.version, migration.name, now_iso()),

@@ -1,14 +1,23 @@
-"""Eval runs and their finished cases."""
+"""Eval runs and their finished cases.
+
+A run's result and each finished case are kept as their records' fields (snake_case JSON),
+read back as the records.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from pydantic import TypeAdapter
+
+from ..domain.results import EvalResult, FinishedCase
 from .db import Database
 from .jsoncol import JsonRows, dump, load
 from .query import Where
 
 _ROWS = JsonRows("agent_ref", "flow_ref", "result", "comparison", "frozen_version")
+_RESULT: TypeAdapter[EvalResult] = TypeAdapter(EvalResult)
+_CASE = TypeAdapter(FinishedCase)
 _FIELDS = (
     "run_id",
     "tenant_id",
@@ -35,18 +44,33 @@ _FIELDS = (
 
 def insert(db: Database, run: dict[str, Any]) -> None:
     """Store a new eval run."""
-    _ROWS.insert(db, "eval_runs", [f for f in _FIELDS if f in run], [run])
+    _ROWS.insert(db, "eval_runs", [f for f in _FIELDS if f in run], [_stored(run)])
 
 
 def update(db: Database, run_id: str, changes: dict[str, Any]) -> None:
-    """Set some columns of an eval run."""
-    _ROWS.update(db, "eval_runs", ("run_id", run_id), changes)
+    """Set some columns of an eval run (`result` as an `EvalResult` record)."""
+    _ROWS.update(db, "eval_runs", ("run_id", run_id), _stored(changes))
 
 
 def get(db: Database, run_id: str) -> dict[str, Any] | None:
-    """One eval run."""
+    """One eval run, its `result` as its record."""
     row = db.one(f"SELECT {', '.join(_FIELDS)} FROM eval_runs WHERE run_id = ?", (run_id,))
-    return _ROWS.decoded(row) if row else None
+    return _decoded(row) if row else None
+
+
+def _stored(run: dict[str, Any]) -> dict[str, Any]:
+    """A run's columns with its result record as plain data."""
+    if run.get("result") is None:
+        return run
+    return {**run, "result": _RESULT.dump_python(run["result"], mode="json")}
+
+
+def _decoded(row: Any) -> dict[str, Any]:
+    """A read row as a dict, its JSON loaded and its result a record."""
+    record = _ROWS.decoded(row)
+    if record.get("result") is not None:
+        record["result"] = _RESULT.validate_python(record["result"])
+    return record
 
 
 def list_page(
@@ -69,10 +93,12 @@ def list_page(
         "ORDER BY started_at DESC, run_id DESC LIMIT ?",
         [*where.params, limit + 1],
     )
-    return [_ROWS.decoded(r) for r in rows]
+    return [_decoded(r) for r in rows]
 
 
-def add_case(db: Database, run_id: str, index: int, case_id: str, result: Any, at: str) -> None:
+def add_case(
+    db: Database, run_id: str, index: int, case_id: str, result: FinishedCase, at: str
+) -> None:
     """Keep one finished case's result as soon as it lands, and count it on the run's row."""
     with db.transaction() as conn:
         known = conn.execute(
@@ -82,7 +108,7 @@ def add_case(db: Database, run_id: str, index: int, case_id: str, result: Any, a
         conn.execute(
             "INSERT OR REPLACE INTO eval_run_cases (eval_run_id, case_index, case_id, result, "
             "finished_at) VALUES (?, ?, ?, ?, ?)",
-            (run_id, index, case_id, dump(result), at),
+            (run_id, index, case_id, dump(_CASE.dump_python(result, mode="json")), at),
         )
         if known is None:
             conn.execute(
@@ -90,17 +116,14 @@ def add_case(db: Database, run_id: str, index: int, case_id: str, result: Any, a
             )
 
 
-def cases(db: Database, run_id: str, *, after: int = -1) -> list[dict[str, Any]]:
-    """The finished cases of an eval run, by index."""
+def cases(db: Database, run_id: str, *, after: int = -1) -> list[tuple[int, FinishedCase]]:
+    """The finished cases of an eval run after index `after`, by index."""
     rows = db.all(
-        "SELECT case_index, case_id, result FROM eval_run_cases WHERE eval_run_id = ? "
+        "SELECT case_index, result FROM eval_run_cases WHERE eval_run_id = ? "
         "AND case_index > ? ORDER BY case_index",
         (run_id, after),
     )
-    return [
-        {"index": r["case_index"], "caseId": r["case_id"], "result": load(r["result"])}
-        for r in rows
-    ]
+    return [(r["case_index"], _CASE.validate_json(r["result"])) for r in rows]
 
 
 def unfinished(db: Database) -> list[dict[str, Any]]:

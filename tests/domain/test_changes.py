@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kindgi_dev.domain.changes import changes
+from kindgi_dev.api.eval_results import Changes
+from kindgi_dev.api.routing import shape
+from kindgi_dev.domain.changes import changes as changes_of
 from kindgi_dev.domain.items import Item, items_of
 from kindgi_dev.domain.metrics import Verdict
 
@@ -25,6 +27,12 @@ def turn(ids: list[str], answer: str) -> dict[str, Any]:
 def verdict(key: str, rank: int | None, yes: bool, value: Any = None) -> Verdict:
     """A weight-1 verdict without a class."""
     return Verdict(key, None, rank, yes, 1.0, False, value)
+
+
+def changes(*given: Any) -> dict[str, Any]:
+    """A case's changes as an eval run's answer shows them."""
+    found: dict[str, Any] = shape(Changes, changes_of(*given))
+    return found
 
 
 def test_spec_example() -> None:

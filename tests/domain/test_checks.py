@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from kindgi_dev.domain.checks import MadeCall, check_decisions, deterministic_answer_check
+from kindgi_dev.api.eval_results import Difference
+from kindgi_dev.api.routing import shape
+from kindgi_dev.domain.checks import MadeCall, deterministic_answer_check
+from kindgi_dev.domain.checks import check_decisions as differences_of
 
 TICKET = "acme-ops.create-ticket"
 EMAIL = "acme-ops.send-email"
 SEARCH = "acme-ops.search-articles"
+
+
+def check_decisions(*given: Any) -> list[dict[str, Any]]:
+    """The differences as an eval run's answer shows them."""
+    return [shape(Difference, found) for found in differences_of(*given)]
 
 
 def wrong(*should: dict, must_not: list[str] | None = None) -> dict:

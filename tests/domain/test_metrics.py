@@ -6,9 +6,14 @@ from typing import Any
 
 import pytest
 
+from kindgi_dev.api.eval_results import CaseScore as ScoreAnswer
+from kindgi_dev.api.eval_results import ComparisonMetrics
+from kindgi_dev.api.routing import shape
+from kindgi_dev.api.wire import wire_number
 from kindgi_dev.domain.items import Item, items_of
 from kindgi_dev.domain.metrics import (
     CaseScore,
+    Metrics,
     Verdict,
     attach_values,
     carried_verdicts,
@@ -19,7 +24,6 @@ from kindgi_dev.domain.metrics import (
     precision_at_k,
     score_case,
     weighted_yes_share,
-    wire_number,
 )
 
 CASES = [
@@ -48,6 +52,18 @@ def verdict(key: str, rank: int | None, yes: bool, **extra: Any) -> Verdict:
     return Verdict(key, None, rank, yes, **fields)
 
 
+def answered(metrics: Metrics) -> dict[str, Any]:
+    """The metrics as an eval run's answer shows them."""
+    found: dict[str, Any] = shape(ComparisonMetrics, metrics)
+    return found
+
+
+def answered_score(score: CaseScore) -> dict[str, Any]:
+    """One output's score as a case result in an answer shows it."""
+    found: dict[str, Any] = shape(ScoreAnswer, score)
+    return found
+
+
 def picker_verdicts(ids: tuple[str, ...]) -> list[Verdict]:
     """First article right, the other two wrong."""
     return [verdict(key, rank, rank == 0) for rank, key in enumerate(ids)]
@@ -62,14 +78,14 @@ def test_article_picker_comparison() -> None:
         baseline.append(score_case(before, verdicts, k=10, restricted_only=False))
         candidate.append([score_case(after, verdicts, k=10, restricted_only=False)])
     assert baseline[0] == CaseScore(1.0, 3.0, 4, 3, 1.0, 3.0)
-    assert candidate[0][0].to_wire() == {
+    assert answered_score(candidate[0][0]) == {
         "yesWeight": 1,
         "totalWeight": 1,
         "items": 2,
         "judgedItems": 1,
         "topK": {"yesWeight": 1, "totalWeight": 1},
     }
-    metrics = comparison_metrics(baseline, candidate, k=10)
+    metrics = answered(comparison_metrics(baseline, candidate, k=10))
     assert metrics == {
         "weightedYesShare": {
             "baseline": 0.3333333333333333,
@@ -126,7 +142,7 @@ def test_class_table_as_recorded() -> None:
     share = weighted_yes_share(scores)
     assert (share.value, share.n, share.weight) == (0.5555555555555556, 3, 9.0)
     assert judged_coverage(scores).value == 1.0
-    metrics = comparison_metrics(scores, [[s] for s in scores], k=10)
+    metrics = answered(comparison_metrics(scores, [[s] for s in scores], k=10))
     assert metrics["weightedYesShare"]["baseline"] == 0.5555555555555556
     assert metrics["weightedYesShare"]["delta"] == 0
     assert metrics["judgedCoverage"]["candidate"] == 1
@@ -140,7 +156,7 @@ def test_class_table_restricted_only() -> None:
     coverage = judged_coverage(scores)
     assert (coverage.value, coverage.n) == (0.6666666666666666, 3)
     assert case_coverage is judged_coverage
-    metrics = comparison_metrics(scores, [[s] for s in scores], k=10)
+    metrics = answered(comparison_metrics(scores, [[s] for s in scores], k=10))
     assert metrics["weightedYesShare"]["n"] == 2
     assert metrics["judgedCoverage"]["baseline"] == 0.6666666666666666
 
@@ -150,7 +166,7 @@ def test_class_weights_weigh_verdicts() -> None:
     verdicts = [verdict("kb-1", 0, True, weight=3.0), verdict("kb-1", 0, False, weight=0.5)]
     score = score_case([item], verdicts, k=10, restricted_only=False)
     assert score == CaseScore(3.0, 3.5, 1, 1, 3.0, 3.5)
-    assert score.to_wire()["totalWeight"] == 3.5
+    assert answered_score(score)["totalWeight"] == 3.5
 
 
 def test_top_k_counts_only_ranked_items_below_k() -> None:
@@ -197,7 +213,7 @@ def test_spread_with_three_repetitions() -> None:
     mixed = CaseScore(1.0, 3.0, 4, 3, 1.0, 3.0)
     baseline = [mixed, mixed]
     candidate = [[right, mixed, wrong], [right, right, right]]
-    metrics = comparison_metrics(baseline, candidate, k=10)
+    metrics = answered(comparison_metrics(baseline, candidate, k=10))
     share = metrics["weightedYesShare"]
     # Repetitions: 2/2, 2/4, 1/2.
     assert share["candidate"] == 0.6666666666666666
@@ -217,7 +233,7 @@ def test_spread_with_three_repetitions() -> None:
 
 def test_one_repetition_has_no_spread_and_missing_sides_are_null() -> None:
     unjudged = CaseScore(0.0, 0.0, 2, 0, 0.0, 0.0)
-    metrics = comparison_metrics([unjudged], [[unjudged]], k=10)
+    metrics = answered(comparison_metrics([unjudged], [[unjudged]], k=10))
     share = metrics["weightedYesShare"]
     assert share == {
         "baseline": None,
@@ -230,7 +246,7 @@ def test_one_repetition_has_no_spread_and_missing_sides_are_null() -> None:
         "direction": "higher",
     }
     assert metrics["judgedCoverage"]["candidate"] == 0
-    empty = comparison_metrics([], [], k=5)
+    empty = answered(comparison_metrics([], [], k=5))
     assert empty["weightedPrecisionAtK"]["k"] == 5
     assert empty["judgedCoverage"]["candidate"] is None
 

@@ -8,12 +8,14 @@ through this package.
 from .execute import Replay, cancel, fail_interrupted, interrupt_all, replay_case
 from .read import EvalRun, Progress, finished_cases, get, get_record, list_page, record_of
 from .result import finish, summarize
-from .start import begin, launch, new_record
+from .start import DryRunPreview, Started, begin, launch, new_record
 
 __all__ = [
+    "DryRunPreview",
     "EvalRun",
     "Progress",
     "Replay",
+    "Started",
     "begin",
     "cancel",
     "fail_interrupted",

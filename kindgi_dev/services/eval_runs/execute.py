@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict
 from typing import Any
 
 from ...domain import comparison
@@ -14,6 +13,7 @@ from ...domain.checks import AnswerCheck
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import Conflict, NotFound
 from ...domain.items import answer_text
+from ...domain.results import FinishedCase
 from ...domain.status import TERMINAL
 from ...domain.time import now_iso
 from ...runtime import judge, memory
@@ -66,18 +66,16 @@ async def _run(ctx: Context, run_id: str, replay: Replay, cases: list[ReplayCase
 
     def finished(index: int, results: list[Any]) -> None:
         replays = [r if isinstance(r, Replayed) else _errored(r) for r in results]
-        entry, base, cand, passes = comparison.case_result(
-            index, cases[index], replays, k=settings["k"], restricted_only=restricted_only
+        result, passes = comparison.case_result(
+            cases[index], replays, k=settings["k"], restricted_only=restricted_only
         )
-        stored = {
-            "entry": entry,
-            "baseline": asdict(base),
-            "candidate": [asdict(c) for c in cand],
-            "checks": passes,
-            "baselineChecks": comparison.baseline_passes(cases[index]),
-            "madeOn": cases[index].made_on,
-            "models": [r.provider for r in replays if r.provider],
-        }
+        stored = FinishedCase(
+            result=result,
+            checks=passes,
+            baseline_checks=comparison.baseline_passes(cases[index]),
+            made_on=cases[index].made_on,
+            models=[r.provider for r in replays if r.provider],
+        )
         store.add_case(ctx.db, run_id, index, cases[index].case_id, stored, now_iso())
 
     try:

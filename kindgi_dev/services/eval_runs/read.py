@@ -7,6 +7,7 @@ from typing import Any
 
 from ...domain.errors import NotFound
 from ...domain.paging import Page, fetch_page
+from ...domain.results import EvalResult, FinishedCase
 from ...store import eval_runs as store
 from ..context import Context
 
@@ -44,7 +45,7 @@ class EvalRun:
     agent_ref: dict[str, Any] | None = None
     flow_ref: dict[str, Any] | None = None
     completed_at: str | None = None
-    result: dict[str, Any] | None = None
+    result: EvalResult | None = None
     error: str | None = None
     cancel_reason: str | None = None
     correlation_id: str | None = None
@@ -104,6 +105,6 @@ def record_of(row: dict[str, Any], progress: Progress | None = None) -> EvalRun:
     )
 
 
-def finished_cases(ctx: Context, run_id: str, *, after: int = -1) -> list[dict[str, Any]]:
+def finished_cases(ctx: Context, run_id: str, *, after: int = -1) -> list[tuple[int, FinishedCase]]:
     """The cases an eval run finished after index `after`, in order."""
     return store.cases(ctx.db, run_id, after=after)

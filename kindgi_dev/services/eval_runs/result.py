@@ -2,111 +2,123 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ...domain import comparison
-from ...domain.metrics import CaseScore
+from ...domain.results import (
+    Baseline,
+    BaselineVersion,
+    Candidate,
+    CaseResult,
+    CheckCount,
+    ComparisonResult,
+    EvalResult,
+    Judge,
+    ModelUse,
+    Sampling,
+    Scope,
+    SuiteRef,
+    Summary,
+)
 from ...domain.time import now_iso
 from ...store import eval_runs as store
 from .. import models
 from ..context import Context
 
 
-def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> dict[str, Any]:
-    """The `JudgedComparisonResult` of the cases stored so far."""
+def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> ComparisonResult:
+    """The comparison of the cases stored so far."""
     record = store.get(ctx.db, run_id)
     assert record is not None
     settings = record["comparison"]
-    done = store.cases(ctx.db, run_id)
-    entries = [d["result"] for d in done]
-    rated = [e for e in entries if "stopped" not in e["entry"]]
-    ok = [e for e in rated if "error" not in e["entry"] or e["candidate"]]
-    baseline = [CaseScore(**e["baseline"]) for e in rated]
-    candidate = [[CaseScore(**c) for c in e["candidate"]] for e in ok]
-    checks = [e["checks"] for e in entries]
-    test_set = record.get("frozen_version") is not None
+    entries = [done for _, done in store.cases(ctx.db, run_id)]
+    rated = [e for e in entries if e.result.stopped is None]
+    ok = [e for e in rated if e.result.error is None or e.result.candidate]
+    checks = [e.checks for e in entries]
     metrics = comparison.metrics(
-        baseline,
-        candidate,
+        [e.result.baseline for e in rated],
+        [e.result.candidate for e in ok],
         k=settings["k"],
-        test_set=test_set,
-        baseline_checks=[e["baselineChecks"] for e in entries],
+        test_set=record.get("frozen_version") is not None,
+        baseline_checks=[e.baseline_checks for e in entries],
         candidate_checks=checks,
     )
     versions: dict[str, int] = {}
     models: dict[tuple[str, str], int] = {}
     for e in entries:
-        versions[e["madeOn"]] = versions.get(e["madeOn"], 0) + 1
-        for m in e["models"]:
+        versions[e.made_on] = versions.get(e.made_on, 0) + 1
+        for m in e.models:
             key = (m.get("id", ""), m.get("model", ""))
             models[key] = models.get(key, 0) + 1
-    subject, subject_id, candidate_of = _candidate(record)
-    errors = sum(1 for e in entries if "error" in e["entry"])
-    summary = {
-        "evalRunId": run_id,
-        "status": "partial" if partial or errors else "completed",
-        "completedAt": now_iso(),
-        "suite": {"id": record["suite_id"], "version": record["suite_version"]},
-        "candidate": candidate_of,
-        "baseline": {
-            "kind": "recorded",
-            "versions": [
-                {subject: subject_id, "version": v, "cases": n} for v, n in sorted(versions.items())
-            ],
-        },
-        "scope": {"projectId": record["project_id"]},
-        "cases": len(entries),
-        "diverged": sum(1 for e in entries if e["entry"]["diverged"]),
-        "refusedWrites": sum(e["entry"]["refusedWrites"] for e in entries),
-        "errors": errors,
-        "stopped": sum(1 for e in entries if "stopped" in e["entry"]),
-        "reads": settings["reads"],
-        "classWeights": settings["classWeights"],
-        **({"sample": settings["sample"]} if settings.get("sample") else {}),
-        "sampling": {
-            "models": [
-                {"providerId": p, "model": m, "runs": n} for (p, m), n in sorted(models.items())
-            ]
-        },
-        "repetitions": settings["repetitions"],
-        "metrics": metrics,
-        "corrections": {
-            "checked": sum(len(c) for c in checks),
-            "passed": sum(sum(c) for c in checks),
-        },
-    }
-    if any(c.get("part") == "answer" for e in entries for c in e["entry"].get("corrections", [])):
-        summary["judge"] = _judge_summary(ctx)
-    return {"summary": summary, "perCase": [e["entry"] for e in entries]}
+    candidate, baseline_of = _candidate(record)
+    errors = sum(1 for e in entries if e.result.error is not None)
+    summary = Summary(
+        eval_run_id=run_id,
+        status="partial" if partial or errors else "completed",
+        completed_at=now_iso(),
+        suite=SuiteRef(record["suite_id"], record["suite_version"]),
+        candidate=candidate,
+        baseline=Baseline(
+            "recorded", [baseline_of(version, n) for version, n in sorted(versions.items())]
+        ),
+        scope=Scope(record["project_id"]),
+        cases=len(entries),
+        diverged=sum(1 for e in entries if e.result.diverged),
+        refused_writes=sum(e.result.refused_writes for e in entries),
+        errors=errors,
+        stopped=sum(1 for e in entries if e.result.stopped is not None),
+        reads=settings["reads"],
+        class_weights=settings["classWeights"],
+        sample=settings.get("sample") or None,
+        sampling=Sampling([ModelUse(p, m, n) for (p, m), n in sorted(models.items())]),
+        repetitions=settings["repetitions"],
+        metrics=metrics,
+        corrections=CheckCount(sum(len(c) for c in checks), sum(sum(c) for c in checks)),
+        judge=_judge_summary(ctx) if any(_checks_answers(e.result) for e in entries) else None,
+    )
+    return ComparisonResult(summary, [e.result for e in entries])
 
 
-def _candidate(record: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
-    """The key naming the subject (`agentId` or `flowId`), its id, and the summary's candidate."""
+def _checks_answers(result: CaseResult) -> bool:
+    """Whether one of the case's checked parts is its answer."""
+    return any(check.part == "answer" for check in result.corrections or ())
+
+
+def _candidate(
+    record: dict[str, Any],
+) -> tuple[Candidate, Callable[[str, int], BaselineVersion]]:
+    """The summary's candidate, and how a recorded version of its subject is named."""
     if record.get("flow_ref"):
         ref = record["flow_ref"]
-        candidate = {"kind": "flow", "flowId": ref["flowId"], "version": ref["version"]}
-        versions = record["comparison"].get("versions")
-        if versions:
-            candidate["versions"] = versions
-        return "flowId", ref["flowId"], candidate
+        flow_id = ref["flowId"]
+        versions = record["comparison"].get("versions") or None
+        return (
+            Candidate("flow", ref["version"], flow_id=flow_id, versions=versions),
+            lambda version, n: BaselineVersion(version, n, flow_id=flow_id),
+        )
     ref = record["agent_ref"]
-    return "agentId", ref["agentId"], {"kind": "agent", **ref}
+    agent_id = ref["agentId"]
+    return (
+        Candidate("agent", ref.get("version"), agent_id=agent_id),
+        lambda version, n: BaselineVersion(version, n, agent_id=agent_id),
+    )
 
 
-def _judge_summary(ctx: Context) -> dict[str, Any]:
+def _judge_summary(ctx: Context) -> Judge:
     """Which judge checked the answers: the configured model, or the deterministic one."""
     adapter = models.judging_adapter(ctx)
     if adapter is not None:
-        return {"kind": "model", "providerId": adapter.provider_id, "model": adapter.model}
-    return {
-        "kind": "deterministic",
-        "note": "No judging model is configured, so answer checks "
+        return Judge("model", provider_id=adapter.provider_id, model=adapter.model)
+    return Judge(
+        "deterministic",
+        note="No judging model is configured, so answer checks "
         "compared text: the same answer for `right`, one containing shouldSay for `wrong`.",
-    }
+    )
 
 
 def finish(
-    ctx: Context, run_id: str, status: str, result: dict[str, Any], error: str | None = None
+    ctx: Context, run_id: str, status: str, result: EvalResult, error: str | None = None
 ) -> None:
     """End the run with `status` and its result (and the error that ended it, if any)."""
     changes: dict[str, Any] = {"status": status, "completed_at": now_iso(), "result": result}

@@ -6,17 +6,35 @@ Starting one answers at once; the replays run in the background (see `execute`).
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 from ...domain import sampling
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import BadInput, ValidationFailed
+from ...domain.results import DryRunResult, PreviewCase
 from ...domain.time import now_iso
 from ...store import eval_runs as store
 from .. import catalog, models, projects
 from ..context import Context
 from .execute import Replay, replay_case, spawn
 from .result import finish
+
+
+@dataclass(frozen=True)
+class DryRunPreview:
+    """The cases a dry run would replay."""
+
+    cases: int
+    preview: list[PreviewCase]
+
+
+@dataclass(frozen=True)
+class Started:
+    """What starting (or rescoring) an eval run answers: its id, and a dry run's preview."""
+
+    run_id: str
+    dry_run_preview: DryRunPreview | None = None
 
 
 def begin(
@@ -27,8 +45,8 @@ def begin(
     body: dict[str, Any],
     cases: list[ReplayCase],
     frozen_version: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Store the eval run as `running` and start its replays; `{runId}` at once."""
+) -> Started:
+    """Store the eval run as `running` and start its replays; its id at once."""
     ref = body.get("agentRef") or {}
     if body.get("flowRef") is not None or not ref:
         raise BadInput(
@@ -98,7 +116,7 @@ def launch(
     cases: list[ReplayCase],
     replay: Replay,
     concurrency: int,
-) -> dict[str, Any]:
+) -> Started:
     """Store the eval run and start replaying its cases in the background (or preview them)."""
     run_id = record["run_id"]
     if body.get("sample"):
@@ -111,17 +129,13 @@ def launch(
     store.insert(ctx.db, record)
     if body.get("dryRun"):
         preview = [
-            {
-                "caseIndex": i,
-                "caseId": c.case_id,
-                "input": c.message if c.flow_input is None else c.flow_input,
-            }
+            PreviewCase(i, c.case_id, c.message if c.flow_input is None else c.flow_input)
             for i, c in enumerate(cases)
         ]
-        finish(ctx, run_id, "completed", {"dryRun": True, "preview": preview})
-        return {"runId": run_id, "dryRunPreview": {"cases": len(cases), "preview": preview}}
+        finish(ctx, run_id, "completed", DryRunResult(True, preview))
+        return Started(run_id, DryRunPreview(len(cases), preview))
     spawn(ctx, run_id, replay, cases, concurrency)
-    return {"runId": run_id}
+    return Started(run_id)
 
 
 def _sampled(cases: list[ReplayCase], given: dict[str, Any]) -> list[ReplayCase]:

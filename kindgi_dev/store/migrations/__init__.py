@@ -1,4 +1,5 @@
-"""Numbered migrations: each module `mNNNN_name.py` holds `SQL`, applied once in order.
+"""Numbered migrations: each module `mNNNN_name.py` holds `SQL`, applied once in order
+(and may add `rewrite(conn)`, run after its SQL, for rows SQL can't reshape).
 
 Modules are found by name, so each resource adds its own file without touching a
 shared list; `schema_migrations` records which ran.
@@ -10,6 +11,7 @@ import importlib
 import pkgutil
 import re
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _NAME = re.compile(r"^m(\d{4})_(\w+)$")
@@ -22,6 +24,7 @@ class Migration:
     version: int
     name: str
     sql: str
+    rewrite: Callable[[sqlite3.Connection], None] | None = None
 
     def statements(self) -> list[str]:
         """The migration's SQL split into statements; a trigger's body stays whole (none of
@@ -42,7 +45,8 @@ def _discover() -> list[Migration]:
         match = _NAME.match(info.name)
         if match:
             module = importlib.import_module(f"{__name__}.{info.name}")
-            found.append(Migration(int(match.group(1)), match.group(2), module.SQL))
+            rewrite = getattr(module, "rewrite", None)
+            found.append(Migration(int(match.group(1)), match.group(2), module.SQL, rewrite))
     found.sort(key=lambda m: m.version)
     versions = [m.version for m in found]
     if len(set(versions)) != len(versions):

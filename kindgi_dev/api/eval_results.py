@@ -1,0 +1,394 @@
+"""An eval run's result on the wire: the comparison's models, and the run's SSE frames.
+
+The services hand over `domain.results` records; these models give them the contract's
+camelCase shape (`ComparisonCaseResult`, `ComparisonMetric`, `JudgedComparisonResult`),
+for the answers, the event stream and the console alike.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import Field, model_validator
+
+from ..domain.results import EvalResult, FinishedCase
+from .routing import plain, shape
+from .wire import WholeNumber, WireModel
+
+
+def _nulls(data: Any, *names: str) -> Any:
+    """Record data with these fields present (as null when the record has none)."""
+    if not isinstance(data, dict):
+        return data
+    return {**dict.fromkeys(names), **data}
+
+
+class ScoreTotals(WireModel):
+    """Weighted verdicts: the `yes` weight of the total."""
+
+    yes_weight: WholeNumber
+    total_weight: WholeNumber
+
+
+class FreshTotals(ScoreTotals):
+    """The verdicts given on the replay itself, and on how many items."""
+
+    items: int
+
+
+class CaseScore(WireModel):
+    """One output's weighted verdicts, item counts and top-k sums."""
+
+    yes_weight: WholeNumber
+    total_weight: WholeNumber
+    items: int
+    judged_items: int
+    top_k: ScoreTotals
+    fresh: FreshTotals | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nested(cls, data: Any) -> Any:
+        """A `metrics.CaseScore`'s flat sums, nested as the wire has them."""
+        if not isinstance(data, dict) or "top_k_yes" not in data:
+            return data
+        score = {
+            "yes_weight": data["yes_weight"],
+            "total_weight": data["total_weight"],
+            "items": data["items"],
+            "judged_items": data["judged_items"],
+            "top_k": {"yes_weight": data["top_k_yes"], "total_weight": data["top_k_total"]},
+        }
+        if data.get("fresh_items"):
+            score["fresh"] = {
+                "yes_weight": data["fresh_yes"],
+                "total_weight": data["fresh_total"],
+                "items": data["fresh_items"],
+            }
+        return score
+
+
+class CorrectionCheck(WireModel):
+    """One checked part of a case: whether every repetition passed it."""
+
+    part: str
+    passed: bool = Field(alias="pass")
+    repetitions_passed: int
+    repetitions: int
+    judgment_id: str | None = None
+
+
+class Difference(WireModel):
+    """How a candidate differs from a checked part."""
+
+    kind: str
+    tool_id: str | None = None
+    field: str | None = None
+    expected: Any = None
+    actual: Any = None
+    reason: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _values(cls, data: Any) -> Any:
+        """A field's expected (and given) value shows even when it is null."""
+        if not isinstance(data, dict):
+            return data
+        if data.get("kind") == "missing-field":
+            return _nulls(data, "expected")
+        if data.get("kind") == "field-value":
+            return _nulls(data, "expected", "actual")
+        return data
+
+
+class CorrectionDifference(WireModel):
+    """The first failing repetition's differences from a checked part."""
+
+    part: str
+    repetition: int
+    differences: list[Difference]
+    judgment_id: str | None = None
+
+
+class ItemChange(WireModel):
+    """A corrected item kept or dropped, or a new item."""
+
+    key: str
+    rank_before: int | None = None
+    pointer: str | None = None
+    rank: int | None = None
+
+
+class Changes(WireModel):
+    """What the candidate did with the corrected items."""
+
+    kept: list[ItemChange]
+    dropped: list[ItemChange]
+    new: list[ItemChange]
+
+
+class ComparisonCaseResult(WireModel):
+    """One case compared: the recorded run's score beside each repetition's."""
+
+    case_id: str
+    run_ids: list[str]
+    baseline: CaseScore
+    candidate: list[CaseScore]
+    changes: Changes | None = None
+    tools: list[dict[str, Any]] | None = None
+    diverged: bool
+    refused_writes: int
+    no_context: bool
+    approval_skipped: bool
+    stopped: dict[str, Any] | None = None
+    error: str | None = None
+    corrections: list[CorrectionCheck] | None = None
+    correction_differences: list[CorrectionDifference] | None = None
+    rescored: bool | None = None
+
+
+class ComparisonMetric(WireModel):
+    """A metric of the recorded runs beside the candidate's."""
+
+    k: int | None = None
+    baseline: WholeNumber | None
+    candidate: WholeNumber | None
+    delta: WholeNumber | None
+    n: int
+    weight: WholeNumber
+    baseline_n: int
+    baseline_weight: WholeNumber
+    direction: str
+    spread: WholeNumber | None = None
+    fresh_weight: WholeNumber | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sides(cls, data: Any) -> Any:
+        return _nulls(data, "baseline", "candidate", "delta")
+
+
+class PassRate(WireModel):
+    """The share of checked parts passed, before and now (shares as computed)."""
+
+    baseline: float | None
+    candidate: float | None
+    delta: float | None
+    n: int
+    weight: WholeNumber
+    baseline_n: int
+    baseline_weight: WholeNumber
+    direction: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sides(cls, data: Any) -> Any:
+        return _nulls(data, "baseline", "candidate", "delta")
+
+
+class ComparisonMetrics(WireModel):
+    """The summary's metrics."""
+
+    weighted_yes_share: ComparisonMetric
+    judged_coverage: ComparisonMetric
+    weighted_precision_at_k: ComparisonMetric
+    case_coverage: ComparisonMetric | None = None
+    pass_rate: PassRate | None = None
+
+
+class ComparisonSuite(WireModel):
+    """The suite version tried."""
+
+    id: str
+    version: str
+
+
+class ComparisonCandidate(WireModel):
+    """The version tried."""
+
+    kind: str
+    agent_id: str | None = None
+    flow_id: str | None = None
+    version: str | None = None
+    versions: dict[str, Any] | None = None
+
+
+class BaselineVersion(WireModel):
+    """A version the recorded runs were made on, with its cases."""
+
+    agent_id: str | None = None
+    flow_id: str | None = None
+    version: str
+    cases: int
+
+
+class ComparisonBaseline(WireModel):
+    """The recorded runs, by version."""
+
+    kind: str
+    versions: list[BaselineVersion]
+
+
+class ComparisonScope(WireModel):
+    """Where the cases come from."""
+
+    project_id: str
+
+
+class ModelUse(WireModel):
+    """Replays a provider's model answered."""
+
+    provider_id: str
+    model: str
+    runs: int
+
+
+class ComparisonSampling(WireModel):
+    """The models the replays ran on."""
+
+    models: list[ModelUse]
+
+
+class CheckCount(WireModel):
+    """Checked parts, and those passed."""
+
+    checked: int
+    passed: int
+
+
+class ComparisonJudge(WireModel):
+    """Which judge checked the answers."""
+
+    kind: str
+    provider_id: str | None = None
+    model: str | None = None
+    note: str | None = None
+
+
+class ComparisonSummary(WireModel):
+    """The comparison over every finished case."""
+
+    eval_run_id: str
+    status: str
+    completed_at: str
+    suite: ComparisonSuite
+    candidate: ComparisonCandidate
+    baseline: ComparisonBaseline
+    scope: ComparisonScope
+    cases: int
+    diverged: int
+    refused_writes: int
+    errors: int
+    stopped: int
+    reads: str
+    class_weights: str
+    sample: dict[str, Any] | None = None
+    sampling: ComparisonSampling
+    repetitions: int
+    metrics: ComparisonMetrics
+    corrections: CheckCount
+    judge: ComparisonJudge | None = None
+    rescore_of: str | None = None
+    not_rescored: int | None = None
+
+
+class JudgedComparisonResult(WireModel):
+    """A judged eval run's result: the summary and each case."""
+
+    summary: ComparisonSummary
+    per_case: list[ComparisonCaseResult]
+
+
+class PreviewCase(WireModel):
+    """A case a dry run would replay."""
+
+    case_index: int
+    case_id: str
+    input: Any
+
+    @model_validator(mode="before")
+    @classmethod
+    def _input(cls, data: Any) -> Any:
+        return _nulls(data, "input")
+
+
+class DryRunResult(WireModel):
+    """A dry run's result: the cases it would replay."""
+
+    dry_run: bool
+    preview: list[PreviewCase]
+
+
+class DryRunPreview(WireModel):
+    """How many cases a dry run would replay, and which."""
+
+    cases: int
+    preview: list[PreviewCase]
+
+
+class ProgressEvent(WireModel):
+    """The console's `progress`: cases done of all."""
+
+    cases_done: int
+    cases: int
+
+
+class StatusEvent(WireModel):
+    """The console's `end`: how the run ended."""
+
+    status: str
+
+
+class CaseEvent(WireModel):
+    """`eval-run.case-completed`/`case-failed`: which run and case, then the case's result."""
+
+    run_id: str
+    case_index: int
+
+
+class EndEvent(WireModel):
+    """`eval-run.<status>`: the run ended, with its result and the error that ended it."""
+
+    run_id: str
+    status: str
+    result: JudgedComparisonResult | DryRunResult | None = None
+    error: str | None = None
+
+
+def case_frame(run_id: str, index: int, case: FinishedCase) -> bytes:
+    """The SSE frame of one finished case."""
+    kind = "eval-run.case-failed" if case.result.error else "eval-run.case-completed"
+    data = {
+        **shape(CaseEvent, {"run_id": run_id, "case_index": index}),
+        **shape(ComparisonCaseResult, case.result),
+    }
+    return _frame(f"{run_id}:case:{index}", kind, data)
+
+
+def end_frame(run_id: str, status: str, result: EvalResult | None, error: str | None) -> bytes:
+    """The SSE frame that ends an eval run's stream."""
+    ended: dict[str, Any] = {"run_id": run_id, "status": status}
+    if result is not None:
+        ended["result"] = plain(result)
+    if error:
+        ended["error"] = error
+    return _frame(f"{run_id}:terminal", f"eval-run.{status}", shape(EndEvent, ended))
+
+
+def progress_frame(cases_done: int, cases: int) -> bytes:
+    """The console's frame of a running run's progress (cases done of all)."""
+    return _frame(
+        None, "progress", shape(ProgressEvent, {"cases_done": cases_done, "cases": cases})
+    )
+
+
+def status_frame(status: str) -> bytes:
+    """The console's frame that says the run ended."""
+    return _frame(None, "end", shape(StatusEvent, {"status": status}))
+
+
+def _frame(event_id: str | None, kind: str, data: dict[str, Any]) -> bytes:
+    """One server-sent event: its id (to resume after), its kind and its JSON."""
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {kind}\ndata: {json.dumps(data)}\n\n".encode()

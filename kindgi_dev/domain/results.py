@@ -1,0 +1,206 @@
+"""An eval run's result as records: each case's comparison, and the summary of them all.
+
+The comparison (`comparison.case_result`, `metrics.comparison_metrics`) fills these; the
+store keeps them and the API and the console render them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .changes import Changes
+from .checks import Difference
+from .metrics import CaseScore, Metrics
+
+
+@dataclass(frozen=True)
+class CorrectionCheck:
+    """One of a case's checked parts: whether every repetition passed it."""
+
+    part: str
+    passed: bool
+    repetitions_passed: int
+    repetitions: int
+    judgment_id: str | None = None
+
+
+@dataclass(frozen=True)
+class CorrectionDifference:
+    """How the first repetition that failed a checked part differs from what was expected."""
+
+    part: str
+    repetition: int
+    differences: list[Difference]
+    judgment_id: str | None = None
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One case compared: the recorded run's score beside each repetition's, and what it did.
+
+    `corrections` and `correction_differences` are set when the case has checked parts;
+    `rescored` is False on a rescore's case whose runs are gone.
+    """
+
+    case_id: str
+    run_ids: list[str]
+    baseline: CaseScore
+    candidate: list[CaseScore]
+    diverged: bool
+    refused_writes: int
+    no_context: bool
+    approval_skipped: bool
+    changes: Changes | None = None
+    tools: list[dict[str, Any]] | None = None
+    stopped: dict[str, Any] | None = None
+    error: str | None = None
+    corrections: list[CorrectionCheck] | None = None
+    correction_differences: list[CorrectionDifference] | None = None
+    rescored: bool | None = None
+
+
+@dataclass(frozen=True)
+class FinishedCase:
+    """A finished case as an eval run keeps it: its result and what the summary counts."""
+
+    result: CaseResult
+    checks: list[bool]
+    baseline_checks: list[bool]
+    made_on: str
+    models: list[dict[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SuiteRef:
+    """The suite (or test set) version the run tried."""
+
+    id: str
+    version: str
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """The version tried: an agent's, or a flow's with the parts it swapped (`versions`)."""
+
+    kind: str
+    version: str | None
+    agent_id: str | None = None
+    flow_id: str | None = None
+    versions: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class BaselineVersion:
+    """A version the recorded runs were made on, and how many cases it made."""
+
+    version: str
+    cases: int
+    agent_id: str | None = None
+    flow_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """What the candidate is compared with: the recorded runs, by the version they ran."""
+
+    kind: str
+    versions: list[BaselineVersion]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where the run's cases come from."""
+
+    project_id: str
+
+
+@dataclass(frozen=True)
+class ModelUse:
+    """How many replays a provider's model answered."""
+
+    provider_id: str
+    model: str
+    runs: int
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """The models the replays ran on."""
+
+    models: list[ModelUse]
+
+
+@dataclass(frozen=True)
+class CheckCount:
+    """How many of the cases' checked parts the candidate passed."""
+
+    checked: int
+    passed: int
+
+
+@dataclass(frozen=True)
+class Judge:
+    """Which judge checked the answers: a configured model, or the deterministic one."""
+
+    kind: str
+    provider_id: str | None = None
+    model: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The comparison over every finished case, with the run's settings and counts."""
+
+    eval_run_id: str
+    status: str
+    completed_at: str
+    suite: SuiteRef
+    candidate: Candidate
+    baseline: Baseline
+    scope: Scope
+    cases: int
+    diverged: int
+    refused_writes: int
+    errors: int
+    stopped: int
+    reads: str
+    class_weights: str
+    sampling: Sampling
+    repetitions: int
+    metrics: Metrics
+    corrections: CheckCount
+    sample: dict[str, Any] | None = None
+    judge: Judge | None = None
+    rescore_of: str | None = None
+    not_rescored: int | None = None
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    """A judged eval run's result: the summary and each case's comparison."""
+
+    summary: Summary
+    per_case: list[CaseResult]
+
+
+@dataclass(frozen=True)
+class PreviewCase:
+    """A case a dry run would replay, with the input it would give."""
+
+    case_index: int
+    case_id: str
+    input: Any
+
+
+@dataclass(frozen=True)
+class DryRunResult:
+    """A dry run's result: the cases it would replay, none replayed."""
+
+    dry_run: bool
+    preview: list[PreviewCase]
+
+
+EvalResult = ComparisonResult | DryRunResult
+"""What a finished eval run holds."""
