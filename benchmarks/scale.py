@@ -16,7 +16,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -141,7 +141,7 @@ def run_template(db: Database, run_id: str) -> dict[str, Any]:
     run = run_store.get(db, run_id)
     assert run is not None
     run["tool_calls"] = run_store.tool_calls(db, run_id)
-    run["journal"] = [{k: v for k, v in e.items() if k != "sequence"}
+    run["journal"] = [replace(e, sequence=None)
                       for e in run_store.journal(db, run_id, since=-1, limit=None)]  # fmt: skip
     run["messages"] = conversation_store.messages(db, run["conversation_id"])
     return run

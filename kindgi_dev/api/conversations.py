@@ -7,7 +7,7 @@ from typing import Any, Literal, cast
 from ..domain.paging import Page
 from ..services import conversations
 from .routing import Call, Endpoint, plain
-from .wire import OpenModel, WireModel
+from .wire import WireModel
 
 
 class Conversation(WireModel):
@@ -38,10 +38,21 @@ class ConversationPage(WireModel):
     opened_by: Literal["me"] | None = None
 
 
-class MessagePage(OpenModel):
+class Message(WireModel):
+    """A message of a conversation; `content` and `toolCall` as the turn made them."""
+
+    sequence: int
+    role: str
+    content: Any
+    tool_call: Any = None
+    actor: str | None = None
+    created_at: str
+
+
+class MessagePage(WireModel):
     """A page of a conversation's messages."""
 
-    data: list[dict[str, Any]]
+    data: list[Message]
     has_more: bool
     next_cursor: str | None = None
 
@@ -87,10 +98,17 @@ async def get(call: Call[Any, Any]) -> conversations.Conversation:
     return conversations.get(call.ctx, call.path["conversationId"])
 
 
-async def messages(call: Call[Any, PageQuery]) -> Page[dict[str, Any]]:
-    return conversations.messages(
+async def messages(call: Call[Any, PageQuery]) -> Page[Message]:
+    page = conversations.messages(
         call.ctx, call.path["conversationId"], limit=call.query.limit, cursor=call.query.cursor
     )
+    return page.map(_message)
+
+
+def _message(message: conversations.Message) -> Message:
+    """A stored message as the wire shows it: `content` always, even when null."""
+    given = {k: v for k, v in vars(message).items() if v is not None or k == "content"}
+    return Message(**given)
 
 
 ENDPOINTS = [

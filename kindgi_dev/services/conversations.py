@@ -12,6 +12,7 @@ from ..domain.paging import Page, clamp_limit, decode_cursor, fetch_page, make_p
 from ..domain.time import now_iso
 from ..store import conversations as store
 from ..store import runs as run_store
+from ..store.conversations import Message as Message
 from .context import Context
 
 
@@ -85,12 +86,9 @@ def record_turn(
     ctx: Context, conversation_id: str, run_id: str, appended: list[dict[str, Any]], at: str
 ) -> None:
     """Add a finished turn's messages to its conversation."""
-    items = []
-    for message in appended:
-        item: dict[str, Any] = {"role": message["role"], "content": message.get("content")}
-        if message.get("toolCall"):
-            item["toolCall"] = message["toolCall"]
-        items.append(item)
+    items = [
+        Message(m["role"], m.get("content"), tool_call=m.get("toolCall") or None) for m in appended
+    ]
     store.append(ctx.db, conversation_id, run_id, items, at)
 
 
@@ -177,7 +175,7 @@ def list_page(
 
 def messages(
     ctx: Context, conversation_id: str, *, limit: int | None, cursor: str | None
-) -> Page[dict[str, Any]]:
+) -> Page[Message]:
     """A page of a conversation's messages, in order."""
     get(ctx, conversation_id)
     size = clamp_limit(limit)
@@ -185,4 +183,4 @@ def messages(
     rows = store.messages(
         ctx.db, conversation_id, after=int(position[0]) if position else -1, limit=size + 1
     )
-    return make_page(rows, size, lambda m: (m["sequence"],))
+    return make_page(rows, size, lambda m: (m.sequence,))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .db import Database
@@ -54,32 +55,45 @@ def list_page(
     return [dict(row) for row in rows]
 
 
+@dataclass(frozen=True)
+class Message:
+    """A message of a conversation: who said it (`role`), what (`content`, kept as JSON), the
+    tool call it made, and when; `sequence` is its place, given when it is stored."""
+
+    role: str
+    content: Any = None
+    tool_call: Any = None
+    actor: str | None = None
+    created_at: str | None = None
+    sequence: int | None = None
+
+
 def messages(
     db: Database, conversation_id: str, *, after: int = -1, limit: int = -1
-) -> list[dict[str, Any]]:
+) -> list[Message]:
     """A conversation's messages in order."""
     rows = db.all(
         "SELECT sequence, role, content, tool_call, actor, created_at FROM conversation_messages "
         "WHERE conversation_id = ? AND sequence > ? ORDER BY sequence LIMIT ?",
         (conversation_id, after, limit),
     )
-    found = []
-    for r in rows:
-        message: dict[str, Any] = {"sequence": r["sequence"], "role": r["role"]}
-        message["content"] = load(r["content"])
-        if r["tool_call"] is not None:
-            message["toolCall"] = load(r["tool_call"])
-        if r["actor"] is not None:
-            message["actor"] = r["actor"]
-        message["createdAt"] = r["created_at"]
-        found.append(message)
-    return found
+    return [
+        Message(
+            role=r["role"],
+            content=load(r["content"]),
+            tool_call=load(r["tool_call"]),
+            actor=r["actor"],
+            created_at=r["created_at"],
+            sequence=r["sequence"],
+        )
+        for r in rows
+    ]
 
 
 def append(
-    db: Database, conversation_id: str, run_id: str, items: Sequence[dict[str, Any]], at: str
+    db: Database, conversation_id: str, run_id: str, items: Sequence[Message], at: str
 ) -> None:
-    """Add a turn's messages and count the turn."""
+    """Add a turn's messages (made `at`) and count the turn."""
     with db.transaction() as conn:
         last = conn.execute(
             "SELECT coalesce(max(sequence), -1) FROM conversation_messages "
@@ -93,10 +107,10 @@ def append(
                 (
                     conversation_id,
                     last + 1 + i,
-                    m["role"],
-                    dump(m.get("content")),
-                    dump(m.get("toolCall")),
-                    m.get("actor"),
+                    m.role,
+                    dump(m.content),
+                    dump(m.tool_call),
+                    m.actor,
                     run_id,
                     at,
                 )
