@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import hmac
 import inspect
 import logging
@@ -161,15 +162,22 @@ def plain(value: object) -> object:
         if value.has_more and value.next_cursor:
             page["next_cursor"] = value.next_cursor
         return page
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {
-            f.name: plain(getattr(value, f.name))
-            for f in dataclasses.fields(value)
-            if getattr(value, f.name) is not None
-        }
+    names = _record_fields(type(value))
+    if names is not None:
+        present = ((name, getattr(value, name)) for name in names)
+        return {name: plain(field) for name, field in present if field is not None}
     if isinstance(value, list | tuple) and not hasattr(value, "_fields"):
         return [plain(item) for item in value]
     return value
+
+
+@functools.cache
+def _record_fields(kind: type) -> tuple[str, ...] | None:
+    """A dataclass's field names (None for any other type), looked up once per type:
+    every answer walks its records with them."""
+    if not dataclasses.is_dataclass(kind):
+        return None
+    return tuple(f.name for f in dataclasses.fields(kind))
 
 
 def _authenticate(request: Request, ctx: Context) -> None:
@@ -190,21 +198,20 @@ async def _read_body(request: Request, limit: int, idle_seconds: float) -> bytes
         raise RequestTooLarge(f"The body is larger than {limit} bytes.", maxBytes=limit)
     chunks = []
     size = 0
-    stream = request.stream()
-    while True:
-        try:
-            chunk = await asyncio.wait_for(anext(stream), idle_seconds)
-        except StopAsyncIteration:
-            break
-        except TimeoutError:
-            raise BadInput(
-                f"The request body stalled: nothing arrived for {idle_seconds:g} s.",
-                idleSeconds=idle_seconds,
-            ) from None
-        size += len(chunk)
-        if size > limit:
-            raise RequestTooLarge(f"The body is larger than {limit} bytes.", maxBytes=limit)
-        chunks.append(chunk)
+    loop = asyncio.get_running_loop()
+    try:
+        async with asyncio.timeout(idle_seconds) as idle:
+            async for chunk in request.stream():
+                idle.reschedule(loop.time() + idle_seconds)
+                size += len(chunk)
+                if size > limit:
+                    raise RequestTooLarge(f"The body is larger than {limit} bytes.", maxBytes=limit)
+                chunks.append(chunk)
+    except TimeoutError:
+        raise BadInput(
+            f"The request body stalled: nothing arrived for {idle_seconds:g} s.",
+            idleSeconds=idle_seconds,
+        ) from None
     return b"".join(chunks)
 
 
