@@ -212,6 +212,10 @@ def erase(call: Call[ErasureBody, Any]) -> corrections.Erasure:
     return corrections.erase(call.ctx, call.body.participant_id)
 
 
+SHORT_WRITE_BYTES = 8 * 1024
+"""A correction body this small (a hundred items or so) is a write of a millisecond or two:
+it runs on the event loop when no write is in flight, not in a worker thread."""
+
 ENDPOINTS = [
     Endpoint(
         "POST",
@@ -223,6 +227,7 @@ ENDPOINTS = [
         response=Correction,
         status=201,
         errors=(400, 401, 403, 404, 409, 410, 413),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "POST",
@@ -233,6 +238,7 @@ ENDPOINTS = [
         body=CorrectionItemBody,
         response=Correction,
         errors=(400, 401, 403, 404, 409, 410, 413),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "GET",
@@ -262,6 +268,7 @@ ENDPOINTS = [
         body=UpdateCorrectionBody,
         response=Correction,
         errors=(400, 401, 403, 404, 409, 413),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "POST",

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import hmac
 import inspect
 import logging
@@ -53,7 +52,8 @@ class Call(Generic[B, Q]):
 
 Handler = Callable[[Call[Any, Any]], Awaitable[Any]] | Callable[[Call[Any, Any]], Any]
 """An async handler runs on the event loop; a plain function (a write that may be long)
-runs in a worker thread, so the loop keeps answering meanwhile."""
+runs in a worker thread, so the loop keeps answering meanwhile, unless its endpoint's
+`inline_below` lets a small body's write run on the loop (see `Endpoint`)."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,9 @@ class Endpoint:
     errors: tuple[int, ...] = field(default=())
     also: tuple[int, ...] = field(default=())
     """Other success statuses answering the same model (e.g. 200 beside a 201 `status`)."""
+    inline_below: int = 0
+    """A plain-function handler whose body is smaller than this many bytes runs on the event
+    loop when no write is in flight: a short write costs less there than a thread hop."""
 
 
 class _Empty(BaseModel):
@@ -107,7 +110,9 @@ def route(endpoint: Endpoint) -> Route:
 
 async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes) -> Response:
     """Parse, handle, render. A plain-function handler does all three in a worker thread,
-    so neither a large body nor a long write holds up the event loop."""
+    so neither a large body nor a long write holds up the event loop; a body under the
+    endpoint's `inline_below` is handled on the loop, unless a write is in flight (it is
+    never waited for on the loop)."""
     key = cursors.key_of(ctx.identity.token)
 
     def call() -> Call[Any, Any]:
@@ -131,6 +136,10 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
     if inspect.iscoroutinefunction(endpoint.handler):
         return finish(await endpoint.handler(call()))
     handler = endpoint.handler
+    if len(raw) < endpoint.inline_below:
+        with ctx.writer_if_free() as free:
+            if free:
+                return finish(handler(call()))
     return await asyncio.to_thread(lambda: finish(handler(call())))
 
 
@@ -171,13 +180,17 @@ def plain(value: object) -> object:
     return value
 
 
-@functools.cache
+_FIELDS: dict[type, tuple[str, ...] | None] = {}
+"""Each type's dataclass field names (None: not a dataclass), found once per type."""
+
+
 def _record_fields(kind: type) -> tuple[str, ...] | None:
-    """A dataclass's field names (None for any other type), looked up once per type:
-    every answer walks its records with them."""
-    if not dataclasses.is_dataclass(kind):
-        return None
-    return tuple(f.name for f in dataclasses.fields(kind))
+    """A dataclass's field names, or None for any other type: every answer walks its
+    records with them, so they are looked up once per type."""
+    if kind not in _FIELDS:
+        names = dataclasses.fields(kind) if dataclasses.is_dataclass(kind) else None
+        _FIELDS[kind] = None if names is None else tuple(f.name for f in names)
+    return _FIELDS[kind]
 
 
 def _authenticate(request: Request, ctx: Context) -> None:

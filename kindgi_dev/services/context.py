@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,10 @@ class Context:
         loop), else None."""
         loop = self.eval_loop
         return loop if loop is not None and loop.on_worker() else None
+
+    def writer_if_free(self) -> AbstractContextManager[bool]:
+        """The store's writer held, if no write is in flight (see `Database.writer_if_free`)."""
+        return self.db.writer_if_free()
 
     @property
     def caller(self) -> Caller:

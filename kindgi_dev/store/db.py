@@ -160,6 +160,20 @@ class Database:
                 self._depth = 0
                 self._writing = None
 
+    @contextmanager
+    def writer_if_free(self) -> Iterator[bool]:
+        """Hold the writer's lock if no other thread holds it; yields whether it is held.
+
+        A short write can then run on the caller's thread at once; while another write is
+        in flight it is never waited for here (the caller hands its write to a thread).
+        """
+        free = self._lock.acquire(blocking=False)
+        try:
+            yield free
+        finally:
+            if free:
+                self._lock.release()
+
     def all(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         """Every row a query returns."""
         reader = self._reader()

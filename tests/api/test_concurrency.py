@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -64,3 +65,65 @@ def test_a_14000_item_correction_in_flight_holds_up_no_read(
     assert written.status_code == 201, written.text
     assert len(written.json()["items"]) == ITEMS
     assert [c["id"] for c in after] == [written.json()["id"]]
+
+
+def test_a_small_correction_never_waits_for_a_long_write_on_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small body is written on the loop only when no write is in flight; behind a long
+    one it waits in a worker thread, so `/health` still answers meanwhile."""
+    (tmp_path / "pyproject.toml").write_text('[tool.kindgi.pack]\nid = "acme-ops"\n')
+    app = create_app(Settings(pack_dir=tmp_path, start_pack=False, watch=False))
+    ctx = context_of(app)
+    register_pack(ctx)
+    articles = [f"kb-{i}" for i in range(ITEMS)]
+    monkeypatch.setattr(factories, "TITLES", {key: f"Article {key}" for key in articles})
+    long_run, short_run = (
+        recorded_run(ctx, question, articles) for question in list(QUESTIONS)[:2]
+    )
+    inside, release = threading.Event(), threading.Event()
+    on_loop: list[bool] = []
+    insert = corrections.store.insert_verdicts
+
+    def held(db: Any, rows: Any) -> None:
+        """The long write keeps its transaction open until the reads have answered."""
+        insert(db, rows)
+        on_loop.append(_on_event_loop())
+        if len(rows) == ITEMS:
+            inside.set()
+            release.wait(60)
+
+    monkeypatch.setattr(corrections.store, "insert_verdicts", held)
+    items = [
+        {"key": key, "pointer": f"/output/articles/{i}", "verdict": "right"}
+        for i, key in enumerate(articles)
+    ]
+    short = {"runId": short_run, "items": [items[0]]}
+    with serve_app(app) as url, ThreadPoolExecutor(2) as pool:
+        auth = {"Authorization": f"Bearer {ctx.identity.token}"}
+        with httpx.Client(base_url=url, headers=auth, timeout=20) as http:
+            first = http.post("/v1/corrections", json=short)
+            long = pool.submit(
+                http.post, "/v1/corrections", json={"runId": long_run, "items": items}
+            )
+            assert inside.wait(60), long.result().text[:500]
+            behind = pool.submit(http.post, "/v1/corrections", json=short)
+            with httpx.Client(base_url=url, headers=auth, timeout=10) as reader:
+                health = reader.get("/health")
+            answered_while_held = not long.done() and not behind.done()
+            release.set()
+            assert long.result(timeout=120).status_code == 201
+            replaced = behind.result(timeout=60)
+    assert answered_while_held
+    assert health.json() == {"ok": True}
+    assert first.status_code == 201 and replaced.status_code == 201, replaced.text
+    assert replaced.json()["items"][0]["key"] == "kb-0"
+    assert on_loop == [True, False, False]
+
+
+def _on_event_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
