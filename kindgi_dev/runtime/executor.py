@@ -23,22 +23,39 @@ async def execute(
     concurrency: int,
     skip: frozenset[int] = frozenset(),
 ) -> None:
-    """Run every case's repetitions with at most `concurrency` at once; a case errs alone."""
-    gate = asyncio.Semaphore(max(1, concurrency))
+    """Run every case's repetitions with at most `concurrency` at once; a case errs alone.
+
+    `concurrency` workers take the next case × repetition in turn, so what is held stays the
+    same however many cases there are (a task per case held thousands at once).
+    """
+    units = ((i, r) for i in range(cases) if i not in skip for r in range(repetitions))
+    pending: dict[int, list[Any]] = {}
+    left: dict[int, int] = {}
 
     async def one(index: int, repetition: int) -> Any:
-        async with gate:
-            try:
-                return await work(index, repetition)
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:  # a case's replay failing is counted, not fatal
-                return error
+        try:
+            return await work(index, repetition)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # a case's replay failing is counted, not fatal
+            return error
 
-    async def case(index: int) -> None:
-        results = await asyncio.gather(*(one(index, r) for r in range(repetitions)))
-        outcome = finished(index, list(results))
-        if asyncio.iscoroutine(outcome):
-            await outcome
+    async def worker() -> None:
+        for index, repetition in units:  # one generator: each unit is taken once
+            results = pending.setdefault(index, [None] * repetitions)
+            left.setdefault(index, repetitions)
+            results[repetition] = await one(index, repetition)
+            left[index] -= 1
+            if left[index]:
+                continue
+            del pending[index], left[index]
+            outcome = finished(index, results)
+            if asyncio.iscoroutine(outcome):
+                await outcome
 
-    await asyncio.gather(*(case(i) for i in range(cases) if i not in skip))
+    workers = [asyncio.ensure_future(worker()) for _ in range(max(1, concurrency))]
+    try:
+        await asyncio.gather(*workers)
+    finally:
+        for each in workers:  # one failing stops the others
+            each.cancel()
