@@ -7,14 +7,16 @@ copy of the run: the frozen case's own `run`, or one made from the stored run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, overload
 
+from ..domain import test_sets as test_set_rules
 from ..domain.comparison import Expectation, ReplayCase
 from ..domain.metrics import Verdict
 from ..domain.replay import RecordedCall
 from ..store import judge_classes
 from ..store import runs as run_store
+from ..store import test_sets as test_set_store
 from .context import Context
 
 
@@ -209,3 +211,60 @@ def from_test_set_case(
     if isinstance(copy, dict):
         return of_copy(str(case["id"]), str(case["runId"]), copy, verdicts, expectations)
     return build(ctx, str(case["id"]), str(case["runId"]), verdicts, expectations)
+
+
+PAGE = 100
+"""Frozen cases read into memory at a time while a run replays them."""
+
+
+class FrozenCases(Sequence[ReplayCase]):
+    """A frozen version's cases to replay, read a page at a time as the run reaches them,
+    so a run of thousands of cases never holds them all (only experts' with
+    `restricted_only`)."""
+
+    def __init__(self, ctx: Context, test_set_id: str, version: str, restricted_only: bool):
+        number = test_set_rules.version_number(version)
+        assert number is not None, f"{version} is not a frozen version"
+        self._ctx = ctx
+        self._set = (test_set_id, number)
+        self._restricted_only = restricted_only
+        self._seqs = test_set_store.replayable_seqs(
+            ctx.db, test_set_id, number, experts_only=restricted_only
+        )
+        self._pages: dict[int, list[ReplayCase]] = {}
+
+    def __len__(self) -> int:
+        return len(self._seqs)
+
+    @overload
+    def __getitem__(self, index: int) -> ReplayCase: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[ReplayCase]: ...
+
+    def __getitem__(self, index: int | slice) -> ReplayCase | Sequence[ReplayCase]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if not 0 <= index < len(self._seqs):
+            raise IndexError(index)
+        number = index // PAGE
+        page = self._pages.get(number)
+        if page is None:
+            page = self._read(number)
+            self._pages = {n: p for n, p in self._pages.items() if n == number - 1}
+            self._pages[number] = page
+        return page[index % PAGE]
+
+    def _read(self, number: int) -> list[ReplayCase]:
+        """One page of cases, in order, from the store."""
+        seqs = self._seqs[number * PAGE : (number + 1) * PAGE]
+        wanted = set(seqs)
+        rows = test_set_store.version_cases(
+            self._ctx.db, *self._set, after=seqs[0] - 1, limit=seqs[-1] - seqs[0] + 1
+        )
+        cases = [
+            from_test_set_case(self._ctx, case, restricted_only=self._restricted_only)
+            for seq, case in rows
+            if seq in wanted
+        ]
+        return [case for case in cases if case is not None]

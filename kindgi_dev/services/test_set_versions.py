@@ -3,7 +3,6 @@ of each case's run, and reading a frozen version's cases, as a test run checks t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +14,9 @@ from ..store import test_sets as store
 from . import replay_cases
 from .context import Context
 from .test_sets import AgentTestSet, FrozenVersion, case_rows, render_cases, scope_of, summary
+
+FREEZE_PAGE = 200
+"""Cases rendered and stored at a time while freezing: a large set is never all in memory."""
 
 
 @dataclass(frozen=True)
@@ -31,11 +33,18 @@ def freeze(ctx: Context, agent_id: str, project_id: str | None) -> FrozenVersion
     scope = scope_of(ctx, agent_id, project_id)
     set_id = rules.set_id_of(scope[0], scope[1])
     with ctx.db.transaction():
-        cases = render_cases(
-            ctx, case_rows(ctx, scope, rules.CASE_KINDS, retired="exclude", limit=None, after=None)
-        )
-        cases = [_with_run(ctx, case) for case in cases]
         version = store.last_version(ctx.db, set_id) + 1
+        count, after = 0, None
+        while True:
+            rows = case_rows(
+                ctx, scope, rules.CASE_KINDS, retired="exclude", limit=FREEZE_PAGE, after=after
+            )
+            cases = [_with_run(ctx, case) for case in render_cases(ctx, rows)]
+            store.insert_version_cases(ctx.db, set_id, version, count, cases)
+            count += len(cases)
+            if len(rows) < FREEZE_PAGE:
+                break
+            after = [rows[-1][1]["created_at"], rows[-1][1]["id"]]
         meta = {
             "test_set_id": set_id,
             "version": version,
@@ -44,7 +53,7 @@ def freeze(ctx: Context, agent_id: str, project_id: str | None) -> FrozenVersion
             "project_id": scope[1],
             "frozen_at": now_iso(),
         }
-        store.insert_version(ctx.db, meta, cases)
+        store.insert_version(ctx.db, meta, count)
     return FrozenVersion(set_id, rules.version_label(version))
 
 
@@ -72,17 +81,6 @@ def frozen_page(
     rows = store.version_cases(ctx.db, test_set_id, number, after=after, limit=size + 1)
     page = make_page(rows, size, lambda row: [row[0] + 1])
     return page.map(lambda pair: pair[1])
-
-
-def frozen_cases(ctx: Context, test_set_id: str, version: str) -> Iterator[Any]:
-    """Every case of a frozen version, in stored order."""
-    cursor = None
-    while True:
-        page = frozen_page(ctx, test_set_id, version, limit=100, cursor=cursor)
-        yield from page.items
-        if not page.has_more:
-            return
-        cursor = page.next_cursor
 
 
 def frozen_versions(ctx: Context, test_set_id: str) -> list[FrozenInfo]:

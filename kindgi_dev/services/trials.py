@@ -57,11 +57,7 @@ def start_on_test_set(ctx: Context, agent_id: str, body: dict[str, Any]) -> eval
     body.setdefault("agentRef", {"agentId": agent_id})
     frozen = test_set_versions.freeze(ctx, agent_id, project_id)
     restricted_only = body.get("classWeights") == "restricted-only"
-    cases = _test_set_cases(
-        ctx,
-        test_set_versions.frozen_cases(ctx, frozen.test_set_id, frozen.version),
-        restricted_only,
-    )
+    cases = replay_cases.FrozenCases(ctx, frozen.test_set_id, frozen.version, restricted_only)
     return eval_runs.begin(
         ctx,
         suite_id=frozen.test_set_id,

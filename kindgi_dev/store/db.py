@@ -219,9 +219,15 @@ class Database:
             return conn.execute(sql, params).rowcount
 
     def release_memory(self) -> None:
-        """Free the page cache (it fills again as pages are read), after a large job."""
+        """Free every connection's page cache (each fills again as pages are read), after a
+        large job: the readers of the threads that did it hold as much as the writer.
+        SQLite here is serialized (`sqlite3.threadsafety == 3`), so another thread's reader
+        may be shrunk while it reads."""
         with self._lock:
             self._conn.execute("PRAGMA shrink_memory")
+        with self._readers_lock:
+            for reader in self._readers:
+                reader.execute("PRAGMA shrink_memory")
 
     def trace(self, callback: Callable[[str], object] | None) -> None:
         """Send every statement any of its connections runs to `callback` (None: stop)."""

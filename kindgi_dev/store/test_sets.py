@@ -208,26 +208,32 @@ def last_version(db: Database, test_set_id: str) -> int:
     return int(row["v"]) if row else 0
 
 
-def insert_version(db: Database, meta: dict[str, Any], cases: Sequence[dict[str, Any]]) -> None:
-    """Store a frozen version and its cases, in the order given."""
+def insert_version(db: Database, meta: dict[str, Any], case_count: int) -> None:
+    """Store a frozen version's row (its cases go in with `insert_version_cases`)."""
+    db.run(
+        "INSERT INTO test_set_versions (test_set_id, version, tenant_id, agent_id, "
+        "project_id, case_count, frozen_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            meta["test_set_id"],
+            meta["version"],
+            meta["tenant_id"],
+            meta["agent_id"],
+            meta["project_id"],
+            case_count,
+            meta["frozen_at"],
+        ),
+    )
+
+
+def insert_version_cases(
+    db: Database, test_set_id: str, version: int, first: int, cases: Sequence[dict[str, Any]]
+) -> None:
+    """Store some of a frozen version's cases, in the order given, from position `first`."""
     with db.transaction() as conn:
-        conn.execute(
-            "INSERT INTO test_set_versions (test_set_id, version, tenant_id, agent_id, "
-            "project_id, case_count, frozen_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                meta["test_set_id"],
-                meta["version"],
-                meta["tenant_id"],
-                meta["agent_id"],
-                meta["project_id"],
-                len(cases),
-                meta["frozen_at"],
-            ),
-        )
         conn.executemany(
             "INSERT INTO test_set_version_cases (test_set_id, version, seq, body) "
             "VALUES (?, ?, ?, ?)",
-            [(meta["test_set_id"], meta["version"], i, dump(c)) for i, c in enumerate(cases)],
+            [(test_set_id, version, first + i, dump(c)) for i, c in enumerate(cases)],
         )
 
 
@@ -250,6 +256,21 @@ def version_cases(
         (test_set_id, version, after, limit),
     )
     return [(r["seq"], load(r["body"])) for r in rows]
+
+
+def replayable_seqs(
+    db: Database, test_set_id: str, version: int, *, experts_only: bool
+) -> list[int]:
+    """The positions of a frozen version's cases that can be replayed: those carrying a copy
+    of their run, or whose run is still stored (only experts' cases with `experts_only`)."""
+    rows = db.all(
+        "SELECT seq FROM test_set_version_cases v WHERE test_set_id = ? AND version = ? "
+        "AND (json_type(body, '$.run') = 'object' "
+        "OR EXISTS (SELECT 1 FROM runs r WHERE r.id = json_extract(v.body, '$.runId'))) "
+        "AND (? = 0 OR json_extract(body, '$.expert')) ORDER BY seq",
+        (test_set_id, version, 1 if experts_only else 0),
+    )
+    return [r["seq"] for r in rows]
 
 
 def frozen_sets(db: Database, tenant_id: str) -> list[tuple[str, str]]:

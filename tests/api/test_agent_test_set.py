@@ -21,6 +21,7 @@ from factories import AGENT, QUESTIONS, recorded_run, served, tutorial_runs
 from starlette.testclient import TestClient
 
 from kindgi_dev.cli import agent_test_set
+from kindgi_dev.services import test_set_versions
 from kindgi_dev.services.context import Context
 
 SET = f"/v1/agents/{AGENT}/test-set"
@@ -293,6 +294,22 @@ def test_a_frozen_version_keeps_its_cases_whatever_happens_later(
     assert client.post(f"{SET}/freeze").json()["version"] == "2.0.0"
     assert len(client.get(path.replace("/1.0.0/", "/2.0.0/")).json()["data"]) == 2
     assert client.get(path.replace("/1.0.0/", "/3.0.0/")).status_code == 404
+
+
+def test_a_set_larger_than_a_freeze_page_is_frozen_whole_and_in_order(
+    app: tuple[TestClient, Context], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Freezing stores a page of cases at a time, so a large set is never all in memory."""
+    client, ctx = app
+    monkeypatch.setattr(test_set_versions, "FREEZE_PAGE", 4)
+    project_id = client.get("/v1/projects/default").json()["id"]
+    bulk_corrections(ctx, 10, project_id=project_id)
+    version = client.post(f"{SET}/freeze").json()
+    path = f"/v1/test-sets/{version['testSetId']}/versions/1.0.0/cases"
+    frozen = client.get(path, params={"limit": 100}).json()["data"]
+    assert [case["id"] for case in frozen] == [case["id"] for case in _cases(client, "?limit=100")]
+    assert len(frozen) == 10
+    assert ctx.db.one("SELECT case_count FROM test_set_versions")["case_count"] == 10
 
 
 def test_a_correction_made_through_the_api_is_a_case(

@@ -16,12 +16,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from factories import AGENT, QUESTIONS, served, tutorial_runs
 from starlette.testclient import TestClient
 from test_eval_runs import build_suite, correct_tutorial, finish, models_file, start_version
 
 from kindgi_dev.domain.time import now_iso
-from kindgi_dev.services import catalog, models
+from kindgi_dev.services import catalog, models, replay_cases
 from kindgi_dev.services.context import Context
 from kindgi_dev.store import eval_runs as eval_store
 
@@ -235,6 +236,26 @@ def test_a_poll_is_answered_while_a_replay_holds_its_loop(tmp_path: Path) -> Non
         done = finish(client, run_id)
     assert done["status"] == "completed"
     assert done["result"]["summary"]["cases"] == 3
+
+
+def test_a_test_set_run_reads_its_frozen_cases_a_page_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What an eval run holds must not grow with its cases: it reads them as it reaches them."""
+    monkeypatch.setattr(replay_cases, "PAGE", 2)
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        correct_tutorial(client, tutorial_runs(ctx))
+        project = client.get("/v1/projects/default").json()["id"]
+        with traced(ctx) as statements:
+            run_id = start_version(client, f"{SET}/runs", project).json()["runId"]
+            done = finish(client, run_id)
+        frozen = client.get(f"/v1/test-sets/{done['suiteId']}/versions/1.0.0/cases").json()
+    reads = [sql for sql in statements if "FROM test_set_version_cases" in sql and "seq >" in sql]
+    assert len(reads) == 2, "three cases, two to a page"
+    assert done["result"]["summary"]["cases"] == 3
+    assert [c["caseId"] for c in done["result"]["perCase"]] == [c["id"] for c in frozen["data"]]
 
 
 SET = f"/v1/agents/{AGENT}/test-set"

@@ -5,7 +5,7 @@ storing each finished case as it lands, so a stop loses none of them; cancel and
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from ...domain import comparison
@@ -38,7 +38,7 @@ INTERRUPTED = (
 
 
 def spawn(
-    ctx: Context, run_id: str, replay: Replay, cases: list[ReplayCase], concurrency: int
+    ctx: Context, run_id: str, replay: Replay, cases: Sequence[ReplayCase], concurrency: int
 ) -> None:
     """Start replaying the stored run's cases on the eval loop, `concurrency` at a time."""
     ctx.eval_concurrency[run_id] = concurrency
@@ -54,7 +54,7 @@ def _forget(ctx: Context, run_id: str) -> None:
     ctx.eval_concurrency.pop(run_id, None)
 
 
-async def _run(ctx: Context, run_id: str, replay: Replay, cases: list[ReplayCase]) -> None:
+async def _run(ctx: Context, run_id: str, replay: Replay, cases: Sequence[ReplayCase]) -> None:
     """Replay every case × repetition, store each case as it ends, then the result."""
     record = store.get(ctx.db, run_id)
     assert record is not None

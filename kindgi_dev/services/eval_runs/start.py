@@ -6,6 +6,7 @@ Starting one answers at once; the replays run in the background (see `execute`).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,7 +44,7 @@ def begin(
     suite_id: str,
     suite_version: str,
     body: dict[str, Any],
-    cases: list[ReplayCase],
+    cases: Sequence[ReplayCase],
     frozen_version: dict[str, Any] | None = None,
 ) -> Started:
     """Store the eval run as `running` and start its replays; its id at once."""
@@ -78,7 +79,7 @@ def new_record(
     suite_id: str,
     suite_version: str,
     project_id: str,
-    cases: list[ReplayCase],
+    cases: Sequence[ReplayCase],
     frozen_version: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A `running` eval run's row with the comparison's settings; the caller adds its subject."""
@@ -113,7 +114,7 @@ def launch(
     ctx: Context,
     record: dict[str, Any],
     body: dict[str, Any],
-    cases: list[ReplayCase],
+    cases: Sequence[ReplayCase],
     replay: Replay,
     concurrency: int,
 ) -> Started:
@@ -138,7 +139,7 @@ def launch(
     return Started(run_id)
 
 
-def _sampled(cases: list[ReplayCase], given: dict[str, Any]) -> list[ReplayCase]:
+def _sampled(cases: Sequence[ReplayCase], given: dict[str, Any]) -> list[ReplayCase]:
     """The cases of the sample's part, split by its seed and stratified by a "no"."""
     return sampling.sample(
         cases,
