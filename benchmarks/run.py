@@ -28,9 +28,10 @@ import seed
 import stall
 from devserver import CLOSE, DevServer, clean_env
 from lab import QUICK, Lab, Sizes, ms, say, timed_eval
+from live_run import row_live_run
 from model_stub import ModelStub
 from rows import Row, percentile, rss_mb
-from scale import row_eval_scale, row_live_run, row_test_set_scale
+from scale import row_eval_scale, row_test_set_scale
 
 HERE = Path(__file__).resolve().parent
 MODEL_LATENCY_S = 0.2

@@ -33,7 +33,6 @@ from kindgi_dev.store import corrections as correction_store
 from kindgi_dev.store import runs as run_store
 from kindgi_dev.store.db import Database
 
-NOOP_MODELS = Path(__file__).resolve().parent / "noop_models.py"
 BATCH = 2_000
 """Copies written per transaction."""
 
@@ -311,32 +310,3 @@ def row_eval_scale(lab: Lab) -> list[Row]:
             f"; idle {results[-1].idle_mb:.0f} MB",
             grown.last is not None and grown.last <= 10),
     ]  # fmt: skip
-
-
-def row_live_run(lab: Lab) -> list[Row]:
-    """Live runs one after another on one keep-alive connection: the function model, then a
-    model that answers at once with no tool call (so the run is all kindgi dev's own work)."""
-    found: dict[str, float] = {}
-    for label, args in (("function model", ()),
-                        ("no-op model", ("--models", str(NOOP_MODELS)))):  # fmt: skip
-        server = lab.start(lab.pack("live"), *args)
-        body = {"agent": seed.AGENT, "input": {"userMessage": seed.QUESTIONS[0]}}
-        times = []
-        with server.client() as client:
-            for n in range(lab.sizes.live_runs + 20):
-                began = time.perf_counter()
-                response = client.post("/v1/runs", json=body)
-                if response.status_code != 201:
-                    raise RuntimeError(f"POST /v1/runs: {response.status_code} {response.text}")
-                if n >= 20:
-                    times.append(ms(time.perf_counter() - began))
-        lab.stop(server)
-        found[label] = percentile(times, 50)
-        say(f"  {label}: p50 {found[label]:.1f} ms")
-    measured = (
-        f"p50 {found['function model']:.1f} ms with the example's function model and its "
-        f"search tool; {found['no-op model']:.1f} ms with a no-op model "
-        f"(n={lab.sizes.live_runs} each)"
-    )
-    what = "a live run, function model (`POST /v1/runs`, one after another)"
-    return [Row(what, "p50 < 10 ms beyond model and tools", measured, found["function model"] < 10)]
