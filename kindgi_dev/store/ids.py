@@ -20,5 +20,9 @@ def packed(text: str) -> bytes | str:
 
 
 def unpacked(value: bytes | str) -> str:
-    """The id a packed value stands for."""
-    return str(uuid.UUID(bytes=value)) if isinstance(value, bytes) else value
+    """The id a packed value stands for (spelled as `str(uuid.UUID(bytes=value))` does,
+    without building a UUID: lists unpack one per row)."""
+    if not isinstance(value, bytes):
+        return value
+    h = value.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
