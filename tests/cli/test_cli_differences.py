@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from kindgi_dev.cli import eval_runs
+from kindgi_dev.cli import eval_runs, runs
 from kindgi_dev.cli.main import cli, main
 
 PAGE = {"data": [{"id": "c-1", "runId": "r-1", "status": "open", "items": []}], "hasMore": False}
@@ -224,6 +224,23 @@ def test_ctrl_c_while_waiting_for_an_eval_run_prints_how_to_follow_it(
     assert (
         done.stderr.strip() == "Stopped waiting. Eval run er-1 goes on: kindgi eval-runs show er-1"
     )
+
+
+def test_ctrl_c_while_a_run_start_waits_prints_how_to_follow_it(
+    pack: Path, recorder: tuple[Recorder, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found, url = recorder
+    write_rc(pack, url)
+    found.answers[("POST", "/v1/runs")] = (202, {"id": "r-9", "status": "running"})
+
+    def interrupted(seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runs.time, "sleep", interrupted)
+    done = CliRunner().invoke(cli, ["runs", "start", "--agent=a", '--input={"userMessage": "hi"}'])
+    assert done.exit_code == 130
+    assert done.stderr.strip() == "Stopped waiting. Run r-9 goes on: kindgi runs get r-9"
+    assert [(m, p) for m, p, _ in found.seen] == [("POST", "/v1/runs")]
 
 
 def test_corrections_add_refuses_an_item_that_is_not_at_its_pointer(
