@@ -206,6 +206,29 @@ def test_answer_checks_go_to_the_judging_model_when_one_is_configured(tmp_path: 
     assert run["result"]["perCase"][0]["candidate"][0]["items"] == 2
 
 
+def test_a_keyless_local_server_is_the_judge_the_summary_names(tmp_path: Path) -> None:
+    judge = OpenAIStub().serve()
+    judge.queue_text('{"answer": "", "output": {"pass": true, "reason": "It says it."}}')
+    providers = (
+        '[tool.kindgi-dev.providers]\ndefault = "function"\n\n'
+        f'[tool.kindgi-dev.providers.openai]\nbase_url = "{judge.base_url}"\nmodel = "llama3.2"\n'
+    )
+    try:
+        with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search"), {},
+                    providers) as (client, ctx):  # fmt: skip
+            run_id = tutorial_runs(ctx)[PASSWORD]
+            project = client.get("/v1/projects/default").json()["id"]
+            answer = {"runId": run_id, "answer": {"verdict": "wrong", "shouldSay": "reset link"}}
+            assert client.post("/v1/corrections", json=answer).status_code == 201
+            run = try_version(client, f"/v1/agents/{AGENT}/test-set/runs", project)
+    finally:
+        judge.stop()
+    summary = run["result"]["summary"]
+    assert summary["judge"] == {"kind": "model", "providerId": "openai", "model": "llama3.2"}
+    assert summary["corrections"] == {"checked": 1, "passed": 1}
+    assert "authorization" not in {k.lower() for k in judge.requests[0].headers}
+
+
 def test_without_a_judging_model_the_summary_says_the_judge_was_deterministic(
     tmp_path: Path,
 ) -> None:
