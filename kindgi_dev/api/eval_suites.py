@@ -210,7 +210,17 @@ async def list_suites(call: Call[Any, SuiteListQuery]) -> Page[Any]:
 
 async def publish(call: Call[PublishEvalSuiteBody, Any]) -> eval_suites.Published:
     """Publish a version (201)."""
-    return eval_suites.publish(call.ctx, call.body.wire())
+    body = call.body
+    new = eval_suites.NewVersion(
+        id=body.id,
+        project_id=body.project_id,
+        version=body.version,
+        kind=body.kind,
+        spec=body.spec,
+        description=body.description,
+        tenant_id=body.tenant_id,
+    )
+    return eval_suites.publish(call.ctx, new)
 
 
 async def get(call: Call[Any, SuiteGetQuery]) -> eval_suites.EvalSuite:
@@ -238,7 +248,31 @@ async def get_version(call: Call[Any, Any]) -> eval_suites.EvalSuite:
 
 async def build(call: Call[BuildJudgedSuiteBody, Any]) -> eval_suites.Built:
     """Build a judged version (201)."""
-    return eval_suites.build_from_judgments(call.ctx, call.path["suiteId"], call.body.wire())
+    return eval_suites.build_from_judgments(call.ctx, call.path["suiteId"], selection_of(call.body))
+
+
+FILTERS = {"agent_version", "since", "until", "judge_class_ids", "min_judgments", "segments"}
+"""The build body's fields that select runs, kept in the version's spec as given."""
+
+
+def selection_of(body: BuildJudgedSuiteBody) -> eval_suites.JudgedSelection:
+    """The runs a build body selects, for the service (the console builds through it too)."""
+    return eval_suites.JudgedSelection(
+        version=body.version,
+        project_id=body.project_id,
+        agent_id=body.agent_id,
+        agent_version=body.agent_version,
+        flow_id=body.flow_id,
+        since=body.since,
+        until=body.until,
+        judge_class_ids=body.judge_class_ids or [],
+        min_judgments=body.min_judgments,
+        segments=[segment.model_dump() for segment in body.segments or []],
+        description=body.description,
+        given_filters=body.model_dump(
+            by_alias=True, exclude_none=True, include=FILTERS, mode="json"
+        ),
+    )
 
 
 async def list_cases(call: Call[Any, PageQuery]) -> Page[Any]:

@@ -10,6 +10,8 @@ from typing import Any
 
 from starlette.responses import Response
 
+from ..api.eval_suites import BuildJudgedSuiteBody, selection_of
+from ..api.wire import parse
 from ..domain import corrections as rules
 from ..domain.errors import KindgiError, ValidationFailed
 from ..services import catalog, eval_runs, eval_suites, projects, test_sets
@@ -65,9 +67,8 @@ async def build(visit: Visit) -> Response:
             "agentVersion": visit.field("agent-version") or None,
             "minJudgments": _min_judgments(visit.field("min-judgments")),
         }
-        eval_suites.build_from_judgments(
-            visit.ctx, suite_id, {k: v for k, v in body.items() if v is not None}
-        )
+        given = parse(BuildJudgedSuiteBody, {k: v for k, v in body.items() if v is not None})
+        eval_suites.build_from_judgments(visit.ctx, suite_id, selection_of(given))
     except KindgiError as error:
         field = str(error.details.get("field") or "form")
         field = "subject" if field in ("agentId", "flowId") else field

@@ -5,9 +5,10 @@
 answers about suites; callers use them through this package.
 """
 
-from .build import Built, build_from_judgments
+from .build import Built, JudgedSelection, build_from_judgments
 from .publish import (
     EVAL_KINDS,
+    NewVersion,
     Published,
     Reinstated,
     Tombstoned,
@@ -33,6 +34,8 @@ __all__ = [
     "EVAL_KINDS",
     "Built",
     "EvalSuite",
+    "JudgedSelection",
+    "NewVersion",
     "Published",
     "Reinstated",
     "Tombstoned",

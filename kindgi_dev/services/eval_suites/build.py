@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...domain import test_sets as rules
@@ -27,21 +27,42 @@ class Built:
     truncated: bool
 
 
-def build_from_judgments(ctx: Context, suite_id: str, body: dict[str, Any]) -> Built:
+@dataclass(frozen=True)
+class JudgedSelection:
+    """Which judged runs of one agent (or flow) in a project become a version's cases.
+
+    `given_filters` are the filters as the request named them, kept in the version's spec.
+    """
+
+    version: str
+    project_id: str
+    agent_id: str | None = None
+    agent_version: str | None = None
+    flow_id: str | None = None
+    since: str | None = None
+    until: str | None = None
+    judge_class_ids: list[str] = field(default_factory=list)
+    min_judgments: int | None = None
+    segments: list[dict[str, str]] = field(default_factory=list)
+    description: str | None = None
+    given_filters: dict[str, Any] = field(default_factory=dict)
+
+
+def build_from_judgments(ctx: Context, suite_id: str, selection: JudgedSelection) -> Built:
     """Publish a `judged` version: one frozen case per corrected run, newest first, ≤ 1000."""
-    check_version(body["version"])
-    subject = _subject(body)
-    project_id = projects.get(ctx, body["projectId"]).id
+    check_version(selection.version)
+    subject = _subject(selection)
+    project_id = projects.get(ctx, selection.project_id).id
     filters = rules.BuildFilters(
-        agent_version=body.get("agentVersion"),
-        since=_wire_time(body, "since"),
-        until=_wire_time(body, "until"),
-        min_judgments=body.get("minJudgments") or 1,
-        segments=body.get("segments") or (),
+        agent_version=selection.agent_version,
+        since=_stored_time(selection.since, "since"),
+        until=_stored_time(selection.until, "until"),
+        min_judgments=selection.min_judgments or 1,
+        segments=selection.segments,
     )
-    class_ids = body.get("judgeClassIds") or []
+    class_ids = selection.judge_class_ids
     with ctx.db.transaction():
-        claim(ctx, suite_id, body["version"], project_id)
+        claim(ctx, suite_id, selection.version, project_id)
         judged = [
             rules.JudgedRun(
                 r["run_id"], r["first_judged_at"], r["judgments"], r["segments"], r["agent_version"]
@@ -53,35 +74,35 @@ def build_from_judgments(ctx: Context, suite_id: str, body: dict[str, Any]) -> B
         spec = {
             "source": "judgments",
             "subject": {"kind": subject[0], "id": subject[1]},
-            "filters": _filters_of(body),
+            "filters": selection.given_filters,
             "truncated": truncated,
         }
         stored = store.insert_version(
             ctx.db,
             {
                 "id": suite_id,
-                "version": body["version"],
+                "version": selection.version,
                 "tenant_id": ctx.tenant_id,
                 "project_id": project_id,
                 "kind": "judged",
-                "description": body.get("description"),
+                "description": selection.description,
                 "spec": spec,
                 "case_count": len(cases),
                 "created_at": now_iso(),
             },
         )
         if not stored:
-            raise taken(suite_id, body["version"])
-        store.insert_cases(ctx.db, suite_id, body["version"], cases)
-    return Built(suite_id, body["version"], "judged", len(cases), truncated)
+            raise taken(suite_id, selection.version)
+        store.insert_cases(ctx.db, suite_id, selection.version, cases)
+    return Built(suite_id, selection.version, "judged", len(cases), truncated)
 
 
-def _subject(body: dict[str, Any]) -> tuple[str, str]:
+def _subject(selection: JudgedSelection) -> tuple[str, str]:
     """("agent", id) or ("flow", id): exactly one; `agentVersion` needs `agentId`."""
-    agent, flow = body.get("agentId"), body.get("flowId")
+    agent, flow = selection.agent_id, selection.flow_id
     if (agent is None) == (flow is None):
         raise ValidationFailed("agentId", "give exactly one of agentId or flowId")
-    if body.get("agentVersion") and agent is None:
+    if selection.agent_version and agent is None:
         raise ValidationFailed("agentVersion", "needs agentId")
     if agent is not None:
         return ("agent", agent)
@@ -89,20 +110,14 @@ def _subject(body: dict[str, Any]) -> tuple[str, str]:
     return ("flow", flow)
 
 
-def _wire_time(body: dict[str, Any], name: str) -> str | None:
-    """A time filter in wire form, so it compares with stored times as text."""
-    text = body.get(name)
+def _stored_time(text: str | None, name: str) -> str | None:
+    """A time filter as times are stored, so it compares with them as text."""
     if text is None:
         return None
     try:
         return format_time(parse_time(text))
     except ValueError as error:
         raise ValidationFailed(name, f"must be an ISO-8601 time with a zone: {error}") from None
-
-
-def _filters_of(body: dict[str, Any]) -> dict[str, Any]:
-    names = ("agentVersion", "since", "until", "judgeClassIds", "minJudgments", "segments")
-    return {name: body[name] for name in names if body.get(name) is not None}
 
 
 def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[dict[str, Any]]:

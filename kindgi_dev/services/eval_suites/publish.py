@@ -81,34 +81,47 @@ def claim(ctx: Context, suite_id: str, version: str, project_id: str) -> None:
         )
 
 
-def publish(ctx: Context, body: dict[str, Any]) -> Published:
+@dataclass(frozen=True)
+class NewVersion:
+    """A suite version to publish; `spec` is the dispatcher's business, kept as given."""
+
+    id: str
+    project_id: str
+    version: str
+    kind: str
+    spec: dict[str, Any]
+    description: str | None = None
+    tenant_id: str | None = None
+
+
+def publish(ctx: Context, new: NewVersion) -> Published:
     """Publish a version; `judged` ones are built from judgments, not published."""
-    check_version(body["version"])
-    if body.get("tenantId") not in (None, ctx.tenant_id):
+    check_version(new.version)
+    if new.tenant_id not in (None, ctx.tenant_id):
         raise ValidationFailed(
             "tenantId", "must be your own tenant: cross-tenant publish is refused"
         )
-    if body["kind"] == "judged":
+    if new.kind == "judged":
         raise ValidationFailed("kind", "a judged suite is built with versions/from-judgments")
     try:
-        project_id = projects.get(ctx, body["projectId"]).id
+        project_id = projects.get(ctx, new.project_id).id
     except NotFound:
-        raise BadInput(f"projectId: no project {body['projectId']} in your tenant.") from None
+        raise BadInput(f"projectId: no project {new.project_id} in your tenant.") from None
     row = {
-        "id": body["id"],
-        "version": body["version"],
+        "id": new.id,
+        "version": new.version,
         "tenant_id": ctx.tenant_id,
         "project_id": project_id,
-        "kind": body["kind"],
-        "description": body.get("description"),
-        "spec": body["spec"],
+        "kind": new.kind,
+        "description": new.description,
+        "spec": new.spec,
         "created_at": now_iso(),
     }
     with ctx.db.transaction():
-        claim(ctx, body["id"], body["version"], project_id)
+        claim(ctx, new.id, new.version, project_id)
         if not store.insert_version(ctx.db, row):
-            raise taken(body["id"], body["version"])
-    return Published(body["id"], body["version"])
+            raise taken(new.id, new.version)
+    return Published(new.id, new.version)
 
 
 def unregister(ctx: Context, suite_id: str, version: str) -> Tombstoned:
