@@ -134,7 +134,20 @@ class UnregisterJudgeClassResult(WireModel):
 
 
 async def create(call: Call[CreateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
-    return judge_classes.create(call.ctx, call.body.wire())
+    body = call.body
+    scope = body.scope
+    return judge_classes.create(
+        call.ctx,
+        (
+            scope.kind,
+            getattr(scope, "project_id", None),
+            getattr(scope, "agent_id", None),
+        ),
+        name=body.name,
+        weight=body.weight,
+        description=body.description,
+        assertable_by=None if body.assertable_by is None else body.assertable_by.wire(),
+    )
 
 
 async def list_classes(call: Call[Any, JudgeClassQuery]) -> Page[judge_classes.JudgeClass]:
@@ -154,7 +167,13 @@ async def get(call: Call[Any, Any]) -> judge_classes.JudgeClass:
 
 
 async def update(call: Call[UpdateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
-    changes = call.body.model_dump(by_alias=True, exclude_unset=True, mode="json")
+    body = call.body
+    changes: dict[str, Any] = {name: getattr(body, name) for name in body.model_fields_set}
+    if body.assertable_by is not None:
+        assertable = body.assertable_by
+        changes["assertable_by"] = assertable.model_dump(
+            by_alias=True, exclude_unset=True, mode="json"
+        )
     return judge_classes.update(call.ctx, call.path["judgeClassId"], changes)
 
 

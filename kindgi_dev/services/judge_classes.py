@@ -125,46 +125,52 @@ def get(ctx: Context, class_id: str) -> JudgeClass:
     return class_of(_row(ctx, class_id))
 
 
-def create(ctx: Context, body: Mapping[str, Any]) -> JudgeClass:
-    """A new class; 409 `judge-class-name-taken` when a live class of its scope has the name."""
-    scope = body["scope"]
-    if scope["kind"] != "tenant":
-        projects.get(ctx, scope["projectId"])
-    key = (scope["kind"], scope.get("projectId"), scope.get("agentId"))
+def create(
+    ctx: Context,
+    scope: tuple[str, str | None, str | None],
+    *,
+    name: str,
+    weight: float,
+    description: str | None = None,
+    assertable_by: dict[str, Any] | None = None,
+) -> JudgeClass:
+    """A new class of a scope (kind, project id, agent id), `assertable_by` as the contract
+    shapes it; 409 `judge-class-name-taken` when a live class of its scope has the name."""
+    if scope[0] != "tenant":
+        projects.get(ctx, str(scope[1]))
+    key = scope
     now = now_iso()
-    row = {
+    row: dict[str, Any] = {
         "id": str(uuid.uuid4()),
         "tenant_id": ctx.tenant_id,
         "scope_kind": key[0],
         "project_id": key[1],
         "agent_id": key[2],
-        "name": body["name"],
-        "weight": body["weight"],
-        "description": body.get("description"),
-        "assertable_by": body.get("assertableBy"),
+        "name": name,
+        "weight": weight,
+        "description": description,
+        "assertable_by": assertable_by,
         "created_at": now,
         "updated_at": now,
     }
     with ctx.db.transaction():
-        if store.name_taken(ctx.db, ctx.tenant_id, key, body["name"]):
+        if store.name_taken(ctx.db, ctx.tenant_id, key, name):
             raise Conflict(
-                f'A live judge class of this scope is already named "{body["name"]}".',
+                f'A live judge class of this scope is already named "{name}".',
                 code="judge-class-name-taken",
-                name=body["name"],
+                name=name,
             )
         store.insert(ctx.db, row)
     return get(ctx, row["id"])
 
 
 def update(ctx: Context, class_id: str, changes: Mapping[str, Any]) -> JudgeClass:
-    """Change weight, description or `assertableBy` (None lifts the restriction)."""
+    """Change `weight`, `description` or `assertable_by` (None lifts the restriction)."""
     if not changes:
         raise ValidationFailed("", "give at least one of weight, description, assertableBy")
-    columns = {"weight": "weight", "description": "description", "assertableBy": "assertable_by"}
     with ctx.db.transaction():
         _live_row(ctx, class_id)
-        update_columns = {columns[name]: value for name, value in changes.items()}
-        store.update(ctx.db, class_id, {**update_columns, "updated_at": now_iso()})
+        store.update(ctx.db, class_id, {**changes, "updated_at": now_iso()})
     return get(ctx, class_id)
 
 
