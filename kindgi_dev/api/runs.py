@@ -154,13 +154,25 @@ async def start(call: Call[StartRunBody, Any]) -> Response:
     body = call.body
     if (body.agent is None) == (body.flow is None):
         raise ValidationFailed("agent", "give exactly one of agent or flow")
-    data = body.model_dump(by_alias=True, exclude_none=True)
+    options = body.options or StartRunOptions()
+    segments = None if body.segments is None else [s.wire() for s in body.segments]
+    given = {
+        "project_id": body.project_id,
+        "input": body.input,
+        "segments": segments,
+        "dry_run": bool(options.dry_run),
+        "wait": options.wait is not False,
+    }
     if body.flow is not None:
-        if "input" not in data:
+        if body.input is None:
             raise ValidationFailed("input", "is required: the flow's run input")
-        run, status = await flow_runs.start(call.ctx, data)
+        run, status = await flow_runs.start(
+            call.ctx, body.flow, flow_version=body.flow_version, **given
+        )
     else:
-        run, status = await runs.start(call.ctx, data)
+        run, status = await runs.start(
+            call.ctx, str(body.agent), agent_version=body.agent_version, **given
+        )
     return json_response(shape(Run, run), status)
 
 

@@ -74,9 +74,9 @@ def agent_ids(visit: Visit) -> list[str]:
 
 async def start_run(visit: Visit) -> Response:
     """Start an agent turn from the runs page and open its page when it ends."""
-    body = {"agent": visit.field("agent"), "input": {"userMessage": visit.field("message")}}
+    message = {"userMessage": visit.field("message")}
     try:
-        run, _ = await runs.start(visit.ctx, body)
+        run, _ = await runs.start(visit.ctx, visit.field("agent"), input=message)
     except BadInput as error:
         return await list_runs(visit, error=error)
     return redirect(f"/console/runs/{run.id}")

@@ -54,26 +54,34 @@ def definition(ctx: Context, flow_id: str, version: str | None = None) -> FlowDe
     return FlowDefinition.from_manifest(catalog.get_flow(ctx, flow_id, version))
 
 
-async def start(ctx: Context, body: dict[str, Any]) -> tuple[runs.Run, int]:
-    """Start a flow run; answer when it ends (`wait`, the default) or at once."""
-    flow = definition(ctx, body["flow"], body.get("flowVersion"))
-    project_id = projects.require(ctx, body.get("projectId"))
-    data = body.get("input")
-    options = body.get("options") or {}
-    dry_run = bool(options.get("dryRun"))
+async def start(
+    ctx: Context,
+    flow_id: str,
+    *,
+    flow_version: str | None = None,
+    project_id: str | None = None,
+    input: Any = None,
+    segments: list[dict[str, str]] | None = None,
+    dry_run: bool = False,
+    wait: bool = True,
+) -> tuple[runs.Run, int]:
+    """Start a flow run on `input`; answer when it ends (`wait`) or at once."""
+    flow = definition(ctx, flow_id, flow_version)
+    project_id = projects.require(ctx, project_id)
+    data = input
     run = open_run(
         ctx,
         flow,
         project_id,
         data,
-        segments=body.get("segments"),
+        segments=segments,
         started_by="person",
         dry_run=dry_run,
     )
     live = runs.live_dispatcher(ctx, project_id, run["id"])
     dispatcher: ToolDispatcher = DryRunDispatcher(live) if dry_run else live
     work = perform(ctx, run["id"], flow, data, dispatcher)
-    if options.get("wait", True):
+    if wait:
         finished = await _track(ctx, run["id"], work)
         if finished["status"] == "failed":
             raise FlowRunFailed(

@@ -62,32 +62,37 @@ def check_input(agent: Mapping[str, Any], data: Any) -> dict[str, Any]:
     return data
 
 
-async def start(ctx: Context, body: dict[str, Any]) -> tuple[Run, int]:
-    """Start an agent turn; answer when it ends (`wait`, the default) or at once."""
-    if body.get("flow") is not None:
-        raise BadInput(
-            "kindgi dev runs agent turns; starting flow runs is not supported yet.", field="flow"
-        )
-    agent = catalog.get_agent(ctx, body["agent"], body.get("agentVersion"))
-    project_id = projects.require(ctx, body.get("projectId"))
-    data = check_input(agent, body.get("input"))
-    options = body.get("options") or {}
-    dry_run = bool(options.get("dryRun"))
+async def start(
+    ctx: Context,
+    agent_id: str,
+    *,
+    agent_version: str | None = None,
+    project_id: str | None = None,
+    input: Any = None,
+    segments: list[dict[str, str]] | None = None,
+    dry_run: bool = False,
+    wait: bool = True,
+) -> tuple[Run, int]:
+    """Start an agent turn on `input` (`{userMessage, parameters}`); answer when it ends
+    (`wait`) or at once."""
+    agent = catalog.get_agent(ctx, agent_id, agent_version)
+    project_id = projects.require(ctx, project_id)
+    data = check_input(agent, input)
     run = open_run(
         ctx,
         agent,
         project_id,
         data,
-        segments=body.get("segments"),
+        segments=segments,
         started_by="person",
-        via="explicit" if body.get("agentVersion") else "latest",
+        via="explicit" if agent_version else "latest",
         dry_run=dry_run,
     )
     history = conversations.history(ctx, run["conversation_id"], before_run=run["id"])
     live = live_dispatcher(ctx, project_id, run["id"])
     dispatcher: ToolDispatcher = DryRunDispatcher(live) if dry_run else live
     work = perform_turn(ctx, run["id"], agent, data["userMessage"], history, dispatcher)
-    if options.get("wait", True):
+    if wait:
         finished = await _track(ctx, run["id"], work)
         if finished["status"] == "failed":
             raise TurnFailedError(
