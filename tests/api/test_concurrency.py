@@ -101,14 +101,14 @@ def test_a_small_correction_never_waits_for_a_long_write_on_the_event_loop(
     short = {"runId": short_run, "items": [items[0]]}
     with serve_app(app) as url, ThreadPoolExecutor(2) as pool:
         auth = {"Authorization": f"Bearer {ctx.identity.token}"}
-        with httpx.Client(base_url=url, headers=auth, timeout=20) as http:
+        with httpx.Client(base_url=url, headers=auth, timeout=120) as http:
             first = http.post("/v1/corrections", json=short)
             long = pool.submit(
                 http.post, "/v1/corrections", json={"runId": long_run, "items": items}
             )
             assert inside.wait(60), long.result().text[:500]
             behind = pool.submit(http.post, "/v1/corrections", json=short)
-            with httpx.Client(base_url=url, headers=auth, timeout=10) as reader:
+            with httpx.Client(base_url=url, headers=auth, timeout=120) as reader:
                 health = reader.get("/health")
             answered_while_held = not long.done() and not behind.done()
             release.set()

@@ -140,6 +140,6 @@ def test_the_pages_scripts_print_what_the_pages_print(server: DevServer) -> None
     save_version(server.pack, "0.2.0", NEW_INSTRUCTIONS)
     with server.client() as http:
         wait_for(lambda: [v["version"] for v in http.get(f"/v1/agents/{AGENT}/versions").json()
-                          ["data"]] == ["0.1.0", "0.2.0"], timeout=10)  # fmt: skip
+                          ["data"]] == ["0.1.0", "0.2.0"], timeout=60)  # fmt: skip
     assert script(server, "compare.py", COMPARE, project) == COMPARED
     assert script(server, "test_set.py", TEST_SET, project) == LISTED

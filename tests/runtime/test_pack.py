@@ -114,7 +114,7 @@ def test_filter_keeps_sources_and_config_only(tmp_path: Path) -> None:
         assert not keep(Change.modified, f"{pack}/{ignored}"), ignored
 
 
-async def until(condition: Callable[[], bool], seconds: float = 3.0) -> None:
+async def until(condition: Callable[[], bool], seconds: float = 30.0) -> None:
     """Wait until `condition()` holds (or the time is up)."""
     for _ in range(int(seconds / 0.02)):
         if condition():
