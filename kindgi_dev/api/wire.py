@@ -45,7 +45,9 @@ WireTime = Annotated[str, AfterValidator(_wire_time)]
 class WireModel(BaseModel):
     """A body or answer on the wire: camelCase aliases, unknown fields refused."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", defer_build=True
+    )
 
     def wire(self) -> dict[str, Any]:
         """The model as JSON-ready camelCase data, absent optional fields left out."""
@@ -55,7 +57,9 @@ class WireModel(BaseModel):
 class OpenModel(WireModel):
     """An answer model whose extra fields pass (for shapes the contract leaves open)."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow", defer_build=True
+    )
 
 
 def issue_path(location: tuple[int | str, ...]) -> str:
