@@ -17,7 +17,7 @@ from .routing import plain, shape
 from .wire import WholeNumber, WireModel
 
 
-def _nulls(data: Any, *names: str) -> Any:
+def _nulls(data: object, *names: str) -> object:
     """Record data with these fields present (as null when the record has none)."""
     if not isinstance(data, dict):
         return data
@@ -49,7 +49,7 @@ class CaseScore(WireModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _nested(cls, data: Any) -> Any:
+    def _nested(cls, data: object) -> object:
         """A `metrics.CaseScore`'s flat sums, nested as the wire has them."""
         if not isinstance(data, dict) or "top_k_yes" not in data:
             return data
@@ -91,7 +91,7 @@ class Difference(WireModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _values(cls, data: Any) -> Any:
+    def _values(cls, data: object) -> object:
         """A field's expected (and given) value shows even when it is null."""
         if not isinstance(data, dict):
             return data
@@ -165,7 +165,7 @@ class ComparisonMetric(WireModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _sides(cls, data: Any) -> Any:
+    def _sides(cls, data: object) -> object:
         return _nulls(data, "baseline", "candidate", "delta")
 
 
@@ -183,7 +183,7 @@ class PassRate(WireModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _sides(cls, data: Any) -> Any:
+    def _sides(cls, data: object) -> object:
         return _nulls(data, "baseline", "candidate", "delta")
 
 
@@ -309,7 +309,7 @@ class PreviewCase(WireModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _input(cls, data: Any) -> Any:
+    def _input(cls, data: object) -> object:
         return _nulls(data, "input")
 
 
