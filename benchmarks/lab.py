@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import seed
 from devserver import CLOSE, DevServer, copy_pack, start
+from rows import cpu_seconds
 
 SUITE_ID = "bench.article-picks"
 
@@ -62,6 +63,9 @@ class CorrectionLoad:
     fresh_ms: list[float]
     rate: float
     wrk_rate: float | None = None
+    wrk_cpu_ms: float | None = None
+    """The server's CPU time per correction while wrk ran: on a shared machine it moves
+    far less than the rate does."""
 
 
 @dataclass(frozen=True)
@@ -187,8 +191,9 @@ end
 """
 
 
-def wrk_rate(lab: Lab) -> float | None:
-    """Sustained corrections/s from `wrk` (a C load generator), or None when it isn't installed.
+def wrk_rate(lab: Lab) -> tuple[float, float] | None:
+    """Sustained corrections/s from `wrk` (a C load generator) and the server's CPU ms per
+    correction meanwhile, or None when wrk isn't installed.
 
     Python clients on a 2-core machine measure themselves as much as the server; wrk doesn't.
     It runs on an instance of its own, so the test set of rows 3 and 4 keeps 10,000 cases.
@@ -202,16 +207,21 @@ def wrk_rate(lab: Lab) -> float | None:
         WRK_SCRIPT % {"token": server.token, "run": seed.start_runs(server, 1)[0]["id"]}
     )
     try:
+        cpu_before = cpu_seconds(server.pid)
         done = subprocess.run(
             ["wrk", "-t1", "-c4", f"-d{seconds}s", "-s", str(script), server.url],
             capture_output=True, text=True, timeout=seconds + 30,
         )  # fmt: skip
+        cpu = cpu_seconds(server.pid) - cpu_before
     finally:
         lab.stop(server)
     if "Non-2xx" in done.stdout:
         raise RuntimeError(f"wrk got refusals:\n{done.stdout}")
-    found = re.search(r"Requests/sec:\s+([\d.]+)", done.stdout)
-    return float(found.group(1)) if found else None
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", done.stdout)
+    count = re.search(r"(\d+) requests in", done.stdout)
+    if rate is None or count is None:
+        return None
+    return float(rate.group(1)), ms(cpu) / int(count.group(1))
 
 
 def record_corrections(lab: Lab) -> CorrectionLoad:
@@ -241,7 +251,8 @@ def record_corrections(lab: Lab) -> CorrectionLoad:
     done, seconds = post_concurrently(server, rest, sizes.clients, sizes.load_limit_s)
     say("  sustained rate with wrk (when installed)…")
     sustained = wrk_rate(lab)
-    return CorrectionLoad(server, project, sequential_ms, fresh_ms, done / seconds, sustained)
+    rate, cpu_ms = sustained if sustained is not None else (None, None)
+    return CorrectionLoad(server, project, sequential_ms, fresh_ms, done / seconds, rate, cpu_ms)
 
 
 def build_corrected_suite(lab: Lab) -> CorrectedSuite:

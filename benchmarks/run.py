@@ -124,7 +124,10 @@ def row_correction(lab: Lab) -> list[Row]:
     rate = load.rate
     if load.wrk_rate is not None:
         rate = load.wrk_rate
-        measured += f"; {rate:,.0f}/s sustained with wrk ({lab.sizes.wrk_seconds} s, 4 conns)"
+        measured += (
+            f"; {rate:,.0f}/s sustained with wrk ({lab.sizes.wrk_seconds} s, 4 conns; "
+            f"server CPU {load.wrk_cpu_ms:.2f} ms per correction)"
+        )
     else:
         measured += "; install wrk for the sustained rate"
     return [Row(WHAT[4], TARGET[4], measured, p50 < 5 and rate >= 1000)]
