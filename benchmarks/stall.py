@@ -5,19 +5,21 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import httpx
 import seed
 from lab import Lab, ms, say
 from rows import Row, percentile
+from wide_models import ARTICLES as ITEMS
 
-ITEMS = 14_000
+WIDE_MODELS = Path(__file__).resolve().parent / "wide_models.py"
 TARGET_MS = 100
 
 
 def _correct(client: httpx.Client, run_id: str, verdict: str) -> float:
-    """Post the whole 14,000-item correction of the run; its time in seconds."""
-    items = [{"key": f"kb-{i}", "pointer": "/output/articles/0", "verdict": verdict}
+    """Post a correction judging each of the run's 14,000 articles; its time in seconds."""
+    items = [{"key": f"kb-{i}", "pointer": f"/output/articles/{i}", "verdict": verdict}
              for i in range(ITEMS)]  # fmt: skip
     began = time.perf_counter()
     response = client.post("/v1/corrections", json={"runId": run_id, "items": items})
@@ -28,7 +30,7 @@ def _correct(client: httpx.Client, run_id: str, verdict: str) -> float:
 
 def measure(lab: Lab, what: str, target: str) -> list[Row]:
     """Replace a 14,000-item correction while another client reads `/health` and a list."""
-    server = lab.start(lab.pack("stall"))
+    server = lab.start(lab.pack("stall"), "--models", str(WIDE_MODELS))
     body = {"agent": seed.AGENT, "input": {"userMessage": seed.QUESTIONS[0]}}
     with server.client() as writer, server.client() as reader:
         run_id = writer.post("/v1/runs", json=body).json()["id"]
