@@ -11,7 +11,7 @@ from starlette.responses import Response, StreamingResponse
 
 from ..domain.paging import Page
 from ..domain.status import TERMINAL
-from ..services import eval_runs, trials
+from ..services import eval_runs, flow_runs, trials
 from .eval_results import DryRunPreview, DryRunResult, JudgedComparisonResult, case_frame, end_frame
 from .routing import Call, Endpoint
 from .wire import OpenModel, WireModel, WireTime
@@ -154,16 +154,39 @@ class RescoreBody(WireModel):
     project_id: str | None = None
 
 
-def _body(body: StartEvalRunBody) -> dict[str, Any]:
-    return body.model_dump(by_alias=True, exclude_none=True)
+def start_request(body: StartEvalRunBody) -> eval_runs.StartRequest:
+    """The validated start body as the services' request record."""
+    agent, flow, sample = body.agent_ref, body.flow_ref, body.sample
+    swaps, overrides = body.versions, body.overrides
+    return eval_runs.StartRequest(
+        project_id=body.project_id,
+        agent=None if agent is None else eval_runs.AgentCandidate(agent.agent_id, agent.version),
+        flow=None if flow is None else eval_runs.FlowCandidate(flow.flow_id, flow.version),
+        versions=flow_runs.Overrides(
+            tools=dict(swaps.tools or {}) if swaps else {},
+            agents=dict(swaps.agents or {}) if swaps else {},
+        ),
+        dry_run=bool(body.dry_run),
+        correlation_id=body.correlation_id,
+        baseline="recorded" if body.baseline is None else body.baseline,
+        reads=body.reads,
+        repetitions=body.repetitions,
+        k=body.k,
+        class_weights=body.class_weights,
+        override_settings=tuple(overrides.settings or {}) if overrides else (),
+        override_prompts=tuple(overrides.prompts or {}) if overrides else (),
+        sample=None
+        if sample is None
+        else eval_runs.Sample(sample.part, sample.seed, sample.hold_out_share),
+    )
 
 
 async def start_on_suite(call: Call[StartSuiteRunBody, Any]) -> eval_runs.Started:
-    return trials.start_on_suite(call.ctx, call.path["suiteId"], _body(call.body))
+    return trials.start_on_suite(call.ctx, call.path["suiteId"], start_request(call.body))
 
 
 async def start_on_test_set(call: Call[StartEvalRunBody, Any]) -> eval_runs.Started:
-    return trials.start_on_test_set(call.ctx, call.path["agentId"], _body(call.body))
+    return trials.start_on_test_set(call.ctx, call.path["agentId"], start_request(call.body))
 
 
 async def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 from starlette.responses import Response, StreamingResponse
@@ -19,7 +20,7 @@ from ..domain.errors import KindgiError, NotFound, ValidationFailed
 from ..domain.items import answer_text
 from ..domain.results import ComparisonResult
 from ..domain.status import TERMINAL
-from ..services import eval_runs, projects, runs, trials
+from ..services import eval_runs, flow_runs, projects, runs, trials
 from . import test_cases, words
 from .web import Visit, redirect
 
@@ -32,38 +33,34 @@ def _repetitions(text: str) -> int:
     return int(text)
 
 
-def start_body(visit: Visit, subject_kind: str, subject_id: str) -> dict[str, Any]:
-    """The eval run's start body the Try form says."""
-    body: dict[str, Any] = {
-        "repetitions": _repetitions(visit.field("repetitions") or "1"),
-        "reads": "live" if visit.field("reads") == "live" else "recorded",
-        "classWeights": "restricted-only" if visit.field("experts") else "as-recorded",
-    }
+def start_request(visit: Visit, subject_kind: str, subject_id: str) -> eval_runs.StartRequest:
+    """The eval run's start request the Try form says."""
     version = visit.field("version") or None
-    if subject_kind == "flow":
-        body["flowRef"] = {
-            k: v for k, v in {"flowId": subject_id, "version": version}.items() if v is not None
-        }
-        prefix = "agent:"
-        agents = {
-            k[len(prefix) :]: v for k, v in (visit.form or {}).items() if k.startswith(prefix) and v
-        }
-        if agents:
-            body["versions"] = {"agents": agents}
-    else:
-        body["agentRef"] = {
-            k: v for k, v in {"agentId": subject_id, "version": version}.items() if v is not None
-        }
-    return body
+    request = eval_runs.StartRequest(
+        repetitions=_repetitions(visit.field("repetitions") or "1"),
+        reads="live" if visit.field("reads") == "live" else "recorded",
+        class_weights="restricted-only" if visit.field("experts") else "as-recorded",
+    )
+    if subject_kind != "flow":
+        return replace(request, agent=eval_runs.AgentCandidate(subject_id, version))
+    prefix = "agent:"
+    agents = {
+        k[len(prefix) :]: v for k, v in (visit.form or {}).items() if k.startswith(prefix) and v
+    }
+    return replace(
+        request,
+        flow=eval_runs.FlowCandidate(subject_id, version),
+        versions=flow_runs.Overrides(agents=agents),
+    )
 
 
 async def try_on_suite(visit: Visit) -> Response:
     """`POST …/suites/{id}/try`: try a version on the set's latest version of test cases."""
     suite_id = visit.request.path_params["suiteId"]
     try:
-        body = start_body(visit, visit.field("kind"), visit.field("subject"))
-        body["projectId"] = projects.get_default(visit.ctx).id
-        started = trials.start_on_suite(visit.ctx, suite_id, body)
+        request = start_request(visit, visit.field("kind"), visit.field("subject"))
+        request = replace(request, project_id=projects.get_default(visit.ctx).id)
+        started = trials.start_on_suite(visit.ctx, suite_id, request)
     except KindgiError as error:
         return await test_cases.suite(visit, {"try": error.message}, error.status)
     return redirect(f"/console/eval-runs/{started.run_id}")
@@ -73,8 +70,8 @@ async def try_on_test_set(visit: Visit) -> Response:
     """`POST …/agents/{id}/try`: freeze the agent's test set and try a version on it."""
     agent_id = visit.request.path_params["agentId"]
     try:
-        body = start_body(visit, "agent", agent_id)
-        started = trials.start_on_test_set(visit.ctx, agent_id, body)
+        request = start_request(visit, "agent", agent_id)
+        started = trials.start_on_test_set(visit.ctx, agent_id, request)
     except KindgiError as error:
         return await test_cases.agent_set(visit, {"try": error.message}, error.status)
     return redirect(f"/console/eval-runs/{started.run_id}")

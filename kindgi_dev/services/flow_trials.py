@@ -8,7 +8,6 @@ stops the case, which then has no output to rate and is left out of the metrics.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from ..domain.comparison import ReplayCase, Replayed
 from ..domain.errors import BadInput, NotFound
@@ -28,12 +27,12 @@ def refused_version(path: str, message: str) -> BadInput:
 
 
 def check_overrides(
-    ctx: Context, flow: FlowDefinition, versions: dict[str, dict[str, str]]
+    ctx: Context, flow: FlowDefinition, versions: flow_runs.Overrides
 ) -> flow_runs.Overrides:
     """The swaps, each of a tool or agent the flow uses and at a version kindgi dev serves."""
-    for kind in ("tools", "agents"):
+    for kind, swaps in (("tools", versions.tools), ("agents", versions.agents)):
         used = flow.used(kind[:-1])
-        for item_id, version in (versions.get(kind) or {}).items():
+        for item_id, version in swaps.items():
             path = f"versions/{kind}/{item_id}"
             if item_id not in used:
                 raise refused_version(path, f"flow {flow.id} {flow.version} doesn't use {item_id}")
@@ -54,9 +53,7 @@ def check_overrides(
                         f"trying it at {version} needs a runtime you deploy to"
                     ),
                 )
-    return flow_runs.Overrides(
-        tools=dict(versions.get("tools") or {}), agents=dict(versions.get("agents") or {})
-    )
+    return flow_runs.Overrides(tools=dict(versions.tools), agents=dict(versions.agents))
 
 
 def begin(
@@ -64,19 +61,19 @@ def begin(
     *,
     suite_id: str,
     suite_version: str,
-    body: dict[str, Any],
+    request: eval_runs.StartRequest,
     cases: list[ReplayCase],
 ) -> eval_runs.Started:
     """Check the flow candidate and its swaps (nothing is written when refused), then start."""
-    if body.get("agentRef") is not None:
+    if request.agent is not None or request.flow is None:
         raise BadInput("Give exactly one of agentRef or flowRef.", field="agentRef")
-    ref = body["flowRef"]
-    project_id = projects.require(ctx, body["projectId"])
-    flow = flow_runs.definition(ctx, ref["flowId"], ref.get("version"))
-    overrides = check_overrides(ctx, flow, body.get("versions") or {})
+    ref = request.flow
+    project_id = projects.require(ctx, request.project_id)
+    flow = flow_runs.definition(ctx, ref.flow_id, ref.version)
+    overrides = check_overrides(ctx, flow, request.versions)
     record = eval_runs.new_record(
         ctx,
-        body,
+        request,
         suite_id=suite_id,
         suite_version=suite_version,
         project_id=project_id,
@@ -90,7 +87,7 @@ def begin(
         return await replay_case(ctx, record["run_id"], flow, overrides, project_id, case, reads)
 
     concurrency = ctx.settings.eval_concurrency or os.cpu_count() or 1
-    return eval_runs.launch(ctx, record, body, cases, replay, concurrency)
+    return eval_runs.launch(ctx, record, request, cases, replay, concurrency)
 
 
 async def replay_case(

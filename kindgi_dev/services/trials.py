@@ -27,42 +27,50 @@ from . import (
 from .context import Context
 
 
-def start_on_suite(ctx: Context, suite_id: str, body: dict[str, Any]) -> eval_runs.Started:
+def start_on_suite(
+    ctx: Context, suite_id: str, request: eval_runs.StartRequest
+) -> eval_runs.Started:
     """Try the candidate on the suite's latest version, one case per judged run (or on a
     pulled test set's latest version)."""
     pulled = test_set_pulls.versions(ctx, suite_id)
     if pulled:
-        return _start_on_pulled(ctx, pulled[-1], body)
+        return _start_on_pulled(ctx, pulled[-1], request)
     suite = eval_suites.get(ctx, suite_id)
-    restricted_only = body.get("classWeights") == "restricted-only"
+    restricted_only = request.restricted_only
     cases = [
         found
         for case in eval_suites.all_cases(ctx, suite_id, suite.version)
         if (found := replay_cases.from_suite_case(ctx, case, restricted_only=restricted_only))
         is not None
     ]
-    if body.get("flowRef") is not None:
+    if request.flow is not None:
         return flow_trials.begin(
-            ctx, suite_id=suite_id, suite_version=suite.version, body=body, cases=cases
+            ctx, suite_id=suite_id, suite_version=suite.version, request=request, cases=cases
         )
     return eval_runs.begin(
-        ctx, suite_id=suite_id, suite_version=suite.version, body=body, cases=cases
+        ctx, suite_id=suite_id, suite_version=suite.version, request=request, cases=cases
     )
 
 
-def start_on_test_set(ctx: Context, agent_id: str, body: dict[str, Any]) -> eval_runs.Started:
-    """Freeze the agent's test set as a new version, then try the candidate on it."""
-    project_id = projects.require(ctx, body.get("projectId"))
-    body = {**body, "projectId": project_id}
-    body.setdefault("agentRef", {"agentId": agent_id})
+def start_on_test_set(
+    ctx: Context, agent_id: str, request: eval_runs.StartRequest
+) -> eval_runs.Started:
+    """Freeze the agent's test set as a new version, then try the candidate on it (the
+    agent's served version unless the request names another candidate)."""
+    project_id = projects.require(ctx, request.project_id)
+    request = replace(
+        request,
+        project_id=project_id,
+        agent=request.agent or eval_runs.AgentCandidate(agent_id),
+    )
     frozen = test_set_versions.freeze(ctx, agent_id, project_id)
-    restricted_only = body.get("classWeights") == "restricted-only"
+    restricted_only = request.restricted_only
     cases = replay_cases.FrozenCases(ctx, frozen.test_set_id, frozen.version, restricted_only)
     return eval_runs.begin(
         ctx,
         suite_id=frozen.test_set_id,
         suite_version=frozen.version,
-        body=body,
+        request=request,
         cases=cases,
         frozen_version={"testSetId": frozen.test_set_id, "version": frozen.version},
     )
@@ -80,11 +88,11 @@ def _test_set_cases(ctx: Context, cases: Iterable[Any], restricted_only: bool) -
 
 
 def _start_on_pulled(
-    ctx: Context, pulled: test_set_pulls.PulledVersion, body: dict[str, Any]
+    ctx: Context, pulled: test_set_pulls.PulledVersion, request: eval_runs.StartRequest
 ) -> eval_runs.Started:
     """Try the candidate on a pulled version, as on a version frozen here: its cases carry
     copies of their runs, with the recorded tool results."""
-    restricted_only = body.get("classWeights") == "restricted-only"
+    restricted_only = request.restricted_only
     stored = list(test_set_pulls.all_cases(ctx, pulled.test_set_id, pulled.version))
     cases = _test_set_cases(ctx, (c for c in stored if "expect" in c), restricted_only)
     built_before = (c for c in stored if "expect" not in c and "caseId" in c)
@@ -93,16 +101,20 @@ def _start_on_pulled(
         for case in built_before
         if (c := replay_cases.from_suite_case(ctx, case, restricted_only=restricted_only))
     ]
-    if body.get("flowRef") is not None:
+    if request.flow is not None:
         return flow_trials.begin(
-            ctx, suite_id=pulled.test_set_id, suite_version=pulled.version, body=body, cases=cases
+            ctx,
+            suite_id=pulled.test_set_id,
+            suite_version=pulled.version,
+            request=request,
+            cases=cases,
         )
     frozen = {"testSetId": pulled.test_set_id, "version": pulled.version}
     return eval_runs.begin(
         ctx,
         suite_id=pulled.test_set_id,
         suite_version=pulled.version,
-        body=body,
+        request=request,
         cases=cases,
         frozen_version=frozen,
     )

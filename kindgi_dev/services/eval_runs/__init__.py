@@ -1,20 +1,25 @@
 """Eval runs: replay a candidate on each test case and score it beside the recorded runs.
 
-`start` checks and stores a run, `execute` replays its cases in the background (and stops
-them), `result` sums the finished cases up, `read` answers about runs; callers use them
-through this package.
+`request` is what starting one asks for, `start` checks and stores a run, `execute`
+replays its cases in the background (and stops them), `result` sums the finished cases
+up, `read` answers about runs; callers use them through this package.
 """
 
 from .execute import Replay, cancel, fail_interrupted, interrupt_all, replay_case
 from .read import EvalRun, Progress, finished_cases, get, get_record, list_page, record_of
+from .request import AgentCandidate, FlowCandidate, Sample, StartRequest
 from .result import finish, summarize
 from .start import DryRunPreview, Started, begin, launch, new_record
 
 __all__ = [
+    "AgentCandidate",
     "DryRunPreview",
     "EvalRun",
+    "FlowCandidate",
     "Progress",
     "Replay",
+    "Sample",
+    "StartRequest",
     "Started",
     "begin",
     "cancel",

@@ -19,6 +19,7 @@ from ...store import eval_runs as store
 from .. import catalog, models, projects
 from ..context import Context
 from .execute import Replay, replay_case, spawn
+from .request import Sample, StartRequest
 from .result import finish
 
 
@@ -43,21 +44,21 @@ def begin(
     *,
     suite_id: str,
     suite_version: str,
-    body: dict[str, Any],
+    request: StartRequest,
     cases: Sequence[ReplayCase],
     frozen_version: dict[str, Any] | None = None,
 ) -> Started:
     """Store the eval run as `running` and start its replays; its id at once."""
-    ref = body.get("agentRef") or {}
-    if body.get("flowRef") is not None or not ref:
+    ref = request.agent
+    if request.flow is not None or ref is None:
         raise BadInput(
             "Give agentRef: kindgi dev tries agent versions on test cases.", field="agentRef"
         )
-    project_id = projects.require(ctx, body["projectId"])
-    agent = catalog.get_agent(ctx, ref["agentId"], ref.get("version"))
+    project_id = projects.require(ctx, request.project_id)
+    agent = catalog.get_agent(ctx, ref.agent_id, ref.version)
     record = new_record(
         ctx,
-        body,
+        request,
         suite_id=suite_id,
         suite_version=suite_version,
         project_id=project_id,
@@ -69,12 +70,12 @@ def begin(
     async def replay(case: ReplayCase, reads: str) -> Replayed:
         return await replay_case(ctx, record["run_id"], agent, project_id, case, reads)
 
-    return launch(ctx, record, body, cases, replay, models.eval_concurrency(ctx, agent))
+    return launch(ctx, record, request, cases, replay, models.eval_concurrency(ctx, agent))
 
 
 def new_record(
     ctx: Context,
-    body: dict[str, Any],
+    request: StartRequest,
     *,
     suite_id: str,
     suite_version: str,
@@ -83,15 +84,15 @@ def new_record(
     frozen_version: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A `running` eval run's row with the comparison's settings; the caller adds its subject."""
-    if body.get("baseline", "recorded") != "recorded":
+    if request.baseline != "recorded":
         raise BadInput("Only the recorded baseline runs in kindgi dev.", field="baseline")
-    _check_overrides(ctx, body)
+    _check_overrides(ctx, request)
     comparison_settings = {
         "baseline": "recorded",
-        "reads": body.get("reads", "recorded"),
-        "repetitions": body.get("repetitions", 1),
-        "k": body.get("k", 10),
-        "classWeights": body.get("classWeights", "as-recorded"),
+        "reads": request.reads,
+        "repetitions": request.repetitions,
+        "k": request.k,
+        "classWeights": request.class_weights,
     }
     return {
         "run_id": str(uuid.uuid4()),
@@ -101,9 +102,9 @@ def new_record(
         "suite_version": suite_version,
         "kind": "judged",
         "status": "running",
-        "dry_run": 1 if body.get("dryRun") else 0,
+        "dry_run": 1 if request.dry_run else 0,
         "started_at": now_iso(),
-        "correlation_id": body.get("correlationId"),
+        "correlation_id": request.correlation_id,
         "comparison": comparison_settings,
         "frozen_version": frozen_version,
         "case_count": len(cases),
@@ -113,22 +114,22 @@ def new_record(
 def launch(
     ctx: Context,
     record: dict[str, Any],
-    body: dict[str, Any],
+    request: StartRequest,
     cases: Sequence[ReplayCase],
     replay: Replay,
     concurrency: int,
 ) -> Started:
     """Store the eval run and start replaying its cases in the background (or preview them)."""
     run_id = record["run_id"]
-    if body.get("sample"):
-        cases = _sampled(cases, body["sample"])
+    if request.sample is not None:
+        cases = _sampled(cases, request.sample)
         record = {
             **record,
             "case_count": len(cases),
-            "comparison": {**record["comparison"], "sample": body["sample"]},
+            "comparison": {**record["comparison"], "sample": _sample_settings(request.sample)},
         }
     store.insert(ctx.db, record)
-    if body.get("dryRun"):
+    if request.dry_run:
         preview = [
             PreviewCase(i, c.case_id, c.message if c.flow_input is None else c.flow_input)
             for i, c in enumerate(cases)
@@ -139,16 +140,21 @@ def launch(
     return Started(run_id)
 
 
-def _sampled(cases: Sequence[ReplayCase], given: dict[str, Any]) -> list[ReplayCase]:
+def _sampled(cases: Sequence[ReplayCase], given: Sample) -> list[ReplayCase]:
     """The cases of the sample's part, split by its seed and stratified by a "no"."""
     return sampling.sample(
         cases,
-        part=given["part"],
-        seed=given["seed"],
-        hold_out_share=given["holdOutShare"],
+        part=given.part,
+        seed=given.seed,
+        hold_out_share=given.hold_out_share,
         case_id=lambda case: case.case_id,
         has_no=_has_no,
     )
+
+
+def _sample_settings(given: Sample) -> dict[str, Any]:
+    """The sample as the run's stored settings keep it."""
+    return {"part": given.part, "seed": given.seed, "holdOutShare": given.hold_out_share}
 
 
 def _has_no(case: ReplayCase) -> bool:
@@ -158,20 +164,19 @@ def _has_no(case: ReplayCase) -> bool:
     )
 
 
-def _check_overrides(ctx: Context, body: dict[str, Any]) -> None:
+def _check_overrides(ctx: Context, request: StartRequest) -> None:
     """400 for `overrides` kindgi dev can't apply, saying why (nothing applies here)."""
-    overrides = body.get("overrides") or {}
-    if not overrides.get("settings") and not overrides.get("prompts"):
+    if not request.override_settings and not request.override_prompts:
         return
-    if body.get("flowRef") is not None:
+    if request.flow is not None or request.agent is None:
         raise ValidationFailed(
             "overrides", "applies to an agent candidate; a flow's parts are set with versions"
         )
-    ref = body.get("agentRef") or {}
-    agent = catalog.get_agent(ctx, ref["agentId"], ref.get("version"))
+    ref = request.agent
+    agent = catalog.get_agent(ctx, ref.agent_id, ref.version)
     named = f"{agent['id']}@{agent['version']}"
     pinned = {str(pin.get("id")) for pin in agent.get("settings") or []}
-    for block_id in overrides.get("settings") or {}:
+    for block_id in request.override_settings:
         if block_id not in pinned:
             raise ValidationFailed(
                 f"overrides/settings/{block_id}", f"is not a settings block {named} pins"
@@ -182,7 +187,7 @@ def _check_overrides(ctx: Context, body: dict[str, Any]) -> None:
             "tools, so a replay would run the same either way; try it on a runtime you "
             "deploy to",
         )
-    for block_id in overrides.get("prompts") or {}:
+    for block_id in request.override_prompts:
         raise ValidationFailed(
             f"overrides/prompts/{block_id}",
             f"can't apply: {named} pins no prompt block, since kindgi dev runs instructions "

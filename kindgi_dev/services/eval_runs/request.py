@@ -1,0 +1,67 @@
+"""What starting an eval run asks for, as a typed record the api and the console build."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ...domain.sampling import Part
+from ..flow_runs import Overrides
+
+Reads = Literal["recorded", "live"]
+ClassWeights = Literal["as-recorded", "restricted-only"]
+
+
+@dataclass(frozen=True)
+class AgentCandidate:
+    """The agent version to try (its served version when none is named)."""
+
+    agent_id: str
+    version: str | None = None
+
+
+@dataclass(frozen=True)
+class FlowCandidate:
+    """The flow version to try (its newest when none is named)."""
+
+    flow_id: str
+    version: str | None = None
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Only one part of the cases: the hold-out share or the rest, split by a seed."""
+
+    part: Part
+    seed: str
+    hold_out_share: float
+
+
+@dataclass(frozen=True)
+class StartRequest:
+    """How to try a version: the project, the candidate, and the comparison's settings.
+
+    `baseline` is kept as given so the service can refuse any but the recorded one;
+    `override_settings`/`override_prompts` name the blocks a caller asked to override,
+    which kindgi dev refuses, saying why.
+    """
+
+    project_id: str | None = None
+    agent: AgentCandidate | None = None
+    flow: FlowCandidate | None = None
+    versions: Overrides = field(default_factory=Overrides)
+    dry_run: bool = False
+    correlation_id: str | None = None
+    baseline: object = "recorded"
+    reads: Reads = "recorded"
+    repetitions: int = 1
+    k: int = 10
+    class_weights: ClassWeights = "as-recorded"
+    override_settings: tuple[str, ...] = ()
+    override_prompts: tuple[str, ...] = ()
+    sample: Sample | None = None
+
+    @property
+    def restricted_only(self) -> bool:
+        """Whether only verdicts given while their class was restricted count."""
+        return self.class_weights == "restricted-only"
