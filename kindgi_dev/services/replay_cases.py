@@ -2,7 +2,8 @@
 
 Either way a case names a past run; what it expects comes from the case, and what the
 past run did (its input, history, toolEnv, output, tool calls and their results) from a
-copy of the run: the frozen case's own `run`, or one made from the stored run.
+copy of the run: the frozen case's own `run`, or one made from the stored run. Stored
+cases are read through `case_records`.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from typing import Any, overload
 from ..domain import test_sets as test_set_rules
 from ..domain.comparison import Expectation, ReplayCase
 from ..domain.metrics import Verdict
-from ..domain.replay import RecordedCall
 from ..store import judge_classes
 from ..store import runs as run_store
 from ..store import test_sets as test_set_store
+from .case_records import CopiedCall, FrozenCase, RunCopy, SuiteCase, SuiteCorrection
 from .context import Context
 
 
@@ -26,66 +27,60 @@ def _message(data: Any) -> str:
     return "" if data is None else str(data)
 
 
-def run_copy(ctx: Context, run_id: str) -> dict[str, Any] | None:
-    """What a replay needs of a past run, as JSON a frozen case carries: its agent version,
-    input, history, toolEnv, output, and every tool call with its arguments and result."""
+def _copy_of(ctx: Context, run_id: str) -> RunCopy | None:
+    """What a replay needs of a stored run (None when it isn't here)."""
     run = run_store.get(ctx.db, run_id)
     if run is None:
         return None
     context = run.get("context") or {}
-    calls = [
-        {
-            "toolId": c["toolId"],
-            "toolVersion": c["toolVersion"],
-            "arguments": c["arguments"],
-            "result": c["result"],
-            **({"error": c["error"]} if c.get("error") else {}),
-        }
-        for c in run_store.tool_calls(ctx.db, run_id)
-    ]
-    return {
-        "agentId": run.get("agent_id"),
-        "agentVersion": run.get("agent_version"),
-        **(
-            {}
-            if run.get("agent_id")
-            else {"flowId": run.get("flow_id"), "flowVersion": run.get("flow_version")}
+    agent_id = run.get("agent_id")
+    return RunCopy(
+        agent_id=agent_id,
+        agent_version=run.get("agent_version"),
+        flow_id=None if agent_id else run.get("flow_id"),
+        flow_version=None if agent_id else run.get("flow_version"),
+        input=run.get("input"),
+        history=list(context.get("history") or []),
+        tool_env=dict(run.get("tool_env") or {}),
+        output=run.get("output"),
+        tool_calls=tuple(
+            CopiedCall(
+                c["toolId"], c["toolVersion"], c["arguments"], c["result"], c["error"] or None
+            )
+            for c in run_store.tool_calls(ctx.db, run_id)
         ),
-        "input": run.get("input"),
-        "history": list(context.get("history") or []),
-        "toolEnv": dict(run.get("tool_env") or {}),
-        "output": run.get("output"),
-        "toolCalls": calls,
-    }
+    )
+
+
+def run_copy(ctx: Context, run_id: str) -> dict[str, Any] | None:
+    """A stored run's copy as JSON a frozen case carries (`run`), so it replays anywhere."""
+    copy = _copy_of(ctx, run_id)
+    return None if copy is None else copy.encoded()
 
 
 def of_copy(
     case_id: str,
     run_id: str,
-    copy: Mapping[str, Any],
+    copy: RunCopy,
     verdicts: list[Verdict],
     expectations: list[Expectation],
 ) -> ReplayCase:
     """The case to replay from a run's copy and what people said of the run."""
-    calls = [c for c in copy.get("toolCalls") or [] if isinstance(c, dict)]
-    flow_case = not copy.get("agentId") and bool(copy.get("flowId"))
+    flow_case = copy.is_flow
     return ReplayCase(
         case_id=case_id,
         run_id=run_id,
-        agent_id=str(copy.get("flowId") if flow_case else copy.get("agentId")),
-        made_on=str(copy.get("flowVersion") if flow_case else copy.get("agentVersion")),
-        message=_message(copy.get("input")),
-        history=list(copy.get("history") or []),
-        tool_env=dict(copy.get("toolEnv") or {}),
-        output=copy.get("output"),
-        recorded_tool_ids=tuple(str(c.get("toolId")) for c in calls),
+        agent_id=str(copy.flow_id if flow_case else copy.agent_id),
+        made_on=str(copy.flow_version if flow_case else copy.agent_version),
+        message=_message(copy.input),
+        history=list(copy.history),
+        tool_env=dict(copy.tool_env),
+        output=copy.output,
+        recorded_tool_ids=tuple(c.tool_id for c in copy.tool_calls),
         verdicts=tuple(verdicts),
         expectations=tuple(expectations),
-        recorded=tuple(
-            RecordedCall(str(c.get("toolId")), c.get("arguments"), c.get("result"), c.get("error"))
-            for c in calls
-        ),
-        flow_input=copy.get("input") if flow_case else None,
+        recorded=tuple(c.recorded() for c in copy.tool_calls),
+        flow_input=copy.input if flow_case else None,
     )
 
 
@@ -97,22 +92,22 @@ def build(
     expectations: list[Expectation],
 ) -> ReplayCase | None:
     """The case to replay from the stored run (None when it isn't here)."""
-    copy = run_copy(ctx, run_id)
+    copy = _copy_of(ctx, run_id)
     return None if copy is None else of_copy(case_id, run_id, copy, verdicts, expectations)
 
 
 def from_suite_case(
-    ctx: Context, case: Mapping[str, Any], *, restricted_only: bool
+    ctx: Context, stored: Mapping[str, Any], *, restricted_only: bool
 ) -> ReplayCase | None:
     """A `JudgedEvalCase`: its items' weighted counts become verdicts, its corrections checks
     (only the restricted ones when only experts' corrections count)."""
+    case = SuiteCase.decode(stored)
     verdicts: list[Verdict] = []
-    for item in case.get("items") or []:
-        restricted = item.get("restricted") or {}
-        r_yes = float(restricted.get("yesWeight", 0))
-        r_no = float(restricted.get("totalWeight", 0)) - r_yes
-        yes = float(item.get("yesWeight", 0)) - r_yes
-        no = float(item.get("totalWeight", 0)) - float(item.get("yesWeight", 0)) - r_no
+    for item in case.items:
+        r_yes = item.restricted_yes
+        r_no = item.restricted_total - r_yes
+        yes = item.yes_weight - r_yes
+        no = item.total_weight - item.yes_weight - r_no
         for weight, is_yes, is_restricted in (
             (yes, True, False),
             (no, False, False),
@@ -121,46 +116,20 @@ def from_suite_case(
         ):
             if weight > 0:
                 verdicts.append(
-                    Verdict(
-                        item["key"],
-                        item.get("pointer"),
-                        item.get("rank"),
-                        is_yes,
-                        weight,
-                        is_restricted,
-                    )
+                    Verdict(item.key, item.pointer, item.rank, is_yes, weight, is_restricted)
                 )
     expectations = [
         e
-        for c in case.get("corrections") or []
-        if (not restricted_only or c.get("restricted")) and (e := _suite_expectation(c))
+        for c in case.corrections
+        if (not restricted_only or c.restricted) and (e := _suite_expectation(c))
     ]
-    found = build(ctx, str(case["caseId"]), str(case["caseId"]), verdicts, expectations)
+    found = build(ctx, case.case_id, case.case_id, verdicts, expectations)
     if found is not None:
         return found
-    return of_copy(
-        str(case["caseId"]), str(case["caseId"]), _suite_copy(case), verdicts, expectations
-    )
+    return of_copy(case.case_id, case.case_id, case.own_copy(), verdicts, expectations)
 
 
-def _suite_copy(case: Mapping[str, Any]) -> dict[str, Any]:
-    """A run copy from a pulled suite case's own input, context and output (no tool calls)."""
-    subject = case.get("subject") or {}
-    context = case.get("context") or {}
-    data = case.get("input")
-    kind = "flow" if subject.get("kind") == "flow" else "agent"
-    return {
-        f"{kind}Id": subject.get("id"),
-        f"{kind}Version": subject.get("version"),
-        "input": {"userMessage": data} if isinstance(data, str) and kind == "agent" else data,
-        "history": context.get("history") or [],
-        "toolEnv": context.get("toolEnv") or {},
-        "output": case.get("output"),
-        "toolCalls": [],
-    }
-
-
-def _suite_expectation(correction: Mapping[str, Any]) -> Expectation | None:
+def _suite_expectation(correction: SuiteCorrection) -> Expectation | None:
     """A suite case's `corrections` entry (what the run should have done) as a check.
 
     `right` wants the tools the past run called, by name, in any order (none when it
@@ -168,16 +137,15 @@ def _suite_expectation(correction: Mapping[str, Any]) -> Expectation | None:
     without the run's calls checks them too; `wrong`, and an entry from before verdicts
     were kept, want its calls and none of its `notCalled`.
     """
-    calls = correction.get("calls") or []
-    if correction.get("verdict") == "right":
-        tools = [str(call.get("toolId")) for call in calls]
-        expected = {"verdict": "right", "tools": tools}
-        return Expectation("decisions", expected, correction.get("judgmentId"))
-    not_called = correction.get("notCalled") or []
+    calls = correction.calls
+    if correction.verdict == "right":
+        expected = {"verdict": "right", "tools": correction.called_tool_ids()}
+        return Expectation("decisions", expected, correction.judgment_id)
+    not_called = correction.not_called
     if not calls and not not_called:
         return None
     decisions = {"verdict": "wrong", "shouldCall": calls, "mustNotCall": not_called}
-    return Expectation("decisions", decisions, correction.get("judgmentId"))
+    return Expectation("decisions", decisions, correction.judgment_id)
 
 
 def class_weight(ctx: Context, class_id: Any) -> float | None:
@@ -187,30 +155,23 @@ def class_weight(ctx: Context, class_id: Any) -> float | None:
 
 
 def from_test_set_case(
-    ctx: Context, case: Mapping[str, Any], *, restricted_only: bool
+    ctx: Context, stored: Mapping[str, Any], *, restricted_only: bool
 ) -> ReplayCase | None:
     """A frozen 0.4 case: its expected items, decisions and answer; its group's weight as it
     is here, or as it was frozen (`judgeClassWeight`) when the group is another runtime's."""
-    expect = case.get("expect") or {}
-    expert = bool(case.get("expert"))
-    weight = class_weight(ctx, case.get("judgeClassId"))
+    case = FrozenCase.decode(stored)
+    weight = class_weight(ctx, case.judge_class_id)
     if weight is None:
-        weight = float(case.get("judgeClassWeight", 1.0))
-    verdicts = [
-        Verdict(
-            i["key"], i.get("pointer"), i.get("rank"), i.get("verdict") == "right", weight, expert
-        )
-        for i in expect.get("items") or []
-    ]
+        weight = float(case.recorded_weight)
+    verdicts = [Verdict(i.key, i.pointer, i.rank, i.right, weight, case.expert) for i in case.items]
     expectations = []
-    if not restricted_only or expert:
-        for part in ("decisions", "answer"):
-            if isinstance(expect.get(part), dict):
-                expectations.append(Expectation(part, dict(expect[part]), case.get("id")))
-    copy = case.get("run")
-    if isinstance(copy, dict):
-        return of_copy(str(case["id"]), str(case["runId"]), copy, verdicts, expectations)
-    return build(ctx, str(case["id"]), str(case["runId"]), verdicts, expectations)
+    if not restricted_only or case.expert:
+        expectations = [
+            Expectation(part, expected, case.case_id) for part, expected in case.expected
+        ]
+    if case.run is not None:
+        return of_copy(case.case_id, case.run_id, case.run, verdicts, expectations)
+    return build(ctx, case.case_id, case.run_id, verdicts, expectations)
 
 
 PAGE = 100
