@@ -39,10 +39,10 @@ class RunCopy:
     agent_version: str | None
     flow_id: str | None
     flow_version: str | None
-    input: Any
+    input: object
     history: list[dict[str, Any]]
     tool_env: dict[str, dict[str, str]]
-    output: Any
+    output: object
     tool_calls: tuple[CopiedCall, ...] = ()
 
     @property
