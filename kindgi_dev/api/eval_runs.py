@@ -100,6 +100,48 @@ class EvalRunProgress(OpenModel):
     concurrency: int | None = None
 
 
+class EvalRunAgentRef(OpenModel):
+    """The agent version an eval run tried."""
+
+    agent_id: str
+    version: str | None = None
+
+
+class EvalRunFlowRef(OpenModel):
+    """The flow version an eval run tried."""
+
+    flow_id: str
+    version: str | None = None
+
+
+class EvalRunSample(OpenModel):
+    """The part of the cases an eval run ran on."""
+
+    part: str
+    seed: str
+    hold_out_share: float
+
+
+class EvalRunSettings(OpenModel):
+    """How an eval run compares, as it was started (and the run it rescored)."""
+
+    baseline: str
+    reads: str
+    repetitions: int
+    k: int
+    class_weights: str
+    versions: dict[str, dict[str, str]] | None = None
+    sample: EvalRunSample | None = None
+    rescore_of: str | None = None
+
+
+class EvalRunFrozenVersion(OpenModel):
+    """The frozen test set version an eval run replays."""
+
+    test_set_id: str
+    version: str
+
+
 class EvalRun(OpenModel):
     """An eval run; a finished `judged` one has a `JudgedComparisonResult` in `result`."""
 
@@ -109,8 +151,8 @@ class EvalRun(OpenModel):
     suite_id: str
     suite_version: str
     kind: str
-    agent_ref: dict[str, Any] | None = None
-    flow_ref: dict[str, Any] | None = None
+    agent_ref: EvalRunAgentRef | None = None
+    flow_ref: EvalRunFlowRef | None = None
     status: EvalRunStatus
     dry_run: bool
     started_at: str
@@ -119,8 +161,8 @@ class EvalRun(OpenModel):
     error: str | None = None
     cancel_reason: str | None = None
     correlation_id: str | None = None
-    comparison: dict[str, Any] | None = None
-    frozen_version: dict[str, Any] | None = None
+    comparison: EvalRunSettings | None = None
+    frozen_version: EvalRunFrozenVersion | None = None
     progress: EvalRunProgress | None = None
 
 

@@ -115,14 +115,13 @@ async def show(visit: Visit) -> Response:
     record = eval_runs.get(visit.ctx, visit.request.path_params["runId"])
     result: dict[str, Any] = shape(EvalRun, record).get("result") or {}
     summary = result.get("summary")
-    settings = record.comparison or {}
     done = record.status == "completed" and summary is not None
     return visit.render(
         "eval_run.html",
         record=record,
         summary=summary,
         headline=words.headline(summary) if done and summary is not None else None,
-        restricted=settings.get("classWeights") == "restricted-only",
+        restricted=record.comparison is not None and record.comparison.restricted_only,
         restricted_line=words.RESTRICTED,
         metrics=metric_rows(summary) if summary else [],
         cases=[case_view(visit, e) for e in result.get("perCase") or []],

@@ -8,6 +8,7 @@ stops the case, which then has no output to rate and is left out of the metrics.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from ..domain.comparison import ReplayCase, Replayed
 from ..domain.errors import BadInput, NotFound
@@ -79,9 +80,10 @@ def begin(
         project_id=project_id,
         cases=cases,
     )
-    record["flow_ref"] = {"flowId": flow.id, "version": flow.version}
+    record["flow_ref"] = eval_runs.flow_ref(eval_runs.FlowCandidate(flow.id, flow.version))
     if overrides.present():
-        record["comparison"]["versions"] = overrides.present()
+        settings = eval_runs.settings_of(record)
+        record["comparison"] = replace(settings, versions=overrides.present()).encoded()
 
     async def replay(case: ReplayCase, reads: str) -> Replayed:
         return await replay_case(ctx, record["run_id"], flow, overrides, project_id, case, reads)

@@ -23,6 +23,7 @@ from . import (
     replay_cases,
     test_set_pulls,
     test_set_versions,
+    test_sets,
 )
 from .context import Context
 
@@ -72,7 +73,7 @@ def start_on_test_set(
         suite_version=frozen.version,
         request=request,
         cases=cases,
-        frozen_version={"testSetId": frozen.test_set_id, "version": frozen.version},
+        frozen_version=frozen,
     )
 
 
@@ -109,7 +110,7 @@ def _start_on_pulled(
             request=request,
             cases=cases,
         )
-    frozen = {"testSetId": pulled.test_set_id, "version": pulled.version}
+    frozen = test_sets.FrozenVersion(pulled.test_set_id, pulled.version)
     return eval_runs.begin(
         ctx,
         suite_id=pulled.test_set_id,
@@ -130,7 +131,7 @@ def rescore(ctx: Context, run_id: str) -> eval_runs.Started:
             runId=run_id,
         )
     new_id = str(uuid.uuid4())
-    settings = {**original["comparison"], "rescoreOf": run_id}
+    settings = replace(eval_runs.settings_of(original), rescore_of=run_id)
     store.insert(
         ctx.db,
         {
@@ -145,12 +146,11 @@ def rescore(ctx: Context, run_id: str) -> eval_runs.Started:
             "status": "running",
             "dry_run": 0,
             "started_at": now_iso(),
-            "comparison": settings,
+            "comparison": settings.encoded(),
             "frozen_version": original.get("frozen_version"),
             "case_count": original["case_count"],
         },
     )
-    restricted_only = settings["classWeights"] == "restricted-only"
     not_rescored = 0
     for index, previous in eval_runs.finished_cases(ctx, run_id):
         entry = previous.result
@@ -164,8 +164,8 @@ def rescore(ctx: Context, run_id: str) -> eval_runs.Started:
         scored, _ = comparison.case_result(
             case,
             [r for r in replays if r is not None],
-            k=settings["k"],
-            restricted_only=restricted_only,
+            k=settings.k,
+            restricted_only=settings.restricted_only,
         )
         rescored = replace(
             entry,

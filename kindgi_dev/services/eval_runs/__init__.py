@@ -1,14 +1,16 @@
 """Eval runs: replay a candidate on each test case and score it beside the recorded runs.
 
-`request` is what starting one asks for, `start` checks and stores a run, `execute`
-replays its cases in the background (and stops them), `result` sums the finished cases
-up, `read` answers about runs; callers use them through this package.
+`request` is what starting one asks for, `settings` how a run's row keeps it, `start`
+checks and stores a run, `execute` replays its cases in the background (and stops them),
+`result` sums the finished cases up, `read` answers about runs; callers use them through
+this package.
 """
 
 from .execute import Replay, cancel, fail_interrupted, interrupt_all, replay_case
 from .read import EvalRun, Progress, finished_cases, get, get_record, list_page, record_of
 from .request import AgentCandidate, FlowCandidate, Sample, StartRequest
 from .result import finish, summarize
+from .settings import RunSettings, flow_ref, settings_of
 from .start import DryRunPreview, Started, begin, launch, new_record
 
 __all__ = [
@@ -18,6 +20,7 @@ __all__ = [
     "FlowCandidate",
     "Progress",
     "Replay",
+    "RunSettings",
     "Sample",
     "StartRequest",
     "Started",
@@ -26,6 +29,7 @@ __all__ = [
     "fail_interrupted",
     "finish",
     "finished_cases",
+    "flow_ref",
     "get",
     "get_record",
     "interrupt_all",
@@ -34,5 +38,6 @@ __all__ = [
     "new_record",
     "record_of",
     "replay_case",
+    "settings_of",
     "summarize",
 ]

@@ -27,6 +27,7 @@ from .. import catalog, models, runs
 from ..context import Context
 from .read import EvalRun, get, get_record
 from .result import finish, summarize
+from .settings import settings_of
 
 Replay = Callable[[ReplayCase, str], Awaitable[Replayed]]
 """One replay of a case, given the eval run's `reads`."""
@@ -58,16 +59,15 @@ async def _run(ctx: Context, run_id: str, replay: Replay, cases: Sequence[Replay
     """Replay every case × repetition, store each case as it ends, then the result."""
     record = store.get(ctx.db, run_id)
     assert record is not None
-    settings = record["comparison"]
-    restricted_only = settings["classWeights"] == "restricted-only"
+    settings = settings_of(record)
 
     async def work(index: int, repetition: int) -> Replayed:
-        return await replay(cases[index], settings["reads"])
+        return await replay(cases[index], settings.reads)
 
     def finished(index: int, results: list[Any]) -> None:
         replays = [r if isinstance(r, Replayed) else _errored(r) for r in results]
         result, passes = comparison.case_result(
-            cases[index], replays, k=settings["k"], restricted_only=restricted_only
+            cases[index], replays, k=settings.k, restricted_only=settings.restricted_only
         )
         stored = FinishedCase(
             result=result,
@@ -81,7 +81,7 @@ async def _run(ctx: Context, run_id: str, replay: Replay, cases: Sequence[Replay
     try:
         await execute(
             len(cases),
-            settings["repetitions"],
+            settings.repetitions,
             work,
             finished,
             concurrency=ctx.eval_concurrency.get(run_id, 1),

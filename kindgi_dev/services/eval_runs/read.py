@@ -10,6 +10,9 @@ from ...domain.paging import Page, fetch_page
 from ...domain.results import EvalResult, FinishedCase
 from ...store import eval_runs as store
 from ..context import Context
+from ..test_sets import FrozenVersion
+from .request import AgentCandidate, FlowCandidate
+from .settings import RunSettings, agent_of, flow_of, frozen_of, settings_of
 
 
 def get_record(ctx: Context, run_id: str) -> dict[str, Any]:
@@ -42,15 +45,15 @@ class EvalRun:
     status: str
     dry_run: bool
     started_at: str
-    agent_ref: dict[str, Any] | None = None
-    flow_ref: dict[str, Any] | None = None
+    agent_ref: AgentCandidate | None = None
+    flow_ref: FlowCandidate | None = None
     completed_at: str | None = None
     result: EvalResult | None = None
     error: str | None = None
     cancel_reason: str | None = None
     correlation_id: str | None = None
-    comparison: dict[str, Any] | None = None
-    frozen_version: dict[str, Any] | None = None
+    comparison: RunSettings | None = None
+    frozen_version: FrozenVersion | None = None
     progress: Progress | None = None
 
 
@@ -92,15 +95,15 @@ def record_of(row: dict[str, Any], progress: Progress | None = None) -> EvalRun:
         status=row["status"],
         dry_run=bool(row["dry_run"]),
         started_at=row["started_at"],
-        agent_ref=row.get("agent_ref") or None,
-        flow_ref=row.get("flow_ref") or None,
+        agent_ref=agent_of(row),
+        flow_ref=flow_of(row),
         completed_at=row.get("completed_at"),
         result=row.get("result"),
         error=row.get("error"),
         cancel_reason=row.get("cancel_reason"),
         correlation_id=row.get("correlation_id"),
-        comparison=row.get("comparison"),
-        frozen_version=row.get("frozen_version"),
+        comparison=settings_of(row) if row.get("comparison") else None,
+        frozen_version=frozen_of(row),
         progress=progress,
     )
 

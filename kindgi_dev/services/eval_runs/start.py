@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ...domain import sampling
@@ -18,9 +18,11 @@ from ...domain.time import now_iso
 from ...store import eval_runs as store
 from .. import catalog, models, projects
 from ..context import Context
+from ..test_sets import FrozenVersion
 from .execute import Replay, replay_case, spawn
-from .request import Sample, StartRequest
+from .request import AgentCandidate, Sample, StartRequest
 from .result import finish
+from .settings import RunSettings, agent_ref, frozen_ref, settings_of
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ def begin(
     suite_version: str,
     request: StartRequest,
     cases: Sequence[ReplayCase],
-    frozen_version: dict[str, Any] | None = None,
+    frozen_version: FrozenVersion | None = None,
 ) -> Started:
     """Store the eval run as `running` and start its replays; its id at once."""
     ref = request.agent
@@ -65,7 +67,7 @@ def begin(
         cases=cases,
         frozen_version=frozen_version,
     )
-    record["agent_ref"] = {"agentId": agent["id"], "version": agent["version"]}
+    record["agent_ref"] = agent_ref(AgentCandidate(agent["id"], agent["version"]))
 
     async def replay(case: ReplayCase, reads: str) -> Replayed:
         return await replay_case(ctx, record["run_id"], agent, project_id, case, reads)
@@ -81,19 +83,12 @@ def new_record(
     suite_version: str,
     project_id: str,
     cases: Sequence[ReplayCase],
-    frozen_version: dict[str, Any] | None = None,
+    frozen_version: FrozenVersion | None = None,
 ) -> dict[str, Any]:
     """A `running` eval run's row with the comparison's settings; the caller adds its subject."""
     if request.baseline != "recorded":
         raise BadInput("Only the recorded baseline runs in kindgi dev.", field="baseline")
     _check_overrides(ctx, request)
-    comparison_settings = {
-        "baseline": "recorded",
-        "reads": request.reads,
-        "repetitions": request.repetitions,
-        "k": request.k,
-        "classWeights": request.class_weights,
-    }
     return {
         "run_id": str(uuid.uuid4()),
         "tenant_id": ctx.tenant_id,
@@ -105,8 +100,8 @@ def new_record(
         "dry_run": 1 if request.dry_run else 0,
         "started_at": now_iso(),
         "correlation_id": request.correlation_id,
-        "comparison": comparison_settings,
-        "frozen_version": frozen_version,
+        "comparison": RunSettings.of(request).encoded(),
+        "frozen_version": None if frozen_version is None else frozen_ref(frozen_version),
         "case_count": len(cases),
     }
 
@@ -126,7 +121,7 @@ def launch(
         record = {
             **record,
             "case_count": len(cases),
-            "comparison": {**record["comparison"], "sample": _sample_settings(request.sample)},
+            "comparison": replace(settings_of(record), sample=request.sample).encoded(),
         }
     store.insert(ctx.db, record)
     if request.dry_run:
@@ -150,11 +145,6 @@ def _sampled(cases: Sequence[ReplayCase], given: Sample) -> list[ReplayCase]:
         case_id=lambda case: case.case_id,
         has_no=_has_no,
     )
-
-
-def _sample_settings(given: Sample) -> dict[str, Any]:
-    """The sample as the run's stored settings keep it."""
-    return {"part": given.part, "seed": given.seed, "holdOutShare": given.hold_out_share}
 
 
 def _has_no(case: ReplayCase) -> bool:

@@ -1,0 +1,116 @@
+"""An eval run's settings and candidate as typed records, written to and read from its row
+in one place.
+
+The row keeps them as JSON in the shape the run's answer shows (`comparison`, `agentRef`,
+`flowRef`, `frozenVersion`), so runs stored before read as they did; only this module
+knows those names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..test_sets import FrozenVersion
+from .request import AgentCandidate, ClassWeights, FlowCandidate, Reads, Sample, StartRequest
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How an eval run compares: reads, repetitions, k, which verdicts count, the sample it
+    ran on, a flow candidate's swaps, and the run it rescored."""
+
+    reads: Reads = "recorded"
+    repetitions: int = 1
+    k: int = 10
+    class_weights: ClassWeights = "as-recorded"
+    sample: Sample | None = None
+    versions: dict[str, dict[str, str]] | None = None
+    rescore_of: str | None = None
+    baseline: str = "recorded"
+
+    @property
+    def restricted_only(self) -> bool:
+        """Whether only verdicts given while their class was restricted count."""
+        return self.class_weights == "restricted-only"
+
+    @classmethod
+    def of(cls, request: StartRequest) -> RunSettings:
+        """The settings a start request asks for (its sample and swaps are added once
+        checked)."""
+        return cls(request.reads, request.repetitions, request.k, request.class_weights)
+
+    @classmethod
+    def decode(cls, data: Mapping[str, Any]) -> RunSettings:
+        """Settings as a run's row keeps them."""
+        sample = data.get("sample")
+        return cls(
+            reads=data.get("reads", "recorded"),
+            repetitions=data.get("repetitions", 1),
+            k=data.get("k", 10),
+            class_weights=data.get("classWeights", "as-recorded"),
+            sample=None
+            if not sample
+            else Sample(sample["part"], sample["seed"], sample["holdOutShare"]),
+            versions=data.get("versions") or None,
+            rescore_of=data.get("rescoreOf"),
+            baseline=data.get("baseline", "recorded"),
+        )
+
+    def encoded(self) -> dict[str, Any]:
+        """Settings as a run's row keeps them: each optional part only when there is one."""
+        sample = self.sample
+        optional = {
+            "versions": self.versions,
+            "sample": None
+            if sample is None
+            else {"part": sample.part, "seed": sample.seed, "holdOutShare": sample.hold_out_share},
+            "rescoreOf": self.rescore_of,
+        }
+        return {
+            "baseline": self.baseline,
+            "reads": self.reads,
+            "repetitions": self.repetitions,
+            "k": self.k,
+            "classWeights": self.class_weights,
+            **{key: value for key, value in optional.items() if value},
+        }
+
+
+def settings_of(row: Mapping[str, Any]) -> RunSettings:
+    """A stored eval run's settings."""
+    return RunSettings.decode(row.get("comparison") or {})
+
+
+def agent_ref(agent: AgentCandidate) -> dict[str, Any]:
+    """An agent candidate as a run's row keeps it."""
+    return {"agentId": agent.agent_id, "version": agent.version}
+
+
+def flow_ref(flow: FlowCandidate) -> dict[str, Any]:
+    """A flow candidate as a run's row keeps it."""
+    return {"flowId": flow.flow_id, "version": flow.version}
+
+
+def frozen_ref(frozen: FrozenVersion) -> dict[str, Any]:
+    """The frozen test set version a run replays, as its row keeps it."""
+    return {"testSetId": frozen.test_set_id, "version": frozen.version}
+
+
+def agent_of(row: Mapping[str, Any]) -> AgentCandidate | None:
+    """A stored eval run's agent candidate, if it tried an agent."""
+    ref = row.get("agent_ref")
+    return AgentCandidate(ref["agentId"], ref.get("version")) if ref else None
+
+
+def flow_of(row: Mapping[str, Any]) -> FlowCandidate | None:
+    """A stored eval run's flow candidate, if it tried a flow."""
+    ref = row.get("flow_ref")
+    return FlowCandidate(ref["flowId"], ref.get("version")) if ref else None
+
+
+def frozen_of(row: Mapping[str, Any]) -> FrozenVersion | None:
+    """The frozen test set version a stored eval run replays, if any."""
+    ref = row.get("frozen_version")
+    return FrozenVersion(ref["testSetId"], ref["version"]) if ref else None
