@@ -8,11 +8,16 @@ for the answers, the event stream and the console alike.
 from __future__ import annotations
 
 import json
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import Any
 
-from pydantic import Field, model_validator
+from pydantic import BaseModel, Field, model_validator
+from starlette.responses import StreamingResponse
 
-from ..domain.results import EvalResult, FinishedCase
+from ..domain.results import CaseResult, ComparisonResult, EvalResult, FinishedCase
+from .responses import dumps
 from .routing import plain, shape
 from .wire import WholeNumber, WireModel
 
@@ -392,3 +397,28 @@ def _frame(event_id: str | None, kind: str, data: dict[str, Any]) -> bytes:
     """One server-sent event: its id (to resume after), its kind and its JSON."""
     head = f"id: {event_id}\n" if event_id is not None else ""
     return f"{head}event: {kind}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def answer_with_case_pages(
+    model: type[BaseModel], run: Any, pages: Iterable[list[CaseResult]]
+) -> StreamingResponse:
+    """An eval run's answer through `model`, its result's `perCase` written a page of cases
+    at a time (each through `ComparisonCaseResult`), so a run of thousands of cases is
+    never held whole, as records or as JSON, to be read."""
+    result = run.result
+    assert isinstance(result, ComparisonResult)
+    head = shape(model, replace(run, result=replace(result, per_case=[])))
+    marker = f"perCase-{uuid.uuid4().hex}"
+    head["result"]["perCase"] = marker
+    before, after = dumps(head).split(dumps(marker), 1)
+
+    def body() -> Iterator[bytes]:
+        yield before + b"["
+        separator = b""
+        for page in pages:
+            for case in page:
+                yield separator + dumps(shape(ComparisonCaseResult, case))
+                separator = b","
+        yield b"]" + after
+
+    return StreamingResponse(body(), media_type="application/json")

@@ -10,9 +10,17 @@ from pydantic import Field
 from starlette.responses import Response, StreamingResponse
 
 from ..domain.paging import Page
+from ..domain.results import ComparisonResult
 from ..domain.status import TERMINAL
 from ..services import eval_runs, flow_runs, trials
-from .eval_results import DryRunPreview, DryRunResult, JudgedComparisonResult, case_frame, end_frame
+from .eval_results import (
+    DryRunPreview,
+    DryRunResult,
+    JudgedComparisonResult,
+    answer_with_case_pages,
+    case_frame,
+    end_frame,
+)
 from .routing import Call, Endpoint
 from .wire import OpenModel, WireModel, WireTime
 
@@ -245,8 +253,12 @@ async def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any]:
     return eval_runs.list_page(call.ctx, limit=q.limit, cursor=q.cursor, filters=filters)
 
 
-async def get(call: Call[Any, Any]) -> eval_runs.EvalRun:
-    return eval_runs.get(call.ctx, call.path["runId"])
+async def get(call: Call[Any, Any]) -> eval_runs.EvalRun | Response:
+    """A finished judged run's cases are read and written a page at a time."""
+    run = eval_runs.get(call.ctx, call.path["runId"], with_cases=False)
+    if not isinstance(run.result, ComparisonResult):
+        return run
+    return answer_with_case_pages(EvalRun, run, eval_runs.case_pages(call.ctx, run.run_id))
 
 
 async def cancel(call: Call[Any, Any]) -> eval_runs.EvalRun:

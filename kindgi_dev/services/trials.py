@@ -175,16 +175,11 @@ def rescore(ctx: Context, run_id: str) -> eval_runs.Started:
         )
         stored = replace(previous, result=rescored)
         store.add_case(ctx.db, new_id, index, entry.case_id, stored, now_iso())
-    result = eval_runs.summarize(ctx, new_id)
-    summary = replace(result.summary, rescore_of=run_id, not_rescored=not_rescored or None)
+    summary = replace(
+        eval_runs.summarize(ctx, new_id), rescore_of=run_id, not_rescored=not_rescored or None
+    )
     store.update(
-        ctx.db,
-        new_id,
-        {
-            "status": "completed",
-            "completed_at": now_iso(),
-            "result": replace(result, summary=summary),
-        },
+        ctx.db, new_id, {"status": "completed", "completed_at": now_iso(), "result": summary}
     )
     return eval_runs.Started(new_id)
 

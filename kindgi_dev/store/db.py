@@ -34,6 +34,8 @@ Row = sqlite3.Row
 CACHE_KIB = 16 * 1024
 """SQLite's page cache: 16 MB holds the indexes of 100,000 corrections (the default, 2 MB,
 does not), and stays small beside a laptop's memory and the idle-memory target."""
+SCAN_CACHE_KIB = 1024
+"""A scan's page cache: it reads each page once, in order."""
 
 
 class DatabaseTooNew(KindgiError):
@@ -212,6 +214,29 @@ class Database:
             with self._readers_lock:  # not the writer's lock: a write may hold that one long
                 self._readers.append(reader)
         return reader
+
+    @contextmanager
+    def scanning(self) -> Iterator[Callable[[str, Params], list[sqlite3.Row]]]:
+        """Reads on a connection of their own, closed afterwards: for a walk through many
+        pages (a large eval run's cases), which would otherwise leave them cached in the
+        reader of each thread that took a step of it."""
+        if self.path == ":memory:" or self._writing == threading.get_ident():
+            yield self.all
+            return
+        scan = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        scan.row_factory = sqlite3.Row
+        for pragma in ("query_only=ON", "busy_timeout=10000", f"cache_size=-{SCAN_CACHE_KIB}"):
+            scan.execute(f"PRAGMA {pragma}")
+        scan.set_trace_callback(self._trace)
+
+        def read(sql: str, params: Params = ()) -> list[sqlite3.Row]:
+            with readable(self.path):
+                return scan.execute(sql, params).fetchall()
+
+        try:
+            yield read
+        finally:
+            scan.close()
 
     def run(self, sql: str, params: Params = ()) -> int:
         """Execute one write statement in its own transaction (or the open one); rows changed."""

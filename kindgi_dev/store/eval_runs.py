@@ -1,23 +1,30 @@
 """Eval runs and their finished cases.
 
 A run's result and each finished case are kept as their records' fields (snake_case JSON),
-read back as the records.
+read back as the records. A judged run's result row keeps only its summary: each case's
+comparison is already in `eval_run_cases`, read from there a page at a time, so neither
+ending a run nor reading it holds every case at once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import TypeAdapter
 
-from ..domain.results import EvalResult, FinishedCase
+from ..domain.results import CaseResult, ComparisonResult, DryRunResult, FinishedCase, Summary
 from .db import Database
 from .jsoncol import JsonRows, dump, load
 from .query import Where
 
 _ROWS = JsonRows("agent_ref", "flow_ref", "result", "comparison", "frozen_version")
-_RESULT: TypeAdapter[EvalResult] = TypeAdapter(EvalResult)
+_SUMMARY = TypeAdapter(Summary)
+_DRY_RUN = TypeAdapter(DryRunResult)
 _CASE = TypeAdapter(FinishedCase)
+_CASE_RESULT = TypeAdapter(CaseResult)
+CASE_PAGE = 200
+"""Finished cases read at once when a run's cases are walked."""
 _FIELDS = (
     "run_id",
     "tenant_id",
@@ -48,28 +55,45 @@ def insert(db: Database, run: dict[str, Any]) -> None:
 
 
 def update(db: Database, run_id: str, changes: dict[str, Any]) -> None:
-    """Set some columns of an eval run (`result` as an `EvalResult` record)."""
+    """Set some columns of an eval run (`result`: a judged run's `Summary`, or a dry run's
+    `DryRunResult`)."""
     _ROWS.update(db, "eval_runs", ("run_id", run_id), _stored(changes))
 
 
-def get(db: Database, run_id: str) -> dict[str, Any] | None:
-    """One eval run, its `result` as its record."""
+def get(db: Database, run_id: str, *, with_cases: bool = True) -> dict[str, Any] | None:
+    """One eval run, its `result` as its record; `with_cases=False` leaves a judged
+    result's `per_case` empty, for a caller that walks them with `case_pages`."""
     row = db.one(f"SELECT {', '.join(_FIELDS)} FROM eval_runs WHERE run_id = ?", (run_id,))
-    return _decoded(row) if row else None
+    return _decoded(db, row, with_cases) if row else None
 
 
 def _stored(run: dict[str, Any]) -> dict[str, Any]:
     """A run's columns with its result record as plain data."""
-    if run.get("result") is None:
-        return run
-    return {**run, "result": _RESULT.dump_python(run["result"], mode="json")}
+    result = run.get("result")
+    if isinstance(result, Summary):
+        return {**run, "result": {"summary": _SUMMARY.dump_python(result, mode="json")}}
+    if isinstance(result, DryRunResult):
+        return {**run, "result": _DRY_RUN.dump_python(result, mode="json")}
+    return run
 
 
-def _decoded(row: Any) -> dict[str, Any]:
+def _decoded(db: Database, row: Any, with_cases: bool) -> dict[str, Any]:
     """A read row as a dict, its JSON loaded and its result a record."""
     record = _ROWS.decoded(row)
-    if record.get("result") is not None:
-        record["result"] = _RESULT.validate_python(record["result"])
+    stored = record.get("result")
+    if stored is None:
+        return record
+    if "summary" not in stored:
+        record["result"] = _DRY_RUN.validate_python(stored)
+        return record
+    summary = _SUMMARY.validate_python(stored["summary"])
+    if "per_case" in stored:  # written before m0028, cases not found to match
+        per_case = [_CASE_RESULT.validate_python(c) for c in stored["per_case"]]
+    elif with_cases:
+        per_case = [case for page in case_pages(db, record["run_id"]) for case in page]
+    else:
+        per_case = []
+    record["result"] = ComparisonResult(summary, per_case)
     return record
 
 
@@ -93,7 +117,7 @@ def list_page(
         "ORDER BY started_at DESC, run_id DESC LIMIT ?",
         [*where.params, limit + 1],
     )
-    return [_decoded(r) for r in rows]
+    return [_decoded(db, r, True) for r in rows]
 
 
 def add_case(
@@ -124,6 +148,26 @@ def cases(db: Database, run_id: str, *, after: int = -1) -> list[tuple[int, Fini
         (run_id, after),
     )
     return [(r["case_index"], _CASE.validate_json(r["result"])) for r in rows]
+
+
+def finished_pages(db: Database, run_id: str) -> Iterator[list[FinishedCase]]:
+    """An eval run's finished cases in order, `CASE_PAGE` at a time, on a scan's own
+    connection."""
+    after = -1
+    with db.scanning() as read:
+        while rows := read(
+            "SELECT case_index, result FROM eval_run_cases WHERE eval_run_id = ? "
+            "AND case_index > ? ORDER BY case_index LIMIT ?",
+            (run_id, after, CASE_PAGE),
+        ):
+            yield [_CASE.validate_json(r["result"]) for r in rows]
+            after = rows[-1]["case_index"]
+
+
+def case_pages(db: Database, run_id: str) -> Iterator[list[CaseResult]]:
+    """Each finished case's comparison in order, `CASE_PAGE` at a time."""
+    for page in finished_pages(db, run_id):
+        yield [case.result for case in page]
 
 
 def unfinished(db: Database) -> list[dict[str, Any]]:

@@ -347,3 +347,30 @@ def test_an_eval_run_s_concurrency_follows_the_model_s_provider(tmp_path: Path) 
         assert models.eval_concurrency(ctx, agent) == models.HTTP_EVAL_CONCURRENCY == 16
         pinned = Context(ctx.db, ctx.identity, replace(ctx.settings, eval_concurrency=3))
         assert models.eval_concurrency(pinned, agent) == 3
+
+
+def test_a_finished_run_is_summed_up_and_answered_a_page_of_cases_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ending a run and reading it must not hold every case at once: the row keeps the
+    summary, and the cases are read from `eval_run_cases` a page at a time, in order."""
+    monkeypatch.setattr(eval_store, "CASE_PAGE", 2)
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        correct_tutorial(client, tutorial_runs(ctx))
+        project = client.get("/v1/projects/default").json()["id"]
+        run_id = start_version(client, f"{SET}/runs", project).json()["runId"]
+        done = finish(client, run_id)
+        with traced(ctx) as statements:
+            answered = client.get(f"/v1/eval-runs/{run_id}")
+        stored = ctx.db.one("SELECT result FROM eval_runs WHERE run_id = ?", (run_id,))
+        cases = [c.result.case_id for _, c in eval_store.cases(ctx.db, run_id)]
+    assert answered.status_code == 200
+    assert answered.headers["content-type"] == "application/json"
+    assert answered.json() == done
+    assert [c["caseId"] for c in done["result"]["perCase"]] == cases
+    assert len(cases) == 3 and done["result"]["summary"]["cases"] == 3
+    pages = [sql for sql in statements if "FROM eval_run_cases" in sql]
+    assert len(pages) == 3, "three cases, two to a page, and the read that finds none left"
+    assert stored is not None and "per_case" not in stored["result"]

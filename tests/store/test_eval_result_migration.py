@@ -209,3 +209,35 @@ def test_an_eval_run_stored_before_results_were_records_answers_as_before(
     assert kept.models == [{"id": "local", "model": "m"}]
     assert shape(ComparisonCaseResult, stopped.result) == STOPPED
     assert shape(ComparisonCaseResult, kept.result) == ENTRY
+
+
+def test_a_stored_result_gives_its_cases_to_eval_run_cases_and_reads_the_same(
+    tmp_path: Path,
+) -> None:
+    db = Database(tmp_path / "dev.sqlite3")
+    db.migrate()
+    db.run("DELETE FROM schema_migrations WHERE version IN (25, 28)")
+    _old_rows(db)
+    db.run(
+        "INSERT INTO eval_runs (run_id, tenant_id, project_id, suite_id, suite_version, kind, "
+        "agent_ref, status, started_at, result, comparison) SELECT 'old-run-lost-case', "
+        "tenant_id, project_id, suite_id, suite_version, kind, agent_ref, status, started_at, "
+        "result, comparison FROM eval_runs WHERE run_id = 'old-run'"
+    )
+    db.close()
+    again = Database(tmp_path / "dev.sqlite3")
+    assert again.migrate() == [25, 28]
+    kept = {
+        r["run_id"]: json.loads(r["result"])
+        for r in again.all("SELECT run_id, result FROM eval_runs")
+    }
+    assert "per_case" not in kept["old-run"]
+    assert len(kept["old-run-lost-case"]["per_case"]) == 2  # its cases are not stored
+    for run_id in ("old-run", "old-run-lost-case"):
+        row = store.get(again, run_id)
+        assert row is not None
+        assert shape(EvalRun, record_of(row))["result"] == RESULT
+    unloaded = store.get(again, "old-run", with_cases=False)
+    assert unloaded is not None and unloaded["result"].per_case == []
+    pages = list(store.case_pages(again, "old-run"))
+    assert [[c.case_id for c in page] for page in pages] == [["run-1", "run-2"]]

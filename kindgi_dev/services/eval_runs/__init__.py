@@ -7,7 +7,16 @@ this package.
 """
 
 from .execute import Replay, cancel, fail_interrupted, interrupt_all, replay_case
-from .read import EvalRun, Progress, finished_cases, get, get_record, list_page, record_of
+from .read import (
+    EvalRun,
+    Progress,
+    case_pages,
+    finished_cases,
+    get,
+    get_record,
+    list_page,
+    record_of,
+)
 from .request import AgentCandidate, FlowCandidate, Sample, StartRequest
 from .result import finish, summarize
 from .settings import RunSettings, flow_ref, settings_of
@@ -26,6 +35,7 @@ __all__ = [
     "Started",
     "begin",
     "cancel",
+    "case_pages",
     "fail_interrupted",
     "finish",
     "finished_cases",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ...domain.errors import NotFound
 from ...domain.paging import Page, fetch_page
-from ...domain.results import EvalResult, FinishedCase
+from ...domain.results import CaseResult, EvalResult, FinishedCase
 from ...store import eval_runs as store
 from ..context import Context
 from ..test_sets import FrozenVersion
@@ -15,9 +16,10 @@ from .request import AgentCandidate, FlowCandidate
 from .settings import RunSettings, agent_of, flow_of, frozen_of, settings_of
 
 
-def get_record(ctx: Context, run_id: str) -> dict[str, Any]:
-    """An eval run as stored; 404 `eval-run-not-found`."""
-    record = store.get(ctx.db, run_id)
+def get_record(ctx: Context, run_id: str, *, with_cases: bool = True) -> dict[str, Any]:
+    """An eval run as stored; 404 `eval-run-not-found`. `with_cases=False`: a judged
+    result's `per_case` is left empty, for a caller that reads `case_pages`."""
+    record = store.get(ctx.db, run_id, with_cases=with_cases)
     if record is None or record["tenant_id"] != ctx.tenant_id:
         raise NotFound("eval-run", run_id, id_field="run_id")
     return record
@@ -57,9 +59,10 @@ class EvalRun:
     progress: Progress | None = None
 
 
-def get(ctx: Context, run_id: str) -> EvalRun:
-    """An eval run; a running one says how many cases it finished."""
-    record = get_record(ctx, run_id)
+def get(ctx: Context, run_id: str, *, with_cases: bool = True) -> EvalRun:
+    """An eval run; a running one says how many cases it finished (`with_cases`: as in
+    `get_record`)."""
+    record = get_record(ctx, run_id, with_cases=with_cases)
     if record["status"] not in ("pending", "running"):
         return record_of(record)
     progress = Progress(
@@ -106,6 +109,11 @@ def record_of(row: dict[str, Any], progress: Progress | None = None) -> EvalRun:
         frozen_version=frozen_of(row),
         progress=progress,
     )
+
+
+def case_pages(ctx: Context, run_id: str) -> Iterator[list[CaseResult]]:
+    """Each finished case's comparison, in order, a page at a time."""
+    return store.case_pages(ctx.db, run_id)
 
 
 def finished_cases(ctx: Context, run_id: str, *, after: int = -1) -> list[tuple[int, FinishedCase]]:

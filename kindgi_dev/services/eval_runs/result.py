@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...domain import comparison
+from ...domain.metrics import CaseScore
 from ...domain.results import (
     Baseline,
     BaselineVersion,
     Candidate,
     CaseResult,
     CheckCount,
-    ComparisonResult,
-    EvalResult,
+    DryRunResult,
+    FinishedCase,
     Judge,
     ModelUse,
     Sampling,
@@ -27,57 +29,90 @@ from .. import models
 from ..context import Context
 
 
-def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> ComparisonResult:
-    """The comparison of the cases stored so far."""
+def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
+    """The comparison of the cases stored so far, read a page at a time: only each case's
+    scores and counts are held, never every case's result at once."""
     record = store.get(ctx.db, run_id)
     assert record is not None
     settings = record["comparison"]
-    entries = [done for _, done in store.cases(ctx.db, run_id)]
-    rated = [e for e in entries if e.result.stopped is None]
-    ok = [e for e in rated if e.result.error is None or e.result.candidate]
-    checks = [e.checks for e in entries]
+    tally = _Tally()
+    for page in store.finished_pages(ctx.db, run_id):
+        for entry in page:
+            tally.add(entry)
     metrics = comparison.metrics(
-        [e.result.baseline for e in rated],
-        [e.result.candidate for e in ok],
+        tally.baseline,
+        tally.candidate,
         k=settings["k"],
         test_set=record.get("frozen_version") is not None,
-        baseline_checks=[e.baseline_checks for e in entries],
-        candidate_checks=checks,
+        baseline_checks=tally.baseline_checks,
+        candidate_checks=tally.checks,
     )
-    versions: dict[str, int] = {}
-    models: dict[tuple[str, str], int] = {}
-    for e in entries:
-        versions[e.made_on] = versions.get(e.made_on, 0) + 1
-        for m in e.models:
-            key = (m.get("id", ""), m.get("model", ""))
-            models[key] = models.get(key, 0) + 1
     candidate, baseline_of = _candidate(record)
-    errors = sum(1 for e in entries if e.result.error is not None)
-    summary = Summary(
+    return Summary(
         eval_run_id=run_id,
-        status="partial" if partial or errors else "completed",
+        status="partial" if partial or tally.errors else "completed",
         completed_at=now_iso(),
         suite=SuiteRef(record["suite_id"], record["suite_version"]),
         candidate=candidate,
         baseline=Baseline(
-            "recorded", [baseline_of(version, n) for version, n in sorted(versions.items())]
+            "recorded", [baseline_of(version, n) for version, n in sorted(tally.versions.items())]
         ),
         scope=Scope(record["project_id"]),
-        cases=len(entries),
-        diverged=sum(1 for e in entries if e.result.diverged),
-        refused_writes=sum(e.result.refused_writes for e in entries),
-        errors=errors,
-        stopped=sum(1 for e in entries if e.result.stopped is not None),
+        cases=tally.cases,
+        diverged=tally.diverged,
+        refused_writes=tally.refused_writes,
+        errors=tally.errors,
+        stopped=tally.stopped,
         reads=settings["reads"],
         class_weights=settings["classWeights"],
         sample=settings.get("sample") or None,
-        sampling=Sampling([ModelUse(p, m, n) for (p, m), n in sorted(models.items())]),
+        sampling=Sampling([ModelUse(p, m, n) for (p, m), n in sorted(tally.models.items())]),
         repetitions=settings["repetitions"],
         metrics=metrics,
-        corrections=CheckCount(sum(len(c) for c in checks), sum(sum(c) for c in checks)),
-        judge=_judge_summary(ctx) if any(_checks_answers(e.result) for e in entries) else None,
+        corrections=CheckCount(
+            sum(len(c) for c in tally.checks), sum(sum(c) for c in tally.checks)
+        ),
+        judge=_judge_summary(ctx) if tally.checks_answers else None,
     )
-    return ComparisonResult(summary, [e.result for e in entries])
+
+
+@dataclass
+class _Tally:
+    """What the summary needs of each finished case, gathered one case at a time."""
+
+    cases: int = 0
+    diverged: int = 0
+    refused_writes: int = 0
+    errors: int = 0
+    stopped: int = 0
+    checks_answers: bool = False
+    baseline: list[CaseScore] = field(default_factory=list)
+    candidate: list[list[CaseScore]] = field(default_factory=list)
+    checks: list[list[bool]] = field(default_factory=list)
+    baseline_checks: list[list[bool]] = field(default_factory=list)
+    versions: dict[str, int] = field(default_factory=dict)
+    models: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def add(self, entry: FinishedCase) -> None:
+        """Count one finished case: a stopped case has no scores; an errored one has only
+        its baseline's, unless its candidate ran."""
+        result = entry.result
+        self.cases += 1
+        self.diverged += result.diverged
+        self.refused_writes += result.refused_writes
+        self.errors += result.error is not None
+        self.stopped += result.stopped is not None
+        self.checks_answers = self.checks_answers or _checks_answers(result)
+        if result.stopped is None:
+            self.baseline.append(result.baseline)
+            if result.error is None or result.candidate:
+                self.candidate.append(result.candidate)
+        self.checks.append(entry.checks)
+        self.baseline_checks.append(entry.baseline_checks)
+        self.versions[entry.made_on] = self.versions.get(entry.made_on, 0) + 1
+        for m in entry.models:
+            key = (m.get("id", ""), m.get("model", ""))
+            self.models[key] = self.models.get(key, 0) + 1
 
 
 def _checks_answers(result: CaseResult) -> bool:
@@ -118,9 +153,14 @@ def _judge_summary(ctx: Context) -> Judge:
 
 
 def finish(
-    ctx: Context, run_id: str, status: str, result: EvalResult, error: str | None = None
+    ctx: Context,
+    run_id: str,
+    status: str,
+    result: Summary | DryRunResult,
+    error: str | None = None,
 ) -> None:
-    """End the run with `status` and its result (and the error that ended it, if any)."""
+    """End the run with `status` and its result: a judged run's summary (its cases are
+    stored already) or a dry run's preview; and the error that ended it, if any."""
     changes: dict[str, Any] = {"status": status, "completed_at": now_iso(), "result": result}
     if error:
         changes["error"] = error
