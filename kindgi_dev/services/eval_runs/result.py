@@ -27,6 +27,7 @@ from ...domain.time import now_iso
 from ...store import eval_runs as store
 from .. import models
 from ..context import Context
+from .settings import agent_of, flow_of, settings_of
 
 
 def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
@@ -34,7 +35,7 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
     scores and counts are held, never every case's result at once."""
     record = store.get(ctx.db, run_id)
     assert record is not None
-    settings = record["comparison"]
+    settings = settings_of(record)
     tally = _Tally()
     for page in store.finished_pages(ctx.db, run_id):
         for entry in page:
@@ -42,7 +43,7 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
     metrics = comparison.metrics(
         tally.baseline,
         tally.candidate,
-        k=settings["k"],
+        k=settings.k,
         test_set=record.get("frozen_version") is not None,
         baseline_checks=tally.baseline_checks,
         candidate_checks=tally.checks,
@@ -63,11 +64,11 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
         refused_writes=tally.refused_writes,
         errors=tally.errors,
         stopped=tally.stopped,
-        reads=settings["reads"],
-        class_weights=settings["classWeights"],
-        sample=settings.get("sample") or None,
+        reads=settings.reads,
+        class_weights=settings.class_weights,
+        sample=settings.encoded().get("sample"),
         sampling=Sampling([ModelUse(p, m, n) for (p, m), n in sorted(tally.models.items())]),
-        repetitions=settings["repetitions"],
+        repetitions=settings.repetitions,
         metrics=metrics,
         corrections=CheckCount(
             sum(len(c) for c in tally.checks), sum(sum(c) for c in tally.checks)
@@ -124,19 +125,18 @@ def _candidate(
     record: dict[str, Any],
 ) -> tuple[Candidate, Callable[[str, int], BaselineVersion]]:
     """The summary's candidate, and how a recorded version of its subject is named."""
-    if record.get("flow_ref"):
-        ref = record["flow_ref"]
-        flow_id = ref["flowId"]
-        versions = record["comparison"].get("versions") or None
+    flow = flow_of(record)
+    if flow is not None:
+        versions = settings_of(record).versions
         return (
-            Candidate("flow", ref["version"], flow_id=flow_id, versions=versions),
-            lambda version, n: BaselineVersion(version, n, flow_id=flow_id),
+            Candidate("flow", flow.version, flow_id=flow.flow_id, versions=versions),
+            lambda version, n: BaselineVersion(version, n, flow_id=flow.flow_id),
         )
-    ref = record["agent_ref"]
-    agent_id = ref["agentId"]
+    agent = agent_of(record)
+    assert agent is not None, "an eval run tries an agent or a flow"
     return (
-        Candidate("agent", ref.get("version"), agent_id=agent_id),
-        lambda version, n: BaselineVersion(version, n, agent_id=agent_id),
+        Candidate("agent", agent.version, agent_id=agent.agent_id),
+        lambda version, n: BaselineVersion(version, n, agent_id=agent.agent_id),
     )
 
 
