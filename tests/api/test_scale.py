@@ -21,6 +21,8 @@ from factories import AGENT, QUESTIONS, served, tutorial_runs
 from starlette.testclient import TestClient
 from test_eval_runs import build_suite, correct_tutorial, finish, models_file, start_version
 
+from kindgi_dev.domain.metrics import CaseScore
+from kindgi_dev.domain.results import CaseResult, FinishedCase
 from kindgi_dev.domain.time import now_iso
 from kindgi_dev.services import catalog, models, replay_cases
 from kindgi_dev.services.context import Context
@@ -174,9 +176,16 @@ def _running_eval_run(ctx: Context, cases: int, done: int) -> str:
         "started_at": now_iso(), "case_count": cases,
     })  # fmt: skip
     for index in range(done):
-        eval_store.add_case(ctx.db, run_id, index, f"case-{index}", {"entry": {}}, now_iso())
-    eval_store.add_case(ctx.db, run_id, 0, "case-0", {"entry": {"again": True}}, now_iso())
+        eval_store.add_case(ctx.db, run_id, index, f"case-{index}", _finished(index), now_iso())
+    eval_store.add_case(ctx.db, run_id, 0, "case-0", _finished(0), now_iso())  # stored again
     return run_id
+
+
+def _finished(index: int) -> FinishedCase:
+    """A finished case with nothing judged."""
+    score = CaseScore(0.0, 0.0, 0, 0, 0.0, 0.0)
+    result = CaseResult(f"case-{index}", [], score, [score], False, 0, False, False)
+    return FinishedCase(result, [], [], "0.1.0")
 
 
 def test_a_poll_of_a_running_eval_run_counts_progress_without_reading_cases(
