@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
+from ..domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
 from ..domain.paging import Page
 from ..services import corrections
 from .limits import MAX_ITEMS, MAX_KEY
@@ -25,12 +26,20 @@ class CorrectionItemBody(WireModel):
     verdict: Verdict
     reason: str | None = Field(default=None, max_length=4000)
 
+    def record(self) -> GivenItem:
+        """The item as the service takes it."""
+        return GivenItem(self.key, self.pointer, self.verdict, self.rank, self.reason)
+
 
 class ShouldCall(WireModel):
     """A tool the run should have called, with the arguments it should have had."""
 
     tool_id: str = Field(min_length=1, max_length=MAX_KEY)
     args: dict[str, Any] | None = None
+
+    def record(self) -> ExpectedCall:
+        """The call as the service takes it."""
+        return ExpectedCall(self.tool_id, self.args)
 
 
 class DecisionsCorrection(WireModel):
@@ -42,6 +51,15 @@ class DecisionsCorrection(WireModel):
         default=None, max_length=MAX_ITEMS
     )
 
+    def record(self) -> Decisions:
+        """The decisions as the service takes them."""
+        calls, must_not = self.should_call, self.must_not_call
+        return Decisions(
+            self.verdict,
+            None if calls is None else tuple(call.record() for call in calls),
+            None if must_not is None else tuple(must_not),
+        )
+
 
 class AnswerCorrection(WireModel):
     """What the run's answer should have said: right, or wrong with `shouldSay`/`why`."""
@@ -49,6 +67,10 @@ class AnswerCorrection(WireModel):
     verdict: Verdict
     should_say: str | None = Field(default=None, max_length=4000)
     why: str | None = Field(default=None, max_length=4000)
+
+    def record(self) -> Answer:
+        """The answer as the service takes it."""
+        return Answer(self.verdict, self.should_say, self.why)
 
 
 class CreateCorrectionBody(WireModel):
@@ -165,16 +187,16 @@ def create(call: Call[CreateCorrectionBody, Any]) -> corrections.Correction:
     return corrections.create(
         call.ctx,
         body.run_id,
-        items=[item.wire() for item in body.items],
-        decisions=None if body.decisions is None else body.decisions.wire(),
-        answer=None if body.answer is None else body.answer.wire(),
+        items=[item.record() for item in body.items],
+        decisions=None if body.decisions is None else body.decisions.record(),
+        answer=None if body.answer is None else body.answer.record(),
         judge_class_id=body.judge_class_id,
         participant_id=body.participant_id,
     )
 
 
 def add_item(call: Call[CorrectionItemBody, Any]) -> corrections.Correction:
-    return corrections.add_item(call.ctx, call.path["correctionId"], call.body.wire())
+    return corrections.add_item(call.ctx, call.path["correctionId"], call.body.record())
 
 
 async def list_corrections(call: Call[Any, CorrectionQuery]) -> Page[corrections.Correction]:
@@ -201,11 +223,17 @@ async def get(call: Call[Any, Any]) -> corrections.Correction:
 
 
 def update(call: Call[UpdateCorrectionBody, Any]) -> corrections.Correction:
-    changes = call.body.model_dump(by_alias=True, exclude_unset=True, mode="json")
-    for name in ("decisions", "answer"):
-        if changes.get(name) is not None:
-            changes[name] = {k: v for k, v in changes[name].items() if v is not None}
-    return corrections.update(call.ctx, call.path["correctionId"], changes)
+    body, keep = call.body, corrections.KEEP
+    given = body.model_fields_set
+    decisions = None if body.decisions is None else body.decisions.record()
+    answer = None if body.answer is None else body.answer.record()
+    return corrections.update(
+        call.ctx,
+        call.path["correctionId"],
+        status=body.status if "status" in given else keep,
+        decisions=decisions if "decisions" in given else keep,
+        answer=answer if "answer" in given else keep,
+    )
 
 
 def erase(call: Call[ErasureBody, Any]) -> corrections.Erasure:

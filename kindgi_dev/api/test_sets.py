@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from ..domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
 from ..domain.paging import Page
 from ..services import test_set_versions, test_sets
 from .limits import MAX_ITEMS, MAX_KEY
@@ -26,12 +27,20 @@ class CaseItem(WireModel):
     verdict: Verdict
     reason: str | None = Field(default=None, max_length=4000)
 
+    def record(self) -> GivenItem:
+        """The item as the service takes it."""
+        return GivenItem(self.key, self.pointer, self.verdict, self.rank, self.reason)
+
 
 class CaseCall(WireModel):
     """A tool the run should have called, with the arguments it should have had."""
 
     tool_id: str = Field(min_length=1)
     args: dict[str, Any] | None = None
+
+    def record(self) -> ExpectedCall:
+        """The call as the service takes it."""
+        return ExpectedCall(self.tool_id, self.args)
 
 
 class CaseDecisions(WireModel):
@@ -41,6 +50,15 @@ class CaseDecisions(WireModel):
     should_call: list[CaseCall] | None = None
     must_not_call: list[str] | None = None
 
+    def record(self) -> Decisions:
+        """The decisions as the service takes them."""
+        calls, must_not = self.should_call, self.must_not_call
+        return Decisions(
+            self.verdict,
+            None if calls is None else tuple(call.record() for call in calls),
+            None if must_not is None else tuple(must_not),
+        )
+
 
 class CaseAnswer(WireModel):
     """What the answer should have said: right, or wrong with `shouldSay` and/or `why`."""
@@ -48,6 +66,10 @@ class CaseAnswer(WireModel):
     verdict: Verdict
     should_say: str | None = Field(default=None, max_length=4000)
     why: str | None = Field(default=None, max_length=4000)
+
+    def record(self) -> Answer:
+        """The answer as the service takes it."""
+        return Answer(self.verdict, self.should_say, self.why)
 
 
 class AddCaseBody(WireModel):
@@ -191,9 +213,9 @@ async def add_case(call: Call[AddCaseBody, Any]) -> dict[str, Any]:
         call.ctx,
         call.path["agentId"],
         body.run_id,
-        items=[item.wire() for item in body.items],
-        decisions=None if body.decisions is None else body.decisions.wire(),
-        answer=None if body.answer is None else body.answer.wire(),
+        items=[item.record() for item in body.items],
+        decisions=None if body.decisions is None else body.decisions.record(),
+        answer=None if body.answer is None else body.answer.record(),
     )
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from starlette.responses import Response
 
 from ..domain.errors import KindgiError, ValidationFailed
+from ..domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
 from ..domain.items import Item, items_of
 from ..services import corrections, judge_classes, verdicts
 from .runs import question_of, subject_of
@@ -72,17 +73,17 @@ def _values_of(correction: corrections.Correction | None, items: list[Item]) -> 
             values[f"verdict-{i}"] = entry.verdict
             values[f"reason-{i}"] = entry.reason or ""
             values[f"rank-{i}"] = "" if entry.rank is None else str(entry.rank)
-    decisions, answer = correction.decisions or {}, correction.answer or {}
-    should = (decisions.get("shouldCall") or [{}])[0]
+    decisions, answer = correction.decisions, correction.answer
+    calls = (decisions and decisions.should_call) or (ExpectedCall(""),)
     values.update(
         {
-            "decisions-verdict": decisions.get("verdict", ""),
-            "should-call-tool": should.get("toolId", ""),
-            "should-call-args": json.dumps(should["args"]) if should.get("args") else "",
-            "must-not-call": ", ".join(decisions.get("mustNotCall") or []),
-            "answer-verdict": answer.get("verdict", ""),
-            "should-say": answer.get("shouldSay", ""),
-            "why": answer.get("why", ""),
+            "decisions-verdict": decisions.verdict if decisions else "",
+            "should-call-tool": calls[0].tool_id,
+            "should-call-args": json.dumps(calls[0].args) if calls[0].args else "",
+            "must-not-call": ", ".join((decisions and decisions.must_not_call) or ()),
+            "answer-verdict": answer.verdict if answer else "",
+            "should-say": (answer and answer.should_say) or "",
+            "why": (answer and answer.why) or "",
             "judge-class": correction.judge_class_id or "",
         }
     )
@@ -96,48 +97,37 @@ async def form(visit: Visit) -> Response:
     return _show(visit, run, values, {})
 
 
-def _rank(text: str) -> Any:
-    """A rank as a number when it reads as one, else the text (the service says why)."""
+def _rank(text: str, where: str) -> int | None:
+    """A rank as a number; 400 at `where` when the text reads as none."""
     if not text:
         return None
     try:
         return int(text)
     except ValueError:
-        return text
+        raise ValidationFailed(where, "must be an integer, 0 or more") from None
 
 
-def _decisions(visit: Visit) -> dict[str, Any] | None:
+def _decisions(visit: Visit) -> Decisions | None:
     verdict = visit.field("decisions-verdict")
     if not verdict:
         return None
-    decisions: dict[str, Any] = {"verdict": verdict}
     tool, args = visit.field("should-call-tool"), visit.field("should-call-args")
+    calls = None
     if tool:
-        call: dict[str, Any] = {"toolId": tool}
-        if args:
-            try:
-                call["args"] = json.loads(args)
-            except ValueError as error:
-                raise ValidationFailed(
-                    "decisions/shouldCall/0/args", f"is not JSON: {error}"
-                ) from None
-        decisions["shouldCall"] = [call]
+        try:
+            given = json.loads(args) if args else None
+        except ValueError as error:
+            raise ValidationFailed("decisions/shouldCall/0/args", f"is not JSON: {error}") from None
+        calls = (ExpectedCall(tool, given),)
     must_not = [t.strip() for t in visit.field("must-not-call").split(",") if t.strip()]
-    if must_not:
-        decisions["mustNotCall"] = must_not
-    return decisions
+    return Decisions(verdict, calls, tuple(must_not) or None)
 
 
-def _answer(visit: Visit) -> dict[str, Any] | None:
+def _answer(visit: Visit) -> Answer | None:
     verdict = visit.field("answer-verdict")
     if not verdict:
         return None
-    answer = {
-        "verdict": verdict,
-        "shouldSay": visit.field("should-say") or None,
-        "why": visit.field("why") or None,
-    }
-    return {k: v for k, v in answer.items() if v is not None}
+    return Answer(verdict, visit.field("should-say") or None, visit.field("why") or None)
 
 
 def body_of(visit: Visit, run_id: str, items: list[Item]) -> tuple[dict[str, Any], list[int]]:
@@ -147,14 +137,9 @@ def body_of(visit: Visit, run_id: str, items: list[Item]) -> tuple[dict[str, Any
         verdict = visit.field(f"verdict-{i}")
         if not verdict:
             continue
-        entry = {
-            "key": item.key,
-            "pointer": item.pointer,
-            "verdict": verdict,
-            "rank": _rank(visit.field(f"rank-{i}")),
-            "reason": visit.field(f"reason-{i}") or None,
-        }
-        sent.append({k: v for k, v in entry.items() if v is not None})
+        rank = _rank(visit.field(f"rank-{i}"), f"items/{i}/rank")
+        reason = visit.field(f"reason-{i}") or None
+        sent.append(GivenItem(item.key, item.pointer, verdict, rank, reason))
         rows.append(i)
     body: dict[str, Any] = {
         "run_id": run_id,

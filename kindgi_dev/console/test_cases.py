@@ -14,6 +14,7 @@ from ..api.eval_suites import BuildJudgedSuiteBody, selection_of
 from ..api.wire import parse
 from ..domain import corrections as rules
 from ..domain.errors import KindgiError, ValidationFailed
+from ..domain.expectations import GivenItem
 from ..services import catalog, eval_runs, eval_suites, projects, test_sets
 from .runs import agent_ids
 from .web import Visit, redirect
@@ -168,11 +169,7 @@ async def agent_set(
 async def add_case(visit: Visit) -> Response:
     """`POST …/cases`: a hand case on one of the agent's runs, expecting one item's verdict."""
     agent_id = visit.request.path_params["agentId"]
-    item = {
-        "key": visit.field("key"),
-        "pointer": visit.field("pointer"),
-        "verdict": visit.field("verdict"),
-    }
+    item = GivenItem(visit.field("key"), visit.field("pointer"), visit.field("verdict"))
     try:
         if not visit.field("run"):
             raise ValidationFailed("runId", "is required: the run the case is made on")

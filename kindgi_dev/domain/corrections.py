@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .errors import ValidationFailed
+from .expectations import Answer, Decisions, ExpectedCall, GivenItem
 from .items import item_at
 from .pointers import parse_pointer, resolve
 
@@ -86,135 +87,93 @@ def check_pointer(value: Any, where: str) -> str:
 
 
 def check_item(
-    data: Any, where: str, *, words: Sequence[str] = RIGHT_WRONG, pointer_required: bool = True
+    item: GivenItem,
+    where: str,
+    *,
+    words: Sequence[str] = RIGHT_WRONG,
+    pointer_required: bool = True,
 ) -> CorrectedItem:
-    """One item's verdict: `key`, `pointer`, `rank` ≥ 0, `verdict` in `words`, `reason`."""
-    if not isinstance(data, Mapping):
-        raise ValidationFailed(where, "must be an object with key, pointer, rank and verdict")
-    extra = set(data) - {"key", "pointer", "rank", "verdict", "reason"}
-    if extra:
-        raise ValidationFailed(_field(where, sorted(extra)[0]), "is not a known field")
-    key = data.get("key")
-    if not isinstance(key, str) or not key:
+    """One item's verdict: a `key`, a `pointer`, `rank` ≥ 0, `verdict` in `words`, `reason`."""
+    if not isinstance(item.key, str) or not item.key:
         raise ValidationFailed(_field(where, "key"), "is required: the item's stable id")
-    pointer = data.get("pointer")
+    pointer = item.pointer
     if pointer is not None or pointer_required:
         if pointer is None:
             raise ValidationFailed(_field(where, "pointer"), "is required")
         pointer = check_pointer(pointer, _field(where, "pointer"))
-    rank = data.get("rank")
+    rank = item.rank
     if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 0):
         raise ValidationFailed(_field(where, "rank"), "must be an integer, 0 or more")
-    verdict = data.get("verdict")
-    if not isinstance(verdict, str) or verdict not in words:
+    if item.verdict not in words:
         raise ValidationFailed(_field(where, "verdict"), f"must be one of {', '.join(words)}")
-    reason = check_reason(data.get("reason"), _field(where, "reason"))
-    return CorrectedItem(key, pointer, rank, stored_verdict(verdict), reason)
+    reason = check_reason(item.reason, _field(where, "reason"))
+    return CorrectedItem(item.key, pointer, rank, stored_verdict(item.verdict), reason)
 
 
-def check_items(data: Any, where: str = "items") -> list[CorrectedItem]:
-    """A correction's items: a list of items with distinct keys."""
-    if data is None:
-        return []
-    if not isinstance(data, list):
-        raise ValidationFailed(where, "must be a list of items")
-    items = [check_item(entry, _field(where, i)) for i, entry in enumerate(data)]
+def check_items(items: Sequence[GivenItem], where: str = "items") -> list[CorrectedItem]:
+    """A correction's items, with distinct keys."""
+    checked = [check_item(item, _field(where, i)) for i, item in enumerate(items)]
     seen: set[str] = set()
-    for i, item in enumerate(items):
+    for i, item in enumerate(checked):
         if item.key in seen:
             raise ValidationFailed(_field(_field(where, i), "key"), f"{item.key!r} is given twice")
         seen.add(item.key)
-    return items
+    return checked
 
 
-def check_decisions(data: Any, where: str = "decisions") -> dict[str, Any]:
-    """`{verdict: right}`, or `{verdict: wrong}` with `shouldCall` and/or `mustNotCall`."""
-    if not isinstance(data, Mapping):
-        raise ValidationFailed(where, "must be an object with a verdict")
-    extra = set(data) - {"verdict", "shouldCall", "mustNotCall"}
-    if extra:
-        raise ValidationFailed(_field(where, sorted(extra)[0]), "is not a known field")
-    verdict = data.get("verdict")
-    if verdict not in RIGHT_WRONG:
+def check_decisions(decisions: Decisions, where: str = "decisions") -> Decisions:
+    """`right`, or `wrong` with `shouldCall` and/or `mustNotCall`; empty parts are dropped."""
+    if decisions.verdict not in RIGHT_WRONG:
         raise ValidationFailed(_field(where, "verdict"), "must be one of right, wrong")
-    should = _should_call(data.get("shouldCall"), _field(where, "shouldCall"))
-    must_not = _must_not_call(data.get("mustNotCall"), _field(where, "mustNotCall"))
-    if verdict == "right":
+    should = _should_call(decisions.should_call or (), _field(where, "shouldCall"))
+    must_not = _must_not_call(decisions.must_not_call or (), _field(where, "mustNotCall"))
+    if decisions.verdict == "right":
         if should or must_not:
             raise ValidationFailed(where, "right takes no shouldCall or mustNotCall")
-        return {"verdict": "right"}
+        return Decisions("right")
     if not should and not must_not:
         raise ValidationFailed(where, "wrong needs shouldCall or mustNotCall (or both)")
     for i, call in enumerate(should):
-        if call["toolId"] in must_not:
+        if call.tool_id in must_not:
             raise ValidationFailed(
                 _field(_field(_field(where, "shouldCall"), i), "toolId"),
-                f"{call['toolId']} is also in mustNotCall",
+                f"{call.tool_id} is also in mustNotCall",
             )
-    decisions: dict[str, Any] = {"verdict": "wrong"}
-    if should:
-        decisions["shouldCall"] = should
-    if must_not:
-        decisions["mustNotCall"] = must_not
-    return decisions
+    return Decisions("wrong", should or None, must_not or None)
 
 
-def _should_call(data: Any, where: str) -> list[dict[str, Any]]:
-    """`[{toolId, args?}]`, each tool id a non-empty string and args an object."""
-    if data is None:
-        return []
-    if not isinstance(data, list):
-        raise ValidationFailed(where, "must be a list of {toolId, args?}")
-    calls = []
-    for i, entry in enumerate(data):
+def _should_call(calls: Sequence[ExpectedCall], where: str) -> tuple[ExpectedCall, ...]:
+    """Each call's tool id a non-empty string, and its args an object when given."""
+    for i, call in enumerate(calls):
         at = _field(where, i)
-        if not isinstance(entry, Mapping) or set(entry) - {"toolId", "args"}:
-            raise ValidationFailed(at, "must be an object with toolId and optional args")
-        tool_id = entry.get("toolId")
-        if not isinstance(tool_id, str) or not tool_id:
+        if not isinstance(call.tool_id, str) or not call.tool_id:
             raise ValidationFailed(_field(at, "toolId"), "is required: a tool id")
-        call: dict[str, Any] = {"toolId": tool_id}
-        if entry.get("args") is not None:
-            if not isinstance(entry["args"], Mapping):
-                raise ValidationFailed(_field(at, "args"), "must be an object")
-            call["args"] = dict(entry["args"])
-        calls.append(call)
-    return calls
+        if call.args is not None and not isinstance(call.args, Mapping):
+            raise ValidationFailed(_field(at, "args"), "must be an object")
+    return tuple(calls)
 
 
-def _must_not_call(data: Any, where: str) -> list[str]:
-    """`[toolId]`, each a non-empty string."""
-    if data is None:
-        return []
-    if not isinstance(data, list):
-        raise ValidationFailed(where, "must be a list of tool ids")
-    for i, tool_id in enumerate(data):
+def _must_not_call(tool_ids: Sequence[str], where: str) -> tuple[str, ...]:
+    """Each tool id a non-empty string."""
+    for i, tool_id in enumerate(tool_ids):
         if not isinstance(tool_id, str) or not tool_id:
             raise ValidationFailed(_field(where, i), "must be a tool id")
-    return list(data)
+    return tuple(tool_ids)
 
 
-def check_answer(data: Any, where: str = "answer") -> dict[str, Any]:
-    """`{verdict: right}`, or `{verdict: wrong}` with `shouldSay` and/or `why`."""
-    if not isinstance(data, Mapping):
-        raise ValidationFailed(where, "must be an object with a verdict")
-    extra = set(data) - {"verdict", "shouldSay", "why"}
-    if extra:
-        raise ValidationFailed(_field(where, sorted(extra)[0]), "is not a known field")
-    verdict = data.get("verdict")
-    if verdict not in RIGHT_WRONG:
+def check_answer(answer: Answer, where: str = "answer") -> Answer:
+    """`right`, or `wrong` with `shouldSay` and/or `why`; empty words are dropped."""
+    if answer.verdict not in RIGHT_WRONG:
         raise ValidationFailed(_field(where, "verdict"), "must be one of right, wrong")
-    words = {
-        name: check_reason(data.get(name), _field(where, name)) for name in ("shouldSay", "why")
-    }
-    given = {name: text for name, text in words.items() if text}
-    if verdict == "right":
-        if given:
+    should_say = check_reason(answer.should_say, _field(where, "shouldSay")) or None
+    why = check_reason(answer.why, _field(where, "why")) or None
+    if answer.verdict == "right":
+        if should_say or why:
             raise ValidationFailed(where, "right takes no shouldSay or why")
-        return {"verdict": "right"}
-    if not given:
+        return Answer("right")
+    if not should_say and not why:
         raise ValidationFailed(where, "wrong needs shouldSay or why (or both)")
-    return {"verdict": "wrong", **given}
+    return Answer("wrong", should_say, why)
 
 
 def check_status(value: Any, where: str = "status") -> str:
@@ -224,13 +183,13 @@ def check_status(value: Any, where: str = "status") -> str:
     return str(value)
 
 
-def check_tools(decisions: Mapping[str, Any], tool_ids: Collection[str], where: str) -> None:
+def check_tools(decisions: Decisions, tool_ids: Collection[str], where: str) -> None:
     """Refuse a `shouldCall` tool the agent does not have, naming its field."""
-    for i, call in enumerate(decisions.get("shouldCall") or []):
-        if call["toolId"] not in tool_ids:
+    for i, call in enumerate(decisions.should_call or ()):
+        if call.tool_id not in tool_ids:
             raise ValidationFailed(
                 f"{where}/shouldCall/{i}/toolId",
-                f"{call['toolId']} is not one of the agent's tools ({', '.join(sorted(tool_ids))})",
+                f"{call.tool_id} is not one of the agent's tools ({', '.join(sorted(tool_ids))})",
             )
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ValidationFailed
+from .expectations import Answer, Decisions, GivenItem
 from .pointers import parse_pointer, resolve
 from .semver import is_semver
 
@@ -142,9 +143,9 @@ def with_retirement(case: dict[str, Any], retirement: Mapping[str, Any] | None) 
 
 
 def check_expectation(
-    items: Sequence[Mapping[str, Any]],
-    decisions: Mapping[str, Any] | None,
-    answer: Mapping[str, Any] | None,
+    items: Sequence[GivenItem],
+    decisions: Decisions | None,
+    answer: Answer | None,
     run_output: Any,
 ) -> None:
     """400 unless a hand case's body expects something checkable of this run's output."""
@@ -152,10 +153,10 @@ def check_expectation(
         raise ValidationFailed("items", "a case needs items, decisions or answer to expect")
     seen: set[str] = set()
     for index, item in enumerate(items):
-        if item["key"] in seen:
-            raise ValidationFailed(f"items/{index}/key", f"{item['key']!r} is given twice")
-        seen.add(item["key"])
-        pointer = item.get("pointer")
+        if item.key in seen:
+            raise ValidationFailed(f"items/{index}/key", f"{item.key!r} is given twice")
+        seen.add(item.key)
+        pointer = item.pointer
         if pointer is None:
             continue
         try:
@@ -164,10 +165,10 @@ def check_expectation(
         except (ValueError, LookupError) as error:
             raise ValidationFailed(f"items/{index}/pointer", str(error)) from None
     if decisions is not None:
-        wants = decisions.get("shouldCall") or decisions.get("mustNotCall")
-        if decisions["verdict"] == "wrong" and not wants:
+        wants = decisions.should_call or decisions.must_not_call
+        if decisions.verdict == "wrong" and not wants:
             raise ValidationFailed("decisions", "wrong decisions need shouldCall or mustNotCall")
-        if decisions["verdict"] == "right" and wants:
+        if decisions.verdict == "right" and wants:
             raise ValidationFailed("decisions", "right decisions take no shouldCall/mustNotCall")
 
 

@@ -6,15 +6,18 @@ Recording a verdict (the run's checks, the corrector, the run's copy) is `verdic
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..domain import corrections as rules
 from ..domain.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from ..domain.expectations import Answer, Decisions, GivenItem
 from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
 from ..store import corrections as store
+from ..store import expectations as codec
 from . import judge_classes, runs
 from .context import Context
 from .verdicts import (
@@ -71,8 +74,8 @@ class Correction:
     status: str
     created_at: str
     updated_at: str
-    decisions: dict[str, Any] | None = None
-    answer: dict[str, Any] | None = None
+    decisions: Decisions | None = None
+    answer: Answer | None = None
     judge_class_id: str | None = None
     restricted: bool | None = None
     participant_id: str | None = None
@@ -94,15 +97,15 @@ def create(
     ctx: Context,
     run_id: str,
     *,
-    items: Sequence[Mapping[str, Any]] = (),
-    decisions: Mapping[str, Any] | None = None,
-    answer: Mapping[str, Any] | None = None,
+    items: Sequence[GivenItem] = (),
+    decisions: Decisions | None = None,
+    answer: Answer | None = None,
     judge_class_id: str | None = None,
     participant_id: str | None = None,
 ) -> Correction:
     """Create the caller's correction of a run, replacing the one it had: its items'
-    verdicts, and the `decisions` and `answer` parts as the contract shapes them."""
-    checked = rules.check_items(list(items))
+    verdicts, and what it should have done and said."""
+    checked = rules.check_items(items)
     decided = None if decisions is None else rules.check_decisions(decisions)
     said = None if answer is None else rules.check_answer(answer)
     if not checked and decided is None and said is None:
@@ -114,7 +117,7 @@ def create(
     corrector = corrector_of(ctx, participant_id)
     now = now_iso()
     correction = new_correction(run, corrector, klass, now)
-    correction.update(decisions=decided, answer=said)
+    correction.update(decisions=codec.decisions_json(decided), answer=codec.answer_json(said))
     verdicts = [
         verdict_row(run, correction["id"], corrector, item, klass, now, f"items/{i}/pointer")
         for i, item in enumerate(checked)
@@ -159,9 +162,9 @@ def _not_erased(row: Mapping[str, Any]) -> None:
         )
 
 
-def add_item(ctx: Context, correction_id: str, body: Mapping[str, Any]) -> Correction:
+def add_item(ctx: Context, correction_id: str, given: GivenItem) -> Correction:
     """Add or change one item of the caller's correction; a changed item supersedes."""
-    item = rules.check_item(body, "")
+    item = rules.check_item(given, "")
     row = _own_row(ctx, correction_id)
     _not_erased(row)
     run = correctable_run(ctx, row["run_id"])
@@ -174,22 +177,42 @@ def add_item(ctx: Context, correction_id: str, body: Mapping[str, Any]) -> Corre
     return get(ctx, correction_id)
 
 
-def update(ctx: Context, correction_id: str, changes: Mapping[str, Any]) -> Correction:
-    """Change a correction's status, decisions or answer (None removes a part)."""
-    if not changes:
+class Keep(enum.Enum):
+    """A part `update` leaves as it is."""
+
+    KEEP = "keep"
+
+
+KEEP = Keep.KEEP
+
+
+def update(
+    ctx: Context,
+    correction_id: str,
+    *,
+    status: str | Keep | None = KEEP,
+    decisions: Decisions | Keep | None = KEEP,
+    answer: Answer | Keep | None = KEEP,
+) -> Correction:
+    """Change a correction's status, decisions or answer (None removes a part; KEEP, the
+    default, leaves it)."""
+    if status is KEEP and decisions is KEEP and answer is KEEP:
         raise ValidationFailed("", "give at least one of status, decisions, answer")
     columns: dict[str, Any] = {}
-    if "status" in changes:
-        columns["status"] = rules.check_status(changes["status"])
-    for name, check in (("decisions", rules.check_decisions), ("answer", rules.check_answer)):
-        if name in changes:
-            columns[name] = None if changes[name] is None else check(changes[name])
+    if status is not KEEP:
+        columns["status"] = rules.check_status(status)
+    decided = None if decisions is KEEP or decisions is None else rules.check_decisions(decisions)
+    if decisions is not KEEP:
+        columns["decisions"] = codec.decisions_json(decided)
+    if answer is not KEEP:
+        said = None if answer is None else rules.check_answer(answer)
+        columns["answer"] = codec.answer_json(said)
     row = _own_row(ctx, correction_id)
     if "decisions" in columns or "answer" in columns:
         _not_erased(row)
-    if columns.get("decisions") is not None:
+    if decided is not None:
         run = runs.get_record(ctx, row["run_id"])
-        rules.check_tools(columns["decisions"], agent_tools(ctx, run), "decisions")
+        rules.check_tools(decided, agent_tools(ctx, run), "decisions")
     store.update_correction(ctx.db, correction_id, {**columns, "updated_at": now_iso()})
     return get(ctx, correction_id)
 
@@ -270,8 +293,8 @@ def correction_of(row: Mapping[str, Any], verdicts: Sequence[Mapping[str, Any]])
         status=row["status"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],
-        decisions=row["decisions"],
-        answer=row["answer"],
+        decisions=codec.decisions_of(row["decisions"]),
+        answer=codec.answer_of(row["answer"]),
         judge_class_id=row["judge_class_id"] or None,
         restricted=True if row["restricted"] else None,
         participant_id=row["participant_id"] or None,

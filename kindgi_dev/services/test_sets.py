@@ -8,14 +8,17 @@ Its frozen versions are `test_set_versions`; the `/v1/test-sets` registry is
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..domain import test_sets as rules
 from ..domain.errors import BadInput, Conflict, Gone, NotFound, ValidationFailed
+from ..domain.expectations import Answer, Decisions, GivenItem
 from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
 from ..domain.status import TERMINAL
 from ..domain.time import now_iso
+from ..store import expectations as codec
 from ..store import test_sets as store
 from . import catalog, projects, runs
 from .context import Context
@@ -134,16 +137,15 @@ def add_case(
     agent_id: str,
     run_id: str,
     *,
-    items: list[dict[str, Any]] | None = None,
-    decisions: dict[str, Any] | None = None,
-    answer: dict[str, Any] | None = None,
+    items: Sequence[GivenItem] = (),
+    decisions: Decisions | None = None,
+    answer: Answer | None = None,
 ) -> dict[str, Any]:
     """Add a case by hand on one of the agent's finished, non-replay runs (`case-…`): the
-    items it expects, and the `decisions` and `answer` parts as the contract shapes them."""
+    items it expects, and what the run should have done and said."""
     catalog.get_agent(ctx, agent_id)
     run = runs.get_record(ctx, run_id)
     _check_run(run, agent_id)
-    items = items or []
     rules.check_expectation(items, decisions, answer, run.get("output"))
     if decisions:
         _check_tools(ctx, run, decisions)
@@ -155,16 +157,16 @@ def add_case(
         "agent_id": agent_id,
         "run_id": run["id"],
         "made_on": run["agent_version"],
-        "items": items,
-        "decisions": decisions,
-        "answer": answer,
+        "items": codec.items_json(items),
+        "decisions": codec.decisions_json(decisions),
+        "answer": codec.answer_json(answer),
         "added_by_kind": ctx.caller.kind,
         "added_by_id": ctx.caller.id,
         "created_at": now,
         "updated_at": now,
     }
     store.insert_hand_case(ctx.db, case)
-    return rules.case_of("hand", case, items)
+    return rules.case_of("hand", case, case["items"])
 
 
 def _check_run(run: dict[str, Any], agent_id: str) -> None:
@@ -185,15 +187,15 @@ def _check_run(run: dict[str, Any], agent_id: str) -> None:
         )
 
 
-def _check_tools(ctx: Context, run: dict[str, Any], decisions: dict[str, Any]) -> None:
+def _check_tools(ctx: Context, run: dict[str, Any], decisions: Decisions) -> None:
     """400 when `shouldCall` names a tool the run's agent version doesn't have."""
     agent = catalog.get_agent(ctx, run["agent_id"], run["agent_version"])
     known = {ref["id"] for ref in agent.get("tools") or []}
-    for index, call in enumerate(decisions.get("shouldCall") or []):
-        if call["toolId"] not in known:
+    for index, call in enumerate(decisions.should_call or ()):
+        if call.tool_id not in known:
             raise ValidationFailed(
                 f"decisions/shouldCall/{index}/toolId",
-                f"{call['toolId']} is not a tool of {run['agent_id']}@{run['agent_version']}",
+                f"{call.tool_id} is not a tool of {run['agent_id']}@{run['agent_version']}",
             )
 
 

@@ -8,8 +8,14 @@ import pytest
 
 from kindgi_dev.domain import corrections as rules
 from kindgi_dev.domain.errors import ValidationFailed
+from kindgi_dev.domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
 
 ITEM = {"key": "kb-101", "pointer": "/output/articles/0", "rank": 0, "verdict": "right"}
+
+
+def given(fields: dict[str, Any]) -> GivenItem:
+    """An item as a body gives it."""
+    return GivenItem(**fields)
 
 
 def refused(check: Any, *args: Any, **kwargs: Any) -> ValidationFailed:
@@ -20,9 +26,9 @@ def refused(check: Any, *args: Any, **kwargs: Any) -> ValidationFailed:
 
 
 def test_an_item_is_checked_and_stored_as_yes_or_no() -> None:
-    item = rules.check_item({**ITEM, "reason": "Resets it"}, "items/0")
+    item = rules.check_item(given({**ITEM, "reason": "Resets it"}), "items/0")
     assert item == rules.CorrectedItem("kb-101", "/output/articles/0", 0, "yes", "Resets it")
-    assert rules.check_item({**ITEM, "verdict": "wrong"}, "").verdict == "no"
+    assert rules.check_item(given({**ITEM, "verdict": "wrong"}), "").verdict == "no"
 
 
 @pytest.mark.parametrize(
@@ -40,11 +46,10 @@ def test_an_item_is_checked_and_stored_as_yes_or_no() -> None:
         ({"verdict": "maybe"}, "items/0/verdict"),
         ({"reason": "x" * 4001}, "items/0/reason"),
         ({"reason": 3}, "items/0/reason"),
-        ({"colour": "red"}, "items/0/colour"),
     ],
 )
 def test_a_bad_item_names_its_field(change: dict[str, Any], field: str) -> None:
-    error = refused(rules.check_item, {**ITEM, **change}, "items/0")
+    error = refused(rules.check_item, given({**ITEM, **change}), "items/0")
     assert error.details["field"] == field
 
 
@@ -53,21 +58,20 @@ def test_a_reason_of_exactly_4000_characters_passes() -> None:
 
 
 def test_an_item_without_key_is_refused() -> None:
-    item = {k: v for k, v in ITEM.items() if k != "key"}
+    item = GivenItem("", "/output/articles/0", "right")
     assert refused(rules.check_item, item, "").details["field"] == "key"
 
 
 def test_judgment_words_are_yes_and_no_and_the_pointer_may_be_absent() -> None:
     item = rules.check_item(
-        {"key": "k", "verdict": "no"}, "", words=rules.YES_NO, pointer_required=False
+        GivenItem("k", None, "no"), "", words=rules.YES_NO, pointer_required=False
     )
     assert (item.pointer, item.rank, item.verdict) == (None, None, "no")
 
 
 def test_items_need_distinct_keys() -> None:
-    error = refused(rules.check_items, [ITEM, {**ITEM, "rank": 1}])
+    error = refused(rules.check_items, [given(ITEM), given({**ITEM, "rank": 1})])
     assert error.details["field"] == "items/1/key"
-    assert refused(rules.check_items, {"key": "k"}).details["field"] == "items"
 
 
 def test_right_wrong_maps_to_yes_no_and_back() -> None:
@@ -81,51 +85,35 @@ def test_right_wrong_maps_to_yes_no_and_back() -> None:
 
 
 def test_decisions_right_and_wrong() -> None:
-    assert rules.check_decisions({"verdict": "right"}) == {"verdict": "right"}
-    wrong = {
-        "verdict": "wrong",
-        "shouldCall": [{"toolId": "t.search", "args": {"q": "x"}}],
-        "mustNotCall": ["t.log"],
-    }
+    assert rules.check_decisions(Decisions("right")) == Decisions("right")
+    wrong = Decisions("wrong", (ExpectedCall("t.search", {"q": "x"}),), ("t.log",))
     assert rules.check_decisions(wrong) == wrong
 
 
 @pytest.mark.parametrize(
     ("decisions", "field"),
     [
-        ({"verdict": "wrong"}, "decisions"),
-        ({"verdict": "wrong", "shouldCall": [], "mustNotCall": []}, "decisions"),
-        ({"verdict": "right", "mustNotCall": ["t.log"]}, "decisions"),
-        ({"verdict": "meh"}, "decisions/verdict"),
-        ({"verdict": "wrong", "shouldCall": [{"args": {}}]}, "decisions/shouldCall/0/toolId"),
-        (
-            {"verdict": "wrong", "shouldCall": [{"toolId": "t", "args": 3}]},
-            "decisions/shouldCall/0/args",
-        ),
-        ({"verdict": "wrong", "mustNotCall": [""]}, "decisions/mustNotCall/0"),
-        (
-            {"verdict": "wrong", "shouldCall": [{"toolId": "t"}], "mustNotCall": ["t"]},
-            "decisions/shouldCall/0/toolId",
-        ),
-        ("wrong", "decisions"),
+        (Decisions("wrong"), "decisions"),
+        (Decisions("wrong", (), ()), "decisions"),
+        (Decisions("right", None, ("t.log",)), "decisions"),
+        (Decisions("meh"), "decisions/verdict"),
+        (Decisions("wrong", (ExpectedCall("", {}),)), "decisions/shouldCall/0/toolId"),
+        (Decisions("wrong", (ExpectedCall("t", 3),)), "decisions/shouldCall/0/args"),
+        (Decisions("wrong", None, ("",)), "decisions/mustNotCall/0"),
+        (Decisions("wrong", (ExpectedCall("t"),), ("t",)), "decisions/shouldCall/0/toolId"),
     ],
 )
-def test_bad_decisions_name_their_field(decisions: Any, field: str) -> None:
+def test_bad_decisions_name_their_field(decisions: Decisions, field: str) -> None:
     assert refused(rules.check_decisions, decisions).details["field"] == field
 
 
 def test_answer_right_or_wrong_with_words() -> None:
-    assert rules.check_answer({"verdict": "right"}) == {"verdict": "right"}
-    assert rules.check_answer({"verdict": "wrong", "why": "too long"}) == {
-        "verdict": "wrong",
-        "why": "too long",
-    }
-    assert refused(rules.check_answer, {"verdict": "wrong"}).details["field"] == "answer"
-    too_long = {"verdict": "wrong", "shouldSay": "x" * 4001}
+    assert rules.check_answer(Answer("right")) == Answer("right")
+    assert rules.check_answer(Answer("wrong", why="too long")) == Answer("wrong", why="too long")
+    assert refused(rules.check_answer, Answer("wrong")).details["field"] == "answer"
+    too_long = Answer("wrong", should_say="x" * 4001)
     assert refused(rules.check_answer, too_long).details["field"] == "answer/shouldSay"
-    assert refused(rules.check_answer, {"verdict": "right", "why": "x"}).details["field"] == (
-        "answer"
-    )
+    assert refused(rules.check_answer, Answer("right", why="x")).details["field"] == "answer"
 
 
 def test_status_enum() -> None:
@@ -134,7 +122,7 @@ def test_status_enum() -> None:
 
 
 def test_a_should_call_tool_the_agent_lacks_is_refused_by_field() -> None:
-    decisions = {"verdict": "wrong", "shouldCall": [{"toolId": "a"}, {"toolId": "b"}]}
+    decisions = Decisions("wrong", (ExpectedCall("a"), ExpectedCall("b")))
     rules.check_tools(decisions, {"a", "b"}, "decisions")
     error = refused(rules.check_tools, decisions, {"a"}, "decisions")
     assert error.details["field"] == "decisions/shouldCall/1/toolId"
@@ -153,7 +141,7 @@ def test_an_item_key_that_is_not_the_item_at_its_pointer_is_refused_naming_both(
     output = {"output": {"articles": [{"id": "kb-101"}, {"id": "kb-102"}, {"title": "t"}]}}
 
     def given(key: str, pointer: str) -> rules.CorrectedItem:
-        return rules.check_item({"key": key, "pointer": pointer, "verdict": "right"}, "")
+        return rules.check_item(GivenItem(key, pointer, "right"), "")
 
     rules.check_key_at(output, given("kb-102", "/output/articles/1"), "pointer")
     rules.check_key_at(output, given("/output/articles/2", "/output/articles/2"), "pointer")

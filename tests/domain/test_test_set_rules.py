@@ -9,6 +9,7 @@ import pytest
 
 from kindgi_dev.domain import test_sets as rules
 from kindgi_dev.domain.errors import ValidationFailed
+from kindgi_dev.domain.expectations import Decisions, GivenItem
 
 STANDING = {"status": "open", "replaced_by": None, "erased_at": None, "on_replay": False,
             "has_expectation": True}  # fmt: skip
@@ -111,17 +112,16 @@ OUTPUT = {"output": {"articles": [{"id": "kb-301"}]}, "appended": []}
     ("items", "decisions", "field"),
     [
         ([], None, "items"),
-        ([{"key": "kb-301", "verdict": "right"}, {"key": "kb-301", "verdict": "wrong"}], None,
+        ([GivenItem("kb-301", None, "right"), GivenItem("kb-301", None, "wrong")], None,
          "items/1/key"),
-        ([{"key": "kb-301", "pointer": "/output/articles/4", "verdict": "right"}], None,
-         "items/0/pointer"),
-        ([{"key": "kb-301", "pointer": "output", "verdict": "right"}], None, "items/0/pointer"),
-        ([], {"verdict": "wrong"}, "decisions"),
-        ([], {"verdict": "right", "mustNotCall": ["x"]}, "decisions"),
+        ([GivenItem("kb-301", "/output/articles/4", "right")], None, "items/0/pointer"),
+        ([GivenItem("kb-301", "output", "right")], None, "items/0/pointer"),
+        ([], Decisions("wrong"), "decisions"),
+        ([], Decisions("right", None, ("x",)), "decisions"),
     ],
 )  # fmt: skip
 def test_a_hand_case_must_expect_something_checkable(
-    items: list[dict[str, Any]], decisions: dict[str, Any] | None, field: str
+    items: list[GivenItem], decisions: Decisions | None, field: str
 ) -> None:
     with pytest.raises(ValidationFailed) as caught:
         rules.check_expectation(items, decisions, None, OUTPUT)
@@ -129,8 +129,8 @@ def test_a_hand_case_must_expect_something_checkable(
 
 
 def test_a_hand_case_with_a_resolving_pointer_passes() -> None:
-    items = [{"key": "kb-301", "pointer": "/output/articles/0", "verdict": "right"}]
-    rules.check_expectation(items, {"verdict": "wrong", "mustNotCall": ["x"]}, None, OUTPUT)
+    items = [GivenItem("kb-301", "/output/articles/0", "right")]
+    rules.check_expectation(items, Decisions("wrong", None, ("x",)), None, OUTPUT)
 
 
 def _judgment(n: int, key: str, verdict: str, **extra: Any) -> rules.Judgment:
