@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic.json_schema import WithJsonSchema
 
+from ..domain.corrections import AssertableBy
 from ..domain.paging import Page
 from ..services import judge_classes
 from .routing import Call, Endpoint
@@ -55,6 +56,15 @@ class JudgeClassAssertableBy(WireModel):
         if all(part is None for part in parts):
             raise ValueError("give at least one of minReviewerRole, principalKinds, principalIds")
         return self
+
+    def record(self) -> AssertableBy:
+        """Who may use the class, as the service takes it."""
+        kinds, ids = self.principal_kinds, self.principal_ids
+        return AssertableBy(
+            self.min_reviewer_role,
+            None if kinds is None else tuple(kinds),
+            None if ids is None else tuple(ids),
+        )
 
 
 class JudgeClassAssertableByView(JudgeClassAssertableBy):
@@ -146,7 +156,7 @@ async def create(call: Call[CreateJudgeClassBody, Any]) -> judge_classes.JudgeCl
         name=body.name,
         weight=body.weight,
         description=body.description,
-        assertable_by=None if body.assertable_by is None else body.assertable_by.wire(),
+        assertable_by=None if body.assertable_by is None else body.assertable_by.record(),
     )
 
 
@@ -170,10 +180,7 @@ async def update(call: Call[UpdateJudgeClassBody, Any]) -> judge_classes.JudgeCl
     body = call.body
     changes: dict[str, Any] = {name: getattr(body, name) for name in body.model_fields_set}
     if body.assertable_by is not None:
-        assertable = body.assertable_by
-        changes["assertable_by"] = assertable.model_dump(
-            by_alias=True, exclude_unset=True, mode="json"
-        )
+        changes["assertable_by"] = body.assertable_by.record()
     return judge_classes.update(call.ctx, call.path["judgeClassId"], changes)
 
 

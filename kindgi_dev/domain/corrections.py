@@ -40,6 +40,15 @@ class AssertedClass(NamedTuple):
 
 
 @dataclass(frozen=True)
+class AssertableBy:
+    """Who may use a restricted judge class: every part that is set must hold."""
+
+    min_reviewer_role: str | None = None
+    principal_kinds: tuple[str, ...] | None = None
+    principal_ids: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
 class CorrectedItem:
     """One item's verdict as checked: the stored verdict is always `yes` or `no`."""
 
@@ -223,18 +232,18 @@ def check_key_at(output: Any, item: CorrectedItem, where: str) -> None:
 
 
 def may_assert(
-    assertable_by: Mapping[str, Any] | None, kind: str, principal_id: str, role: str = "admin"
+    assertable_by: AssertableBy | None, kind: str, principal_id: str, role: str = "admin"
 ) -> bool:
     """Whether a principal may use a class: every part its `assertableBy` sets must hold."""
-    if not assertable_by:
+    if assertable_by is None:
         return True
-    least = assertable_by.get("minReviewerRole")
+    least = assertable_by.min_reviewer_role
     if least and REVIEWER_ROLES.index(role) < REVIEWER_ROLES.index(least):
         return False
-    kinds = assertable_by.get("principalKinds")
+    kinds = assertable_by.principal_kinds
     if kinds and kind not in kinds:
         return False
-    ids = assertable_by.get("principalIds")
+    ids = assertable_by.principal_ids
     return not ids or principal_id in ids
 
 

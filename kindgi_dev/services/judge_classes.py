@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..domain import corrections as rules
-from ..domain.corrections import AssertedClass
+from ..domain.corrections import AssertableBy, AssertedClass
 from ..domain.errors import BadInput, Conflict, Forbidden, NotFound, ValidationFailed
 from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
@@ -30,12 +30,12 @@ class ClassScope:
 
 
 @dataclass(frozen=True)
-class AssertableBy:
+class AssertableByView:
     """Who may use a restricted class; `principal_count` says how many principals it names."""
 
     min_reviewer_role: str | None = None
-    principal_kinds: list[str] | None = None
-    principal_ids: list[str] | None = None
+    principal_kinds: tuple[str, ...] | None = None
+    principal_ids: tuple[str, ...] | None = None
     principal_count: int | None = None
 
 
@@ -51,7 +51,7 @@ class JudgeClass:
     created_at: str
     updated_at: str
     description: str | None = None
-    assertable_by: AssertableBy | None = None
+    assertable_by: AssertableByView | None = None
     unregistered_at: str | None = None
 
 
@@ -76,13 +76,13 @@ def scope_of(row: Mapping[str, Any]) -> ClassScope:
 def class_of(row: Mapping[str, Any]) -> JudgeClass:
     """A stored class as its record; `principalIds` shown, since the caller is admin."""
     weight = row["weight"]
-    stored = row["assertable_by"]
+    stored: AssertableBy | None = row["assertable_by"]
     assertable = None
-    if stored:
-        ids = stored.get("principalIds")
-        assertable = AssertableBy(
-            min_reviewer_role=stored.get("minReviewerRole"),
-            principal_kinds=stored.get("principalKinds"),
+    if stored is not None:
+        ids = stored.principal_ids
+        assertable = AssertableByView(
+            min_reviewer_role=stored.min_reviewer_role,
+            principal_kinds=stored.principal_kinds,
             principal_ids=ids,
             principal_count=len(ids) if ids else None,
         )
@@ -132,10 +132,10 @@ def create(
     name: str,
     weight: float,
     description: str | None = None,
-    assertable_by: dict[str, Any] | None = None,
+    assertable_by: AssertableBy | None = None,
 ) -> JudgeClass:
-    """A new class of a scope (kind, project id, agent id), `assertable_by` as the contract
-    shapes it; 409 `judge-class-name-taken` when a live class of its scope has the name."""
+    """A new class of a scope (kind, project id, agent id), restricted to `assertable_by`
+    when given; 409 `judge-class-name-taken` when a live class of its scope has the name."""
     if scope[0] != "tenant":
         projects.get(ctx, str(scope[1]))
     key = scope
@@ -247,4 +247,4 @@ def usable(ctx: Context, class_id: str | None, run: Mapping[str, Any]) -> Assert
             code="judge-class-not-allowed",
             judgeClassId=class_id,
         )
-    return AssertedClass(class_id, bool(row["assertable_by"]))
+    return AssertedClass(class_id, row["assertable_by"] is not None)

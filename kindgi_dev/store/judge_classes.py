@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..domain.corrections import AssertableBy
 from .db import Database
 from .jsoncol import dump, load
 from .query import Where
@@ -15,9 +16,36 @@ _COLUMNS = (
 )
 
 
+def _assertable_json(assertable_by: AssertableBy | None) -> str | None:
+    """Who may use a class as its column keeps it: the parts that are set, as the API
+    names them (`minReviewerRole`, `principalKinds`, `principalIds`)."""
+    if assertable_by is None:
+        return None
+    parts = {
+        "minReviewerRole": assertable_by.min_reviewer_role,
+        "principalKinds": assertable_by.principal_kinds,
+        "principalIds": assertable_by.principal_ids,
+    }
+    given = {name: part for name, part in parts.items() if part is not None}
+    return dump({name: list(p) if isinstance(p, tuple) else p for name, p in given.items()})
+
+
+def _assertable_of(text: str | None) -> AssertableBy | None:
+    """A class's stored `assertable_by` as its record (None: not restricted)."""
+    data = load(text)
+    if not data:
+        return None
+    kinds, ids = data.get("principalKinds"), data.get("principalIds")
+    return AssertableBy(
+        data.get("minReviewerRole"),
+        None if kinds is None else tuple(kinds),
+        None if ids is None else tuple(ids),
+    )
+
+
 def _row(row: Any) -> dict[str, Any]:
     record = dict(row)
-    record["assertable_by"] = load(record["assertable_by"])
+    record["assertable_by"] = _assertable_of(record["assertable_by"])
     return record
 
 
@@ -34,7 +62,7 @@ def insert(db: Database, judge_class: dict[str, Any]) -> None:
             judge_class["name"],
             judge_class["weight"],
             judge_class.get("description"),
-            dump(judge_class.get("assertable_by")),
+            _assertable_json(judge_class.get("assertable_by")),
             judge_class["created_at"],
             judge_class["updated_at"],
             None,
@@ -77,9 +105,9 @@ def name_taken(
 
 
 def update(db: Database, class_id: str, changes: dict[str, Any]) -> None:
-    """Set some columns of a class (`assertable_by` as a value, stored as JSON)."""
+    """Set some columns of a class (`assertable_by` as its record, stored as JSON)."""
     columns = list(changes)
-    values = [dump(changes[c]) if c == "assertable_by" else changes[c] for c in columns]
+    values = [_assertable_json(changes[c]) if c == "assertable_by" else changes[c] for c in columns]
     db.run(
         f"UPDATE judge_classes SET {', '.join(f'{c} = ?' for c in columns)} WHERE id = ?",
         [*values, class_id],

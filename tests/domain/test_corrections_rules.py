@@ -163,21 +163,22 @@ def test_an_item_key_that_is_not_the_item_at_its_pointer_is_refused_naming_both(
     ("assertable_by", "allowed"),
     [
         (None, True),
-        ({"minReviewerRole": "admin"}, True),
-        ({"principalKinds": ["user"]}, True),
-        ({"principalKinds": ["service"]}, False),
-        ({"principalIds": ["u-1", "u-2"]}, True),
-        ({"principalIds": ["someone-else"]}, False),
-        ({"principalKinds": ["user"], "principalIds": ["someone-else"]}, False),
+        (rules.AssertableBy(min_reviewer_role="admin"), True),
+        (rules.AssertableBy(principal_kinds=("user",)), True),
+        (rules.AssertableBy(principal_kinds=("service",)), False),
+        (rules.AssertableBy(principal_ids=("u-1", "u-2")), True),
+        (rules.AssertableBy(principal_ids=("someone-else",)), False),
+        (rules.AssertableBy(None, ("user",), ("someone-else",)), False),
     ],
 )
-def test_who_may_assert_a_class(assertable_by: Any, allowed: bool) -> None:
+def test_who_may_assert_a_class(assertable_by: rules.AssertableBy | None, allowed: bool) -> None:
     assert rules.may_assert(assertable_by, "user", "u-1", "admin") is allowed
 
 
 def test_a_reviewer_role_below_the_minimum_may_not_assert() -> None:
-    assert not rules.may_assert({"minReviewerRole": "senior"}, "user", "u-1", "standard")
-    assert rules.may_assert({"minReviewerRole": "senior"}, "user", "u-1", "senior")
+    senior = rules.AssertableBy(min_reviewer_role="senior")
+    assert not rules.may_assert(senior, "user", "u-1", "standard")
+    assert rules.may_assert(senior, "user", "u-1", "senior")
 
 
 def test_which_classes_apply_to_a_run() -> None:
