@@ -10,6 +10,7 @@ from typing import Any
 from starlette.testclient import TestClient
 
 from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.domain.segments import Segment
 from kindgi_dev.runtime.agent_turn import TurnOutcome
 from kindgi_dev.runtime.pack import PackIndex
 from kindgi_dev.runtime.tool_calls import ToolCallRecord
@@ -115,9 +116,10 @@ def recorded_run(
     """A finished run of the article picker, as kindgi dev records one; its id."""
     agent = catalog.get_agent(ctx, AGENT, version)
     project = project_id or ctx.db.one("SELECT id FROM projects WHERE is_default = 1")["id"]
+    path = None if segments is None else [Segment(**segment) for segment in segments]
     run = runs.open_run(
         ctx, agent, project, {"userMessage": question}, started_by="person", via="explicit",
-        replay_of=replay_of, segments=segments,
+        replay_of=replay_of, segments=path,
     )  # fmt: skip
     if finish:
         outcome = turn_output(question, articles or QUESTIONS[question])

@@ -12,6 +12,7 @@ from starlette.responses import Response, StreamingResponse
 
 from ..domain.errors import ValidationFailed
 from ..domain.paging import Page
+from ..domain.segments import Segment
 from ..services import flow_runs, runs
 from .responses import json_response
 from .routing import Call, Endpoint, shape
@@ -25,6 +26,10 @@ class ScopeSegment(WireModel):
 
     key: str = Field(pattern=r"^[a-z][a-z0-9_-]{0,63}$")
     value: str = Field(min_length=1, max_length=256)
+
+    def record(self) -> Segment:
+        """The level as the service takes it."""
+        return Segment(self.key, self.value)
 
 
 class StartRunOptions(WireModel):
@@ -155,7 +160,7 @@ async def start(call: Call[StartRunBody, Any]) -> Response:
     if (body.agent is None) == (body.flow is None):
         raise ValidationFailed("agent", "give exactly one of agent or flow")
     options = body.options or StartRunOptions()
-    segments = None if body.segments is None else [s.wire() for s in body.segments]
+    segments = None if body.segments is None else [s.record() for s in body.segments]
     given = {
         "project_id": body.project_id,
         "input": body.input,

@@ -18,7 +18,7 @@ from ..services import test_set_pulls
 from ..services.test_set_pulls import PulledVersion
 from .errors import wire_details
 from .responses import json_response
-from .routing import Call, Endpoint
+from .routing import Call, Endpoint, shape
 from .wire import WireModel
 
 log = logging.getLogger("kindgi_dev.api")
@@ -62,14 +62,9 @@ def _pulling(call: Call[PullBody, Any], on_progress: OnProgress | None) -> Await
     )
 
 
-def _pulled_wire(found: PulledVersion) -> dict[str, Any]:
-    return PulledTestSetVersion(
-        test_set_id=found.test_set_id,
-        version=found.version,
-        case_count=found.case_count,
-        source=PullSource(url=found.source.url, pulled_at=found.source.pulled_at),
-        pulled=found.pulled,
-    ).wire()
+def _pulled_wire(found: PulledVersion) -> Any:
+    """A pulled version as its answer shows it, rendered where every answer is."""
+    return shape(PulledTestSetVersion, found)
 
 
 async def pull(call: Call[PullBody, Any]) -> Response:

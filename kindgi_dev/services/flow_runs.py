@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..domain.errors import NotFound, Unprocessable
 from ..domain.flows import FlowDefinition, FlowNode
+from ..domain.segments import Segment
 from ..domain.status import TERMINAL
 from ..domain.time import now_iso
 from ..runtime.agent_turn import run_agent_turn
@@ -61,7 +62,7 @@ async def start(
     flow_version: str | None = None,
     project_id: str | None = None,
     input: Any = None,
-    segments: list[dict[str, str]] | None = None,
+    segments: Sequence[Segment] | None = None,
     dry_run: bool = False,
     wait: bool = True,
 ) -> tuple[runs.Run, int]:
@@ -111,7 +112,7 @@ def open_run(
     project_id: str,
     data: Any,
     *,
-    segments: Any = None,
+    segments: Sequence[Segment] | None = None,
     started_by: str | None,
     replay_of: str | None = None,
     eval_run_id: str | None = None,
@@ -131,7 +132,7 @@ def open_run(
         "created_at": now,
         "updated_at": now,
         "input": data,
-        "segments": segments,
+        "segments": run_store.segments_json(segments),
         "started_by": started_by,
         "replay_of": replay_of,
         "eval_run_id": eval_run_id,

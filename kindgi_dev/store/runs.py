@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..domain.segments import Segment
 from .db import Database
 from .jsoncol import JsonRows, dump, load
 from .query import Where
@@ -41,6 +42,13 @@ _FIELDS = (
     "content_erased_at",
 )
 _LIST_FIELDS = ", ".join(f for f in _FIELDS if f not in ("output", "context", "tool_env"))
+
+
+def segments_json(segments: Sequence[Segment] | None) -> list[dict[str, str]] | None:
+    """A run's segment path as its `segments` column keeps it: `[{key, value}]`."""
+    if segments is None:
+        return None
+    return [{"key": segment.key, "value": segment.value} for segment in segments]
 
 
 def insert(db: Database, run: dict[str, Any]) -> None:

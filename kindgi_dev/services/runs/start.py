@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...domain.errors import BadInput, NotFound, Unprocessable, ValidationFailed
+from ...domain.segments import Segment
 from ...domain.time import now_iso
 from ...runtime.agent_turn import TurnOutcome, run_agent_turn
 from ...runtime.dispatch import LiveDispatcher, tool_env
@@ -69,7 +70,7 @@ async def start(
     agent_version: str | None = None,
     project_id: str | None = None,
     input: Any = None,
-    segments: list[dict[str, str]] | None = None,
+    segments: Sequence[Segment] | None = None,
     dry_run: bool = False,
     wait: bool = True,
 ) -> tuple[Run, int]:
@@ -147,7 +148,7 @@ def open_run(
     project_id: str,
     data: dict[str, Any],
     *,
-    segments: Any = None,
+    segments: Sequence[Segment] | None = None,
     started_by: str | None,
     via: str,
     replay_of: str | None = None,
@@ -177,7 +178,7 @@ def open_run(
             "conversation_id": conversation_id,
             "via": via,
             "input": data,
-            "segments": segments,
+            "segments": run_store.segments_json(segments),
             "started_by": started_by,
             "replay_of": replay_of,
             "eval_run_id": eval_run_id,
