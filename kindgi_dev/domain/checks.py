@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from kindgi_dev.domain.expectations import Answer, Decisions, ExpectedCall
 from kindgi_dev.domain.items import same_value
 
 
@@ -37,21 +38,20 @@ class Difference:
 
 
 def check_decisions(
-    decisions: dict[str, Any], made: Sequence[MadeCall], recorded_tool_ids: Sequence[str]
+    decisions: Decisions, made: Sequence[MadeCall], recorded_tool_ids: Sequence[str]
 ) -> list[Difference]:
     """The differences between a decisions correction and the calls made; empty means it passed.
 
-    `right` wants the tools the past run called: `decisions["tools"]` when the case names
-    them, else `recorded_tool_ids`.
+    `right` wants the tools the past run called, `recorded_tool_ids`.
     """
-    verdict = decisions.get("verdict")
+    verdict = decisions.verdict
     if verdict == "right":
-        return _same_tools(made, decisions.get("tools", recorded_tool_ids))
+        return _same_tools(made, recorded_tool_ids)
     if verdict == "wrong":
         differences: list[Difference] = []
-        for expected in decisions.get("shouldCall") or []:
+        for expected in decisions.should_call or ():
             differences.extend(_should_call(expected, made))
-        for tool_id in decisions.get("mustNotCall") or []:
+        for tool_id in decisions.must_not_call or ():
             count = sum(1 for call in made if call.tool_id == tool_id)
             if count:
                 differences.append(Difference("must-not-call", tool_id, actual=count))
@@ -76,9 +76,9 @@ def _count(tool_id: str, expected: int, actual: int) -> Difference:
     return Difference("count", tool_id, expected=expected, actual=actual)
 
 
-def _should_call(expected: dict[str, Any], made: Sequence[MadeCall]) -> list[Difference]:
+def _should_call(expected: ExpectedCall, made: Sequence[MadeCall]) -> list[Difference]:
     """The differences for one expected call: not made, refused, or its arguments' fields."""
-    tool_id = expected["toolId"]
+    tool_id = expected.tool_id
     calls = [call for call in made if call.tool_id == tool_id]
     if not calls:
         return [_count(tool_id, 1, 0)]
@@ -86,7 +86,7 @@ def _should_call(expected: dict[str, Any], made: Sequence[MadeCall]) -> list[Dif
     ran = [call for call in calls if not call.refused]
     if not ran:
         differences.append(Difference("refused", tool_id))
-    args = expected.get("args")
+    args = expected.args
     if isinstance(args, dict):
         per_call = [_field_differences(tool_id, args, call.arguments) for call in ran or calls]
         fewest = min(per_call, key=len)
@@ -121,7 +121,7 @@ class AnswerCheck(NamedTuple):
 
 
 def deterministic_answer_check(
-    expectation: dict[str, Any], recorded_answer: str | None, candidate_answer: str | None
+    expectation: Answer, recorded_answer: str | None, candidate_answer: str | None
 ) -> AnswerCheck:
     """Check an answer correction without a model: passed, and the reason.
 
@@ -132,14 +132,14 @@ def deterministic_answer_check(
         return AnswerCheck(False, "the version gave no answer text")
     answer = normalize_text(candidate_answer)
     recorded = None if recorded_answer is None else normalize_text(recorded_answer)
-    verdict = expectation.get("verdict")
+    verdict = expectation.verdict
     if verdict == "right":
         if answer == recorded:
             return AnswerCheck(True, "the answer says what the recorded one said")
         return AnswerCheck(False, "the answer differs from the recorded one, which was right")
     if verdict != "wrong":
         raise ValueError(f'answer verdict is "right" or "wrong", not {verdict!r}')
-    should_say = expectation.get("shouldSay")
+    should_say = expectation.should_say
     if isinstance(should_say, str) and should_say.strip():
         if normalize_text(should_say) in answer:
             return AnswerCheck(True, "the answer says what it should say")

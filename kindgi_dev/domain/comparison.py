@@ -19,6 +19,7 @@ from .checks import (
     check_decisions,
     deterministic_answer_check,
 )
+from .expectations import Answer, Decisions
 from .items import answer_text, items_of
 from .metrics import (
     CaseScore,
@@ -41,8 +42,11 @@ class Expectation:
     """One checked part of a case: its `decisions` or its `answer`, from one correction."""
 
     part: str
-    expected: dict[str, Any]
+    expected: Decisions | Answer
     judgment_id: str | None = None
+    tools: tuple[str, ...] | None = None
+    """For `right` decisions, the tools the past run called when the case names them
+    (a suite case's `calls`); None: the recorded run's."""
 
 
 @dataclass(frozen=True)
@@ -112,11 +116,13 @@ def checks_of(case: ReplayCase, replay: Replayed) -> list[tuple[Expectation, lis
     ]
     found = []
     for position, expectation in enumerate(case.expectations):
-        if expectation.part == "decisions":
-            differences = check_decisions(expectation.expected, made, list(case.recorded_tool_ids))
+        expected = expectation.expected
+        if isinstance(expected, Decisions):
+            tools = case.recorded_tool_ids if expectation.tools is None else expectation.tools
+            differences = check_decisions(expected, made, list(tools))
         else:
             passed, reason = replay.judged.get(position) or deterministic_answer_check(
-                expectation.expected, answer_text(case.output), answer_text(replay.output)
+                expected, answer_text(case.output), answer_text(replay.output)
             )
             differences = [] if passed else [Difference("answer", reason=reason)]
         found.append((expectation, differences))

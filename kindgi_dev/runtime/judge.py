@@ -7,9 +7,9 @@ that fails to answer fails the check with its reason rather than the run.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ..domain.checks import AnswerCheck
+from ..domain.expectations import Answer
 from ..models import Message, Turn
 from .providers import ModelAdapter
 from .providers.base import ModelError
@@ -27,22 +27,20 @@ INSTRUCTIONS = (
 )
 
 
-def question(expectation: dict[str, Any], recorded: str | None, candidate: str | None) -> str:
+def question(expectation: Answer, recorded: str | None, candidate: str | None) -> str:
     """What the judge is asked, in plain words."""
-    if expectation.get("verdict") == "right":
+    if expectation.verdict == "right":
         ask = f"It should say what this recorded answer said: {json.dumps(recorded)}"
     else:
-        parts = (
-            [f"It should say: {expectation['shouldSay']}"] if expectation.get("shouldSay") else []
-        )
-        if expectation.get("why"):
-            parts.append(f"The recorded answer was wrong because: {expectation['why']}")
+        parts = [f"It should say: {expectation.should_say}"] if expectation.should_say else []
+        if expectation.why:
+            parts.append(f"The recorded answer was wrong because: {expectation.why}")
         ask = " ".join(parts) or "It should differ from the recorded answer."
     return f"Expectation: {ask}\nAnswer to check: {json.dumps(candidate)}"
 
 
 async def check_answer(
-    adapter: ModelAdapter, expectation: dict[str, Any], recorded: str | None, candidate: str | None
+    adapter: ModelAdapter, expectation: Answer, recorded: str | None, candidate: str | None
 ) -> AnswerCheck:
     """The judging model's verdict on one answer: passed, and the reason."""
     turn = Turn(

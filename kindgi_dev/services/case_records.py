@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..domain.expectations import Answer, Decisions, ExpectedCall
 from ..domain.replay import RecordedCall
+from ..store.expectations import answer_of, decisions_of
 
 
 @dataclass(frozen=True)
@@ -118,14 +120,10 @@ class SuiteCorrection:
     """A suite case's `corrections` entry: what the past run should have done."""
 
     verdict: object
-    calls: list[Any]
-    not_called: list[Any]
+    calls: tuple[ExpectedCall, ...]
+    not_called: tuple[str, ...]
     judgment_id: str | None
     restricted: bool
-
-    def called_tool_ids(self) -> list[str]:
-        """The tools the entry's calls name, in order."""
-        return [str(call.get("toolId")) for call in self.calls]
 
 
 @dataclass(frozen=True)
@@ -158,8 +156,11 @@ class SuiteCase:
         corrections = tuple(
             SuiteCorrection(
                 c.get("verdict"),
-                c.get("calls") or [],
-                c.get("notCalled") or [],
+                tuple(
+                    ExpectedCall(str(call.get("toolId")), call.get("args"))
+                    for call in c.get("calls") or []
+                ),
+                tuple(c.get("notCalled") or []),
                 c.get("judgmentId"),
                 bool(c.get("restricted")),
             )
@@ -206,7 +207,7 @@ class FrozenCase:
     recorded_weight: Any
     """Its group's weight when it was frozen (1 without a group), for a group not here."""
     items: tuple[FrozenItem, ...]
-    expected: tuple[tuple[str, dict[str, Any]], ...]
+    expected: tuple[tuple[str, Decisions | Answer], ...]
     """Its expected `decisions` and `answer`, in that order, each when given."""
     run: RunCopy | None
 
@@ -225,10 +226,16 @@ class FrozenCase:
                 FrozenItem(i["key"], i.get("pointer"), i.get("rank"), i.get("verdict") == "right")
                 for i in expect.get("items") or []
             ),
-            expected=tuple(
-                (part, dict(expect[part]))
-                for part in ("decisions", "answer")
-                if isinstance(expect.get(part), dict)
-            ),
+            expected=_expected(expect),
             run=RunCopy.decode(copy) if isinstance(copy, dict) else None,
         )
+
+
+def _expected(expect: Mapping[str, Any]) -> tuple[tuple[str, Decisions | Answer], ...]:
+    """A frozen case's expected `decisions` and `answer`, in that order, each when given."""
+    decisions, answer = expect.get("decisions"), expect.get("answer")
+    found: list[tuple[str, Decisions | Answer | None]] = [
+        ("decisions", decisions_of(decisions) if isinstance(decisions, dict) else None),
+        ("answer", answer_of(answer) if isinstance(answer, dict) else None),
+    ]
+    return tuple((part, record) for part, record in found if record is not None)

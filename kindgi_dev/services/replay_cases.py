@@ -13,6 +13,7 @@ from typing import Any, overload
 
 from ..domain import test_sets as test_set_rules
 from ..domain.comparison import Expectation, ReplayCase
+from ..domain.expectations import Decisions
 from ..domain.metrics import Verdict
 from ..store import judge_classes
 from ..store import runs as run_store
@@ -139,12 +140,12 @@ def _suite_expectation(correction: SuiteCorrection) -> Expectation | None:
     """
     calls = correction.calls
     if correction.verdict == "right":
-        expected = {"verdict": "right", "tools": correction.called_tool_ids()}
-        return Expectation("decisions", expected, correction.judgment_id)
+        tools = tuple(call.tool_id for call in calls)
+        return Expectation("decisions", Decisions("right"), correction.judgment_id, tools)
     not_called = correction.not_called
     if not calls and not not_called:
         return None
-    decisions = {"verdict": "wrong", "shouldCall": calls, "mustNotCall": not_called}
+    decisions = Decisions("wrong", calls, not_called)
     return Expectation("decisions", decisions, correction.judgment_id)
 
 

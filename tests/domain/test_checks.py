@@ -10,6 +10,7 @@ from kindgi_dev.api.eval_results import Difference
 from kindgi_dev.api.routing import shape
 from kindgi_dev.domain.checks import MadeCall, deterministic_answer_check
 from kindgi_dev.domain.checks import check_decisions as differences_of
+from kindgi_dev.domain.expectations import Answer, Decisions, ExpectedCall
 
 TICKET = "acme-ops.create-ticket"
 EMAIL = "acme-ops.send-email"
@@ -21,9 +22,10 @@ def check_decisions(*given: Any) -> list[dict[str, Any]]:
     return [shape(Difference, found) for found in differences_of(*given)]
 
 
-def wrong(*should: dict, must_not: list[str] | None = None) -> dict:
+def wrong(*should: dict, must_not: list[str] | None = None) -> Decisions:
     """A decisions correction saying the run decided wrong."""
-    return {"verdict": "wrong", "shouldCall": list(should), "mustNotCall": must_not or []}
+    calls = tuple(ExpectedCall(call["toolId"], call.get("args")) for call in should)
+    return Decisions("wrong", calls, tuple(must_not or ()))
 
 
 def test_should_call_with_args_called_with_other_args() -> None:
@@ -85,9 +87,9 @@ def test_must_not_call_counts_every_call() -> None:
 def test_right_decisions_want_the_same_tools_by_name_in_any_order() -> None:
     recorded = [SEARCH, TICKET, SEARCH]
     same = [MadeCall(TICKET, {}, False), MadeCall(SEARCH, {"query": "other"}, False)]
-    assert check_decisions({"verdict": "right"}, same, recorded) == []
+    assert check_decisions(Decisions("right"), same, recorded) == []
     other = [MadeCall(SEARCH, {}, False), MadeCall(EMAIL, {}, False)]
-    assert check_decisions({"verdict": "right"}, other, recorded) == [
+    assert check_decisions(Decisions("right"), other, recorded) == [
         {"kind": "count", "toolId": TICKET, "expected": 1, "actual": 0},
         {"kind": "count", "toolId": EMAIL, "expected": 0, "actual": 1},
     ]
@@ -95,13 +97,13 @@ def test_right_decisions_want_the_same_tools_by_name_in_any_order() -> None:
 
 def test_unknown_verdict_is_an_error() -> None:
     with pytest.raises(ValueError):
-        check_decisions({"verdict": "maybe"}, [], [])
+        check_decisions(Decisions("maybe"), [], [])
     with pytest.raises(ValueError):
-        deterministic_answer_check({"verdict": "maybe"}, "a", "b")
+        deterministic_answer_check(Answer("maybe"), "a", "b")
 
 
 def test_right_answer_wants_the_recorded_words() -> None:
-    expect = {"verdict": "right"}
+    expect = Answer("right")
     assert deterministic_answer_check(expect, "Reset it  here.", "reset it\nHERE.")[0]
     assert not deterministic_answer_check(expect, "Reset it here.", "Try again.")[0]
     assert deterministic_answer_check(expect, "Reset it here.", None) == (
@@ -111,7 +113,7 @@ def test_right_answer_wants_the_recorded_words() -> None:
 
 
 def test_wrong_answer_with_should_say() -> None:
-    expect = {"verdict": "wrong", "shouldSay": "Reset  your password", "why": "too vague"}
+    expect = Answer("wrong", should_say="Reset  your password", why="too vague")
     passed, reason = deterministic_answer_check(
         expect, "Try again.", "Please reset your\npassword."
     )
@@ -120,7 +122,7 @@ def test_wrong_answer_with_should_say() -> None:
 
 
 def test_wrong_answer_with_only_why_wants_another_answer() -> None:
-    expect = {"verdict": "wrong", "why": "It did not answer."}
+    expect = Answer("wrong", why="It did not answer.")
     assert deterministic_answer_check(expect, "Try again.", "Open Settings.")[0]
     assert deterministic_answer_check(expect, "Try again.", " try  AGAIN. ") == (
         False,

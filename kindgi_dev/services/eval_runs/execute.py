@@ -12,6 +12,7 @@ from ...domain import comparison
 from ...domain.checks import AnswerCheck
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import Conflict, NotFound
+from ...domain.expectations import Answer
 from ...domain.items import answer_text
 from ...domain.results import FinishedCase
 from ...domain.status import TERMINAL
@@ -171,7 +172,7 @@ async def _judge_answers(ctx: Context, case: ReplayCase, output: Any) -> dict[in
             adapter, expectation.expected, answer_text(case.output), answer_text(output)
         )
         for position, expectation in enumerate(case.expectations)
-        if expectation.part == "answer"
+        if isinstance(expectation.expected, Answer)
     }
 
 

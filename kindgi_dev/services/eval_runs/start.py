@@ -150,7 +150,7 @@ def _sampled(cases: Sequence[ReplayCase], given: Sample) -> list[ReplayCase]:
 def _has_no(case: ReplayCase) -> bool:
     """Whether a case has a "no": an item marked wrong, or a part it should have done/said."""
     return any(not v.yes for v in case.verdicts) or any(
-        e.expected.get("verdict") == "wrong" for e in case.expectations
+        e.expected.verdict == "wrong" for e in case.expectations
     )
 
 
