@@ -40,6 +40,15 @@ class AssertedClass(NamedTuple):
 
 
 @dataclass(frozen=True)
+class ClassScope:
+    """Where a judge class applies: the tenant, one project, or one agent in one project."""
+
+    kind: str
+    project_id: str | None = None
+    agent_id: str | None = None
+
+
+@dataclass(frozen=True)
 class AssertableBy:
     """Who may use a restricted judge class: every part that is set must hold."""
 
@@ -247,14 +256,13 @@ def may_assert(
     return not ids or principal_id in ids
 
 
-def class_applies(scope: Mapping[str, Any], project_id: str, agent_id: str | None) -> bool:
+def class_applies(scope: ClassScope, project_id: str, agent_id: str | None) -> bool:
     """Whether a class of this scope applies to a run of that project and agent."""
-    kind = scope.get("kind")
-    if kind == "tenant":
+    if scope.kind == "tenant":
         return True
-    if scope.get("projectId") != project_id:
+    if scope.project_id != project_id:
         return False
-    return kind == "project" or scope.get("agentId") == agent_id
+    return scope.kind == "project" or scope.agent_id == agent_id
 
 
 def erased_answer(answer: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..domain import corrections as rules
-from ..domain.corrections import AssertableBy, AssertedClass
+from ..domain.corrections import AssertableBy, AssertedClass, ClassScope
 from ..domain.errors import BadInput, Conflict, Forbidden, NotFound, ValidationFailed
 from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
@@ -18,15 +18,6 @@ from .context import Context
 
 CALLER_ROLE = "admin"
 """The dev token's user is the instance's admin, so it passes any `minReviewerRole`."""
-
-
-@dataclass(frozen=True)
-class ClassScope:
-    """Where a class applies: the tenant, one project, or one agent in one project."""
-
-    kind: str
-    project_id: str | None = None
-    agent_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -232,9 +223,9 @@ def usable(ctx: Context, class_id: str | None, run: Mapping[str, Any]) -> Assert
     if row is None or row["tenant_id"] != ctx.tenant_id or row["unregistered_at"]:
         raise NotFound("judge-class", class_id)
     found = scope_of(row)
-    parts = {"kind": found.kind, "projectId": found.project_id, "agentId": found.agent_id}
-    scope = {name: value for name, value in parts.items() if value is not None}
-    if not rules.class_applies(scope, run["project_id"], run.get("agent_id")):
+    if not rules.class_applies(found, run["project_id"], run.get("agent_id")):
+        parts = {"kind": found.kind, "projectId": found.project_id, "agentId": found.agent_id}
+        scope = {name: value for name, value in parts.items() if value is not None}
         raise ValidationFailed(
             "judgeClassId",
             f"judge class {class_id} is scoped to {scope}, not to this run's project and agent",

@@ -182,13 +182,13 @@ def test_a_reviewer_role_below_the_minimum_may_not_assert() -> None:
 
 
 def test_which_classes_apply_to_a_run() -> None:
-    assert rules.class_applies({"kind": "tenant"}, "p1", "a1")
-    assert rules.class_applies({"kind": "project", "projectId": "p1"}, "p1", "a1")
-    assert not rules.class_applies({"kind": "project", "projectId": "p2"}, "p1", "a1")
-    agent = {"kind": "agent", "projectId": "p1", "agentId": "a1"}
+    assert rules.class_applies(rules.ClassScope("tenant"), "p1", "a1")
+    assert rules.class_applies(rules.ClassScope("project", "p1"), "p1", "a1")
+    assert not rules.class_applies(rules.ClassScope("project", "p2"), "p1", "a1")
+    agent = rules.ClassScope("agent", "p1", "a1")
     assert rules.class_applies(agent, "p1", "a1")
     assert not rules.class_applies(agent, "p1", "a2")
-    assert not rules.class_applies({**agent, "projectId": "p2"}, "p1", "a1")
+    assert not rules.class_applies(rules.ClassScope("agent", "p2", "a1"), "p1", "a1")
 
 
 def test_an_erased_answer_keeps_only_its_verdict() -> None:
