@@ -49,10 +49,6 @@ class WireModel(BaseModel):
         alias_generator=to_camel, populate_by_name=True, extra="forbid", defer_build=True
     )
 
-    def wire(self) -> dict[str, Any]:
-        """The model as JSON-ready camelCase data, absent optional fields left out."""
-        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
-
 
 class OpenModel(WireModel):
     """An answer model whose extra fields pass (for shapes the contract leaves open)."""
