@@ -30,7 +30,6 @@ MAX_NAME = 200
 MAX_INT = 2**63 - 1
 MIN_INT = -(2**63)
 
-_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKETS = re.compile(rb"[\[\]{}]")
 _JSON_TYPES = re.compile(r"^application/(?:[\w.+-]+\+)?json$")
 
@@ -51,9 +50,19 @@ def check_content_type(header: str | None) -> None:
 
 def check_depth(raw: bytes, limit: int = MAX_DEPTH) -> None:
     """400 when arrays/objects nest deeper than `limit`; found without parsing the body."""
-    steps = (1 if b in b"[{" else -1 for b in _BRACKETS.findall(_STRINGS.sub(b"", raw)))
+    steps = (1 if b in b"[{" else -1 for b in _BRACKETS.findall(_outside_strings(raw)))
     if max(itertools.accumulate(steps, initial=0)) > limit:
         raise BadInput(f"The body nests deeper than {limit} levels.", maxDepth=limit)
+
+
+def _outside_strings(raw: bytes) -> bytes:
+    """The JSON text between its strings: once the escaped backslashes and quotes are gone,
+    every other piece between quotes is outside a string.
+
+    Each step is a short C call: one regex over a 1 MB body held the GIL 40-150 ms,
+    pausing the event loop while a large body was parsed in a thread (row 13)."""
+    unescaped = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    return b"".join(unescaped.split(b'"')[::2])
 
 
 def load(raw: bytes) -> Any:
