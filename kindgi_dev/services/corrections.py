@@ -26,6 +26,7 @@ from .verdicts import (
     corrector_of,
     keep_copy,
     new_correction,
+    new_ids,
     record,
     replace,
     verdict_row,
@@ -118,8 +119,11 @@ def create(
     now = now_iso()
     correction = new_correction(run, corrector, klass, now)
     correction.update(decisions=codec.decisions_json(decided), answer=codec.answer_json(said))
+    ids = new_ids(len(checked))
     verdicts = [
-        verdict_row(run, correction["id"], corrector, item, klass, now, f"items/{i}/pointer")
+        verdict_row(
+            run, correction["id"], corrector, item, klass, now, f"items/{i}/pointer", ids[i]
+        )
         for i, item in enumerate(checked)
     ]
     with ctx.db.transaction():

@@ -3,6 +3,7 @@ corrected, the corrector, the correction a verdict belongs to, and the run's cop
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -88,13 +89,15 @@ def verdict_row(
     klass: rules.AssertedClass,
     now: str,
     where: str = "pointer",
+    verdict_id: str | None = None,
 ) -> dict[str, Any]:
     """A verdict's row: the item and its value (400 at `where` when the pointer names
-    nothing or another item), who gave it, its class and whether that was restricted."""
+    nothing or another item), who gave it, its class and whether that was restricted;
+    its id `verdict_id` when given (see `new_ids`), a new one otherwise."""
     value = None if item.pointer is None else rules.item_value(run["output"], item.pointer, where)
     rules.check_key_at(run["output"], item, where)
     return {
-        "id": str(uuid.uuid4()),
+        "id": verdict_id or str(uuid.uuid4()),
         "correction_id": correction_id,
         "tenant_id": run["tenant_id"],
         "project_id": run["project_id"],
@@ -112,6 +115,17 @@ def verdict_row(
         "item_value": value,
         "created_at": now,
     }
+
+
+def new_ids(count: int) -> list[str]:
+    """`count` new ids (random UUIDs, as `uuid4` makes) from one read of the OS's randomness.
+
+    `uuid4` reads it once per id, letting go of the GIL for a microsecond. Between items
+    of Python work that starves the event loop: a thread waiting for the GIL asks for it
+    only when its 5 ms wait saw no hand-over, and each of those brief releases is one, so
+    it gets the GIL only if it wakes inside one (waits of 70-430 ms instead of 5; row 13)."""
+    raw = os.urandom(16 * count)
+    return [str(uuid.UUID(bytes=raw[i : i + 16], version=4)) for i in range(0, len(raw), 16)]
 
 
 def new_correction(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -15,6 +16,7 @@ from factories import QUESTIONS, recorded_run, register_pack
 from serving import serve_app
 
 from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.domain.expectations import GivenItem
 from kindgi_dev.services import corrections
 from kindgi_dev.settings import Settings
 
@@ -119,6 +121,26 @@ def test_a_small_correction_never_waits_for_a_long_write_on_the_event_loop(
     assert first.status_code == 201 and replaced.status_code == 201, replaced.text
     assert replaced.json()["items"][0]["key"] == "kb-0"
     assert on_loop == [True, False, False]
+
+
+def test_a_large_correction_draws_its_verdict_ids_in_one_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each read of the OS's randomness lets go of the GIL: one per verdict, the event loop
+    hardly got it back while a worker thread made a large correction."""
+    (tmp_path / "pyproject.toml").write_text('[tool.kindgi.pack]\nid = "acme-ops"\n')
+    ctx = context_of(create_app(Settings(pack_dir=tmp_path, start_pack=False, watch=False)))
+    register_pack(ctx)
+    articles = [f"kb-{i}" for i in range(2000)]
+    monkeypatch.setattr(factories, "TITLES", {key: f"Article {key}" for key in articles})
+    run_id = recorded_run(ctx, next(iter(QUESTIONS)), articles)
+    reads: list[int] = []
+    urandom = os.urandom
+    monkeypatch.setattr(os, "urandom", lambda size: reads.append(size) or urandom(size))
+    items = [GivenItem(key, f"/output/articles/{i}", "right") for i, key in enumerate(articles)]
+    made = corrections.create(ctx, run_id, items=items)
+    assert len({item.judgment_id for item in made.items}) == len(articles)
+    assert len(reads) <= 2, f"{len(reads)} reads of the OS's randomness"
 
 
 def _on_event_loop() -> bool:
