@@ -265,13 +265,6 @@ def class_applies(scope: ClassScope, project_id: str, agent_id: str | None) -> b
     return scope.kind == "project" or scope.agent_id == agent_id
 
 
-def erased_answer(answer: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """An answer with its words (`shouldSay`, `why`) cleared by an erasure."""
-    if answer is None:
-        return None
-    return {k: v for k, v in answer.items() if k not in ("shouldSay", "why")}
-
-
 def shown_items(
     verdicts: Iterable[Mapping[str, Any]], replaced_at: str | None
 ) -> list[Mapping[str, Any]]:

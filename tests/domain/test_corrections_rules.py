@@ -191,12 +191,6 @@ def test_which_classes_apply_to_a_run() -> None:
     assert not rules.class_applies(rules.ClassScope("agent", "p2", "a1"), "p1", "a1")
 
 
-def test_an_erased_answer_keeps_only_its_verdict() -> None:
-    answer = {"verdict": "wrong", "shouldSay": "kb-101", "why": "it fits"}
-    assert rules.erased_answer(answer) == {"verdict": "wrong"}
-    assert rules.erased_answer(None) is None
-
-
 def verdict(vid: str, key: str, rank: int | None, at: str, ended: str | None) -> dict[str, Any]:
     """A verdict row as the store gives it."""
     return {"id": vid, "item_key": key, "rank": rank, "created_at": at, "unregistered_at": ended}
