@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from ..domain import test_sets as rules
 from ..domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
 from ..domain.paging import Page
 from ..services import test_set_versions, test_sets
@@ -206,7 +207,7 @@ async def list_cases(call: Call[Any, CaseQuery]) -> Page[Any]:
     return page
 
 
-async def add_case(call: Call[AddCaseBody, Any]) -> dict[str, Any]:
+async def add_case(call: Call[AddCaseBody, Any]) -> rules.TestCase:
     """Add a hand case (201)."""
     body = call.body
     return test_sets.add_case(
@@ -219,7 +220,7 @@ async def add_case(call: Call[AddCaseBody, Any]) -> dict[str, Any]:
     )
 
 
-async def retire_case(call: Call[RetireCaseBody, Any]) -> dict[str, Any]:
+async def retire_case(call: Call[RetireCaseBody, Any]) -> rules.TestCase:
     """Retire a case with the body's reason."""
     path = call.path
     return test_sets.retire_case(call.ctx, path["agentId"], path["caseId"], call.body.reason)

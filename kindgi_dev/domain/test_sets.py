@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Protocol, TypeVar
 
 from .errors import ValidationFailed
-from .expectations import Answer, Decisions, GivenItem
+from .expectations import Answer, Decisions, ExpectedCall, GivenItem
 from .pointers import parse_pointer, resolve
 from .semver import is_semver
 
@@ -84,62 +84,118 @@ def is_expert(kind: str, restricted: bool | None) -> bool:
     return kind == "hand" or bool(restricted)
 
 
-def expected_item(verdict: Mapping[str, Any]) -> dict[str, Any]:
-    """One corrected item as a case expects it: key, pointer, rank and right/wrong."""
+def expected_item(verdict: Mapping[str, Any]) -> GivenItem:
+    """One corrected item as a case expects it: key, pointer, rank, right/wrong and why."""
     word = verdict["verdict"]
-    item: dict[str, Any] = {"key": verdict["item_key"]}
-    if verdict.get("pointer") is not None:
-        item["pointer"] = verdict["pointer"]
-    if verdict.get("rank") is not None:
-        item["rank"] = verdict["rank"]
-    item["verdict"] = _WORDS.get(word, word)
-    if verdict.get("reason"):
-        item["reason"] = verdict["reason"]
-    return item
+    return GivenItem(
+        key=verdict["item_key"],
+        pointer=verdict.get("pointer"),
+        verdict=_WORDS.get(word, word),
+        rank=verdict.get("rank"),
+        reason=verdict.get("reason") or None,
+    )
 
 
-def ranked(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+class Ranked(Protocol):
+    """Anything listed in rank order: an expected item, an item's summary."""
+
+    @property
+    def rank(self) -> int | None:
+        """Its place in the run's list, or None when it has none."""
+        ...
+
+
+R = TypeVar("R", bound=Ranked)
+
+
+def ranked(items: Iterable[R]) -> list[R]:
     """Items in list order: by rank, those without one last, otherwise as given."""
     indexed = list(enumerate(items))
-    indexed.sort(key=lambda pair: (pair[1].get("rank") is None, pair[1].get("rank") or 0, pair[0]))
+    indexed.sort(key=lambda pair: (pair[1].rank is None, pair[1].rank or 0, pair[0]))
     return [item for _, item in indexed]
 
 
-def expect_of(items: Sequence[dict[str, Any]], decisions: Any, answer: Any) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Expectation:
+    """A case's `expect`: a part for each part the correction gave a verdict on (None: none)."""
+
+    items: tuple[GivenItem, ...] | None = None
+    decisions: Decisions | None = None
+    answer: Answer | None = None
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who added or retired a case."""
+
+    kind: str
+    id: str
+
+
+@dataclass(frozen=True)
+class Retirement:
+    """When, by whom and why a case was retired."""
+
+    reason: str
+    by: Principal
+    at: str
+
+
+@dataclass(frozen=True)
+class TestCase:
+    """A case of an agent's test set: a correction's (with its id) or a hand one (`case-…`)."""
+
+    id: str
+    kind: str
+    project_id: str
+    run_id: str
+    made_on: str
+    expect: Expectation
+    expert: bool
+    added_by: Principal
+    added_at: str
+    updated_at: str
+    judge_class_id: str | None = None
+    """The corrector group (judge class) the correction was made under, when there was one."""
+    retired: Retirement | None = None
+
+
+def expect_of(
+    items: Sequence[GivenItem], decisions: Decisions | None, answer: Answer | None
+) -> Expectation:
     """A case's `expect`: a part for each part the correction gave a verdict on."""
-    expect: dict[str, Any] = {}
-    if items:
-        expect["items"] = ranked(items)
-    if decisions is not None:
-        expect["decisions"] = decisions
-    if answer is not None:
-        expect["answer"] = answer
-    return expect
+    return Expectation(tuple(ranked(items)) if items else None, decisions, answer)
 
 
-def case_of(kind: str, row: Mapping[str, Any], items: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """A case on the wire: a correction's (with the correction's id) or a hand one (`case-…`)."""
-    return {
-        "id": row["id"],
-        "kind": kind,
-        "projectId": row["project_id"],
-        "runId": row["run_id"],
-        "madeOn": row["made_on"],
-        "expect": expect_of(items, row.get("decisions"), row.get("answer")),
-        "expert": is_expert(kind, row.get("restricted")),
-        **({"judgeClassId": row["judge_class_id"]} if row.get("judge_class_id") else {}),
-        "addedBy": {"kind": row["added_by_kind"], "id": row["added_by_id"]},
-        "addedAt": row["created_at"],
-        "updatedAt": row["updated_at"],
-    }
+def case_of(
+    kind: str,
+    row: Mapping[str, Any],
+    items: Sequence[GivenItem],
+    decisions: Decisions | None = None,
+    answer: Answer | None = None,
+) -> TestCase:
+    """A case from its row: a correction's (with the correction's id) or a hand one."""
+    return TestCase(
+        id=row["id"],
+        kind=kind,
+        project_id=row["project_id"],
+        run_id=row["run_id"],
+        made_on=row["made_on"],
+        expect=expect_of(items, decisions, answer),
+        expert=is_expert(kind, row.get("restricted")),
+        added_by=Principal(row["added_by_kind"], row["added_by_id"]),
+        added_at=row["created_at"],
+        updated_at=row["updated_at"],
+        judge_class_id=row.get("judge_class_id") or None,
+    )
 
 
-def with_retirement(case: dict[str, Any], retirement: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The case, with `retired: {reason, by, at}` when it was retired."""
+def with_retirement(case: TestCase, retirement: Mapping[str, Any] | None) -> TestCase:
+    """The case, with when, by whom and why it was retired, when it was."""
     if retirement is None or retirement.get("reason") is None:
         return case
-    by = {"kind": retirement["by_kind"], "id": retirement["by_id"]}
-    return {**case, "retired": {"reason": retirement["reason"], "by": by, "at": retirement["at"]}}
+    by = Principal(retirement["by_kind"], retirement["by_id"])
+    return replace(case, retired=Retirement(retirement["reason"], by, retirement["at"]))
 
 
 def check_expectation(
@@ -187,58 +243,108 @@ class Judgment:
     created_at: str
 
 
+@dataclass(frozen=True)
+class WeightedSums:
+    """Weighted verdicts of one item: the yes weight, the whole weight, which verdicts."""
+
+    yes_weight: float
+    total_weight: float
+    judgment_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class JudgedReason:
+    """Why one verdict was given, with its corrector group and whether it was restricted."""
+
+    verdict: str
+    reason: str
+    judge_class_id: str | None
+    restricted: bool
+
+
+@dataclass(frozen=True)
+class ItemSummary:
+    """A suite case's item (`JudgedItemSummary`): its counts and weights, all verdicts and
+    restricted ones only, and the reasons given, newest first."""
+
+    key: str
+    pointer: str | None
+    rank: int | None
+    yes: int
+    no: int
+    weighted: WeightedSums
+    restricted: WeightedSums
+    reasons: tuple[JudgedReason, ...]
+
+
 def summarize_items(
     judgments: Sequence[Judgment], weights: Mapping[str, float]
-) -> list[dict[str, Any]]:
-    """A case's items (`JudgedItemSummary`) from its verdicts, given newest first.
+) -> list[ItemSummary]:
+    """A case's items from its verdicts, given newest first.
 
     A verdict weighs its class's weight (1 without a class); `restricted` sums only
     verdicts recorded while their class was restricted.
     """
-    summaries: dict[str, dict[str, Any]] = {}
+    by_item: dict[str, list[Judgment]] = {}
     for judgment in judgments:
-        item = summaries.get(judgment.item_key)
-        if item is None:
-            item = summaries[judgment.item_key] = _empty_summary(judgment)
+        by_item.setdefault(judgment.item_key, []).append(judgment)
+    return ranked(_summary(found, weights) for found in by_item.values())
+
+
+def _summary(judgments: Sequence[Judgment], weights: Mapping[str, float]) -> ItemSummary:
+    """One item's summary from its verdicts (the first one names where the item is)."""
+    first = judgments[0]
+    return ItemSummary(
+        key=first.item_key,
+        pointer=first.pointer,
+        rank=first.rank,
+        yes=sum(1 for j in judgments if j.verdict == "yes"),
+        no=sum(1 for j in judgments if j.verdict != "yes"),
+        weighted=_sums(judgments, weights),
+        restricted=_sums([j for j in judgments if j.restricted], weights),
+        reasons=tuple(
+            JudgedReason(j.verdict, j.reason, j.judge_class_id or None, j.restricted)
+            for j in judgments
+            if j.reason
+        ),
+    )
+
+
+def _sums(judgments: Sequence[Judgment], weights: Mapping[str, float]) -> WeightedSums:
+    """The yes and whole weights of some verdicts, added in order, and their ids."""
+    yes_weight, total_weight = 0.0, 0.0
+    for judgment in judgments:
         weight = weights.get(judgment.judge_class_id, 1.0) if judgment.judge_class_id else 1.0
-        yes = judgment.verdict == "yes"
-        item["yes" if yes else "no"] += 1
-        item["totalWeight"] += weight
-        item["yesWeight"] += weight if yes else 0
-        item["judgmentIds"].append(judgment.id)
-        if judgment.restricted:
-            item["restricted"]["totalWeight"] += weight
-            item["restricted"]["yesWeight"] += weight if yes else 0
-            item["restricted"]["judgmentIds"].append(judgment.id)
-        if judgment.reason:
-            item["reasons"].append(_reason(judgment))
-    return ranked(summaries.values())
+        total_weight += weight
+        yes_weight += weight if judgment.verdict == "yes" else 0
+    return WeightedSums(yes_weight, total_weight, tuple(j.id for j in judgments))
 
 
-def _empty_summary(judgment: Judgment) -> dict[str, Any]:
-    summary: dict[str, Any] = {"key": judgment.item_key}
-    if judgment.pointer is not None:
-        summary["pointer"] = judgment.pointer
-    if judgment.rank is not None:
-        summary["rank"] = judgment.rank
-    summary.update(yes=0, no=0, yesWeight=0.0, totalWeight=0.0)
-    summary["restricted"] = {"yesWeight": 0.0, "totalWeight": 0.0, "judgmentIds": []}
-    summary.update(judgmentIds=[], reasons=[])
-    return summary
+@dataclass(frozen=True)
+class DecidedCorrection:
+    """A standing correction of a judged run that says what the run should have done."""
+
+    id: str
+    decisions: Decisions
+    judge_class_id: str | None
+    restricted: bool
 
 
-def _reason(judgment: Judgment) -> dict[str, Any]:
-    reason: dict[str, Any] = {"verdict": judgment.verdict, "reason": judgment.reason}
-    if judgment.judge_class_id:
-        reason["judgeClassId"] = judgment.judge_class_id
-    if judgment.restricted:
-        reason["restricted"] = True
-    return reason
+@dataclass(frozen=True)
+class ShouldHaveDone:
+    """A suite case's `corrections` entry: the calls the run should have made, and not."""
+
+    judgment_id: str
+    verdict: str
+    calls: tuple[ExpectedCall, ...]
+    not_called: tuple[str, ...]
+    judge_class_id: str | None
+    restricted: bool
 
 
 def decision_corrections(
-    corrections: Iterable[Mapping[str, Any]], called: Sequence[str]
-) -> list[dict[str, Any]]:
+    corrections: Iterable[DecidedCorrection], called: Sequence[str]
+) -> list[ShouldHaveDone]:
     """A case's `corrections`: each one saying what the run should have done.
 
     `wrong`: the tools it should have called and must not call; `right`: the tools the
@@ -246,31 +352,39 @@ def decision_corrections(
     """
     found = []
     for correction in corrections:
-        decisions = correction.get("decisions")
-        if not isinstance(decisions, dict):
-            continue
-        right = decisions.get("verdict") == "right"
-        calls = _distinct_calls(called) if right else list(decisions.get("shouldCall") or [])
-        entry: dict[str, Any] = {
-            "judgmentId": correction["id"],
-            "verdict": decisions.get("verdict"),
-            "calls": calls,
-            "notCalled": [] if right else [_tool_id(t) for t in decisions.get("mustNotCall") or []],
-        }
-        if correction.get("judge_class_id"):
-            entry["judgeClassId"] = correction["judge_class_id"]
-        if correction.get("restricted"):
-            entry["restricted"] = True
-        found.append(entry)
+        decisions = correction.decisions
+        right = decisions.verdict == "right"
+        calls = (
+            tuple(ExpectedCall(tool_id) for tool_id in dict.fromkeys(called))
+            if right
+            else tuple(decisions.should_call or ())
+        )
+        found.append(
+            ShouldHaveDone(
+                judgment_id=correction.id,
+                verdict=decisions.verdict,
+                calls=calls,
+                not_called=() if right else tuple(decisions.must_not_call or ()),
+                judge_class_id=correction.judge_class_id or None,
+                restricted=correction.restricted,
+            )
+        )
     return found
 
 
-def _distinct_calls(called: Sequence[str]) -> list[dict[str, Any]]:
-    return [{"toolId": tool_id} for tool_id in dict.fromkeys(called)]
+@dataclass(frozen=True)
+class JudgedCase:
+    """A built suite's case (`JudgedEvalCase`): the run as judged, its items' summaries and
+    what it should have done (None: no correction said); an erased run's keeps its subject."""
 
-
-def _tool_id(entry: Any) -> Any:
-    return entry.get("toolId") if isinstance(entry, dict) else entry
+    case_id: str
+    subject: Mapping[str, Any]
+    input: Any = None
+    context: Mapping[str, Any] | None = None
+    output: Any = None
+    items: tuple[ItemSummary, ...] = ()
+    corrections: tuple[ShouldHaveDone, ...] | None = None
+    erased: bool = False
 
 
 def case_input(run_input: Any) -> Any:

@@ -2,8 +2,8 @@
 a frozen 0.4 case.
 
 Frozen and pulled cases are kept as the API answers them (camelCase JSON, a run's copy
-under `run`); this module is the one place that reads those names, so the replay code
-works on fields.
+under `run`; `store.case_json` writes them); this module is the one place that reads those
+names, so the replay code works on fields.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from ..domain import test_sets as rules
 from ..domain.errors import NotFound
 from ..domain.paging import Page, clamp_limit, make_page, offset_of
 from ..domain.time import now_iso
+from ..store import case_json
 from ..store import test_sets as store
 from . import replay_cases
 from .context import Context
@@ -57,14 +58,11 @@ def freeze(ctx: Context, agent_id: str, project_id: str | None) -> FrozenVersion
     return FrozenVersion(set_id, rules.version_label(version))
 
 
-def _with_run(ctx: Context, case: dict[str, Any]) -> dict[str, Any]:
+def _with_run(ctx: Context, case: rules.TestCase) -> dict[str, Any]:
     """A frozen case with a copy of its run (`run`) and its group's weight, so it replays
     anywhere, run and group or not."""
-    weight = replay_cases.class_weight(ctx, case.get("judgeClassId"))
-    if weight is not None:
-        case = {**case, "judgeClassWeight": weight}
-    copy = replay_cases.run_copy(ctx, case["runId"])
-    return case if copy is None else {**case, "run": copy}
+    weight = replay_cases.class_weight(ctx, case.judge_class_id)
+    return case_json.frozen_case_json(case, weight, replay_cases.run_copy(ctx, case.run_id))
 
 
 def frozen_page(

@@ -80,7 +80,7 @@ def list_cases(
     kinds: tuple[str, ...] = rules.CASE_KINDS,
     limit: int | None = None,
     cursor: str | None = None,
-) -> Page[dict[str, Any]]:
+) -> Page[rules.TestCase]:
     """A page of cases, newest first; retired ones only when asked for."""
     scope = scope_of(ctx, agent_id, project_id)
     size = clamp_limit(limit)
@@ -121,15 +121,22 @@ def case_rows(
     return rows if limit is None else rows[:limit]
 
 
-def render_cases(ctx: Context, rows: list[Row]) -> list[dict[str, Any]]:
-    """Cases on the wire; a correction's items are its live verdicts."""
+def render_cases(ctx: Context, rows: list[Row]) -> list[rules.TestCase]:
+    """The rows' cases; a correction's items are its live verdicts."""
     items = store.live_items(ctx.db, [row["id"] for kind, row in rows if kind == "correction"])
-    cases = []
-    for kind, row in rows:
-        expected = row["items"] if kind == "hand" else map(rules.expected_item, items[row["id"]])
-        case = rules.case_of(kind, row, list(expected or []))
-        cases.append(rules.with_retirement(case, row))
-    return cases
+    return [rules.with_retirement(_case_of(kind, row, items), row) for kind, row in rows]
+
+
+def _case_of(
+    kind: str, row: dict[str, Any], live: dict[str, list[dict[str, Any]]]
+) -> rules.TestCase:
+    """One row's case, with what it expects read from its stored JSON."""
+    if kind == "hand":
+        expected = list(codec.items_of(row["items"]))
+    else:
+        expected = [rules.expected_item(verdict) for verdict in live[row["id"]]]
+    decisions, answer = codec.decisions_of(row["decisions"]), codec.answer_of(row["answer"])
+    return rules.case_of(kind, row, expected, decisions, answer)
 
 
 def add_case(
@@ -140,7 +147,7 @@ def add_case(
     items: Sequence[GivenItem] = (),
     decisions: Decisions | None = None,
     answer: Answer | None = None,
-) -> dict[str, Any]:
+) -> rules.TestCase:
     """Add a case by hand on one of the agent's finished, non-replay runs (`case-…`): the
     items it expects, and what the run should have done and said."""
     catalog.get_agent(ctx, agent_id)
@@ -166,7 +173,7 @@ def add_case(
         "updated_at": now,
     }
     store.insert_hand_case(ctx.db, case)
-    return rules.case_of("hand", case, case["items"])
+    return rules.case_of("hand", case, items, decisions, answer)
 
 
 def _check_run(run: dict[str, Any], agent_id: str) -> None:
@@ -199,7 +206,7 @@ def _check_tools(ctx: Context, run: dict[str, Any], decisions: Decisions) -> Non
             )
 
 
-def retire_case(ctx: Context, agent_id: str, case_id: str, reason: str) -> dict[str, Any]:
+def retire_case(ctx: Context, agent_id: str, case_id: str, reason: str) -> rules.TestCase:
     """Retire a case with a reason; kept, never un-retired, its correction left as it is."""
     reason = reason.strip()
     if not reason:
@@ -207,9 +214,9 @@ def retire_case(ctx: Context, agent_id: str, case_id: str, reason: str) -> dict[
     catalog.get_agent(ctx, agent_id)
     with ctx.db.transaction():
         case = find_case(ctx, agent_id, case_id)
-        if case.get("retired"):
+        if case.retired is not None:
             raise Conflict(
-                f"Case {case_id} was retired already: {case['retired']['reason']}",
+                f"Case {case_id} was retired already: {case.retired.reason}",
                 code="test-case-retired",
                 caseId=case_id,
             )
@@ -224,13 +231,13 @@ def retire_case(ctx: Context, agent_id: str, case_id: str, reason: str) -> dict[
     return find_case(ctx, agent_id, case_id)
 
 
-def find_case(ctx: Context, agent_id: str, case_id: str) -> dict[str, Any]:
+def find_case(ctx: Context, agent_id: str, case_id: str) -> rules.TestCase:
     """One case of the agent's set (retired or not); 404 `test-case-not-found` saying why."""
     if case_id.startswith(rules.HAND_CASE_PREFIX):
         row = store.hand_case(ctx.db, case_id)
         if row is None or row["agent_id"] != agent_id or row["tenant_id"] != ctx.tenant_id:
             raise _no_case(case_id, agent_id)
-        return rules.with_retirement(rules.case_of("hand", row, row["items"] or []), row)
+        return render_cases(ctx, [("hand", row)])[0]
     facts = store.correction_facts(ctx.db, case_id)
     if facts is None or facts["tenant_id"] != ctx.tenant_id:
         raise _no_case(case_id, agent_id)

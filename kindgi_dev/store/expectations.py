@@ -27,12 +27,15 @@ def decisions_json(decisions: Decisions | None) -> dict[str, Any] | None:
     return _present(
         {
             "verdict": decisions.verdict,
-            "shouldCall": None
-            if calls is None
-            else [_present({"toolId": c.tool_id, "args": c.args}) for c in calls],
+            "shouldCall": None if calls is None else calls_json(calls),
             "mustNotCall": None if must_not is None else list(must_not),
         }
     )
+
+
+def calls_json(calls: Sequence[ExpectedCall]) -> list[dict[str, Any]]:
+    """Tool calls as stored: `toolId`, then `args` when given."""
+    return [_present({"toolId": c.tool_id, "args": c.args}) for c in calls]
 
 
 def decisions_of(data: Mapping[str, Any] | None) -> Decisions | None:
@@ -78,3 +81,11 @@ def items_json(items: Sequence[GivenItem]) -> list[dict[str, Any]]:
         )
         for item in items
     ]
+
+
+def items_of(data: Sequence[Mapping[str, Any]] | None) -> tuple[GivenItem, ...]:
+    """A hand case's stored items as their records, in stored order."""
+    return tuple(
+        GivenItem(i["key"], i.get("pointer"), i["verdict"], i.get("rank"), i.get("reason"))
+        for i in data or ()
+    )

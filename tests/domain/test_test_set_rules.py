@@ -9,7 +9,9 @@ import pytest
 
 from kindgi_dev.domain import test_sets as rules
 from kindgi_dev.domain.errors import ValidationFailed
-from kindgi_dev.domain.expectations import Decisions, GivenItem
+from kindgi_dev.domain.expectations import Decisions, ExpectedCall, GivenItem
+from kindgi_dev.store import case_json
+from kindgi_dev.store import expectations as codec
 
 STANDING = {"status": "open", "replaced_by": None, "erased_at": None, "on_replay": False,
             "has_expectation": True}  # fmt: skip
@@ -58,7 +60,9 @@ def test_an_expected_item_says_right_or_wrong_and_items_come_in_rank_order() -> 
         {"item_key": "kb-101", "pointer": "/output/articles/0", "rank": 0, "verdict": "yes",
          "reason": "Resets the password"},
     ]  # fmt: skip
-    expect = rules.expect_of([rules.expected_item(v) for v in verdicts], None, None)
+    expect = case_json.expect_json(
+        rules.expect_of([rules.expected_item(v) for v in verdicts], None, None)
+    )
     assert expect == {"items": [
         {"key": "kb-101", "pointer": "/output/articles/0", "rank": 0, "verdict": "right",
          "reason": "Resets the password"},
@@ -70,8 +74,10 @@ def test_an_expected_item_says_right_or_wrong_and_items_come_in_rank_order() -> 
 def test_expect_has_a_part_for_each_part_corrected() -> None:
     decisions = {"verdict": "wrong", "shouldCall": [{"toolId": "acme-ops.search-articles"}]}
     answer = {"verdict": "wrong", "shouldSay": "Link the reset page."}
-    assert rules.expect_of([], decisions, answer) == {"decisions": decisions, "answer": answer}
-    assert rules.expect_of([], None, {"verdict": "right"}) == {"answer": {"verdict": "right"}}
+    expect = rules.expect_of([], codec.decisions_of(decisions), codec.answer_of(answer))
+    assert case_json.expect_json(expect) == {"decisions": decisions, "answer": answer}
+    right = rules.expect_of([], None, codec.answer_of({"verdict": "right"}))
+    assert case_json.expect_json(right) == {"answer": {"verdict": "right"}}
 
 
 def test_expert_cases_are_hand_cases_and_restricted_corrections() -> None:
@@ -87,13 +93,13 @@ def _row(**extra: Any) -> dict[str, Any]:
 
 
 def test_a_case_keeps_its_correction_id_and_who_added_it_when() -> None:
-    case = rules.case_of("correction", _row(restricted=1), [])
+    case = case_json.set_case_json(rules.case_of("correction", _row(restricted=1), []))
     assert case == {
         "id": "c1", "kind": "correction", "projectId": "p", "runId": "r", "madeOn": "0.1.0",
         "expect": {}, "expert": True, "addedBy": {"kind": "user", "id": "u"},
         "addedAt": "t1", "updatedAt": "t2",
     }  # fmt: skip
-    assert rules.case_of("hand", _row(), [])["expert"] is True
+    assert case_json.set_case_json(rules.case_of("hand", _row(), []))["expert"] is True
 
 
 def test_a_retired_case_says_why_by_whom_and_when() -> None:
@@ -102,7 +108,11 @@ def test_a_retired_case_says_why_by_whom_and_when() -> None:
     retired = rules.with_retirement(
         case, {"reason": "merged", "by_kind": "user", "by_id": "u", "at": "t3"}
     )
-    assert retired["retired"] == {"reason": "merged", "by": {"kind": "user", "id": "u"}, "at": "t3"}
+    assert case_json.set_case_json(retired)["retired"] == {
+        "reason": "merged",
+        "by": {"kind": "user", "id": "u"},
+        "at": "t3",
+    }
 
 
 OUTPUT = {"output": {"articles": [{"id": "kb-301"}]}, "appended": []}
@@ -151,7 +161,7 @@ def test_items_sum_counts_weights_restricted_weights_ids_and_reasons() -> None:
         _judgment(0, "kb-101", "yes", created_at="t7"),
         _judgment(1, "kb-102", "no", judge_class_id="gone", created_at="t6"),
     ]  # fmt: skip
-    items = rules.summarize_items(judgments, {"experts": 3.0})
+    items = [case_json.summary_json(i) for i in rules.summarize_items(judgments, {"experts": 3.0})]
     first, second = items
     assert (first["key"], first["yes"], first["no"]) == ("kb-101", 2, 1)
     assert (first["yesWeight"], first["totalWeight"]) == (4.0, 7.0)
@@ -168,13 +178,18 @@ def test_items_sum_counts_weights_restricted_weights_ids_and_reasons() -> None:
 
 
 def test_a_case_lists_what_the_run_should_have_done_whatever_the_verdict() -> None:
+    wrong = {"verdict": "wrong", "shouldCall": [{"toolId": "t.a", "args": {"q": 1}}],
+             "mustNotCall": ["t.b"]}  # fmt: skip
     corrections = [
-        {"id": "c1", "decisions": {"verdict": "wrong", "shouldCall": [{"toolId": "t.a",
-         "args": {"q": 1}}], "mustNotCall": ["t.b"]}, "judge_class_id": "k", "restricted": 1},
-        {"id": "c2", "decisions": {"verdict": "right"}},
-        {"id": "c3", "decisions": None},
+        rules.DecidedCorrection("c1", Decisions("wrong", (ExpectedCall("t.a", {"q": 1}),),
+                                                ("t.b",)), "k", True),
+        rules.DecidedCorrection("c2", Decisions("right"), None, False),
     ]  # fmt: skip
-    found = rules.decision_corrections(corrections, ["t.s", "t.s", "t.log"])
+    assert codec.decisions_of(wrong) == corrections[0].decisions
+    found = [
+        case_json.should_have_done_json(entry)
+        for entry in rules.decision_corrections(corrections, ["t.s", "t.s", "t.log"])
+    ]
     assert found == [
         {"judgmentId": "c1", "verdict": "wrong", "calls": [{"toolId": "t.a", "args": {"q": 1}}],
          "notCalled": ["t.b"], "judgeClassId": "k", "restricted": True},

@@ -9,7 +9,9 @@ from typing import Any
 from ...domain import test_sets as rules
 from ...domain.errors import ValidationFailed
 from ...domain.time import format_time, now_iso, parse_time
+from ...store import case_json
 from ...store import eval_suites as store
+from ...store import expectations as codec
 from ...store import runs as run_store
 from .. import projects
 from ..context import Context
@@ -121,7 +123,7 @@ def _stored_time(text: str | None, name: str) -> str | None:
 
 
 def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[dict[str, Any]]:
-    """The frozen `JudgedEvalCase` of each chosen run, in the order chosen."""
+    """The frozen `JudgedEvalCase` of each chosen run, in the order chosen, as stored."""
     verdicts: dict[str, list[rules.Judgment]] = defaultdict(list)
     for v in store.counted_verdicts(ctx.db, run_ids, class_ids):
         verdicts[v["run_id"]].append(
@@ -137,13 +139,24 @@ def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[dict[
                 v["created_at"],
             )
         )
-    decided: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for correction in store.decision_corrections(ctx.db, run_ids):
-        decided[correction["run_id"]].append(correction)
+    decided: dict[str, list[rules.DecidedCorrection]] = {}
+    for row in store.decision_corrections(ctx.db, run_ids):
+        found = decided.setdefault(row["run_id"], [])
+        stored = row["decisions"]
+        decisions = codec.decisions_of(stored) if isinstance(stored, dict) else None
+        if decisions is not None:
+            found.append(
+                rules.DecidedCorrection(
+                    row["id"], decisions, row["judge_class_id"], bool(row["restricted"])
+                )
+            )
     weights = store.class_weights(ctx.db, ctx.tenant_id)
     copies = store.run_copies(ctx.db, run_ids)
     return [
-        _case(ctx, copies[run_id], verdicts[run_id], decided[run_id], weights) for run_id in run_ids
+        case_json.judged_case_json(
+            _case(ctx, copies[run_id], verdicts[run_id], decided.get(run_id), weights)
+        )
+        for run_id in run_ids
     ]
 
 
@@ -151,35 +164,30 @@ def _case(
     ctx: Context,
     run: dict[str, Any],
     judgments: list[rules.Judgment],
-    corrections: list[dict[str, Any]],
+    corrections: list[rules.DecidedCorrection] | None,
     weights: dict[str, float],
-) -> dict[str, Any]:
+) -> rules.JudgedCase:
+    """A chosen run's case: from the copy taken at its first judgment when there is one."""
     subject = run["copy_subject"] or {
         "kind": "agent" if run["agent_id"] else "flow",
         "id": run["agent_id"] or run["flow_id"],
         "version": run["agent_version"] or run["flow_version"],
     }
     if run["content_erased_at"]:
-        return {
-            "caseId": run["id"],
-            "subject": subject,
-            "input": None,
-            "output": None,
-            "items": [],
-            "erased": True,
-        }
+        return rules.JudgedCase(run["id"], subject, erased=True)
     copied = bool(run["copied"])
-    case: dict[str, Any] = {
-        "caseId": run["id"],
-        "subject": subject,
-        "input": rules.case_input(run["copy_input"] if copied else run["input"]),
-    }
-    context = rules.case_context(run["copy_context"] if copied else run["context"], run["tool_env"])
-    if context:
-        case["context"] = context
-    case["output"] = run["copy_output"] if copied else run["output"]
-    case["items"] = rules.summarize_items(judgments, weights)
-    if corrections:
+    should_have_done = None
+    if corrections is not None:
         called = [call["toolId"] for call in run_store.tool_calls(ctx.db, run["id"])]
-        case["corrections"] = rules.decision_corrections(corrections, called)
-    return case
+        should_have_done = tuple(rules.decision_corrections(corrections, called))
+    return rules.JudgedCase(
+        case_id=run["id"],
+        subject=subject,
+        input=rules.case_input(run["copy_input"] if copied else run["input"]),
+        context=rules.case_context(
+            run["copy_context"] if copied else run["context"], run["tool_env"]
+        ),
+        output=run["copy_output"] if copied else run["output"],
+        items=tuple(rules.summarize_items(judgments, weights)),
+        corrections=should_have_done,
+    )
