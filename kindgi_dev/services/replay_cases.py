@@ -3,7 +3,7 @@
 Either way a case names a past run; what it expects comes from the case, and what the
 past run did (its input, history, toolEnv, output, tool calls and their results) from a
 copy of the run: the frozen case's own `run`, or one made from the stored run. Stored
-cases are read through `case_records`.
+cases are read through `store.case_json`.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from ..domain import test_sets as test_set_rules
 from ..domain.comparison import Expectation, ReplayCase
 from ..domain.expectations import Decisions
 from ..domain.metrics import Verdict
-from ..store import judge_classes
+from ..domain.stored_cases import CopiedCall, RunCopy, SuiteCorrection
+from ..store import case_json, judge_classes
 from ..store import runs as run_store
 from ..store import test_sets as test_set_store
-from .case_records import CopiedCall, FrozenCase, RunCopy, SuiteCase, SuiteCorrection
 from .context import Context
 
 
@@ -28,8 +28,9 @@ def _message(data: Any) -> str:
     return "" if data is None else str(data)
 
 
-def _copy_of(ctx: Context, run_id: str) -> RunCopy | None:
-    """What a replay needs of a stored run (None when it isn't here)."""
+def run_copy(ctx: Context, run_id: str) -> RunCopy | None:
+    """What a replay needs of a stored run (None when it isn't here); a frozen case carries
+    it (`run`) so it replays anywhere."""
     run = run_store.get(ctx.db, run_id)
     if run is None:
         return None
@@ -51,12 +52,6 @@ def _copy_of(ctx: Context, run_id: str) -> RunCopy | None:
             for c in run_store.tool_calls(ctx.db, run_id)
         ),
     )
-
-
-def run_copy(ctx: Context, run_id: str) -> dict[str, Any] | None:
-    """A stored run's copy as JSON a frozen case carries (`run`), so it replays anywhere."""
-    copy = _copy_of(ctx, run_id)
-    return None if copy is None else copy.encoded()
 
 
 def of_copy(
@@ -93,7 +88,7 @@ def build(
     expectations: list[Expectation],
 ) -> ReplayCase | None:
     """The case to replay from the stored run (None when it isn't here)."""
-    copy = _copy_of(ctx, run_id)
+    copy = run_copy(ctx, run_id)
     return None if copy is None else of_copy(case_id, run_id, copy, verdicts, expectations)
 
 
@@ -102,7 +97,7 @@ def from_suite_case(
 ) -> ReplayCase | None:
     """A `JudgedEvalCase`: its items' weighted counts become verdicts, its corrections checks
     (only the restricted ones when only experts' corrections count)."""
-    case = SuiteCase.decode(stored)
+    case = case_json.suite_case_of(stored)
     verdicts: list[Verdict] = []
     for item in case.items:
         r_yes = item.restricted_yes
@@ -127,7 +122,7 @@ def from_suite_case(
     found = build(ctx, case.case_id, case.case_id, verdicts, expectations)
     if found is not None:
         return found
-    return of_copy(case.case_id, case.case_id, case.own_copy(), verdicts, expectations)
+    return of_copy(case.case_id, case.case_id, case.own_copy, verdicts, expectations)
 
 
 def _suite_expectation(correction: SuiteCorrection) -> Expectation | None:
@@ -160,7 +155,7 @@ def from_test_set_case(
 ) -> ReplayCase | None:
     """A frozen 0.4 case: its expected items, decisions and answer; its group's weight as it
     is here, or as it was frozen (`judgeClassWeight`) when the group is another runtime's."""
-    case = FrozenCase.decode(stored)
+    case = case_json.frozen_case_of(stored)
     weight = class_weight(ctx, case.judge_class_id)
     if weight is None:
         weight = float(case.recorded_weight)

@@ -1,14 +1,25 @@
-"""How frozen test-set cases and built suite cases are kept as JSON.
+"""How frozen test-set cases and built suite cases are kept as JSON, and read back.
 
 They are kept in the shape the API answers them (`projectId`, `yesWeight`, `judgmentIds`,
-`notCalled`…), so versions frozen or built before read as they did; this module is the one
-place that writes those names (`services.case_records` reads them back).
+`notCalled`, a run's copy under `run`…), so versions frozen, built or pulled before read as
+they did; this module is the one place that writes and reads those names.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from ..domain.expectations import Answer, Decisions, ExpectedCall
+from ..domain.stored_cases import (
+    CopiedCall,
+    FrozenCase,
+    FrozenItem,
+    RunCopy,
+    SuiteCase,
+    SuiteCorrection,
+    SuiteItem,
+)
 from ..domain.test_sets import (
     Expectation,
     ItemSummary,
@@ -18,7 +29,14 @@ from ..domain.test_sets import (
     TestCase,
     WeightedSums,
 )
-from .expectations import answer_json, calls_json, decisions_json, items_json
+from .expectations import (
+    answer_json,
+    answer_of,
+    calls_json,
+    decisions_json,
+    decisions_of,
+    items_json,
+)
 
 
 def set_case_json(case: TestCase) -> dict[str, Any]:
@@ -55,16 +73,93 @@ def expect_json(expect: Expectation) -> dict[str, Any]:
     return found
 
 
-def frozen_case_json(
-    case: TestCase, weight: float | None, run: dict[str, Any] | None
-) -> dict[str, Any]:
+def frozen_case_json(case: TestCase, weight: float | None, run: RunCopy | None) -> dict[str, Any]:
     """A frozen case: the case, its group's weight when it has one here, its run's copy."""
     body = set_case_json(case)
     if weight is not None:
         body["judgeClassWeight"] = weight
     if run is not None:
-        body["run"] = run
+        body["run"] = run_copy_json(run)
     return body
+
+
+def frozen_case_of(case: Mapping[str, Any]) -> FrozenCase:
+    """A frozen case as stored."""
+    expect = case.get("expect") or {}
+    copy = case.get("run")
+    return FrozenCase(
+        case_id=str(case["id"]),
+        run_id=str(case["runId"]),
+        expert=bool(case.get("expert")),
+        judge_class_id=case.get("judgeClassId"),
+        recorded_weight=case.get("judgeClassWeight", 1.0),
+        items=tuple(
+            FrozenItem(i["key"], i.get("pointer"), i.get("rank"), i.get("verdict") == "right")
+            for i in expect.get("items") or []
+        ),
+        expected=_expected(expect),
+        run=run_copy_of(copy) if isinstance(copy, dict) else None,
+    )
+
+
+def _expected(expect: Mapping[str, Any]) -> tuple[tuple[str, Decisions | Answer], ...]:
+    """A frozen case's expected `decisions` and `answer`, in that order, each when given."""
+    decisions, answer = expect.get("decisions"), expect.get("answer")
+    found: list[tuple[str, Decisions | Answer | None]] = [
+        ("decisions", decisions_of(decisions) if isinstance(decisions, dict) else None),
+        ("answer", answer_of(answer) if isinstance(answer, dict) else None),
+    ]
+    return tuple((part, record) for part, record in found if record is not None)
+
+
+def run_copy_json(copy: RunCopy) -> dict[str, Any]:
+    """A run's copy as a frozen case carries it; a flow's names appear only without an agent."""
+    calls = [
+        {
+            "toolId": c.tool_id,
+            "toolVersion": c.tool_version,
+            "arguments": c.arguments,
+            "result": c.result,
+            **({"error": c.error} if c.error else {}),
+        }
+        for c in copy.tool_calls
+    ]
+    flow = {} if copy.agent_id else {"flowId": copy.flow_id, "flowVersion": copy.flow_version}
+    return {
+        "agentId": copy.agent_id,
+        "agentVersion": copy.agent_version,
+        **flow,
+        "input": copy.input,
+        "history": copy.history,
+        "toolEnv": copy.tool_env,
+        "output": copy.output,
+        "toolCalls": calls,
+    }
+
+
+def run_copy_of(data: Mapping[str, Any]) -> RunCopy:
+    """A run's copy as a frozen case carries it (`run`)."""
+    calls = [c for c in data.get("toolCalls") or [] if isinstance(c, dict)]
+    return RunCopy(
+        agent_id=data.get("agentId"),
+        agent_version=data.get("agentVersion"),
+        flow_id=data.get("flowId"),
+        flow_version=data.get("flowVersion"),
+        input=data.get("input"),
+        history=list(data.get("history") or []),
+        tool_env=dict(data.get("toolEnv") or {}),
+        output=data.get("output"),
+        tool_calls=tuple(
+            CopiedCall(
+                str(c.get("toolId")),
+                c.get("toolVersion"),
+                c.get("arguments"),
+                c.get("result"),
+                c.get("error"),
+            )
+            for c in calls
+        ),
+    )
 
 
 def judged_case_json(case: JudgedCase) -> dict[str, Any]:
@@ -134,3 +229,53 @@ def should_have_done_json(entry: ShouldHaveDone) -> dict[str, Any]:
     if entry.restricted:
         body["restricted"] = True
     return body
+
+
+def suite_case_of(case: Mapping[str, Any]) -> SuiteCase:
+    """A suite case as stored (built here or pulled)."""
+    items = []
+    for item in case.get("items") or []:
+        restricted = item.get("restricted") or {}
+        items.append(
+            SuiteItem(
+                item["key"],
+                item.get("pointer"),
+                item.get("rank"),
+                float(item.get("yesWeight", 0)),
+                float(item.get("totalWeight", 0)),
+                float(restricted.get("yesWeight", 0)),
+                float(restricted.get("totalWeight", 0)),
+            )
+        )
+    corrections = tuple(
+        SuiteCorrection(
+            c.get("verdict"),
+            tuple(
+                ExpectedCall(str(call.get("toolId")), call.get("args"))
+                for call in c.get("calls") or []
+            ),
+            tuple(c.get("notCalled") or []),
+            c.get("judgmentId"),
+            bool(c.get("restricted")),
+        )
+        for c in case.get("corrections") or []
+    )
+    return SuiteCase(str(case["caseId"]), tuple(items), corrections, _own_copy(case))
+
+
+def _own_copy(case: Mapping[str, Any]) -> RunCopy:
+    """A run copy from a suite case's own input, context and output (no tool calls)."""
+    subject = case.get("subject") or {}
+    context = case.get("context") or {}
+    data = case.get("input")
+    flow = subject.get("kind") == "flow"
+    return RunCopy(
+        agent_id=None if flow else subject.get("id"),
+        agent_version=None if flow else subject.get("version"),
+        flow_id=subject.get("id") if flow else None,
+        flow_version=subject.get("version") if flow else None,
+        input={"userMessage": data} if isinstance(data, str) and not flow else data,
+        history=list(context.get("history") or []),
+        tool_env=dict(context.get("toolEnv") or {}),
+        output=case.get("output"),
+    )
