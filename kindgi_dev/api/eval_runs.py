@@ -13,6 +13,7 @@ from ..domain.paging import Page
 from ..domain.results import ComparisonResult
 from ..domain.status import TERMINAL
 from ..services import eval_runs, flow_runs, trials
+from ..services.context import Context
 from .eval_results import (
     DryRunPreview,
     DryRunResult,
@@ -231,15 +232,17 @@ def start_request(body: StartEvalRunBody) -> eval_runs.StartRequest:
     )
 
 
-async def start_on_suite(call: Call[StartSuiteRunBody, Any]) -> eval_runs.Started:
+def start_on_suite(call: Call[StartSuiteRunBody, Any]) -> eval_runs.Started:
+    """Reads the suite's cases: in a worker thread, as the starts and lists below, so a
+    large one never holds up the event loop."""
     return trials.start_on_suite(call.ctx, call.path["suiteId"], start_request(call.body))
 
 
-async def start_on_test_set(call: Call[StartEvalRunBody, Any]) -> eval_runs.Started:
+def start_on_test_set(call: Call[StartEvalRunBody, Any]) -> eval_runs.Started:
     return trials.start_on_test_set(call.ctx, call.path["agentId"], start_request(call.body))
 
 
-async def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any]:
+def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any]:
     q = call.query
     filters = {
         "suite_id": q.suite_id,
@@ -265,14 +268,14 @@ async def cancel(call: Call[Any, Any]) -> eval_runs.EvalRun:
     return await eval_runs.cancel(call.ctx, call.path["runId"])
 
 
-async def rescore(call: Call[RescoreBody, Any]) -> eval_runs.Started:
+def rescore(call: Call[RescoreBody, Any]) -> eval_runs.Started:
     return trials.rescore(call.ctx, call.path["runId"])
 
 
 async def events(call: Call[Any, Any]) -> Response:
     """SSE: one event per finished case, then a terminal event, then the stream closes."""
     ctx, run_id = call.ctx, call.path["runId"]
-    eval_runs.get_record(ctx, run_id)
+    eval_runs.get_record(ctx, run_id, with_cases=False)
     last = call.request.headers.get("last-event-id", "")
     tail = last.rsplit(":", 1)[-1]
     after = int(tail) if tail.isdigit() else -1
@@ -282,12 +285,13 @@ async def events(call: Call[Any, Any]) -> Response:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 300
         while loop.time() < deadline:
-            record = eval_runs.get_record(ctx, run_id)
-            for index, case in eval_runs.finished_cases(ctx, run_id, after=after):
+            record = eval_runs.get_record(ctx, run_id, with_cases=False)
+            finished = await asyncio.to_thread(eval_runs.finished_cases, ctx, run_id, after=after)
+            for index, case in finished:
                 after = index
                 yield case_frame(run_id, index, case)
             if record["status"] in TERMINAL:
-                yield end_frame(run_id, record["status"], record.get("result"), record.get("error"))
+                yield await asyncio.to_thread(_end_frame, ctx, run_id)
                 return
             await asyncio.sleep(0.1)
 
@@ -296,6 +300,12 @@ async def events(call: Call[Any, Any]) -> Response:
         media_type="text/event-stream; charset=utf-8",
         headers={"Cache-Control": "no-cache"},
     )
+
+
+def _end_frame(ctx: Context, run_id: str) -> bytes:
+    """The terminal frame, with the whole result (read and rendered off the event loop)."""
+    record = eval_runs.get_record(ctx, run_id)
+    return end_frame(run_id, record["status"], record.get("result"), record.get("error"))
 
 
 ENDPOINTS = [

@@ -208,8 +208,8 @@ async def list_suites(call: Call[Any, SuiteListQuery]) -> Page[Any]:
     return page
 
 
-async def publish(call: Call[PublishEvalSuiteBody, Any]) -> eval_suites.Published:
-    """Publish a version (201)."""
+def publish(call: Call[PublishEvalSuiteBody, Any]) -> eval_suites.Published:
+    """Publish a version (201), in a worker thread: a body of 1,000 cases is a large one."""
     body = call.body
     new = eval_suites.NewVersion(
         id=body.id,
@@ -246,8 +246,8 @@ async def get_version(call: Call[Any, Any]) -> eval_suites.EvalSuite:
     return eval_suites.get_version(call.ctx, call.path["suiteId"], call.path["version"])
 
 
-async def build(call: Call[BuildJudgedSuiteBody, Any]) -> eval_suites.Built:
-    """Build a judged version (201)."""
+def build(call: Call[BuildJudgedSuiteBody, Any]) -> eval_suites.Built:
+    """Build a judged version (201), in a worker thread: it reads up to 1,000 runs."""
     return eval_suites.build_from_judgments(call.ctx, call.path["suiteId"], selection_of(call.body))
 
 

@@ -226,8 +226,9 @@ async def retire_case(call: Call[RetireCaseBody, Any]) -> rules.TestCase:
     return test_sets.retire_case(call.ctx, path["agentId"], path["caseId"], call.body.reason)
 
 
-async def freeze(call: Call[Any, ProjectQuery]) -> test_sets.FrozenVersion:
-    """Freeze the active cases as the next version (201)."""
+def freeze(call: Call[Any, ProjectQuery]) -> test_sets.FrozenVersion:
+    """Freeze the active cases as the next version (201), in a worker thread: thousands of
+    cases take a second to copy."""
     return test_set_versions.freeze(call.ctx, call.path["agentId"], call.query.project_id)
 
 

@@ -54,6 +54,9 @@ class Context:
     on_pack_service: Callable[[], None] | None = None
     models: ModelState = field(default_factory=ModelState)
     run_tasks: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
+    home: asyncio.AbstractEventLoop | None = None
+    """The API's event loop (set when the app starts): eval runs started from a worker
+    thread send their network calls back to it."""
     eval_loop: EvalLoop | None = None
     eval_tasks: dict[str, Job] = field(default_factory=dict)
     eval_concurrency: dict[str, int] = field(default_factory=dict)

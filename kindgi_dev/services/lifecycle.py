@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from collections.abc import Callable
@@ -88,6 +89,7 @@ def say(line: str) -> None:
 
 async def start(ctx: Context, progress: Progress | None = None) -> None:
     """Bring up the instance's background parts, reporting each phase's time."""
+    ctx.home = asyncio.get_running_loop()
     if not ctx.settings.start_pack:
         return
     prestarted, ctx.prestarted_index = ctx.prestarted_index, None

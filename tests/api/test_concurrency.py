@@ -17,7 +17,7 @@ from serving import serve_app
 
 from kindgi_dev.api.app import context_of, create_app
 from kindgi_dev.domain.expectations import GivenItem
-from kindgi_dev.services import corrections
+from kindgi_dev.services import corrections, test_set_versions
 from kindgi_dev.settings import Settings
 
 ITEMS = 14_000
@@ -149,3 +149,48 @@ def _on_event_loop() -> bool:
     except RuntimeError:
         return False
     return True
+
+
+@pytest.mark.parametrize("start", ["freeze", "runs"])
+def test_freezing_a_test_set_holds_up_no_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, start: str
+) -> None:
+    """Freezing copies every case (a second for thousands): it runs in a worker thread, so
+    `/health` answers while it is still writing, whether asked for alone or by a run."""
+    (tmp_path / "pyproject.toml").write_text('[tool.kindgi.pack]\nid = "acme-ops"\n')
+    app = create_app(Settings(pack_dir=tmp_path, start_pack=False, watch=False))
+    ctx = context_of(app)
+    register_pack(ctx)
+    run_id = recorded_run(ctx, next(iter(QUESTIONS)))
+    inside, release = threading.Event(), threading.Event()
+    insert = test_set_versions.store.insert_version_cases
+
+    def held(*args: Any) -> None:
+        """Copy the cases, then keep the freeze's transaction open until `/health` answered."""
+        insert(*args)
+        inside.set()
+        release.wait(60)
+
+    monkeypatch.setattr(test_set_versions.store, "insert_version_cases", held)
+    body = {"runId": run_id, "items": [{"key": "kb-101", "pointer": "/output/articles/0",
+                                        "verdict": "right"}]}  # fmt: skip
+    with serve_app(app) as url, ThreadPoolExecutor(1) as pool:
+        auth = {"Authorization": f"Bearer {ctx.identity.token}"}
+        with httpx.Client(base_url=url, headers=auth, timeout=60) as http:
+            assert http.post("/v1/corrections", json=body).status_code == 201
+            project = http.get("/v1/projects/default").json()["id"]
+            path = f"/v1/agents/{factories.AGENT}/test-set/{start}"
+            started = {"projectId": project, "agentRef": {"agentId": factories.AGENT}}
+            freezing = pool.submit(
+                http.post, path, params={"projectId": project}, json=started, timeout=60
+            )
+            while not inside.wait(0.05):
+                assert not freezing.done(), freezing.result().text[:500]
+            with httpx.Client(base_url=url, timeout=60) as reader:
+                health = reader.get("/health")
+            answered_while_held = not freezing.done()
+            release.set()
+            frozen = freezing.result(timeout=60)
+    assert answered_while_held
+    assert health.json() == {"ok": True}
+    assert frozen.status_code == 201, frozen.text

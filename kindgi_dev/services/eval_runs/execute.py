@@ -45,7 +45,7 @@ def spawn(
     """Start replaying the stored run's cases on the eval loop, `concurrency` at a time."""
     ctx.eval_concurrency[run_id] = concurrency
     if ctx.eval_loop is None:
-        ctx.eval_loop = EvalLoop(asyncio.get_running_loop())
+        ctx.eval_loop = EvalLoop(ctx.home or asyncio.get_running_loop())
     job = ctx.eval_loop.start(_run(ctx, run_id, replay, cases))
     ctx.eval_tasks[run_id] = job
     job.add_done_callback(lambda: _forget(ctx, run_id))
