@@ -7,6 +7,7 @@ import re
 import time
 from pathlib import Path
 
+from factories import QUESTIONS, recorded_run, served
 from flow_pack import PASSWORD, flow_served
 
 from kindgi_dev.api.app import console_link
@@ -59,3 +60,14 @@ def test_try_an_agent_version_on_its_test_set(tmp_path: Path) -> None:
     ) in shown
     assert "newest frozen version 1.0.0" in listed
     assert listed.count("/console/eval-runs/") == 1
+
+
+def test_a_case_expecting_only_an_answer_shows_on_the_set_page(tmp_path: Path) -> None:
+    with served(tmp_path) as (client, ctx):
+        run = recorded_run(ctx, next(iter(QUESTIONS)))
+        body = {"runId": run, "answer": {"verdict": "wrong", "shouldSay": "Link kb-101."}}
+        assert client.post(f"/v1/agents/{AGENT}/test-set/cases", json=body).status_code == 201
+        client.get(console_link(client.app, "http://127.0.0.1"))
+        answer = client.get(f"/console/test-cases/agents/{AGENT}")
+        assert answer.status_code == 200
+        assert "answer wrong" in html.unescape(answer.text)
