@@ -257,9 +257,10 @@ def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any]:
 
 
 async def get(call: Call[Any, Any]) -> eval_runs.EvalRun | Response:
-    """A finished judged run's cases are read and written a page at a time."""
+    """A finished judged run's cases are read and written a page at a time (a run stored
+    with its cases in its result, before m0028, is answered as it is)."""
     run = eval_runs.get(call.ctx, call.path["runId"], with_cases=False)
-    if not isinstance(run.result, ComparisonResult):
+    if not isinstance(run.result, ComparisonResult) or run.result.per_case:
         return run
     return answer_with_case_pages(EvalRun, run, eval_runs.case_pages(call.ctx, run.run_id))
 

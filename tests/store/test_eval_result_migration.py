@@ -239,5 +239,7 @@ def test_a_stored_result_gives_its_cases_to_eval_run_cases_and_reads_the_same(
         assert shape(EvalRun, record_of(row))["result"] == RESULT
     unloaded = store.get(again, "old-run", with_cases=False)
     assert unloaded is not None and unloaded["result"].per_case == []
+    kept_whole = store.get(again, "old-run-lost-case", with_cases=False)
+    assert kept_whole is not None and len(kept_whole["result"].per_case) == 2  # answered as is
     pages = list(store.case_pages(again, "old-run"))
     assert [[c.case_id for c in page] for page in pages] == [["run-1", "run-2"]]
