@@ -11,6 +11,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..domain.expectations import Answer, Decisions, ExpectedCall
+from ..domain.judged_suites import (
+    ItemSummary,
+    JudgedCase,
+    JudgedReason,
+    ShouldHaveDone,
+    WeightedSums,
+)
 from ..domain.stored_cases import (
     CopiedCall,
     FrozenCase,
@@ -20,15 +27,7 @@ from ..domain.stored_cases import (
     SuiteCorrection,
     SuiteItem,
 )
-from ..domain.test_sets import (
-    Expectation,
-    ItemSummary,
-    JudgedCase,
-    JudgedReason,
-    ShouldHaveDone,
-    TestCase,
-    WeightedSums,
-)
+from ..domain.test_sets import Expectation, TestCase
 from .expectations import (
     answer_json,
     answer_of,

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from kindgi_dev.domain import judged_suites as suites
 from kindgi_dev.domain import test_sets as rules
 from kindgi_dev.domain.errors import ValidationFailed
 from kindgi_dev.domain.expectations import Decisions, ExpectedCall, GivenItem
@@ -143,12 +144,12 @@ def test_a_hand_case_with_a_resolving_pointer_passes() -> None:
     rules.check_expectation(items, Decisions("wrong", None, ("x",)), None, OUTPUT)
 
 
-def _judgment(n: int, key: str, verdict: str, **extra: Any) -> rules.Judgment:
+def _judgment(n: int, key: str, verdict: str, **extra: Any) -> suites.Judgment:
     fields: dict[str, Any] = {"pointer": f"/output/articles/{n}", "rank": n, "reason": None,
                               "judge_class_id": None, "restricted": False,
                               "created_at": f"t{n}"}  # fmt: skip
     fields.update(extra)
-    return rules.Judgment(f"j-{key}-{verdict}-{fields['created_at']}", key, verdict=verdict,
+    return suites.Judgment(f"j-{key}-{verdict}-{fields['created_at']}", key, verdict=verdict,
                           **fields)  # fmt: skip
 
 
@@ -161,7 +162,7 @@ def test_items_sum_counts_weights_restricted_weights_ids_and_reasons() -> None:
         _judgment(0, "kb-101", "yes", created_at="t7"),
         _judgment(1, "kb-102", "no", judge_class_id="gone", created_at="t6"),
     ]  # fmt: skip
-    items = [case_json.summary_json(i) for i in rules.summarize_items(judgments, {"experts": 3.0})]
+    items = [case_json.summary_json(i) for i in suites.summarize_items(judgments, {"experts": 3.0})]
     first, second = items
     assert (first["key"], first["yes"], first["no"]) == ("kb-101", 2, 1)
     assert (first["yesWeight"], first["totalWeight"]) == (4.0, 7.0)
@@ -181,14 +182,14 @@ def test_a_case_lists_what_the_run_should_have_done_whatever_the_verdict() -> No
     wrong = {"verdict": "wrong", "shouldCall": [{"toolId": "t.a", "args": {"q": 1}}],
              "mustNotCall": ["t.b"]}  # fmt: skip
     corrections = [
-        rules.DecidedCorrection("c1", Decisions("wrong", (ExpectedCall("t.a", {"q": 1}),),
+        suites.DecidedCorrection("c1", Decisions("wrong", (ExpectedCall("t.a", {"q": 1}),),
                                                 ("t.b",)), "k", True),
-        rules.DecidedCorrection("c2", Decisions("right"), None, False),
+        suites.DecidedCorrection("c2", Decisions("right"), None, False),
     ]  # fmt: skip
     assert codec.decisions_of(wrong) == corrections[0].decisions
     found = [
         case_json.should_have_done_json(entry)
-        for entry in rules.decision_corrections(corrections, ["t.s", "t.s", "t.log"])
+        for entry in suites.decision_corrections(corrections, ["t.s", "t.s", "t.log"])
     ]
     assert found == [
         {"judgmentId": "c1", "verdict": "wrong", "calls": [{"toolId": "t.a", "args": {"q": 1}}],
@@ -199,52 +200,58 @@ def test_a_case_lists_what_the_run_should_have_done_whatever_the_verdict() -> No
 
 
 def test_a_case_input_is_the_user_message_and_its_context_keeps_tool_env() -> None:
-    assert rules.case_input({"userMessage": "Hi", "parameters": {}}) == "Hi"
+    assert suites.case_input({"userMessage": "Hi", "parameters": {}}) == "Hi"
     with_params = {"userMessage": "Hi", "parameters": {"tone": "short"}}
-    assert rules.case_input(with_params) == with_params
-    context = rules.case_context({"history": [], "retrieved": None, "junk": 1}, {"t": {"A": "1"}})
+    assert suites.case_input(with_params) == with_params
+    context = suites.case_context({"history": [], "retrieved": None, "junk": 1}, {"t": {"A": "1"}})
     assert context == {"history": [], "toolEnv": {"t": {"A": "1"}}}
-    assert rules.case_context(None) is None
+    assert suites.case_context(None) is None
 
 
-def _run(n: int, **extra: Any) -> rules.JudgedRun:
+def _run(n: int, **extra: Any) -> suites.JudgedRun:
     path = [{"key": "company", "value": "acme"}, {"key": "team", "value": "eu"}]
     fields: dict[str, Any] = {"judgments": 3, "segments": path, "agent_version": "0.1.0"}
     fields.update(extra)
-    return rules.JudgedRun(f"run-{n}", f"2026-11-02T09:00:{n:02d}.000Z", **fields)
+    return suites.JudgedRun(f"run-{n}", f"2026-11-02T09:00:{n:02d}.000Z", **fields)
 
 
 def test_a_build_takes_runs_newest_first_judged() -> None:
-    chosen, truncated = rules.select_runs([_run(1), _run(3), _run(2)], rules.BuildFilters())
+    chosen, truncated = suites.select_runs([_run(1), _run(3), _run(2)], suites.BuildFilters())
     assert [r.run_id for r in chosen] == ["run-3", "run-2", "run-1"]
     assert not truncated
 
 
 def test_a_build_holds_at_most_1000_cases() -> None:
     runs = [_run(n % 60, judgments=1) for n in range(1001)]
-    chosen, truncated = rules.select_runs(runs, rules.BuildFilters())
+    chosen, truncated = suites.select_runs(runs, suites.BuildFilters())
     assert len(chosen) == 1000 and truncated
 
 
 def test_build_filters_version_time_and_minimum_judgments() -> None:
     runs = [_run(1), _run(2, agent_version="0.2.0"), _run(3, judgments=1), _run(4)]
-    by_version = rules.BuildFilters(agent_version="0.1.0")
-    assert [r.run_id for r in rules.select_runs(runs, by_version)[0]] == ["run-4", "run-3", "run-1"]
-    window = rules.BuildFilters(since="2026-11-02T09:00:02.000Z", until="2026-11-02T09:00:04.000Z")
-    assert [r.run_id for r in rules.select_runs(runs, window)[0]] == ["run-3", "run-2"]
-    assert [r.run_id for r in rules.select_runs(runs, rules.BuildFilters(min_judgments=2))[0]] == [
+    by_version = suites.BuildFilters(agent_version="0.1.0")
+    assert [r.run_id for r in suites.select_runs(runs, by_version)[0]] == [
+        "run-4",
+        "run-3",
+        "run-1",
+    ]
+    window = suites.BuildFilters(since="2026-11-02T09:00:02.000Z", until="2026-11-02T09:00:04.000Z")
+    assert [r.run_id for r in suites.select_runs(runs, window)[0]] == ["run-3", "run-2"]
+    assert [
+        r.run_id for r in suites.select_runs(runs, suites.BuildFilters(min_judgments=2))[0]
+    ] == [
         "run-4", "run-2", "run-1",
     ]  # fmt: skip
 
 
 def test_a_segment_path_keeps_runs_at_or_below_it_and_none_without_segments() -> None:
     company = [{"key": "company", "value": "acme"}]
-    assert rules.segments_match([*company, {"key": "team", "value": "eu"}], company)
-    assert rules.segments_match(company, company)
-    assert not rules.segments_match(company, [*company, {"key": "team", "value": "eu"}])
-    assert not rules.segments_match([{"key": "company", "value": "other"}], company)
-    assert not rules.segments_match(None, company)
-    assert rules.segments_match(None, [])
+    assert suites.segments_match([*company, {"key": "team", "value": "eu"}], company)
+    assert suites.segments_match(company, company)
+    assert not suites.segments_match(company, [*company, {"key": "team", "value": "eu"}])
+    assert not suites.segments_match([{"key": "company", "value": "other"}], company)
+    assert not suites.segments_match(None, company)
+    assert suites.segments_match(None, [])
 
 
 def test_registry_entries_are_checked_at_the_top_level_only() -> None:

@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...domain import test_sets as rules
+from ...domain import judged_suites as suites
 from ...domain.errors import ValidationFailed
 from ...domain.time import format_time, now_iso, parse_time
 from ...store import case_json
@@ -55,7 +55,7 @@ def build_from_judgments(ctx: Context, suite_id: str, selection: JudgedSelection
     check_version(selection.version)
     subject = _subject(selection)
     project_id = projects.get(ctx, selection.project_id).id
-    filters = rules.BuildFilters(
+    filters = suites.BuildFilters(
         agent_version=selection.agent_version,
         since=_stored_time(selection.since, "since"),
         until=_stored_time(selection.until, "until"),
@@ -66,12 +66,12 @@ def build_from_judgments(ctx: Context, suite_id: str, selection: JudgedSelection
     with ctx.db.transaction():
         claim(ctx, suite_id, selection.version, project_id)
         judged = [
-            rules.JudgedRun(
+            suites.JudgedRun(
                 r["run_id"], r["first_judged_at"], r["judgments"], r["segments"], r["agent_version"]
             )
             for r in store.judged_runs(ctx.db, ctx.tenant_id, project_id, subject, class_ids)
         ]
-        chosen, truncated = rules.select_runs(judged, filters)
+        chosen, truncated = suites.select_runs(judged, filters)
         cases = _cases(ctx, [run.run_id for run in chosen], class_ids)
         spec = {
             "source": "judgments",
@@ -124,10 +124,10 @@ def _stored_time(text: str | None, name: str) -> str | None:
 
 def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[dict[str, Any]]:
     """The frozen `JudgedEvalCase` of each chosen run, in the order chosen, as stored."""
-    verdicts: dict[str, list[rules.Judgment]] = defaultdict(list)
+    verdicts: dict[str, list[suites.Judgment]] = defaultdict(list)
     for v in store.counted_verdicts(ctx.db, run_ids, class_ids):
         verdicts[v["run_id"]].append(
-            rules.Judgment(
+            suites.Judgment(
                 v["id"],
                 v["item_key"],
                 v["pointer"],
@@ -139,14 +139,14 @@ def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[dict[
                 v["created_at"],
             )
         )
-    decided: dict[str, list[rules.DecidedCorrection]] = {}
+    decided: dict[str, list[suites.DecidedCorrection]] = {}
     for row in store.decision_corrections(ctx.db, run_ids):
         found = decided.setdefault(row["run_id"], [])
         stored = row["decisions"]
         decisions = codec.decisions_of(stored) if isinstance(stored, dict) else None
         if decisions is not None:
             found.append(
-                rules.DecidedCorrection(
+                suites.DecidedCorrection(
                     row["id"], decisions, row["judge_class_id"], bool(row["restricted"])
                 )
             )
@@ -163,10 +163,10 @@ def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[dict[
 def _case(
     ctx: Context,
     run: dict[str, Any],
-    judgments: list[rules.Judgment],
-    corrections: list[rules.DecidedCorrection] | None,
+    judgments: list[suites.Judgment],
+    corrections: list[suites.DecidedCorrection] | None,
     weights: dict[str, float],
-) -> rules.JudgedCase:
+) -> suites.JudgedCase:
     """A chosen run's case: from the copy taken at its first judgment when there is one."""
     subject = run["copy_subject"] or {
         "kind": "agent" if run["agent_id"] else "flow",
@@ -174,20 +174,20 @@ def _case(
         "version": run["agent_version"] or run["flow_version"],
     }
     if run["content_erased_at"]:
-        return rules.JudgedCase(run["id"], subject, erased=True)
+        return suites.JudgedCase(run["id"], subject, erased=True)
     copied = bool(run["copied"])
     should_have_done = None
     if corrections is not None:
         called = [call["toolId"] for call in run_store.tool_calls(ctx.db, run["id"])]
-        should_have_done = tuple(rules.decision_corrections(corrections, called))
-    return rules.JudgedCase(
+        should_have_done = tuple(suites.decision_corrections(corrections, called))
+    return suites.JudgedCase(
         case_id=run["id"],
         subject=subject,
-        input=rules.case_input(run["copy_input"] if copied else run["input"]),
-        context=rules.case_context(
+        input=suites.case_input(run["copy_input"] if copied else run["input"]),
+        context=suites.case_context(
             run["copy_context"] if copied else run["context"], run["tool_env"]
         ),
         output=run["copy_output"] if copied else run["output"],
-        items=tuple(rules.summarize_items(judgments, weights)),
+        items=tuple(suites.summarize_items(judgments, weights)),
         corrections=should_have_done,
     )
