@@ -12,9 +12,7 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from kindgi_dev.models import Message, Reply, ToolCall, ToolSpec, Turn
 from kindgi_dev.runtime.providers.base import ModelAdapter, ModelError
@@ -22,6 +20,9 @@ from kindgi_dev.runtime.tool_calls import ToolCallRecord, ToolDispatcher
 from kindgi_dev.runtime.turn_history import HISTORY_LIMIT, history_messages
 from kindgi_dev.runtime.turn_outcome import TurnFailed, TurnOutcome, turn_result
 from kindgi_dev.runtime.typed_output import output_problem, output_validator
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 __all__ = [
     "HISTORY_LIMIT",

@@ -13,12 +13,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from jsonschema import Draft202012Validator
-
 from ..domain.flows import MISSING, FlowDefinition, FlowEnv, FlowNode, FlowProgress, holds, resolve
 from ..models import ToolCall
 from .tool_calls import ToolCallRecord, ToolDispatcher
 from .turn_outcome import TurnOutcome
+from .typed_output import first_error
 
 DEFAULT_PARALLELISM = 4
 FlowStatus = Literal["completed", "failed", "stopped"]
@@ -327,10 +326,8 @@ def _schema_problem(schema: Any, step: FlowStep) -> str | None:
     """Why a step's output breaks its declared `outputSchema`, or None (also when it failed)."""
     if not isinstance(schema, dict) or step.error is not None or step.stopped is not None:
         return None
-    errors = list(Draft202012Validator(schema).iter_errors(step.output))
-    return (
-        None if not errors else f"The output does not match its outputSchema: {errors[0].message}"
-    )
+    error = first_error(schema, step.output)
+    return None if error is None else f"The output does not match its outputSchema: {error}"
 
 
 def agent_message(node_input: Any) -> str:
@@ -407,8 +404,8 @@ def _finished(flow: FlowDefinition, progress: FlowProgress, steps: list[FlowStep
     output = progress.output()
     skipped = tuple(sorted(progress.skipped))
     if flow.output_schema is not None:
-        errors = list(Draft202012Validator(dict(flow.output_schema)).iter_errors(output))
-        if errors:
-            failure = f"The flow's output does not match its output schema: {errors[0].message}"
+        error = first_error(flow.output_schema, output)
+        if error is not None:
+            failure = f"The flow's output does not match its output schema: {error}"
             return FlowOutcome("failed", None, tuple(steps), skipped, failure=failure)
     return FlowOutcome("completed", output, tuple(steps), skipped)

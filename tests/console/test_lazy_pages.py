@@ -1,4 +1,5 @@
-"""The console's pages and jinja2 are imported on the first console request, not at start."""
+"""The console's pages and jinja2 are imported on the first console request, not at start;
+jsonschema on the first typed answer checked."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from pathlib import Path
 
 app = create_app(Settings(pack_dir=Path(sys.argv[1]), start_pack=False))
 with TestClient(app, base_url="http://127.0.0.1") as client:
-    print("started:", "jinja2" in sys.modules, "kindgi_dev.console.web" in sys.modules)
+    print("started:", "jinja2" in sys.modules, "kindgi_dev.console.web" in sys.modules,
+          "jsonschema" in sys.modules)
     client.get("/health")
     print("after /health:", "jinja2" in sys.modules)
     bare = client.get("/console/runs")
@@ -31,7 +33,7 @@ def test_starting_imports_no_page_and_the_first_console_request_loads_them(tmp_p
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
-        "started: False False",
+        "started: False False False",
         "after /health: False",
         "anonymous page: 401 True",
         "logged in: 200 True",
