@@ -58,7 +58,7 @@ def row_start(lab: Lab) -> list[Row]:
         lab.stop(server)
     median = statistics.median(times)
     measured = f"median {median:.2f} s (min {min(times):.2f}, max {max(times):.2f}; n={len(times)})"
-    return [Row(WHAT[1], TARGET[1], measured, median < 1.5)]
+    return [Row(WHAT[1], TARGET[1], measured, median < 1.0)]
 
 
 def row_save(lab: Lab) -> list[Row]:
@@ -83,7 +83,7 @@ def row_save(lab: Lab) -> list[Row]:
     lab.stop(server)
     median = statistics.median(times)
     measured = f"median {median:.2f} s (min {min(times):.2f}, max {max(times):.2f}; n={len(times)})"
-    return [Row(WHAT[2], TARGET[2], measured, median < 1.5)]
+    return [Row(WHAT[2], TARGET[2], measured, median < 1.0)]
 
 
 def listed_versions(server: DevServer, client: httpx.Client) -> set[str]:
@@ -146,7 +146,7 @@ def row_replay(lab: Lab) -> list[Row]:
         f"{per_case:.1f} ms/case ({suite.cases} cases in {seconds:.2f} s, concurrency "
         f"{concurrency or '—'}); no-op model: {ms(noop_s) / suite.cases:.1f} ms/case{remarks}"
     )
-    return [Row(WHAT[5], TARGET[5], measured, per_case < 5)]
+    return [Row(WHAT[5], TARGET[5], measured, per_case < 3)]
 
 
 def row_slow_model(lab: Lab) -> list[Row]:
@@ -197,7 +197,7 @@ def row_memory(lab: Lab) -> list[Row]:
         f"({len(children)} process{'es' if len(children) != 1 else ''}); "
         f"total {own + sum(children):.0f} MB"
     )
-    return [Row(WHAT[7], TARGET[7], measured, own < 150)]
+    return [Row(WHAT[7], TARGET[7], measured, own + sum(children) < 100)]
 
 
 def row_flow_replay(lab: Lab) -> list[Row]:
@@ -228,13 +228,13 @@ WHAT = {
     13: "`/health` and a runs list while a 14,000-item correction is replaced",
 }
 TARGET = {
-    1: "< 1.5 s",
-    2: "< 1.5 s",
+    1: "< 1 s",
+    2: "< 1 s",
     3: "p50 < 50 ms",
     4: "p50 < 5 ms, ≥ 1,000/s",
-    5: "< 5 ms",
+    5: "< 3 ms",
     6: "< 10 s",
-    7: "< 150 MB RSS",
+    7: "< 100 MB RSS, process tree",
     8: "p50 < 100 ms",
     9: "< 5 ms per node",
     10: "p50 < 20 ms at 100,000, within 2× of 1,000; < 15 MB per 10,000",
