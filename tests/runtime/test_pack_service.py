@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import sys
+import time
 import uuid
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
@@ -93,7 +94,16 @@ def test_unknown_tool_and_version(service: PackService, loop: asyncio.AbstractEv
     assert other.code == "tool-version-mismatch"
 
 
-def test_calls_are_logged_readably(service: PackService, lines: list[str]) -> None:
+def test_calls_are_logged_readably(
+    service: PackService, loop: asyncio.AbstractEventLoop, lines: list[str]
+) -> None:
+    """The call's own log line, whichever tests ran before it (in this worker or not)."""
+    call = service.invoke("demo.hello.greet", None, {"name": "Lin"}, request_id="c9", **CALL)
+    assert run(loop, call).ok
+    deadline = time.monotonic() + 5
+    while not any("demo.hello.greet ok" in line for line in lines):
+        assert time.monotonic() < deadline, "no log line of the call"
+        run(loop, asyncio.sleep(0.02))
     call_lines = [line for line in lines if "demo.hello.greet ok" in line]
     assert call_lines and call_lines[0].startswith("[pack] ")
     assert " INFO tool demo.hello.greet ok " in call_lines[0]
