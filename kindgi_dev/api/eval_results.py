@@ -1,13 +1,13 @@
-"""An eval run's result on the wire: the comparison's models, and the run's SSE frames.
+"""An eval run's result on the wire: the comparison's models, and the answer that writes
+its cases a page at a time.
 
 The services hand over `domain.results` records; these models give them the contract's
 camelCase shape (`ComparisonCaseResult`, `ComparisonMetric`, `JudgedComparisonResult`),
-for the answers, the event stream and the console alike.
+for the answers, the event stream (`api/eval_events.py`) and the console alike.
 """
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
@@ -16,9 +16,9 @@ from typing import Any
 from pydantic import BaseModel, Field, model_validator
 from starlette.responses import StreamingResponse
 
-from ..domain.results import CaseResult, ComparisonResult, EvalResult, FinishedCase
+from ..domain.results import CaseResult, ComparisonResult
 from .responses import dumps
-from .routing import plain, shape
+from .routing import shape
 from .wire import WholeNumber, WireModel
 
 
@@ -330,73 +330,6 @@ class DryRunPreview(WireModel):
 
     cases: int
     preview: list[PreviewCase]
-
-
-class ProgressEvent(WireModel):
-    """The console's `progress`: cases done of all."""
-
-    cases_done: int
-    cases: int
-
-
-class StatusEvent(WireModel):
-    """The console's `end`: how the run ended."""
-
-    status: str
-
-
-class CaseEvent(WireModel):
-    """`eval-run.case-completed`/`case-failed`: which run and case, then the case's result."""
-
-    run_id: str
-    case_index: int
-
-
-class EndEvent(WireModel):
-    """`eval-run.<status>`: the run ended, with its result and the error that ended it."""
-
-    run_id: str
-    status: str
-    result: JudgedComparisonResult | DryRunResult | None = None
-    error: str | None = None
-
-
-def case_frame(run_id: str, index: int, case: FinishedCase) -> bytes:
-    """The SSE frame of one finished case."""
-    kind = "eval-run.case-failed" if case.result.error else "eval-run.case-completed"
-    data = {
-        **shape(CaseEvent, {"run_id": run_id, "case_index": index}),
-        **shape(ComparisonCaseResult, case.result),
-    }
-    return _frame(f"{run_id}:case:{index}", kind, data)
-
-
-def end_frame(run_id: str, status: str, result: EvalResult | None, error: str | None) -> bytes:
-    """The SSE frame that ends an eval run's stream."""
-    ended: dict[str, Any] = {"run_id": run_id, "status": status}
-    if result is not None:
-        ended["result"] = plain(result)
-    if error:
-        ended["error"] = error
-    return _frame(f"{run_id}:terminal", f"eval-run.{status}", shape(EndEvent, ended))
-
-
-def progress_frame(cases_done: int, cases: int) -> bytes:
-    """The console's frame of a running run's progress (cases done of all)."""
-    return _frame(
-        None, "progress", shape(ProgressEvent, {"cases_done": cases_done, "cases": cases})
-    )
-
-
-def status_frame(status: str) -> bytes:
-    """The console's frame that says the run ended."""
-    return _frame(None, "end", shape(StatusEvent, {"status": status}))
-
-
-def _frame(event_id: str | None, kind: str, data: dict[str, Any]) -> bytes:
-    """One server-sent event: its id (to resume after), its kind and its JSON."""
-    head = f"id: {event_id}\n" if event_id is not None else ""
-    return f"{head}event: {kind}\ndata: {json.dumps(data)}\n\n".encode()
 
 
 def answer_with_case_pages(

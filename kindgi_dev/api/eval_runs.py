@@ -14,13 +14,12 @@ from ..domain.results import ComparisonResult
 from ..domain.status import TERMINAL
 from ..services import eval_runs, flow_runs, trials
 from ..services.context import Context
+from .eval_events import case_frame, end_frame
 from .eval_results import (
     DryRunPreview,
     DryRunResult,
     JudgedComparisonResult,
     answer_with_case_pages,
-    case_frame,
-    end_frame,
 )
 from .routing import Call, Endpoint
 from .wire import OpenModel, WireModel, WireTime

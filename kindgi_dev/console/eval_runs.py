@@ -13,7 +13,7 @@ from typing import Any
 
 from starlette.responses import Response, StreamingResponse
 
-from ..api.eval_results import progress_frame, status_frame
+from ..api.eval_events import progress_frame, status_frame
 from ..api.eval_runs import EvalRun
 from ..api.routing import shape
 from ..domain.errors import KindgiError, NotFound, ValidationFailed
