@@ -86,7 +86,7 @@ async def close(ctx: Context) -> None:
 def adapter_for(ctx: Context, agent: dict[str, Any]) -> ModelAdapter:
     """The model adapter that answers this agent now."""
     adapter = select_adapter(
-        agent, provider_config(ctx), function_models(ctx), client=http_client(ctx)
+        agent, provider_config(ctx), function_models(ctx), client=lambda: http_client(ctx)
     )
     return at_home(ctx, adapter)
 

@@ -14,7 +14,7 @@ holds the key (never the key itself, so the pyproject can be committed).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -153,9 +153,11 @@ def select_adapter(
     config: ProviderConfig,
     functions: FunctionModels | None,
     *,
-    client: httpx.AsyncClient | None = None,
+    client: Callable[[], httpx.AsyncClient] | None = None,
 ) -> ModelAdapter:
-    """The adapter that answers `agent`: its preferred provider when usable, else the default."""
+    """The adapter that answers `agent`: its preferred provider when usable, else the default.
+    `client` gives the shared HTTP client, asked for only when an HTTP provider answers (a
+    client costs its TLS context: 3 MB and 40 ms that a function model never needs)."""
     preferred = agent.get("preferredProvider")
     if isinstance(preferred, str) and _unusable(preferred, config, functions) is None:
         return _adapter(preferred, agent.get("preferredModel"), config, functions, client)
@@ -167,12 +169,12 @@ def _adapter(
     model: Any,
     config: ProviderConfig,
     functions: FunctionModels | None,
-    client: httpx.AsyncClient | None,
+    client: Callable[[], httpx.AsyncClient] | None,
 ) -> ModelAdapter:
     name = model if isinstance(model, str) and model else None
     http = config.http(provider_id)
     if http is not None:
-        return http.adapter(name, client)
+        return http.adapter(name, None if client is None else client())
     assert functions is not None
     return functions.adapter(name)
 
