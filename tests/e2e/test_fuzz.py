@@ -61,10 +61,13 @@ def test_the_fuzzer_finds_no_5xx_no_schema_break_and_no_bare_error(tmp_path: Pat
     try:
         with server.client() as http:
             seed(http)
+        # One worker: with two, hypothesis parses lambdas' source from two threads at once,
+        # which Python 3.11's ast can fail at ("AST constructor recursion depth mismatch",
+        # a crash of the fuzzer itself, seen twice in CI), not a finding about the API.
         command = [
             ST, "run", f"{server.url}/openapi.json", "--header",
             f"Authorization: Bearer {server.token}", "--checks", CHECKS, "--seed", "1",
-            "--max-time", str(SECONDS), "--workers", "2", "--no-color",
+            "--max-time", str(SECONDS), "--workers", "1", "--no-color",
             "--generation-database", "none", "--request-timeout", "30",
         ]  # fmt: skip
         env = clean_env(SCHEMATHESIS_HOOKS="fuzz_hooks", PYTHONPATH=str(Path(__file__).parent))
