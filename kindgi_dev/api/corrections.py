@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import Field, field_validator
 
@@ -42,6 +43,21 @@ class ShouldCall(WireModel):
         return ExpectedCall(self.tool_id, self.args)
 
 
+class _CallBody(Protocol):
+    def record(self) -> ExpectedCall: ...
+
+
+def decisions_of(
+    verdict: Verdict, calls: Sequence[_CallBody] | None, must_not: Sequence[str] | None
+) -> Decisions:
+    """A decisions body (a correction's or a hand case's) as the service takes it."""
+    return Decisions(
+        verdict,
+        None if calls is None else tuple(call.record() for call in calls),
+        None if must_not is None else tuple(must_not),
+    )
+
+
 class DecisionsCorrection(WireModel):
     """What the run should have done: right, or wrong with the calls it should (not) make."""
 
@@ -53,12 +69,7 @@ class DecisionsCorrection(WireModel):
 
     def record(self) -> Decisions:
         """The decisions as the service takes them."""
-        calls, must_not = self.should_call, self.must_not_call
-        return Decisions(
-            self.verdict,
-            None if calls is None else tuple(call.record() for call in calls),
-            None if must_not is None else tuple(must_not),
-        )
+        return decisions_of(self.verdict, self.should_call, self.must_not_call)
 
 
 class AnswerCorrection(WireModel):

@@ -11,6 +11,7 @@ from ..domain import test_sets as rules
 from ..domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
 from ..domain.paging import Page
 from ..services import test_set_versions, test_sets
+from .corrections import decisions_of
 from .limits import MAX_ITEMS, MAX_KEY
 from .routing import Call, Endpoint
 from .wire import WireModel
@@ -53,12 +54,7 @@ class CaseDecisions(WireModel):
 
     def record(self) -> Decisions:
         """The decisions as the service takes them."""
-        calls, must_not = self.should_call, self.must_not_call
-        return Decisions(
-            self.verdict,
-            None if calls is None else tuple(call.record() for call in calls),
-            None if must_not is None else tuple(must_not),
-        )
+        return decisions_of(self.verdict, self.should_call, self.must_not_call)
 
 
 class CaseAnswer(WireModel):

@@ -140,13 +140,16 @@ def add_case(
             )
 
 
+_CASES_AFTER = (
+    "SELECT case_index, result FROM eval_run_cases WHERE eval_run_id = ? "
+    "AND case_index > ? ORDER BY case_index LIMIT ?"
+)
+"""An eval run's finished cases after an index, at most a number of them (-1: all)."""
+
+
 def cases(db: Database, run_id: str, *, after: int = -1) -> list[tuple[int, FinishedCase]]:
     """The finished cases of an eval run after index `after`, by index."""
-    rows = db.all(
-        "SELECT case_index, result FROM eval_run_cases WHERE eval_run_id = ? "
-        "AND case_index > ? ORDER BY case_index",
-        (run_id, after),
-    )
+    rows = db.all(_CASES_AFTER, (run_id, after, -1))
     return [(r["case_index"], _CASE.validate_json(r["result"])) for r in rows]
 
 
@@ -155,11 +158,7 @@ def finished_pages(db: Database, run_id: str) -> Iterator[list[FinishedCase]]:
     connection."""
     after = -1
     with db.scanning() as read:
-        while rows := read(
-            "SELECT case_index, result FROM eval_run_cases WHERE eval_run_id = ? "
-            "AND case_index > ? ORDER BY case_index LIMIT ?",
-            (run_id, after, CASE_PAGE),
-        ):
+        while rows := read(_CASES_AFTER, (run_id, after, CASE_PAGE)):
             yield [_CASE.validate_json(r["result"]) for r in rows]
             after = rows[-1]["case_index"]
 
