@@ -43,10 +43,15 @@ WireTime = Annotated[str, AfterValidator(_wire_time)]
 
 
 class WireModel(BaseModel):
-    """A body or answer on the wire: camelCase aliases, unknown fields refused."""
+    """A body or answer on the wire: camelCase aliases, unknown fields refused. Only field
+    names enter pydantic's string cache: bodies' ids and words would stay in it for good."""
 
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", defer_build=True
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        defer_build=True,
+        cache_strings="keys",
     )
 
 
@@ -54,7 +59,11 @@ class OpenModel(WireModel):
     """An answer model whose extra fields pass (for shapes the contract leaves open)."""
 
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="allow", defer_build=True
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="allow",
+        defer_build=True,
+        cache_strings="keys",
     )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pydantic import TypeAdapter
+from pydantic_core import from_json
 
 from ..domain.results import CaseResult, ComparisonResult, DryRunResult, FinishedCase, Summary
 from .db import Database
@@ -150,7 +151,7 @@ _CASES_AFTER = (
 def cases(db: Database, run_id: str, *, after: int = -1) -> list[tuple[int, FinishedCase]]:
     """The finished cases of an eval run after index `after`, by index."""
     rows = db.all(_CASES_AFTER, (run_id, after, -1))
-    return [(r["case_index"], _CASE.validate_json(r["result"])) for r in rows]
+    return [(r["case_index"], _finished(r["result"])) for r in rows]
 
 
 def finished_pages(db: Database, run_id: str) -> Iterator[list[FinishedCase]]:
@@ -159,8 +160,15 @@ def finished_pages(db: Database, run_id: str) -> Iterator[list[FinishedCase]]:
     after = -1
     with db.scanning() as read:
         while rows := read(_CASES_AFTER, (run_id, after, CASE_PAGE)):
-            yield [_CASE.validate_json(r["result"]) for r in rows]
+            yield [_finished(r["result"]) for r in rows]
             after = rows[-1]["case_index"]
+
+
+def _finished(text: str) -> FinishedCase:
+    """A stored finished case, read with only its field names kept in pydantic's string
+    cache: its ids and words would stay there for good, scattered over the memory a large
+    run's reading took, which then can't go back to the system."""
+    return _CASE.validate_python(from_json(text, cache_strings="keys"))
 
 
 def case_pages(db: Database, run_id: str) -> Iterator[list[CaseResult]]:
