@@ -8,6 +8,7 @@ from kindgi_dev.api.wire import WireModel, parse
 from kindgi_dev.domain.metrics import CaseScore
 from kindgi_dev.domain.results import CaseResult, FinishedCase
 from kindgi_dev.domain.time import now_iso
+from kindgi_dev.services.eval_runs.result import _Tally
 from kindgi_dev.store import eval_runs as store
 from kindgi_dev.store.db import Database
 
@@ -51,3 +52,19 @@ def test_a_request_body_s_values_are_decoded_anew_each_request() -> None:
     again = parse(_Body, {"note": "a fresh id 51c0"}, strict=True)
     assert first.note == again.note == "a fresh id 51c0"
     assert first.note is not again.note
+
+
+def test_a_summary_keeps_equal_scores_once_and_every_case_in_order() -> None:
+    """Thousands of cases scoring alike hold one score object, not thousands."""
+    tally = _Tally()
+    for index in range(1000):
+        tally.add(_case(f"c-{index}", 1.0 if index % 10 else 0.5))
+
+    assert tally.cases == 1000
+    assert len(tally.baseline) == len(tally.candidate) == len(tally.checks) == 1000
+    assert len({id(score) for score in tally.baseline}) == 2
+    assert len({id(scores) for scores in tally.candidate}) == 2
+    assert len({id(checks) for checks in tally.checks}) == 1
+    assert [s.yes_weight for s in tally.baseline[:11]] == [0.5] + [1.0] * 9 + [0.5]
+    assert tally.checks[0] == (True, False) and tally.baseline_checks[0] == (True,)
+    assert tally.candidate[0] == (CaseScore(0.5, 2.0, 2, 2, 0.5, 2.0),)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ...domain import comparison
 from ...domain.metrics import CaseScore
@@ -28,6 +28,8 @@ from ...store import eval_runs as store
 from .. import models
 from ..context import Context
 from .settings import agent_of, flow_of, settings_of
+
+T = TypeVar("T", bound=Hashable)
 
 
 def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
@@ -79,7 +81,12 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
 
 @dataclass
 class _Tally:
-    """What the summary needs of each finished case, gathered one case at a time."""
+    """What the summary needs of each finished case, gathered one case at a time.
+
+    Equal scores and check lists are kept once (`_same`): cases mostly score alike, so a
+    run of thousands holds a list of references, not thousands of small objects whose
+    memory, scattered among longer-lived ones, would not go back to the system.
+    """
 
     cases: int = 0
     diverged: int = 0
@@ -88,11 +95,17 @@ class _Tally:
     stopped: int = 0
     checks_answers: bool = False
     baseline: list[CaseScore] = field(default_factory=list)
-    candidate: list[list[CaseScore]] = field(default_factory=list)
-    checks: list[list[bool]] = field(default_factory=list)
-    baseline_checks: list[list[bool]] = field(default_factory=list)
+    candidate: list[tuple[CaseScore, ...]] = field(default_factory=list)
+    checks: list[tuple[bool, ...]] = field(default_factory=list)
+    baseline_checks: list[tuple[bool, ...]] = field(default_factory=list)
     versions: dict[str, int] = field(default_factory=dict)
     models: dict[tuple[str, str], int] = field(default_factory=dict)
+    _kept: dict[Hashable, Any] = field(default_factory=dict)
+
+    def _same(self, value: T) -> T:
+        """The equal value seen before, or this one, now kept."""
+        kept: T = self._kept.setdefault(value, value)
+        return kept
 
     def add(self, entry: FinishedCase) -> None:
         """Count one finished case: a stopped case has no scores; an errored one has only
@@ -105,11 +118,11 @@ class _Tally:
         self.stopped += result.stopped is not None
         self.checks_answers = self.checks_answers or _checks_answers(result)
         if result.stopped is None:
-            self.baseline.append(result.baseline)
+            self.baseline.append(self._same(result.baseline))
             if result.error is None or result.candidate:
-                self.candidate.append(result.candidate)
-        self.checks.append(entry.checks)
-        self.baseline_checks.append(entry.baseline_checks)
+                self.candidate.append(self._same(tuple(self._same(s) for s in result.candidate)))
+        self.checks.append(self._same(tuple(entry.checks)))
+        self.baseline_checks.append(self._same(tuple(entry.baseline_checks)))
         self.versions[entry.made_on] = self.versions.get(entry.made_on, 0) + 1
         for m in entry.models:
             key = (m.get("id", ""), m.get("model", ""))
