@@ -170,8 +170,10 @@ def from_test_set_case(
     return build(ctx, case.case_id, case.run_id, verdicts, expectations)
 
 
-PAGE = 100
-"""Frozen cases read into memory at a time while a run replays them."""
+PAGE = 25
+"""Frozen cases read into memory at a time while a run replays them: a page (a case
+carries its run's copy, about 10 kB) fits in memory the process already holds, where a
+larger one would take new memory that long-lived objects then pin after the run."""
 
 
 class FrozenCases(Sequence[ReplayCase]):

@@ -16,8 +16,9 @@ from . import replay_cases
 from .context import Context
 from .test_sets import AgentTestSet, FrozenVersion, case_rows, render_cases, scope_of, summary
 
-FREEZE_PAGE = 200
-"""Cases rendered and stored at a time while freezing: a large set is never all in memory."""
+FREEZE_PAGE = 50
+"""Cases rendered and stored at a time while freezing: a large set is never all in memory,
+and a page is small enough not to grow the process for good (see `replay_cases.PAGE`)."""
 
 
 @dataclass(frozen=True)

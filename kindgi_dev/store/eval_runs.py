@@ -24,8 +24,9 @@ _SUMMARY = TypeAdapter(Summary)
 _DRY_RUN = TypeAdapter(DryRunResult)
 _CASE = TypeAdapter(FinishedCase)
 _CASE_RESULT = TypeAdapter(CaseResult)
-CASE_PAGE = 200
-"""Finished cases read at once when a run's cases are walked."""
+CASE_PAGE = 50
+"""Finished cases read at once when a run's cases are walked: small enough not to grow the
+process for good (see `services.replay_cases.PAGE`)."""
 _FIELDS = (
     "run_id",
     "tenant_id",
