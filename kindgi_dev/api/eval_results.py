@@ -337,7 +337,7 @@ def answer_with_case_pages(
 ) -> StreamingResponse:
     """An eval run's answer through `model`, its result's `perCase` written a page of cases
     at a time (each through `ComparisonCaseResult`), so a run of thousands of cases is
-    never held whole, as records or as JSON, to be read."""
+    never held whole, as records or as JSON, to be read; one chunk per page."""
     result = run.result
     assert isinstance(result, ComparisonResult)
     head = shape(model, replace(run, result=replace(result, per_case=[])))
@@ -349,8 +349,8 @@ def answer_with_case_pages(
         yield before + b"["
         separator = b""
         for page in pages:
-            for case in page:
-                yield separator + dumps(shape(ComparisonCaseResult, case))
+            if page:
+                yield separator + b",".join(dumps(shape(ComparisonCaseResult, c)) for c in page)
                 separator = b","
         yield b"]" + after
 

@@ -24,6 +24,7 @@ from test_eval_runs import build_suite, correct_tutorial, finish, models_file, s
 from kindgi_dev.domain.metrics import CaseScore
 from kindgi_dev.domain.results import CaseResult, FinishedCase
 from kindgi_dev.domain.time import now_iso
+from kindgi_dev.runtime import memory
 from kindgi_dev.services import catalog, models, replay_cases
 from kindgi_dev.services.context import Context
 from kindgi_dev.store import eval_runs as eval_store
@@ -362,7 +363,8 @@ def test_a_finished_run_is_summed_up_and_answered_a_page_of_cases_at_a_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Ending a run and reading it must not hold every case at once: the row keeps the
-    summary, and the cases are read from `eval_run_cases` a page at a time, in order."""
+    summary, and the cases are read from `eval_run_cases` a page at a time, in order;
+    what reading several pages took goes back to the system afterwards."""
     monkeypatch.setattr(eval_store, "CASE_PAGE", 2)
     with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
         client, ctx,
@@ -371,6 +373,11 @@ def test_a_finished_run_is_summed_up_and_answered_a_page_of_cases_at_a_time(
         project = client.get("/v1/projects/default").json()["id"]
         run_id = start_version(client, f"{SET}/runs", project).json()["runId"]
         done = finish(client, run_id)
+        deadline = time.monotonic() + 10
+        while run_id in ctx.eval_tasks and time.monotonic() < deadline:  # its own giving back
+            time.sleep(0.01)
+        given_back: list[str] = []
+        monkeypatch.setattr(memory, "give_back", lambda: given_back.append(run_id))
         with traced(ctx) as statements:
             answered = client.get(f"/v1/eval-runs/{run_id}")
         stored = ctx.db.one("SELECT result FROM eval_runs WHERE run_id = ?", (run_id,))
@@ -383,3 +390,4 @@ def test_a_finished_run_is_summed_up_and_answered_a_page_of_cases_at_a_time(
     pages = [sql for sql in statements if "FROM eval_run_cases" in sql]
     assert len(pages) == 3, "three cases, two to a page, and the read that finds none left"
     assert stored is not None and "per_case" not in stored["result"]
+    assert given_back == [run_id], "reading more than a page gives the memory back once"

@@ -9,6 +9,7 @@ from typing import Any
 from ...domain.errors import NotFound
 from ...domain.paging import Page, fetch_page
 from ...domain.results import CaseResult, EvalResult, FinishedCase
+from ...runtime import memory
 from ...store import eval_runs as store
 from ..context import Context
 from ..test_sets import FrozenVersion
@@ -112,8 +113,14 @@ def record_of(row: dict[str, Any], progress: Progress | None = None) -> EvalRun:
 
 
 def case_pages(ctx: Context, run_id: str) -> Iterator[list[CaseResult]]:
-    """Each finished case's comparison, in order, a page at a time."""
-    return store.case_pages(ctx.db, run_id)
+    """Each finished case's comparison, in order, a page at a time; once more than one page
+    was read, what reading them took goes back to the system, as after the run itself."""
+    read = 0
+    for page in store.case_pages(ctx.db, run_id):
+        read += 1
+        yield page
+    if read > 1:
+        memory.give_back()
 
 
 def finished_cases(ctx: Context, run_id: str, *, after: int = -1) -> list[tuple[int, FinishedCase]]:
