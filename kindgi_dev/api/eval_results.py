@@ -9,8 +9,7 @@ for the answers, the event stream (`api/eval_events.py`) and the console alike.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Iterator
-from dataclasses import replace
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
@@ -332,26 +331,48 @@ class DryRunPreview(WireModel):
     preview: list[PreviewCase]
 
 
+def cases_apart(run: Any) -> bool:
+    """Whether a run read without its cases has them to be written a page at a time (a run
+    stored with its cases in its result, before m0028, has them already)."""
+    return isinstance(run.result, ComparisonResult) and not run.result.per_case
+
+
 def answer_with_case_pages(
     model: type[BaseModel], run: Any, pages: Iterable[list[CaseResult]]
 ) -> StreamingResponse:
     """An eval run's answer through `model`, its result's `perCase` written a page of cases
     at a time (each through `ComparisonCaseResult`), so a run of thousands of cases is
-    never held whole, as records or as JSON, to be read; one chunk per page."""
-    result = run.result
-    assert isinstance(result, ComparisonResult)
-    head = shape(model, replace(run, result=replace(result, per_case=[])))
+    never held whole, as records or as JSON, to be read."""
+    head = shape(model, run)
+    return stream_cases(head, [(mark_cases(head), pages)])
+
+
+def mark_cases(item: dict[str, Any]) -> str:
+    """Put a marker (a string no answer holds) where a shaped run's `perCase` goes, for
+    `stream_cases`."""
     marker = f"perCase-{uuid.uuid4().hex}"
-    head["result"]["perCase"] = marker
-    before, after = dumps(head).split(dumps(marker), 1)
+    item["result"]["perCase"] = marker
+    return marker
+
+
+def stream_cases(
+    head: Any, cases: Sequence[tuple[str, Iterable[list[CaseResult]]]]
+) -> StreamingResponse:
+    """`head` as JSON with each marker (in the order they appear) replaced by its run's cases,
+    written one chunk per page of cases."""
+    rest = dumps(head)
 
     def body() -> Iterator[bytes]:
-        yield before + b"["
-        separator = b""
-        for page in pages:
-            if page:
-                yield separator + b",".join(dumps(shape(ComparisonCaseResult, c)) for c in page)
-                separator = b","
-        yield b"]" + after
+        tail = rest
+        for marker, pages in cases:
+            before, tail = tail.split(dumps(marker), 1)
+            yield before + b"["
+            separator = b""
+            for page in pages:
+                if page:
+                    yield separator + b",".join(dumps(shape(ComparisonCaseResult, c)) for c in page)
+                    separator = b","
+            yield b"]"
+        yield tail
 
     return StreamingResponse(body(), media_type="application/json")

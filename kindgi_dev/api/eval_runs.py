@@ -10,18 +10,21 @@ from pydantic import Field
 from starlette.responses import Response, StreamingResponse
 
 from ..domain.paging import Page
-from ..domain.results import ComparisonResult
 from ..domain.status import TERMINAL
 from ..services import eval_runs, flow_runs, trials
 from ..services.context import Context
+from . import cursors
 from .eval_events import case_frame, end_frame
 from .eval_results import (
     DryRunPreview,
     DryRunResult,
     JudgedComparisonResult,
     answer_with_case_pages,
+    cases_apart,
+    mark_cases,
+    stream_cases,
 )
-from .routing import Call, Endpoint
+from .routing import Call, Endpoint, shape, signed
 from .wire import OpenModel, WireModel, WireTime
 
 EvalRunStatus = Literal["pending", "running", "completed", "failed", "cancelled"]
@@ -241,7 +244,9 @@ def start_on_test_set(call: Call[StartEvalRunBody, Any]) -> eval_runs.Started:
     return trials.start_on_test_set(call.ctx, call.path["agentId"], start_request(call.body))
 
 
-def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any]:
+def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any] | Response:
+    """A page of runs; each judged run's cases are read and written a page at a time, as
+    for one run, so listing runs of thousands of cases holds none of them whole."""
     q = call.query
     filters = {
         "suite_id": q.suite_id,
@@ -252,14 +257,26 @@ def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any]:
         "to": q.to,
         "project_id": q.scope_id if q.scope_kind == "project" else None,
     }
-    return eval_runs.list_page(call.ctx, limit=q.limit, cursor=q.cursor, filters=filters)
+    ctx = call.ctx
+    page = eval_runs.list_page(
+        ctx, limit=q.limit, cursor=q.cursor, filters=filters, with_cases=False
+    )
+    if not any(cases_apart(run) for run in page.items):
+        return page
+    head = signed(shape(EvalRunPage, page), cursors.key_of(ctx.identity.token))
+    cases = [
+        (mark_cases(item), eval_runs.case_pages(ctx, run.run_id))
+        for item, run in zip(head["data"], page.items, strict=True)
+        if cases_apart(run)
+    ]
+    return stream_cases(head, cases)
 
 
 async def get(call: Call[Any, Any]) -> eval_runs.EvalRun | Response:
     """A finished judged run's cases are read and written a page at a time (a run stored
     with its cases in its result, before m0028, is answered as it is)."""
     run = eval_runs.get(call.ctx, call.path["runId"], with_cases=False)
-    if not isinstance(run.result, ComparisonResult) or run.result.per_case:
+    if not cases_apart(run):
         return run
     return answer_with_case_pages(EvalRun, run, eval_runs.case_pages(call.ctx, run.run_id))
 

@@ -128,10 +128,7 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
     def finish(result: Any) -> Response:
         if isinstance(result, Response):
             return result
-        body = render(endpoint, result)
-        if isinstance(body, dict) and isinstance(body.get("nextCursor"), str):
-            body = {**body, "nextCursor": cursors.sign(body["nextCursor"], key)}
-        return json_response(body, endpoint.status)
+        return json_response(signed(render(endpoint, result), key), endpoint.status)
 
     if inspect.iscoroutinefunction(endpoint.handler):
         return finish(await endpoint.handler(call()))
@@ -141,6 +138,13 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
             if free:
                 return finish(handler(call()))
     return await asyncio.to_thread(lambda: finish(handler(call())))
+
+
+def signed(body: Any, key: bytes) -> Any:
+    """An answer with its page's `nextCursor` signed with `key` (see `cursors`)."""
+    if isinstance(body, dict) and isinstance(body.get("nextCursor"), str):
+        return {**body, "nextCursor": cursors.sign(body["nextCursor"], key)}
+    return body
 
 
 def render(endpoint: Endpoint, result: object) -> Any:

@@ -100,9 +100,15 @@ def _decoded(db: Database, row: Any, with_cases: bool) -> dict[str, Any]:
 
 
 def list_page(
-    db: Database, tenant_id: str, *, limit: int, after: list[Any] | None, filters: dict[str, Any]
+    db: Database,
+    tenant_id: str,
+    *,
+    limit: int,
+    after: list[Any] | None,
+    filters: dict[str, Any],
+    with_cases: bool = True,
 ) -> list[dict[str, Any]]:
-    """Up to `limit + 1` eval runs, newest first."""
+    """Up to `limit + 1` eval runs, newest first (`with_cases` as for `get`)."""
     where = Where("tenant_id = ?", tenant_id)
     special = {
         "agent_id": "json_extract(agent_ref, '$.agentId') = ?",
@@ -119,7 +125,7 @@ def list_page(
         "ORDER BY started_at DESC, run_id DESC LIMIT ?",
         [*where.params, limit + 1],
     )
-    return [_decoded(db, r, True) for r in rows]
+    return [_decoded(db, r, with_cases) for r in rows]
 
 
 def add_case(

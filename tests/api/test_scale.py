@@ -21,6 +21,7 @@ from factories import AGENT, QUESTIONS, served, tutorial_runs
 from starlette.testclient import TestClient
 from test_eval_runs import build_suite, correct_tutorial, finish, models_file, start_version
 
+from kindgi_dev.api.app import console_link
 from kindgi_dev.domain.metrics import CaseScore
 from kindgi_dev.domain.results import CaseResult, FinishedCase
 from kindgi_dev.domain.time import now_iso
@@ -391,3 +392,43 @@ def test_a_finished_run_is_summed_up_and_answered_a_page_of_cases_at_a_time(
     assert len(pages) == 3, "three cases, two to a page, and the read that finds none left"
     assert stored is not None and "per_case" not in stored["result"]
     assert given_back == [run_id], "reading more than a page gives the memory back once"
+
+
+def test_listed_runs_are_written_with_their_cases_a_page_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The list answers each run as its own read does, cases included, reading them a page
+    at a time; its cursor still leads to the next page; the console's list reads none."""
+    monkeypatch.setattr(eval_store, "CASE_PAGE", 2)
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        correct_tutorial(client, tutorial_runs(ctx))
+        project = client.get("/v1/projects/default").json()["id"]
+        first = finish(client, start_version(client, f"{SET}/runs", project).json()["runId"])
+        second = finish(client, start_version(client, f"{SET}/runs", project).json()["runId"])
+        deadline = time.monotonic() + 10
+        while ctx.eval_tasks and time.monotonic() < deadline:  # their own giving back
+            time.sleep(0.01)
+        given_back: list[int] = []
+        monkeypatch.setattr(memory, "give_back", lambda: given_back.append(1))
+        with traced(ctx) as statements:
+            listed = client.get("/v1/eval-runs")
+        given = len(given_back)
+        one = client.get("/v1/eval-runs", params={"limit": 1})
+        after = client.get("/v1/eval-runs", params={"limit": 1, "cursor": one.json()["nextCursor"]})
+        browser = TestClient(client.app, base_url=str(client.base_url))
+        browser.get(console_link(client.app, str(client.base_url)), follow_redirects=False)
+        with traced(ctx) as console_statements:
+            page = browser.get(f"/console/test-cases/agents/{AGENT}")
+    assert listed.status_code == 200, listed.text
+    assert listed.headers["content-type"] == "application/json"
+    assert listed.json() == {"data": [second, first], "hasMore": False}
+    pages = [sql for sql in statements if "FROM eval_run_cases" in sql]
+    assert len(pages) == 6, "three cases each, two to a page, and the read that finds none"
+    assert given == 2, "each run's pages, once read, give their memory back"
+    assert one.json()["data"] == [second] and one.json()["hasMore"] is True
+    assert after.status_code == 200, after.text
+    assert after.json()["data"] == [first] and after.json()["hasMore"] is False
+    assert page.status_code == 200 and "0.1.0" in page.text
+    assert not [sql for sql in console_statements if "FROM eval_run_cases" in sql]

@@ -73,12 +73,17 @@ def get(ctx: Context, run_id: str, *, with_cases: bool = True) -> EvalRun:
 
 
 def list_page(
-    ctx: Context, *, limit: int | None, cursor: str | None, filters: dict[str, Any]
+    ctx: Context,
+    *,
+    limit: int | None,
+    cursor: str | None,
+    filters: dict[str, Any],
+    with_cases: bool = True,
 ) -> Page[EvalRun]:
-    """A page of eval runs, newest first."""
+    """A page of eval runs, newest first; `with_cases=False` as for `get_record`."""
     page = fetch_page(
         lambda size, after: store.list_page(
-            ctx.db, ctx.tenant_id, limit=size, after=after, filters=filters
+            ctx.db, ctx.tenant_id, limit=size, after=after, filters=filters, with_cases=with_cases
         ),
         limit=limit,
         cursor=cursor,
