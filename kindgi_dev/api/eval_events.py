@@ -4,10 +4,17 @@ console's progress; rendered through the same models as the run's answer."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..domain.results import EvalResult, FinishedCase
-from .eval_results import ComparisonCaseResult, DryRunResult, JudgedComparisonResult
+from ..domain.results import CaseResult, EvalResult, FinishedCase
+from .eval_results import (
+    ComparisonCaseResult,
+    DryRunResult,
+    JudgedComparisonResult,
+    case_chunks,
+    mark_cases,
+)
 from .routing import plain, shape
 from .wire import WireModel
 
@@ -51,14 +58,27 @@ def case_frame(run_id: str, index: int, case: FinishedCase) -> bytes:
     return _frame(f"{run_id}:case:{index}", kind, data)
 
 
-def end_frame(run_id: str, status: str, result: EvalResult | None, error: str | None) -> bytes:
-    """The SSE frame that ends an eval run's stream."""
+def end_chunks(
+    run_id: str,
+    status: str,
+    result: EvalResult | None,
+    error: str | None,
+    pages: Iterable[list[CaseResult]] | None = None,
+) -> Iterator[bytes]:
+    """The SSE frame that ends an eval run's stream; with `pages`, a judged result read
+    without its cases, written a page of cases at a time."""
     ended: dict[str, Any] = {"run_id": run_id, "status": status}
     if result is not None:
         ended["result"] = plain(result)
     if error:
         ended["error"] = error
-    return _frame(f"{run_id}:terminal", f"eval-run.{status}", shape(EndEvent, ended))
+    data = shape(EndEvent, ended)
+    if pages is None:
+        yield _frame(f"{run_id}:terminal", f"eval-run.{status}", data)
+        return
+    yield _head(f"{run_id}:terminal", f"eval-run.{status}").encode()
+    yield from case_chunks(data, [(mark_cases(data), pages)])
+    yield b"\n\n"
 
 
 def progress_frame(cases_done: int, cases: int) -> bytes:
@@ -75,5 +95,10 @@ def status_frame(status: str) -> bytes:
 
 def _frame(event_id: str | None, kind: str, data: dict[str, Any]) -> bytes:
     """One server-sent event: its id (to resume after), its kind and its JSON."""
+    return f"{_head(event_id, kind)}{json.dumps(data)}\n\n".encode()
+
+
+def _head(event_id: str | None, kind: str) -> str:
+    """An event's lines up to its data's JSON."""
     head = f"id: {event_id}\n" if event_id is not None else ""
-    return f"{head}event: {kind}\ndata: {json.dumps(data)}\n\n".encode()
+    return f"{head}event: {kind}\ndata: "

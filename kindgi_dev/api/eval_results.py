@@ -331,10 +331,10 @@ class DryRunPreview(WireModel):
     preview: list[PreviewCase]
 
 
-def cases_apart(run: Any) -> bool:
-    """Whether a run read without its cases has them to be written a page at a time (a run
-    stored with its cases in its result, before m0028, has them already)."""
-    return isinstance(run.result, ComparisonResult) and not run.result.per_case
+def cases_apart(result: object) -> bool:
+    """Whether a run's result read without its cases has them to be written a page at a
+    time (a run stored with its cases in its result, before m0028, has them already)."""
+    return isinstance(result, ComparisonResult) and not result.per_case
 
 
 def answer_with_case_pages(
@@ -360,19 +360,21 @@ def stream_cases(
 ) -> StreamingResponse:
     """`head` as JSON with each marker (in the order they appear) replaced by its run's cases,
     written one chunk per page of cases."""
-    rest = dumps(head)
+    return StreamingResponse(case_chunks(head, cases), media_type="application/json")
 
-    def body() -> Iterator[bytes]:
-        tail = rest
-        for marker, pages in cases:
-            before, tail = tail.split(dumps(marker), 1)
-            yield before + b"["
-            separator = b""
-            for page in pages:
-                if page:
-                    yield separator + b",".join(dumps(shape(ComparisonCaseResult, c)) for c in page)
-                    separator = b","
-            yield b"]"
-        yield tail
 
-    return StreamingResponse(body(), media_type="application/json")
+def case_chunks(
+    head: Any, cases: Sequence[tuple[str, Iterable[list[CaseResult]]]]
+) -> Iterator[bytes]:
+    """The chunks of `stream_cases`' JSON: one per page of cases, and the parts between."""
+    tail = dumps(head)
+    for marker, pages in cases:
+        before, tail = tail.split(dumps(marker), 1)
+        yield before + b"["
+        separator = b""
+        for page in pages:
+            if page:
+                yield separator + b",".join(dumps(shape(ComparisonCaseResult, c)) for c in page)
+                separator = b","
+        yield b"]"
+    yield tail

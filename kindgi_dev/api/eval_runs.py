@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any, Literal
 
 from pydantic import Field
@@ -14,7 +14,7 @@ from ..domain.status import TERMINAL
 from ..services import eval_runs, flow_runs, trials
 from ..services.context import Context
 from . import cursors
-from .eval_events import case_frame, end_frame
+from .eval_events import case_frame, end_chunks
 from .eval_results import (
     DryRunPreview,
     DryRunResult,
@@ -261,13 +261,13 @@ def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any] | Response:
     page = eval_runs.list_page(
         ctx, limit=q.limit, cursor=q.cursor, filters=filters, with_cases=False
     )
-    if not any(cases_apart(run) for run in page.items):
+    if not any(cases_apart(run.result) for run in page.items):
         return page
     head = signed(shape(EvalRunPage, page), cursors.key_of(ctx.identity.token))
     cases = [
         (mark_cases(item), eval_runs.case_pages(ctx, run.run_id))
         for item, run in zip(head["data"], page.items, strict=True)
-        if cases_apart(run)
+        if cases_apart(run.result)
     ]
     return stream_cases(head, cases)
 
@@ -276,7 +276,7 @@ async def get(call: Call[Any, Any]) -> eval_runs.EvalRun | Response:
     """A finished judged run's cases are read and written a page at a time (a run stored
     with its cases in its result, before m0028, is answered as it is)."""
     run = eval_runs.get(call.ctx, call.path["runId"], with_cases=False)
-    if not cases_apart(run):
+    if not cases_apart(run.result):
         return run
     return answer_with_case_pages(EvalRun, run, eval_runs.case_pages(call.ctx, run.run_id))
 
@@ -303,12 +303,16 @@ async def events(call: Call[Any, Any]) -> Response:
         deadline = loop.time() + 300
         while loop.time() < deadline:
             record = eval_runs.get_record(ctx, run_id, with_cases=False)
-            finished = await asyncio.to_thread(eval_runs.finished_cases, ctx, run_id, after=after)
-            for index, case in finished:
-                after = index
-                yield case_frame(run_id, index, case)
+            while finished := await asyncio.to_thread(
+                eval_runs.finished_page, ctx, run_id, after=after
+            ):
+                for index, case in finished:
+                    after = index
+                    yield case_frame(run_id, index, case)
             if record["status"] in TERMINAL:
-                yield await asyncio.to_thread(_end_frame, ctx, run_id)
+                chunks = _end_chunks(ctx, run_id)
+                while chunk := await asyncio.to_thread(next, chunks, b""):
+                    yield chunk
                 return
             await asyncio.sleep(0.1)
 
@@ -319,10 +323,13 @@ async def events(call: Call[Any, Any]) -> Response:
     )
 
 
-def _end_frame(ctx: Context, run_id: str) -> bytes:
-    """The terminal frame, with the whole result (read and rendered off the event loop)."""
-    record = eval_runs.get_record(ctx, run_id)
-    return end_frame(run_id, record["status"], record.get("result"), record.get("error"))
+def _end_chunks(ctx: Context, run_id: str) -> Iterator[bytes]:
+    """The terminal frame, with the whole result, its cases read and written a page at a
+    time (each step taken off the event loop by the caller)."""
+    record = eval_runs.get_record(ctx, run_id, with_cases=False)
+    result = record.get("result")
+    pages = eval_runs.case_pages(ctx, run_id) if cases_apart(result) else None
+    yield from end_chunks(run_id, record["status"], result, record.get("error"), pages)
 
 
 ENDPOINTS = [

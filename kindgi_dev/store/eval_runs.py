@@ -155,9 +155,11 @@ _CASES_AFTER = (
 """An eval run's finished cases after an index, at most a number of them (-1: all)."""
 
 
-def cases(db: Database, run_id: str, *, after: int = -1) -> list[tuple[int, FinishedCase]]:
-    """The finished cases of an eval run after index `after`, by index."""
-    rows = db.all(_CASES_AFTER, (run_id, after, -1))
+def cases(
+    db: Database, run_id: str, *, after: int = -1, limit: int = -1
+) -> list[tuple[int, FinishedCase]]:
+    """The finished cases of an eval run after index `after`, by index (at most `limit`)."""
+    rows = db.all(_CASES_AFTER, (run_id, after, limit))
     return [(r["case_index"], _finished(r["result"])) for r in rows]
 
 

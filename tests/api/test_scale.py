@@ -7,6 +7,7 @@ they are is measured in benchmarks/, not here.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -432,3 +433,35 @@ def test_listed_runs_are_written_with_their_cases_a_page_at_a_time(
     assert after.json()["data"] == [first] and after.json()["hasMore"] is False
     assert page.status_code == 200 and "0.1.0" in page.text
     assert not [sql for sql in console_statements if "FROM eval_run_cases" in sql]
+
+
+def test_a_finished_run_s_events_read_its_cases_a_page_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each case's frame, then the terminal frame with the whole result as the run's answer
+    has it, each read a page of cases at a time, never all at once."""
+    monkeypatch.setattr(eval_store, "CASE_PAGE", 2)
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        correct_tutorial(client, tutorial_runs(ctx))
+        project = client.get("/v1/projects/default").json()["id"]
+        run_id = start_version(client, f"{SET}/runs", project).json()["runId"]
+        done = finish(client, run_id)
+        with traced(ctx) as statements:
+            stream = client.get(f"/v1/eval-runs/{run_id}/events")
+    frames = [
+        dict(line.split(": ", 1) for line in block.splitlines())
+        for block in stream.text.strip().split("\n\n")
+    ]
+    *cases, end = frames
+    assert [f["id"] for f in cases] == [f"{run_id}:case:{i}" for i in range(3)]
+    assert [json.loads(f["data"])["caseId"] for f in cases] == [
+        c["caseId"] for c in done["result"]["perCase"]
+    ]
+    assert end["event"] == "eval-run.completed"
+    assert json.loads(end["data"]) == {"runId": run_id, "status": "completed",
+                                       "result": done["result"]}  # fmt: skip
+    reads = [sql for sql in statements if "FROM eval_run_cases" in sql]
+    assert all(re.search(r"LIMIT 2\b", sql) for sql in reads), reads
+    assert len(reads) == 6, "frames: 2, 1, none left; the end: 2, 1, none left"

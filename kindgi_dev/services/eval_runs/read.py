@@ -131,3 +131,9 @@ def case_pages(ctx: Context, run_id: str) -> Iterator[list[CaseResult]]:
 def finished_cases(ctx: Context, run_id: str, *, after: int = -1) -> list[tuple[int, FinishedCase]]:
     """The cases an eval run finished after index `after`, in order."""
     return store.cases(ctx.db, run_id, after=after)
+
+
+def finished_page(ctx: Context, run_id: str, *, after: int) -> list[tuple[int, FinishedCase]]:
+    """The next page of cases an eval run finished after index `after`, in order (empty
+    when there is none yet)."""
+    return store.cases(ctx.db, run_id, after=after, limit=store.CASE_PAGE)
