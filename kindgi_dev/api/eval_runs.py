@@ -303,9 +303,8 @@ async def events(call: Call[Any, Any]) -> Response:
         deadline = loop.time() + 300
         while loop.time() < deadline:
             record = eval_runs.get_record(ctx, run_id, with_cases=False)
-            while finished := await asyncio.to_thread(
-                eval_runs.finished_page, ctx, run_id, after=after
-            ):
+            pages = eval_runs.finished_after(ctx, run_id, after=after)
+            while finished := await asyncio.to_thread(next, pages, None):
                 for index, case in finished:
                     after = index
                     yield case_frame(run_id, index, case)

@@ -155,22 +155,27 @@ _CASES_AFTER = (
 """An eval run's finished cases after an index, at most a number of them (-1: all)."""
 
 
-def cases(
-    db: Database, run_id: str, *, after: int = -1, limit: int = -1
-) -> list[tuple[int, FinishedCase]]:
-    """The finished cases of an eval run after index `after`, by index (at most `limit`)."""
-    rows = db.all(_CASES_AFTER, (run_id, after, limit))
+def cases(db: Database, run_id: str, *, after: int = -1) -> list[tuple[int, FinishedCase]]:
+    """The finished cases of an eval run after index `after`, by index."""
+    rows = db.all(_CASES_AFTER, (run_id, after, -1))
     return [(r["case_index"], _finished(r["result"])) for r in rows]
 
 
-def finished_pages(db: Database, run_id: str) -> Iterator[list[FinishedCase]]:
-    """An eval run's finished cases in order, `CASE_PAGE` at a time, on a scan's own
-    connection."""
-    after = -1
+def finished_after(
+    db: Database, run_id: str, after: int = -1
+) -> Iterator[list[tuple[int, FinishedCase]]]:
+    """An eval run's finished cases after index `after` (by index), `CASE_PAGE` at a time,
+    on a scan's own connection."""
     with db.scanning() as read:
         while rows := read(_CASES_AFTER, (run_id, after, CASE_PAGE)):
-            yield [_finished(r["result"]) for r in rows]
+            yield [(r["case_index"], _finished(r["result"])) for r in rows]
             after = rows[-1]["case_index"]
+
+
+def finished_pages(db: Database, run_id: str) -> Iterator[list[FinishedCase]]:
+    """An eval run's finished cases in order, `CASE_PAGE` at a time."""
+    for page in finished_after(db, run_id):
+        yield [case for _, case in page]
 
 
 def _finished(text: str) -> FinishedCase:

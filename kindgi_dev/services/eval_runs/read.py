@@ -133,7 +133,9 @@ def finished_cases(ctx: Context, run_id: str, *, after: int = -1) -> list[tuple[
     return store.cases(ctx.db, run_id, after=after)
 
 
-def finished_page(ctx: Context, run_id: str, *, after: int) -> list[tuple[int, FinishedCase]]:
-    """The next page of cases an eval run finished after index `after`, in order (empty
-    when there is none yet)."""
-    return store.cases(ctx.db, run_id, after=after, limit=store.CASE_PAGE)
+def finished_after(
+    ctx: Context, run_id: str, *, after: int
+) -> Iterator[list[tuple[int, FinishedCase]]]:
+    """The cases an eval run finished after index `after`, in order, a page at a time, read
+    on a connection of their own (a thread's reader would keep their pages cached)."""
+    return store.finished_after(ctx.db, run_id, after)
