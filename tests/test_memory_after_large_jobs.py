@@ -31,8 +31,8 @@ def test_a_stored_case_s_values_are_decoded_anew_each_read() -> None:
     })  # fmt: skip
     store.add_case(db, "er-1", 0, "case-7f3a", _case("case-7f3a", 1.0), now_iso())
 
-    [(_, first)] = store.cases(db, "er-1")
-    [(_, again)] = store.cases(db, "er-1")
+    [[(_, first)]] = list(store.finished_after(db, "er-1"))
+    [[(_, again)]] = list(store.finished_after(db, "er-1"))
     [[paged]] = list(store.finished_pages(db, "er-1"))
 
     assert first == again == paged

@@ -152,7 +152,8 @@ def rescore(ctx: Context, run_id: str) -> eval_runs.Started:
         },
     )
     not_rescored = 0
-    for index, previous in eval_runs.finished_cases(ctx, run_id):
+    finished = eval_runs.finished_after(ctx, run_id, after=-1)
+    for index, previous in (pair for page in finished for pair in page):
         entry = previous.result
         case = _fresh_case(ctx, entry.case_id, entry)
         replays = [_stored_replay(ctx, rid, entry) for rid in entry.run_ids]

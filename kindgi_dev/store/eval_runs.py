@@ -152,13 +152,7 @@ _CASES_AFTER = (
     "SELECT case_index, result FROM eval_run_cases WHERE eval_run_id = ? "
     "AND case_index > ? ORDER BY case_index LIMIT ?"
 )
-"""An eval run's finished cases after an index, at most a number of them (-1: all)."""
-
-
-def cases(db: Database, run_id: str, *, after: int = -1) -> list[tuple[int, FinishedCase]]:
-    """The finished cases of an eval run after index `after`, by index."""
-    rows = db.all(_CASES_AFTER, (run_id, after, -1))
-    return [(r["case_index"], _finished(r["result"])) for r in rows]
+"""An eval run's finished cases after an index, at most a number of them."""
 
 
 def finished_after(

@@ -383,7 +383,9 @@ def test_a_finished_run_is_summed_up_and_answered_a_page_of_cases_at_a_time(
         with traced(ctx) as statements:
             answered = client.get(f"/v1/eval-runs/{run_id}")
         stored = ctx.db.one("SELECT result FROM eval_runs WHERE run_id = ?", (run_id,))
-        cases = [c.result.case_id for _, c in eval_store.cases(ctx.db, run_id)]
+        cases = [
+            c.result.case_id for page in eval_store.finished_pages(ctx.db, run_id) for c in page
+        ]
     assert answered.status_code == 200
     assert answered.headers["content-type"] == "application/json"
     assert answered.json() == done

@@ -198,7 +198,7 @@ def test_an_eval_run_stored_before_results_were_records_answers_as_before(
         row = store.get(again, run_id)
         assert row is not None
         assert shape(EvalRun, record_of(row))["result"] == result
-    (first, kept), (second, stopped) = store.cases(again, "old-run")
+    [[(first, kept), (second, stopped)]] = list(store.finished_after(again, "old-run"))
     assert (first, second) == (0, 1)
     assert kept.result.baseline.total_weight == 2.5
     assert (kept.checks, kept.baseline_checks, kept.made_on) == (

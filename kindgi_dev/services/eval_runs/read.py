@@ -128,11 +128,6 @@ def case_pages(ctx: Context, run_id: str) -> Iterator[list[CaseResult]]:
         memory.give_back()
 
 
-def finished_cases(ctx: Context, run_id: str, *, after: int = -1) -> list[tuple[int, FinishedCase]]:
-    """The cases an eval run finished after index `after`, in order."""
-    return store.cases(ctx.db, run_id, after=after)
-
-
 def finished_after(
     ctx: Context, run_id: str, *, after: int
 ) -> Iterator[list[tuple[int, FinishedCase]]]:
