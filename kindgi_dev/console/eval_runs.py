@@ -131,16 +131,17 @@ async def show(visit: Visit) -> Response:
 
 
 async def events(visit: Visit) -> Response:
-    """Server-sent events: `progress` with cases done of total, then `end`."""
+    """Server-sent events: `progress` with cases done of total, then `end` (from the run's
+    row alone: no case is read)."""
     run_id = visit.request.path_params["runId"]
-    eval_runs.get_record(visit.ctx, run_id)
+    eval_runs.get_record(visit.ctx, run_id, with_cases=False)
 
     async def frames() -> AsyncIterator[bytes]:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + WATCH_SECONDS
         last = -1
         while loop.time() < deadline:
-            record = eval_runs.get(visit.ctx, run_id)
+            record = eval_runs.get(visit.ctx, run_id, with_cases=False)
             result = record.result
             finished = result.summary.cases if isinstance(result, ComparisonResult) else 0
             progress = record.progress or eval_runs.Progress(finished, finished)

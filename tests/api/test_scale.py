@@ -401,7 +401,8 @@ def test_listed_runs_are_written_with_their_cases_a_page_at_a_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The list answers each run as its own read does, cases included, reading them a page
-    at a time; its cursor still leads to the next page; the console's list reads none."""
+    at a time; its cursor still leads to the next page; the console's list and its watch
+    of a run's progress read none."""
     monkeypatch.setattr(eval_store, "CASE_PAGE", 2)
     with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
         client, ctx,
@@ -424,6 +425,7 @@ def test_listed_runs_are_written_with_their_cases_a_page_at_a_time(
         browser.get(console_link(client.app, str(client.base_url)), follow_redirects=False)
         with traced(ctx) as console_statements:
             page = browser.get(f"/console/test-cases/agents/{AGENT}")
+            watched = browser.get(f"/console/eval-runs/{first['runId']}/events")
     assert listed.status_code == 200, listed.text
     assert listed.headers["content-type"] == "application/json"
     assert listed.json() == {"data": [second, first], "hasMore": False}
@@ -434,6 +436,7 @@ def test_listed_runs_are_written_with_their_cases_a_page_at_a_time(
     assert after.status_code == 200, after.text
     assert after.json()["data"] == [first] and after.json()["hasMore"] is False
     assert page.status_code == 200 and "0.1.0" in page.text
+    assert 'data: {"casesDone": 3, "cases": 3}' in watched.text
     assert not [sql for sql in console_statements if "FROM eval_run_cases" in sql]
 
 
