@@ -361,23 +361,36 @@ def test_an_eval_run_s_concurrency_follows_the_model_s_provider(tmp_path: Path) 
         assert models.eval_concurrency(pinned, agent) == 3
 
 
-def test_a_finished_run_is_summed_up_and_answered_a_page_of_cases_at_a_time(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Ending a run and reading it must not hold every case at once: the row keeps the
-    summary, and the cases are read from `eval_run_cases` a page at a time, in order;
-    what reading several pages took goes back to the system afterwards."""
+@contextmanager
+def paged_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, count: int
+) -> Iterator[tuple[TestClient, Context, list[dict[str, Any]]]]:
+    """An instance with `count` finished test-set runs of three cases each (their answers),
+    whose cases are read two to a page; each run's own end, memory given back, is over."""
     monkeypatch.setattr(eval_store, "CASE_PAGE", 2)
     with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
         client, ctx,
     ):  # fmt: skip
         correct_tutorial(client, tutorial_runs(ctx))
         project = client.get("/v1/projects/default").json()["id"]
-        run_id = start_version(client, f"{SET}/runs", project).json()["runId"]
-        done = finish(client, run_id)
+        done = [
+            finish(client, start_version(client, f"{SET}/runs", project).json()["runId"])
+            for _ in range(count)
+        ]
         deadline = time.monotonic() + 10
-        while run_id in ctx.eval_tasks and time.monotonic() < deadline:  # its own giving back
+        while ctx.eval_tasks and time.monotonic() < deadline:
             time.sleep(0.01)
+        yield client, ctx, done
+
+
+def test_a_finished_run_is_summed_up_and_answered_a_page_of_cases_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ending a run and reading it must not hold every case at once: the row keeps the
+    summary, and the cases are read from `eval_run_cases` a page at a time, in order;
+    what reading several pages took goes back to the system afterwards."""
+    with paged_runs(tmp_path, monkeypatch, 1) as (client, ctx, [done]):
+        run_id = done["runId"]
         given_back: list[str] = []
         monkeypatch.setattr(memory, "give_back", lambda: given_back.append(run_id))
         with traced(ctx) as statements:
@@ -403,17 +416,7 @@ def test_listed_runs_are_written_with_their_cases_a_page_at_a_time(
     """The list answers each run as its own read does, cases included, reading them a page
     at a time; its cursor still leads to the next page; the console's list and its watch
     of a run's progress read none."""
-    monkeypatch.setattr(eval_store, "CASE_PAGE", 2)
-    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
-        client, ctx,
-    ):  # fmt: skip
-        correct_tutorial(client, tutorial_runs(ctx))
-        project = client.get("/v1/projects/default").json()["id"]
-        first = finish(client, start_version(client, f"{SET}/runs", project).json()["runId"])
-        second = finish(client, start_version(client, f"{SET}/runs", project).json()["runId"])
-        deadline = time.monotonic() + 10
-        while ctx.eval_tasks and time.monotonic() < deadline:  # their own giving back
-            time.sleep(0.01)
+    with paged_runs(tmp_path, monkeypatch, 2) as (client, ctx, [first, second]):
         given_back: list[int] = []
         monkeypatch.setattr(memory, "give_back", lambda: given_back.append(1))
         with traced(ctx) as statements:
@@ -445,14 +448,8 @@ def test_a_finished_run_s_events_read_its_cases_a_page_at_a_time(
 ) -> None:
     """Each case's frame, then the terminal frame with the whole result as the run's answer
     has it, each read a page of cases at a time, never all at once."""
-    monkeypatch.setattr(eval_store, "CASE_PAGE", 2)
-    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
-        client, ctx,
-    ):  # fmt: skip
-        correct_tutorial(client, tutorial_runs(ctx))
-        project = client.get("/v1/projects/default").json()["id"]
-        run_id = start_version(client, f"{SET}/runs", project).json()["runId"]
-        done = finish(client, run_id)
+    with paged_runs(tmp_path, monkeypatch, 1) as (client, ctx, [done]):
+        run_id = done["runId"]
         with traced(ctx) as statements:
             stream = client.get(f"/v1/eval-runs/{run_id}/events")
     frames = [
