@@ -25,6 +25,29 @@ from . import test_cases, words
 from .web import Visit, redirect
 
 WATCH_SECONDS = 300
+CASES_SHOWN = 50
+"""Cases an eval run's page shows at once: each reads its two runs and is drawn whole."""
+
+
+def _from(text: str | None, total: int) -> int:
+    """The first case to show: `?from=` when it is a case's index, else the first."""
+    start = int(text) if text and text.isdigit() else 0
+    return start if start < total else 0
+
+
+def _pages(first: int, shown: int, total: int) -> dict[str, int | None] | None:
+    """Which cases a page shows of how many, and where the pages before and after start
+    (None when the run's cases fit on one page)."""
+    if total <= CASES_SHOWN:
+        return None
+    after = first + shown
+    return {
+        "first": first + 1,
+        "last": after,
+        "total": total,
+        "before": max(first - CASES_SHOWN, 0) if first else None,
+        "after": after if after < total else None,
+    }
 
 
 def _repetitions(text: str) -> int:
@@ -111,8 +134,15 @@ def metric_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 async def show(visit: Visit) -> Response:
-    """`/console/eval-runs/{id}`: the run on the test cases, in words and numbers."""
-    record = eval_runs.get(visit.ctx, visit.request.path_params["runId"])
+    """`/console/eval-runs/{id}`: the run on the test cases, in words and numbers; its
+    cases `CASES_SHOWN` at a time (`?from=N`), so a run of thousands opens as fast as one
+    of ten."""
+    record = eval_runs.get(visit.ctx, visit.request.path_params["runId"], with_cases=False)
+    total = record.result.summary.cases if isinstance(record.result, ComparisonResult) else 0
+    first = _from(visit.request.query_params.get("from"), total)
+    shown = eval_runs.case_slice(visit.ctx, record, first, CASES_SHOWN) if total else []
+    if isinstance(record.result, ComparisonResult):
+        record = replace(record, result=replace(record.result, per_case=shown))
     result: dict[str, Any] = shape(EvalRun, record).get("result") or {}
     summary = result.get("summary")
     done = record.status == "completed" and summary is not None
@@ -125,6 +155,7 @@ async def show(visit: Visit) -> Response:
         restricted_line=words.RESTRICTED,
         metrics=metric_rows(summary) if summary else [],
         cases=[case_view(visit, e) for e in result.get("perCase") or []],
+        pages=_pages(first, len(shown), total),
         whole=result or None,
         running=record.status in ("pending", "running"),
     )

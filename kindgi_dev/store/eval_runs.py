@@ -166,6 +166,17 @@ def finished_after(
             after = rows[-1]["case_index"]
 
 
+def case_slice(db: Database, run_id: str, start: int, count: int) -> list[CaseResult]:
+    """At most `count` of an eval run's finished cases' comparisons, from the `start`-th
+    (by position: a cancelled run's finished cases may skip indexes)."""
+    rows = db.all(
+        "SELECT result FROM eval_run_cases WHERE eval_run_id = ? ORDER BY case_index "
+        "LIMIT ? OFFSET ?",
+        (run_id, count, start),
+    )
+    return [_finished(r["result"]).result for r in rows]
+
+
 def finished_pages(db: Database, run_id: str) -> Iterator[list[FinishedCase]]:
     """An eval run's finished cases in order, `CASE_PAGE` at a time."""
     for page in finished_after(db, run_id):

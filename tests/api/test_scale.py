@@ -23,6 +23,7 @@ from starlette.testclient import TestClient
 from test_eval_runs import build_suite, correct_tutorial, finish, models_file, start_version
 
 from kindgi_dev.api.app import console_link
+from kindgi_dev.console import eval_runs as console_eval_runs
 from kindgi_dev.domain.metrics import CaseScore
 from kindgi_dev.domain.results import CaseResult, FinishedCase
 from kindgi_dev.domain.time import now_iso
@@ -467,3 +468,42 @@ def test_a_finished_run_s_events_read_its_cases_a_page_at_a_time(
     reads = [sql for sql in statements if "FROM eval_run_cases" in sql]
     assert all(re.search(r"LIMIT 2\b", sql) for sql in reads), reads
     assert len(reads) == 6, "frames: 2, 1, none left; the end: 2, 1, none left"
+
+
+def test_a_run_s_console_page_shows_its_cases_a_page_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run of thousands of cases opens like one of ten: the page reads and draws one
+    page of cases, with links to the pages before and after."""
+    monkeypatch.setattr(console_eval_runs, "CASES_SHOWN", 2)
+    with paged_runs(tmp_path, monkeypatch, 1) as (client, ctx, [done]):
+        browser = TestClient(client.app, base_url=str(client.base_url))
+        browser.get(console_link(client.app, str(client.base_url)), follow_redirects=False)
+        path = f"/console/eval-runs/{done['runId']}"
+        with traced(ctx) as statements:
+            first = browser.get(path)
+        later = browser.get(path, params={"from": 2})
+        beyond = browser.get(path, params={"from": 7})
+        monkeypatch.setattr(console_eval_runs, "CASES_SHOWN", 50)
+        whole = browser.get(path)
+    assert first.status_code == later.status_code == beyond.status_code == 200
+    pages = re.search(r'<p class="pages" id="case-pages">(.*?)</p>', first.text)
+    assert pages is not None and re.sub("<[^>]+>", "", pages.group(1)) == (
+        "Cases 1–2 of 3. Later cases"
+    )
+    assert 'href="?from=2"' in pages.group(1)
+    later_pages = re.search(r'<p class="pages" id="case-pages">(.*?)</p>', later.text)
+    assert later_pages is not None and re.sub("<[^>]+>", "", later_pages.group(1)) == (
+        "Case 3 of 3. Earlier cases"
+    )
+    assert 'href="?from=0"' in later_pages.group(1)
+    assert len(headings(whole.text)) == 3 and "case-pages" not in whole.text
+    assert headings(first.text) + headings(later.text) == headings(whole.text)
+    assert headings(beyond.text) == headings(first.text), "past the end: the first page"
+    reads = [sql for sql in statements if "FROM eval_run_cases" in sql]
+    assert reads and all(sql.endswith("LIMIT 2 OFFSET 0") for sql in reads), reads
+
+
+def headings(page: str) -> list[str]:
+    """The headings of the cases an eval run's console page shows, in order."""
+    return re.findall(r'<section class="case card">\s*<h3>(.*?)</h3>', page)

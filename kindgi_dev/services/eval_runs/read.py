@@ -8,7 +8,7 @@ from typing import Any
 
 from ...domain.errors import NotFound
 from ...domain.paging import Page, fetch_page
-from ...domain.results import CaseResult, EvalResult, FinishedCase
+from ...domain.results import CaseResult, ComparisonResult, EvalResult, FinishedCase
 from ...runtime import memory
 from ...store import eval_runs as store
 from ..context import Context
@@ -126,6 +126,15 @@ def case_pages(ctx: Context, run_id: str) -> Iterator[list[CaseResult]]:
         yield page
     if read > 1:
         memory.give_back()
+
+
+def case_slice(ctx: Context, run: EvalRun, start: int, count: int) -> list[CaseResult]:
+    """`count` of a judged run's case comparisons from the `start`-th, in order (from its
+    result when it was stored with them, before m0028)."""
+    result = run.result
+    if isinstance(result, ComparisonResult) and result.per_case:
+        return result.per_case[start : start + count]
+    return store.case_slice(ctx.db, run.run_id, start, count)
 
 
 def finished_after(
