@@ -258,9 +258,7 @@ def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any] | Response:
         "project_id": q.scope_id if q.scope_kind == "project" else None,
     }
     ctx = call.ctx
-    page = eval_runs.list_page(
-        ctx, limit=q.limit, cursor=q.cursor, filters=filters, with_cases=False
-    )
+    page = eval_runs.list_page(ctx, limit=q.limit, cursor=q.cursor, filters=filters)
     if not any(cases_apart(run.result) for run in page.items):
         return page
     head = signed(shape(EvalRunPage, page), cursors.key_of(ctx.identity.token))
@@ -273,16 +271,19 @@ def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any] | Response:
 
 
 async def get(call: Call[Any, Any]) -> eval_runs.EvalRun | Response:
-    """A finished judged run's cases are read and written a page at a time (a run stored
+    return _answered(call.ctx, eval_runs.get(call.ctx, call.path["runId"]))
+
+
+async def cancel(call: Call[Any, Any]) -> eval_runs.EvalRun | Response:
+    return _answered(call.ctx, await eval_runs.cancel(call.ctx, call.path["runId"]))
+
+
+def _answered(ctx: Context, run: eval_runs.EvalRun) -> eval_runs.EvalRun | Response:
+    """A run's answer: a judged run's cases read and written a page at a time (a run stored
     with its cases in its result, before m0028, is answered as it is)."""
-    run = eval_runs.get(call.ctx, call.path["runId"], with_cases=False)
     if not cases_apart(run.result):
         return run
-    return answer_with_case_pages(EvalRun, run, eval_runs.case_pages(call.ctx, run.run_id))
-
-
-async def cancel(call: Call[Any, Any]) -> eval_runs.EvalRun:
-    return await eval_runs.cancel(call.ctx, call.path["runId"])
+    return answer_with_case_pages(EvalRun, run, eval_runs.case_pages(ctx, run.run_id))
 
 
 def rescore(call: Call[RescoreBody, Any]) -> eval_runs.Started:
@@ -292,7 +293,7 @@ def rescore(call: Call[RescoreBody, Any]) -> eval_runs.Started:
 async def events(call: Call[Any, Any]) -> Response:
     """SSE: one event per finished case, then a terminal event, then the stream closes."""
     ctx, run_id = call.ctx, call.path["runId"]
-    eval_runs.get_record(ctx, run_id, with_cases=False)
+    eval_runs.get_record(ctx, run_id)
     last = call.request.headers.get("last-event-id", "")
     tail = last.rsplit(":", 1)[-1]
     after = int(tail) if tail.isdigit() else -1
@@ -302,7 +303,7 @@ async def events(call: Call[Any, Any]) -> Response:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 300
         while loop.time() < deadline:
-            record = eval_runs.get_record(ctx, run_id, with_cases=False)
+            record = eval_runs.get_record(ctx, run_id)
             pages = eval_runs.finished_after(ctx, run_id, after=after)
             while finished := await asyncio.to_thread(next, pages, None):
                 for index, case in finished:
@@ -325,7 +326,7 @@ async def events(call: Call[Any, Any]) -> Response:
 def _end_chunks(ctx: Context, run_id: str) -> Iterator[bytes]:
     """The terminal frame, with the whole result, its cases read and written a page at a
     time (each step taken off the event loop by the caller)."""
-    record = eval_runs.get_record(ctx, run_id, with_cases=False)
+    record = eval_runs.get_record(ctx, run_id)
     result = record.get("result")
     pages = eval_runs.case_pages(ctx, run_id) if cases_apart(result) else None
     yield from end_chunks(run_id, record["status"], result, record.get("error"), pages)

@@ -137,7 +137,7 @@ async def show(visit: Visit) -> Response:
     """`/console/eval-runs/{id}`: the run on the test cases, in words and numbers; its
     cases `CASES_SHOWN` at a time (`?from=N`), so a run of thousands opens as fast as one
     of ten."""
-    record = eval_runs.get(visit.ctx, visit.request.path_params["runId"], with_cases=False)
+    record = eval_runs.get(visit.ctx, visit.request.path_params["runId"])
     total = record.result.summary.cases if isinstance(record.result, ComparisonResult) else 0
     first = _from(visit.request.query_params.get("from"), total)
     shown = eval_runs.case_slice(visit.ctx, record, first, CASES_SHOWN) if total else []
@@ -165,14 +165,14 @@ async def events(visit: Visit) -> Response:
     """Server-sent events: `progress` with cases done of total, then `end` (from the run's
     row alone: no case is read)."""
     run_id = visit.request.path_params["runId"]
-    eval_runs.get_record(visit.ctx, run_id, with_cases=False)
+    eval_runs.get_record(visit.ctx, run_id)
 
     async def frames() -> AsyncIterator[bytes]:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + WATCH_SECONDS
         last = -1
         while loop.time() < deadline:
-            record = eval_runs.get(visit.ctx, run_id, with_cases=False)
+            record = eval_runs.get(visit.ctx, run_id)
             result = record.result
             finished = result.summary.cases if isinstance(result, ComparisonResult) else 0
             progress = record.progress or eval_runs.Progress(finished, finished)

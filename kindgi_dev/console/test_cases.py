@@ -80,9 +80,7 @@ async def build(visit: Visit) -> Response:
 def runs_on(visit: Visit, suite_id: str) -> list[eval_runs.EvalRun]:
     """The runs on a set's test cases, newest first, with their summaries (the page shows
     no case, so none is read)."""
-    page = eval_runs.list_page(
-        visit.ctx, limit=50, cursor=None, filters={"suite_id": suite_id}, with_cases=False
-    )
+    page = eval_runs.list_page(visit.ctx, limit=50, cursor=None, filters={"suite_id": suite_id})
     return page.items
 
 

@@ -62,11 +62,11 @@ def update(db: Database, run_id: str, changes: dict[str, Any]) -> None:
     _ROWS.update(db, "eval_runs", ("run_id", run_id), _stored(changes))
 
 
-def get(db: Database, run_id: str, *, with_cases: bool = True) -> dict[str, Any] | None:
-    """One eval run, its `result` as its record; `with_cases=False` leaves a judged
-    result's `per_case` empty, for a caller that walks them with `case_pages`."""
+def get(db: Database, run_id: str) -> dict[str, Any] | None:
+    """One eval run, its `result` as its record (a judged result's cases are read with
+    `case_pages`)."""
     row = db.one(f"SELECT {', '.join(_FIELDS)} FROM eval_runs WHERE run_id = ?", (run_id,))
-    return _decoded(db, row, with_cases) if row else None
+    return _decoded(row) if row else None
 
 
 def _stored(run: dict[str, Any]) -> dict[str, Any]:
@@ -79,8 +79,9 @@ def _stored(run: dict[str, Any]) -> dict[str, Any]:
     return run
 
 
-def _decoded(db: Database, row: Any, with_cases: bool) -> dict[str, Any]:
-    """A read row as a dict, its JSON loaded and its result a record."""
+def _decoded(row: Any) -> dict[str, Any]:
+    """A read row as a dict, its JSON loaded and its result a record: a judged result with
+    no cases, unless it was stored with them (before m0028) and keeps them."""
     record = _ROWS.decoded(row)
     stored = record.get("result")
     if stored is None:
@@ -89,13 +90,8 @@ def _decoded(db: Database, row: Any, with_cases: bool) -> dict[str, Any]:
         record["result"] = _DRY_RUN.validate_python(stored)
         return record
     summary = _SUMMARY.validate_python(stored["summary"])
-    if "per_case" in stored:  # written before m0028, cases not found to match
-        per_case = [_CASE_RESULT.validate_python(c) for c in stored["per_case"]]
-    elif with_cases:
-        per_case = [case for page in case_pages(db, record["run_id"]) for case in page]
-    else:
-        per_case = []
-    record["result"] = ComparisonResult(summary, per_case)
+    kept = stored.get("per_case") or []  # written before m0028, cases not found to match
+    record["result"] = ComparisonResult(summary, [_CASE_RESULT.validate_python(c) for c in kept])
     return record
 
 
@@ -106,9 +102,8 @@ def list_page(
     limit: int,
     after: list[Any] | None,
     filters: dict[str, Any],
-    with_cases: bool = True,
 ) -> list[dict[str, Any]]:
-    """Up to `limit + 1` eval runs, newest first (`with_cases` as for `get`)."""
+    """Up to `limit + 1` eval runs, newest first (read as `get` reads one)."""
     where = Where("tenant_id = ?", tenant_id)
     special = {
         "agent_id": "json_extract(agent_ref, '$.agentId') = ?",
@@ -125,7 +120,7 @@ def list_page(
         "ORDER BY started_at DESC, run_id DESC LIMIT ?",
         [*where.params, limit + 1],
     )
-    return [_decoded(db, r, with_cases) for r in rows]
+    return [_decoded(r) for r in rows]
 
 
 def add_case(

@@ -327,10 +327,12 @@ def test_cancel_stops_a_run_within_a_second_and_keeps_other_runs(tmp_path: Path)
         began = time.monotonic()
         cancelled = client.post(f"/v1/eval-runs/{run_id}/cancel")
         took = time.monotonic() - began
+        read = client.get(f"/v1/eval-runs/{run_id}").json()
         replays = client.get("/v1/runs", params={"evalRunId": run_id}).json()["data"]
         other = client.get(f"/v1/runs/{unrelated}").json()
     assert cancelled.status_code == 200
     assert cancelled.json()["status"] == "cancelled"
+    assert cancelled.json() == read, "answered with its cases, as a read answers it"
     assert took < 1.0
     assert {r["status"] for r in replays} == {"cancelled"}
     assert other["status"] == "running"

@@ -17,10 +17,10 @@ from .request import AgentCandidate, FlowCandidate
 from .settings import RunSettings, agent_of, flow_of, frozen_of, settings_of
 
 
-def get_record(ctx: Context, run_id: str, *, with_cases: bool = True) -> dict[str, Any]:
-    """An eval run as stored; 404 `eval-run-not-found`. `with_cases=False`: a judged
-    result's `per_case` is left empty, for a caller that reads `case_pages`."""
-    record = store.get(ctx.db, run_id, with_cases=with_cases)
+def get_record(ctx: Context, run_id: str) -> dict[str, Any]:
+    """An eval run as stored; 404 `eval-run-not-found`. A judged result's `per_case` is
+    empty (unless stored with it before m0028): its cases are read with `case_pages`."""
+    record = store.get(ctx.db, run_id)
     if record is None or record["tenant_id"] != ctx.tenant_id:
         raise NotFound("eval-run", run_id, id_field="run_id")
     return record
@@ -60,10 +60,10 @@ class EvalRun:
     progress: Progress | None = None
 
 
-def get(ctx: Context, run_id: str, *, with_cases: bool = True) -> EvalRun:
-    """An eval run; a running one says how many cases it finished (`with_cases`: as in
-    `get_record`)."""
-    record = get_record(ctx, run_id, with_cases=with_cases)
+def get(ctx: Context, run_id: str) -> EvalRun:
+    """An eval run (its cases as in `get_record`); a running one says how many cases it
+    finished."""
+    record = get_record(ctx, run_id)
     if record["status"] not in ("pending", "running"):
         return record_of(record)
     progress = Progress(
@@ -78,12 +78,11 @@ def list_page(
     limit: int | None,
     cursor: str | None,
     filters: dict[str, Any],
-    with_cases: bool = True,
 ) -> Page[EvalRun]:
-    """A page of eval runs, newest first; `with_cases=False` as for `get_record`."""
+    """A page of eval runs, newest first (their cases as in `get_record`)."""
     page = fetch_page(
         lambda size, after: store.list_page(
-            ctx.db, ctx.tenant_id, limit=size, after=after, filters=filters, with_cases=with_cases
+            ctx.db, ctx.tenant_id, limit=size, after=after, filters=filters
         ),
         limit=limit,
         cursor=cursor,
