@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -50,27 +51,86 @@ class DatabaseUnreadable(KindgiError):
     code = "database-unreadable"
 
 
+class DiskFull(KindgiError):
+    """The disk holding the database is full: nothing was saved."""
+
+    status = 507
+    code = "insufficient-storage"
+
+
+class StorageFailed(KindgiError):
+    """The database could not be read or written (an I/O error): nothing was saved."""
+
+    status = 503
+    code = "storage-unavailable"
+
+
 _CORRUPT = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+_UNAVAILABLE = {sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN}
+
+
+def unreadable(path: str, why: str) -> DatabaseUnreadable:
+    """The one-paragraph refusal of a database file, with what to do about it."""
+    return DatabaseUnreadable(
+        f"{path} can't be read: {why}. Start with --reset --yes for a new database "
+        f"(and a new token), or move the file away first to keep it: mv {path} {path}.broken"
+    )
+
+
+def storage_error(path: str, error: sqlite3.Error) -> KindgiError | None:
+    """What SQLite's error means to the user, when it is the file's or the disk's fault:
+    damaged (say how to start over), disk full (507) or an I/O failure (503); else None."""
+    primary = getattr(error, "sqlite_errorcode", 0) & 0xFF
+    if primary in _CORRUPT:
+        return unreadable(path, str(error))
+    if primary == sqlite3.SQLITE_FULL:
+        return DiskFull(
+            f"The disk holding {path} is full: nothing was saved. Free some space and "
+            "try again; kindgi dev goes on once there is room.",
+            database=path,
+        )
+    if primary in _UNAVAILABLE:
+        return StorageFailed(
+            f"kindgi dev could not read or write {path} ({error}): nothing was saved. "
+            "Check the disk and the file's permissions, then try again.",
+            database=path,
+        )
+    return None
 
 
 @contextmanager
 def readable(path: str) -> Iterator[None]:
-    """Turn SQLite's "malformed" and "not a database" into one error that says what to do."""
+    """Turn the file's and the disk's failures into errors that say what happened and what
+    to do (see `storage_error`); any other SQLite error is ours, and raised as it is."""
     try:
         yield
-    except sqlite3.DatabaseError as error:
-        if getattr(error, "sqlite_errorcode", 0) & 0xFF not in _CORRUPT:
+    except sqlite3.Error as error:
+        meant = storage_error(path, error)
+        if meant is None:
             raise
-        raise DatabaseUnreadable(
-            f"{path} can't be read: {error}. Start with --reset --yes for a new database "
-            f"(and a new token), or move the file away first to keep it: mv {path} {path}.broken"
-        ) from None
+        raise meant from None
 
 
-def keep_private(path: Path) -> None:
-    """The database's folder 0700 and its files 0600, made so or tightened (older versions)."""
+def prepare_files(path: Path) -> None:
+    """Before the first connection: the folder made 0700, a new database file made 0600 (SQLite
+    gives its `-wal` and `-shm` the database's mode), and older files tightened by path.
+
+    Only ever before a connection opens the file, and never through a descriptor of an
+    existing file: closing any descriptor of the database drops every POSIX lock the process
+    holds on it, and another process's reader then deletes the live WAL (SQLite's "How To
+    Corrupt An SQLite Database File", 2.2). A zero-length file or a folder in the database's
+    place is refused, not silently replaced with a new database and a new token.
+    """
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+        return
+    if stat.S_ISDIR(found.st_mode):
+        raise unreadable(str(path), "it is a folder, not a database file")
+    if found.st_size == 0:
+        raise unreadable(str(path), "the file is empty (0 bytes), not a kindgi dev database")
     for suffix in ("", "-wal", "-shm"):
         with suppress(FileNotFoundError):
             os.chmod(f"{path}{suffix}", 0o600)
@@ -82,14 +142,16 @@ class Database:
     def __init__(self, path: Path | str) -> None:
         self.path = str(path)
         if self.path != ":memory:":
-            keep_private(Path(self.path))
+            prepare_files(Path(self.path))
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(
-            self.path, isolation_level=None, check_same_thread=False, timeout=10.0
-        )
+        with readable(self.path):
+            self._conn = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=10.0
+            )
         self._conn.row_factory = sqlite3.Row
         self._conn.create_function("packed_id", 1, packed, deterministic=True)
         with readable(self.path):
+            self._conn.execute("SELECT count(*) FROM sqlite_master")  # a damaged schema: now
             for pragma in (
                 "journal_mode=WAL",
                 "synchronous=NORMAL",
@@ -98,8 +160,6 @@ class Database:
                 f"cache_size=-{CACHE_KIB}",
             ):
                 self._conn.execute(f"PRAGMA {pragma}")
-        if self.path != ":memory:":
-            keep_private(Path(self.path))
         self._depth = 0
         self._writing: int | None = None
         self._local = threading.local()
@@ -148,17 +208,23 @@ class Database:
                 finally:
                     self._depth -= 1
                 return
-            self._conn.execute("BEGIN IMMEDIATE")
+            with readable(self.path):
+                self._conn.execute("BEGIN IMMEDIATE")
             self._depth = 1
             self._writing = threading.get_ident()
             try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            else:
-                self._conn.execute("COMMIT")
+                with readable(self.path):
+                    try:
+                        yield self._conn
+                    except BaseException:
+                        if self._conn.in_transaction:  # a failed write may have ended it
+                            self._conn.execute("ROLLBACK")
+                        raise
+                    self._conn.execute("COMMIT")
             finally:
+                if self._conn.in_transaction:  # COMMIT failed (disk full): nothing kept
+                    with suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
                 self._depth = 0
                 self._writing = None
 

@@ -54,23 +54,48 @@ def test_a_start_leaves_the_token_readable_only_by_its_owner(tmp_path: Path) -> 
     assert mode(fresh / ".kindgi" / "dev.sqlite3") == 0o600
 
 
-@pytest.mark.parametrize("damage", ["not-a-database", "malformed-page"])
-def test_a_damaged_database_says_what_to_do(tmp_path: Path, damage: str) -> None:
-    pack = minimal_pack(tmp_path / "pack")
-    database = pack / ".kindgi" / "dev.sqlite3"
+def damage_database(database: Path, damage: str) -> None:
+    """Leave the database file as a user may find it after a bad day."""
+    database.parent.mkdir(parents=True, exist_ok=True)
+    if damage == "empty":
+        database.write_bytes(b"")
+        return
+    if damage == "folder":
+        database.mkdir()
+        return
     made = Database(database)
     made.migrate()
     made.close()
+    if damage == "schema":
+        broken = sqlite3.connect(database, isolation_level=None)
+        broken.execute("PRAGMA writable_schema=ON")
+        broken.execute("UPDATE sqlite_master SET sql = 'CREATE TABLE projects(' "
+                       "WHERE name = 'projects'")  # fmt: skip
+        broken.close()
+        return
     data = bytearray(database.read_bytes())
     if damage == "not-a-database":
         data[:16] = b"not sqlite at al"
     else:
         data[4096 * 2 : 4096 * 6] = b"\xab" * 4096 * 4
     database.write_bytes(bytes(data))
-    before = database.read_bytes()
+
+
+DAMAGES = ["not-a-database", "malformed-page", "schema", "empty", "folder"]
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_damaged_database_says_what_to_do(tmp_path: Path, damage: str) -> None:
+    pack = minimal_pack(tmp_path / "pack")
+    database = pack / ".kindgi" / "dev.sqlite3"
+    damage_database(database, damage)
+    before = database.read_bytes() if database.is_file() else None
     booted = boot_once(pack)
-    assert booted.returncode == 1
+    assert booted.returncode == 1, booted.stderr
     assert "Traceback" not in booted.stderr
     assert f"{database} can't be read" in booted.stderr
     assert "--reset" in booted.stderr and f"mv {database} {database}.broken" in booted.stderr
-    assert database.read_bytes() == before
+    assert (database.read_bytes() if database.is_file() else None) == before
+    assert not (pack / ".kindgirc.json").exists(), "a refused database made a new token"
+    refusal = [line for line in booted.stderr.splitlines() if "can't be read" in line]
+    assert len(refusal) == 1, booted.stderr
