@@ -46,6 +46,14 @@ class Settings:
         return self.pack_dir / ".kindgi" / "dev"
 
     @property
+    def lock_paths(self) -> tuple[Path, ...]:
+        """One `kindgi dev` per database and per pack: the database folder's lock, then the
+        pack's when `--data-dir` puts the database elsewhere (by default they are one file)."""
+        database = self.state_dir / "dev" / "dev.lock"
+        pack = self.dev_dir / "dev.lock"
+        return (database,) if database == pack else (database, pack)
+
+    @property
     def rc_path(self) -> Path:
         """`.kindgirc.json` in the pack, where the clients find this instance."""
         return self.pack_dir / ".kindgirc.json"

@@ -74,19 +74,21 @@ def ready(
     click.echo("\n".join(lines), err=True)
 
 
-def already_running(holder: Holder) -> None:
-    """What a second `kindgi dev` in the same pack says before it exits 3."""
+def already_running(holder: Holder, database: Path) -> None:
+    """What a second `kindgi dev` on the same pack or database says before it exits 3."""
     since = holder.taken_at[11:16] if len(holder.taken_at) >= 16 else holder.taken_at
+    where = f" in {holder.pack_dir}" if holder.pack_dir else ""
     lines = [
-        f"kindgi dev: kindgi dev is already running for this pack (pid {holder.pid}, "
-        f"since {since})."
+        f"kindgi dev: kindgi dev is already running on {relative(database)}{where} "
+        f"(pid {holder.pid}, since {since}). One database takes one kindgi dev."
     ]
     if holder.api_url:
-        lines.append(f"  API      {holder.api_url}   (.kindgirc.json points here)")
+        lines.append(f"  API      {holder.api_url}   (its .kindgirc.json points here)")
     else:
         lines.append("  It is still starting.")
     lines.append(
         "  It reloads on every save, so a second one isn't needed. To restart it, "
-        f"press Ctrl+C there, or run: kill {holder.pid}"
+        f"press Ctrl+C there, or run: kill {holder.pid}. For a second instance, pass "
+        "--data-dir=<another folder>."
     )
     click.echo("\n".join(lines), err=True)

@@ -23,7 +23,7 @@ from ..domain.errors import KindgiError
 from ..runtime.pack import prestart_index
 from ..settings import DEFAULT_HOST, DEFAULT_PORT, Settings
 from . import banner
-from .devstate import Lock, choose_socket, pack_service_token, read_rc, write_rc
+from .devstate import Lock, acquire_all, choose_socket, pack_service_token, read_rc, write_rc
 
 if TYPE_CHECKING:
     from ..api.app import Instance
@@ -52,11 +52,15 @@ def check_pack(pack_dir: Path) -> None:
         )
 
 
-def keep_state_private(pack_dir: Path) -> None:
-    """`.kindgi/` is 0700 (the token is in its database), tightened if an older version made it."""
-    folder = pack_dir / ".kindgi"
+def keep_state_private(settings: Settings) -> None:
+    """`.kindgi/` is 0700 (the token is in its database), tightened if an older version made
+    it; a `--data-dir` that doesn't exist yet is made 0700 too (one that does is the user's)."""
+    folder = settings.pack_dir / ".kindgi"
     folder.mkdir(mode=0o700, exist_ok=True)
     folder.chmod(0o700)
+    if not settings.state_dir.exists():
+        settings.state_dir.parent.mkdir(parents=True, exist_ok=True)
+        settings.state_dir.mkdir(mode=0o700, exist_ok=True)
 
 
 def reset(settings: Settings, yes: bool) -> None:
@@ -142,16 +146,16 @@ def dev(
         eval_concurrency=eval_concurrency,
     )
     logging.basicConfig(level=logging.ERROR if level == "error" else logging.WARNING)
-    keep_state_private(pack_dir)
-    lock = Lock(settings.dev_dir / "dev.lock")
-    holder = lock.acquire()
+    keep_state_private(settings)
+    locks = [Lock(path, pack_dir) for path in settings.lock_paths]
+    holder = acquire_all(locks)
     if holder is not None:
-        banner.already_running(holder)
+        banner.already_running(holder, settings.database_path)
         sys.exit(3)
     try:
-        if lock.previous_pid:
+        for previous in sorted({lock.previous_pid for lock in locks if lock.previous_pid}):
             say(
-                f"  · the previous kindgi dev (pid {lock.previous_pid}) ended without "
+                f"  · the previous kindgi dev (pid {previous}) ended without "
                 "removing its lock; taken over"
             )
         if do_reset:
@@ -160,7 +164,7 @@ def dev(
         try:
             exit_code = serve(
                 settings,
-                lock,
+                locks,
                 explicit_port=port is not None,
                 started=started,
                 prestarted=prestarted,
@@ -169,7 +173,8 @@ def dev(
             if prestarted.poll() is None:
                 prestarted.kill()
     finally:
-        lock.release()
+        for lock in reversed(locks):
+            lock.release()
     sys.exit(exit_code)
 
 
@@ -209,7 +214,7 @@ def settle_collector() -> None:
 
 def serve(
     settings: Settings,
-    lock: Lock,
+    locks: list[Lock],
     *,
     explicit_port: bool,
     started: float,
@@ -263,7 +268,8 @@ def serve(
         if serving.done():
             return False
         write_rc(settings.rc_path, _rc_fields(api_url, describe(app)))
-        lock.note_url(api_url)
+        for lock in locks:
+            lock.note_url(api_url)
         on_pack_service(app, lambda: write_rc(settings.rc_path, _rc_fields(api_url, describe(app))))
         banner.ready(
             settings,

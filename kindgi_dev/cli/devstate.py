@@ -19,30 +19,39 @@ PACK_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32,}$")
 
 @dataclass(frozen=True)
 class Holder:
-    """Who holds the lock: a live `kindgi dev` and where it serves."""
+    """Who holds the lock: a live `kindgi dev`, where it serves, and on which pack."""
 
     pid: int
     taken_at: str
     api_url: str | None
+    pack_dir: str | None = None
 
 
 def _alive(pid: int) -> bool:
+    """Whether the process runs; a zombie (killed, not yet reaped by its parent) does not."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state != "Z"
 
 
 class Lock:
-    """`.kindgi/dev/dev.lock`: one `kindgi dev` per pack; a dead holder's lock is taken over."""
+    """A `dev/dev.lock` file: one `kindgi dev` per pack and one per database folder (the
+    pack's `.kindgi/` by default, where the two are one file); a dead holder's is taken over."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, pack_dir: Path) -> None:
         self.path = path
+        self.pack_dir = pack_dir
         self.previous_pid: int | None = None
         self._held = False
+        self._taken_at = ""
 
     def acquire(self) -> Holder | None:
         """Take the lock; the live holder instead when another `kindgi dev` has it."""
@@ -58,8 +67,9 @@ class Lock:
                 with contextlib.suppress(FileNotFoundError):
                     self.path.unlink()
                 continue
+            self._taken_at = now_iso()
             with os.fdopen(fd, "w") as handle:
-                handle.write(json.dumps({"pid": os.getpid(), "takenAt": now_iso()}) + "\n")
+                handle.write(json.dumps(self._body()) + "\n")
             self._held = True
             return None
         raise OSError(errno.EEXIST, f"could not take {self.path}")
@@ -67,8 +77,7 @@ class Lock:
     def note_url(self, api_url: str) -> None:
         """Add the API URL once serving, so a second `kindgi dev` can say where."""
         if self._held:
-            body = {"pid": os.getpid(), "takenAt": now_iso(), "apiUrl": api_url}
-            self.path.write_text(json.dumps(body) + "\n")
+            self.path.write_text(json.dumps(self._body(api_url)) + "\n")
 
     def release(self) -> None:
         """Remove the lock (every exit path)."""
@@ -77,12 +86,37 @@ class Lock:
                 self.path.unlink()
             self._held = False
 
+    def _body(self, api_url: str | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"pid": os.getpid(), "takenAt": self._taken_at}
+        body["packDir"] = str(self.pack_dir)
+        if api_url:
+            body["apiUrl"] = api_url
+        return body
+
     def _read(self) -> Holder | None:
         try:
             data = json.loads(self.path.read_text() or "{}")
-            return Holder(int(data["pid"]), str(data.get("takenAt", "")), data.get("apiUrl"))
+            pack = data.get("packDir")
+            return Holder(
+                int(data["pid"]),
+                str(data.get("takenAt", "")),
+                data.get("apiUrl"),
+                pack if isinstance(pack, str) else None,
+            )
         except (OSError, ValueError, KeyError, TypeError):
             return None
+
+
+def acquire_all(locks: list[Lock]) -> Holder | None:
+    """Take every lock in order; on the first held by another `kindgi dev`, give back the
+    ones taken and return its holder."""
+    for taken, lock in enumerate(locks):
+        holder = lock.acquire()
+        if holder is not None:
+            for earlier in locks[:taken]:
+                earlier.release()
+            return holder
+    return None
 
 
 def read_rc(path: Path) -> dict[str, Any]:
