@@ -32,7 +32,8 @@ async def health(call: Call[Any, Any]) -> dict[str, Any]:
 
 
 async def ready(call: Call[Any, Any]) -> Response | dict[str, Any]:
-    """The store is open and the pack, when there is one, is loaded."""
+    """The store is open and the pack, when there is one, is loaded. Public like `/health`:
+    the real CLI's `kindgi dev` probes it without a token to see whether one already runs."""
     runtime = call.ctx.runtime
     problem = runtime.not_ready() if runtime is not None else None
     if problem:
@@ -80,6 +81,7 @@ ENDPOINTS = [
         ready,
         "The instance is ready to serve runs.",
         response=ReadyResult,
-        errors=(401, 503),
+        public=True,
+        errors=(503,),
     ),
 ]

@@ -37,12 +37,12 @@ def assert_envelope(response, status: int, code: str) -> dict:  # type: ignore[n
     return error
 
 
-def test_only_health_and_the_openapi_document_are_public(client: TestClient) -> None:
+def test_only_health_ready_and_the_openapi_document_are_public(client: TestClient) -> None:
     bare = TestClient(client.app, base_url="http://127.0.0.1")
     assert bare.get("/health").json() == {"ok": True}
     assert bare.get("/health").headers["x-request-id"].startswith("req-")
-    assert_envelope(bare.get("/ready"), 401, "auth-missing")
-    assert client.get("/ready").json() == {"ok": True}
+    assert bare.get("/ready").json() == {"ok": True}
+    assert_envelope(bare.get("/v1/projects"), 401, "auth-missing")
     document = client.get("/openapi.json").json()
     assert document["info"] == {"title": "kindgi dev", "version": __version__}
     for path in ("/openapi.json", "/v1/openapi.json"):

@@ -116,3 +116,15 @@ def test_projects_agents_runs_judgments_suites_and_eval_runs(
     assert tried["status"] == "completed"
     share = tried["result"]["summary"]["metrics"]["weightedYesShare"]
     assert (share["baseline"], share["candidate"]) == (pytest.approx(1 / 3), pytest.approx(1 / 3))
+
+
+def test_the_real_cli_kindgi_dev_finds_ours_running_and_answering(
+    real_kindgi: Path, server: DevServer
+) -> None:
+    """Its `kindgi dev` reads our lock and probes `/ready` without a token (issue 22)."""
+    done = subprocess.run([str(real_kindgi), "dev"], cwd=server.pack, env=clean_env(),
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert f"already running for this pack (pid {server.process.pid}" in done.stderr
+    assert f"API      {server.url}" in done.stderr
+    assert "isn't answering" not in done.stderr
