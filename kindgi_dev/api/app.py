@@ -23,7 +23,7 @@ from . import errors, openapi, system
 from .hosts import HostCheckMiddleware
 from .request_log import LEVELS as LOG_LEVELS
 from .request_log import RequestLogMiddleware
-from .routing import Endpoint, route
+from .routing import Endpoint, ordered, route
 
 RESOURCES = (
     "system",
@@ -32,6 +32,7 @@ RESOURCES = (
     "tools",
     "flows",
     "runs",
+    "run_failures",
     "conversations",
     "judgments",
     "judge_classes",
@@ -74,7 +75,7 @@ def create_app(
     )
     declared = endpoints()
     routes: list[BaseRoute] = list(system.openapi_routes(lambda: openapi.document(declared)))
-    routes.extend(route(e) for e in declared)
+    routes.extend(ordered([route(e) for e in declared]))
     routes.extend(console.routes())
 
     @contextlib.asynccontextmanager

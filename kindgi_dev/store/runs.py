@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..domain.segments import Segment
-from .db import Database
+from .db import Database, Row
 from .jsoncol import JsonRows, dump, load
 from .query import Where
 
@@ -217,3 +217,29 @@ def running(db: Database, *, eval_run_id: str | None = None) -> list[str]:
             (eval_run_id,),
         )
     return [r["id"] for r in rows]
+
+
+def failed_between(
+    db: Database,
+    tenant_id: str,
+    project_id: str,
+    start: str,
+    end: str,
+    *,
+    agent_id: str | None = None,
+    flow_id: str | None = None,
+) -> list[Row]:
+    """A project's failed runs that ended in [start, end]: no replays, eval runs' runs or dry
+    runs; each with its subject, version, code and when it failed."""
+    where = Where("tenant_id = ? AND project_id = ? AND status = 'failed'", tenant_id, project_id)
+    where.add("replay_of IS NULL AND eval_run_id IS NULL AND dry_run = 0")
+    where.add("coalesce(completed_at, updated_at) BETWEEN ? AND ?", start, end)
+    if agent_id is not None:
+        where.add("agent_id = ?", agent_id)
+    if flow_id is not None:
+        where.add("agent_id IS NULL AND flow_id = ?", flow_id)
+    return db.all(
+        "SELECT id, agent_id, agent_version, flow_id, flow_version, failure_code,"
+        f" coalesce(completed_at, updated_at) AS failed_at FROM runs WHERE {where}",
+        where.params,
+    )

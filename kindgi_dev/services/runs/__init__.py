@@ -4,6 +4,7 @@
 callers use them through this package.
 """
 
+from .failures import failures
 from .read import (
     JournalEntry,
     Run,
@@ -42,6 +43,7 @@ __all__ = [
     "cancel",
     "check_input",
     "fail_interrupted",
+    "failures",
     "finish_cancelled",
     "get",
     "get_record",
