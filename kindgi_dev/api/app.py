@@ -19,7 +19,7 @@ from ..services import lifecycle
 from ..services.context import Context
 from ..services.lifecycle import Instance as Instance
 from ..settings import Settings
-from . import errors, openapi, system
+from . import errors, openapi, system, unserved
 from .hosts import HostCheckMiddleware
 from .request_log import LEVELS as LOG_LEVELS
 from .request_log import RequestLogMiddleware
@@ -76,6 +76,7 @@ def create_app(
     declared = endpoints()
     routes: list[BaseRoute] = list(system.openapi_routes(lambda: openapi.document(declared)))
     routes.extend(ordered([route(e) for e in declared]))
+    routes.extend(unserved.routes({(e.method, e.path) for e in declared}))
     routes.extend(console.routes())
 
     @contextlib.asynccontextmanager
