@@ -28,6 +28,7 @@ from .routing import Endpoint, ordered, route
 RESOURCES = (
     "system",
     "projects",
+    "tenant",
     "agents",
     "tools",
     "flows",

@@ -148,18 +148,6 @@ UNSERVED: tuple[Feature, ...] = (
     ),
     # Issue 28 serves these rows next.
     Feature(
-        "project-changes",
-        "Renaming projects and production",
-        f"Renaming a project and putting it in production are served by {DEPLOYED}.",
-        ("PATCH /v1/projects/{projectId}", "PUT /v1/projects/{projectId}/production"),
-    ),
-    Feature(
-        "tenant",
-        "The workspace",
-        f"The workspace (tenant) is read and renamed on {DEPLOYED}.",
-        ("GET PATCH /v1/tenant",),
-    ),
-    Feature(
         "provider-registry",
         "Registering providers",
         f"Providers are registered over the API on {DEPLOYED}; kindgi dev reads them from"
