@@ -44,6 +44,7 @@ RESOURCES = (
     "eval_suites",
     "eval_runs",
     "providers",
+    "capabilities",
     "identity",
 )
 """The resource modules of `/v1`, each with its `ENDPOINTS`."""

@@ -148,25 +148,6 @@ UNSERVED: tuple[Feature, ...] = (
     ),
     # Issue 28 serves these rows next.
     Feature(
-        "provider-registry",
-        "Registering providers",
-        f"Providers are registered over the API on {DEPLOYED}; kindgi dev reads them from"
-        " [tool.kindgi-dev.providers] and its environment.",
-        (
-            "POST /v1/providers",
-            "GET /v1/providers/{providerId}",
-            "GET /v1/providers/{providerId}/capabilities",
-            "GET /v1/providers/{providerId}/check",
-            "POST /v1/providers/{providerId}/unregister",
-        ),
-    ),
-    Feature(
-        "capabilities",
-        "Capabilities",
-        f"The capability catalog is served by {DEPLOYED}.",
-        ("GET /v1/capabilities", "GET /v1/capabilities/{capabilityId}"),
-    ),
-    Feature(
         "blocks",
         "Settings blocks",
         f"Settings blocks are published and pinned on {DEPLOYED}.",
