@@ -43,6 +43,7 @@ RESOURCES = (
     "test_set_pulls",
     "eval_suites",
     "eval_runs",
+    "blocks",
     "providers",
     "capabilities",
     "identity",

@@ -148,19 +148,6 @@ UNSERVED: tuple[Feature, ...] = (
     ),
     # Issue 28 serves these rows next.
     Feature(
-        "blocks",
-        "Settings blocks",
-        f"Settings blocks are published and pinned on {DEPLOYED}.",
-        (
-            "GET POST /v1/blocks",
-            "GET /v1/blocks/{blockId}",
-            "GET /v1/blocks/{blockId}/versions",
-            "GET /v1/blocks/{blockId}/versions/{version}",
-            "POST /v1/blocks/{blockId}/versions/{version}/unregister",
-            "POST /v1/blocks/{blockId}/versions/{version}/reinstate",
-        ),
-    ),
-    Feature(
         "cost-and-usage",
         "Cost and usage",
         f"Cost records and usage are kept by {DEPLOYED}.",

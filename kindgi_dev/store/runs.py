@@ -11,7 +11,7 @@ from .db import Database, Row
 from .jsoncol import JsonRows, dump, load
 from .query import Where
 
-_ROWS = JsonRows("input", "output", "context", "tool_env", "segments")
+_ROWS = JsonRows("input", "output", "context", "tool_env", "segments", "block_pins")
 _FIELDS = (
     "id",
     "tenant_id",
@@ -40,6 +40,7 @@ _FIELDS = (
     "replay_of",
     "eval_run_id",
     "content_erased_at",
+    "block_pins",
 )
 _LIST_FIELDS = ", ".join(f for f in _FIELDS if f not in ("output", "context", "tool_env"))
 
@@ -243,3 +244,11 @@ def failed_between(
         f" coalesce(completed_at, updated_at) AS failed_at FROM runs WHERE {where}",
         where.params,
     )
+
+
+def block_pins(db: Database, run_id: str) -> dict[str, str] | None:
+    """The settings block versions a run pinned (None: it recorded none, as runs before
+    blocks did)."""
+    row = db.one("SELECT block_pins FROM runs WHERE id = ?", (run_id,))
+    pins = load(row["block_pins"]) if row else None
+    return dict(pins) if isinstance(pins, dict) else None

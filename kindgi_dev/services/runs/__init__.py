@@ -28,6 +28,7 @@ from .start import (
     live_dispatcher,
     open_run,
     perform_turn,
+    settings_for,
     start,
     tools_of,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "perform_turn",
     "record_outcome",
     "run_of",
+    "settings_for",
     "start",
     "tool_calls",
     "tools_of",

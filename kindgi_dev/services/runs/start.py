@@ -16,7 +16,7 @@ from ...runtime.replay_dispatch import DryRunDispatcher
 from ...runtime.tool_calls import ToolDispatcher
 from ...store import runs as run_store
 from ...store.runs import JournalEntry
-from .. import catalog, conversations, models, projects
+from .. import blocks, catalog, conversations, models, projects
 from ..context import Context
 from .read import Run, run_of
 from .record import finish_cancelled, record_outcome
@@ -90,7 +90,7 @@ async def start(
         dry_run=dry_run,
     )
     history = conversations.history(ctx, run["conversation_id"], before_run=run["id"])
-    live = live_dispatcher(ctx, project_id, run["id"])
+    live = live_dispatcher(ctx, project_id, run["id"], settings=settings_for(ctx, run))
     dispatcher: ToolDispatcher = DryRunDispatcher(live) if dry_run else live
     work = perform_turn(ctx, run["id"], agent, data["userMessage"], history, dispatcher)
     if wait:
@@ -106,13 +106,20 @@ async def start(
     return run_of(run_store.get(ctx.db, run["id"]) or run), 202
 
 
+def settings_for(ctx: Context, run: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The values of the settings blocks a run pinned, by block id (`ctx.settings`)."""
+    return blocks.settings_of(ctx, run.get("block_pins") or {})
+
+
 def live_dispatcher(
     ctx: Context,
     project_id: str,
     run_id: str,
     env_of: Callable[[Mapping[str, Any]], dict[str, str]] = tool_env,
+    settings: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> LiveDispatcher:
-    """A dispatcher that runs a turn's calls in the pack service, with the run's context."""
+    """A dispatcher that runs a turn's calls in the pack service, with the run's context and
+    the settings its agent version pins."""
     invoke = ctx.runtime.invoke if ctx.runtime is not None else _no_pack
     away = ctx.away()
     return LiveDispatcher(
@@ -121,6 +128,7 @@ def live_dispatcher(
         project_id=project_id,
         run_id=run_id,
         env_of=env_of,
+        settings=settings,
     )
 
 
@@ -156,8 +164,9 @@ def open_run(
     dry_run: bool = False,
 ) -> dict[str, Any]:
     """Store a new `running` agent run and its conversation turn, committed before it runs
-    (`dry_run`: its side effects mocked)."""
+    (`dry_run`: its side effects mocked), with the settings block versions it pins."""
     now = now_iso()
+    pins = blocks.pins_of(ctx, agent) if agent.get("settings") else None
     run_id = str(uuid.uuid4())
     with ctx.db.transaction():
         conversation_id = conversations.for_turn(
@@ -182,6 +191,7 @@ def open_run(
             "started_by": started_by,
             "replay_of": replay_of,
             "eval_run_id": eval_run_id,
+            "block_pins": pins,
         }
         run_store.insert(ctx.db, run)
         run_store.add_journal(ctx.db, run_id, [JournalEntry("run.started", now, {"input": data})])
