@@ -44,6 +44,7 @@ RESOURCES = (
     "eval_suites",
     "eval_runs",
     "blocks",
+    "cost",
     "providers",
     "capabilities",
     "identity",

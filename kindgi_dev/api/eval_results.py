@@ -270,6 +270,21 @@ class ComparisonJudge(WireModel):
     note: str | None = None
 
 
+class CostTokens(WireModel):
+    """Prompt and completion tokens."""
+
+    prompt: int
+    completion: int
+
+
+class ComparisonCost(WireModel):
+    """What the candidate's replays cost: model calls, tokens, money where priced."""
+
+    model_calls: int
+    tokens: CostTokens
+    cost_usd: WholeNumber | None = None
+
+
 class ComparisonSummary(WireModel):
     """The comparison over every finished case."""
 
@@ -295,6 +310,7 @@ class ComparisonSummary(WireModel):
     judge: ComparisonJudge | None = None
     rescore_of: str | None = None
     not_rescored: int | None = None
+    cost: ComparisonCost | None = None
 
 
 class JudgedComparisonResult(WireModel):

@@ -146,18 +146,6 @@ UNSERVED: tuple[Feature, ...] = (
             "GET /v1/memory/erasures/{erasureId}",
         ),
     ),
-    # Issue 28 serves these rows next.
-    Feature(
-        "cost-and-usage",
-        "Cost and usage",
-        f"Cost records and usage are kept by {DEPLOYED}.",
-        (
-            "GET /v1/usage",
-            "GET /v1/cost/records",
-            "GET /v1/cost/records/{recordId}",
-            "GET /v1/cost/aggregate",
-        ),
-    ),
     # What only a deployed runtime does.
     Feature(
         "public-run-progress",

@@ -11,6 +11,7 @@ from typing import Any
 
 from .changes import Changes
 from .checks import Difference
+from .cost import RunCost
 from .metrics import CaseScore, Metrics
 
 
@@ -175,6 +176,8 @@ class Summary:
     judge: Judge | None = None
     rescore_of: str | None = None
     not_rescored: int | None = None
+    cost: RunCost | None = None
+    """What the candidate's replays cost (an extension beside the contract's fields)."""
 
 
 @dataclass(frozen=True)

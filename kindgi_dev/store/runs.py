@@ -41,6 +41,7 @@ _FIELDS = (
     "eval_run_id",
     "content_erased_at",
     "block_pins",
+    "asked_model",
 )
 _LIST_FIELDS = ", ".join(f for f in _FIELDS if f not in ("output", "context", "tool_env"))
 

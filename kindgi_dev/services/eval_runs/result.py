@@ -25,7 +25,7 @@ from ...domain.results import (
 )
 from ...domain.time import now_iso
 from ...store import eval_runs as store
-from .. import models
+from .. import cost, models
 from ..context import Context
 from .settings import agent_of, flow_of, settings_of
 
@@ -76,6 +76,7 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
             sum(len(c) for c in tally.checks), sum(sum(c) for c in tally.checks)
         ),
         judge=_judge_summary(ctx) if tally.checks_answers else None,
+        cost=cost.eval_run_cost(ctx, run_id),
     )
 
 

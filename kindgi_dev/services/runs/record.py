@@ -19,8 +19,10 @@ def record_outcome(
     outcome: TurnOutcome,
     history: list[dict[str, Any]],
     sent_env: dict[str, Any],
+    asked_model: str | None = None,
 ) -> None:
-    """Store a finished turn: output, tool calls, journal, conversation messages."""
+    """Store a finished turn: output, tool calls, journal, conversation messages, and the
+    model it asked for (what its cost is priced by: a provider may answer as another)."""
     run = run_store.get(ctx.db, run_id)
     if run is None or run["status"] in TERMINAL:
         return
@@ -40,6 +42,7 @@ def record_outcome(
         "tool_env": sent_env,
         "provider_id": outcome.provider.get("id"),
         "model": outcome.provider.get("model"),
+        "asked_model": asked_model,
     }
     if outcome.failure:
         changes.update(

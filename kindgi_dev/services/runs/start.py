@@ -210,8 +210,10 @@ async def perform_turn(
 ) -> TurnOutcome:
     """Run the turn and record everything it did; never raises for the turn's own failure."""
     tools = tools_of(ctx, agent)
+    asked: str | None = None
     try:
         adapter = models.adapter_for(ctx, dict(agent))
+        asked = adapter.model
     except Unprocessable as error:
         outcome = TurnOutcome(
             [],
@@ -225,7 +227,7 @@ async def perform_turn(
     else:
         outcome = await run_agent_turn(agent, tools, message, history, adapter, dispatcher)
     sent_env = dict(tool_env or getattr(dispatcher, "tool_env", {}) or {})
-    record_outcome(ctx, run_id, outcome, history, sent_env)
+    record_outcome(ctx, run_id, outcome, history, sent_env, asked)
     return outcome
 
 

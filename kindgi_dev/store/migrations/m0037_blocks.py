@@ -1,4 +1,5 @@
-"""Data blocks (prompts and settings, versioned), and the settings versions each run pinned."""
+"""Data blocks (prompts and settings, versioned), the settings versions each run pinned, and the
+model each run asked for (`model` is the one the provider said answered)."""
 
 SQL = """
 CREATE TABLE blocks (
@@ -13,5 +14,6 @@ CREATE TABLE blocks (
     unregistered_at TEXT,
     PRIMARY KEY (tenant_id, id, version)
 );
-ALTER TABLE runs ADD COLUMN block_pins TEXT
+ALTER TABLE runs ADD COLUMN block_pins TEXT;
+ALTER TABLE runs ADD COLUMN asked_model TEXT
 """
