@@ -23,7 +23,7 @@ def eval_runs() -> None:
 def trial_options(function: Any) -> Any:
     """The flags that say which version to try and how."""
     options = [
-        click.option("--project", help="The project the replays land in (default: default)."),
+        click.option("--project", help="The project the replays land in."),
         click.option("--agent", help="The agent to try."),
         click.option("--agent-version", help="The version to try (default: the latest)."),
         click.option(
@@ -109,7 +109,7 @@ def sorted_swaps(
 
 
 def trial_body(api: Api, options: dict[str, Any]) -> dict[str, Any]:
-    """The start body; `--project` omitted → the default project."""
+    """The start body; `--project` omitted (`agents test-set run`) → the default project."""
     chosen = subject(api, options)
     project = options["project"] or api.call("GET", "/v1/projects/default")["id"]
     body: dict[str, Any] = {
@@ -171,6 +171,8 @@ def wait_for(api: Api, run_id: str) -> Any:
 @trial_options
 @flow_options
 def start(api: Api, suite_id: str, **options: Any) -> Any:
+    if not options.get("project"):
+        raise click.UsageError("--project=<id> is required")
     return start_and_wait(
         api, f"/v1/eval-suites/{suite_id}/runs", trial_body(api, options), options["wait"]
     )
