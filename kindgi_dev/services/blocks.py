@@ -68,6 +68,7 @@ def publish(
 def _check_values(content: Mapping[str, Any], latest: Block | None) -> None:
     """Settings values must satisfy their own schema and the latest version's."""
     from jsonschema import Draft202012Validator, SchemaError
+    from referencing.exceptions import Unresolvable
 
     schemas = [("content/schema", content.get("schema"))]
     if latest is not None:
@@ -80,7 +81,11 @@ def _check_values(content: Mapping[str, Any], latest: Block | None) -> None:
         except SchemaError as error:
             message = f"is not a JSON Schema: {error.message}"
             raise ValidationFailed("content/schema", message) from None
-        problem = next(Draft202012Validator(schema).iter_errors(content["values"]), None)
+        try:
+            problem = next(Draft202012Validator(schema).iter_errors(content["values"]), None)
+        except Unresolvable as error:
+            message = f"names a reference kindgi dev can't resolve: {error}"
+            raise ValidationFailed("content/schema", message) from None
         if problem is not None:
             path = "/".join(str(p) for p in problem.absolute_path)
             field = "content/values" + (f"/{path}" if path else "")

@@ -174,3 +174,16 @@ def test_a_candidate_pinning_a_changed_block_runs_reads_live_and_diverges(
         assert (changed["perCase"][0]["diverged"], changed["summary"]["diverged"]) == (True, 1)
         assert pack.settings[-1] == {WEIGHTS: {"top": 1}}
         assert changed["perCase"][0]["changes"]["dropped"] == [{"key": "kb-102", "rankBefore": 1}]
+
+
+def test_a_schema_that_refers_elsewhere_is_refused_not_fetched(tmp_path: Path) -> None:
+    with served(tmp_path) as (http, ctx):
+        project = http.get("/v1/projects/default").json()["id"]
+        elsewhere = {"$ref": "https://schemas.example/weights.json"}
+        body = {"projectId": project, "id": WEIGHTS, "version": "1.0.0", "kind": "settings",
+                "content": {"values": {"top": 1}, "schema": elsewhere}}  # fmt: skip
+        before = every_row(Path(ctx.db.path))
+        answer = http.post("/v1/blocks", json=body)
+        assert (answer.status_code, answer.json()["error"]["details"]["field"]) == (
+            400, "content/schema")  # fmt: skip
+        assert every_row(Path(ctx.db.path)) == before
