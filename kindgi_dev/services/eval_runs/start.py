@@ -16,7 +16,7 @@ from ...domain.errors import BadInput, ValidationFailed
 from ...domain.results import DryRunResult, PreviewCase
 from ...domain.time import now_iso
 from ...store import eval_runs as store
-from .. import catalog, models, projects
+from .. import catalog, models, projects, runnable
 from ..context import Context
 from ..test_sets import FrozenVersion
 from .execute import Replay, replay_case, spawn
@@ -57,7 +57,7 @@ def begin(
             "Give agentRef: kindgi dev tries agent versions on test cases.", field="agentRef"
         )
     project_id = projects.require(ctx, request.project_id)
-    agent = catalog.get_agent(ctx, ref.agent_id, ref.version)
+    agent = runnable.agent(ctx, ref.agent_id, ref.version)
     record = new_record(
         ctx,
         request,

@@ -16,7 +16,7 @@ from ...runtime.replay_dispatch import DryRunDispatcher
 from ...runtime.tool_calls import ToolDispatcher
 from ...store import runs as run_store
 from ...store.runs import JournalEntry
-from .. import catalog, conversations, models, projects
+from .. import catalog, conversations, models, projects, runnable
 from ..context import Context
 from .read import Run, run_of
 from .record import finish_cancelled, record_outcome
@@ -75,8 +75,8 @@ async def start(
     wait: bool = True,
 ) -> tuple[Run, int]:
     """Start an agent turn on `input` (`{userMessage, parameters}`); answer when it ends
-    (`wait`) or at once."""
-    agent = catalog.get_agent(ctx, agent_id, agent_version)
+    (`wait`) or at once. A version whose pinned tools the pack no longer serves is refused."""
+    agent = runnable.agent(ctx, agent_id, agent_version)
     project_id = projects.require(ctx, project_id)
     data = check_input(agent, input)
     run = open_run(
@@ -220,14 +220,13 @@ async def perform_turn(
 
 
 def tools_of(ctx: Context, agent: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The manifests of the tools an agent may call, at the versions it pins (else latest)."""
+    """The manifests of the tools an agent may call, at the versions it pins (the latest of
+    one it pins no version of): never another version than the pinned one, which would run
+    other content than the agent version's (`runnable` refuses such a version first)."""
     found: dict[str, dict[str, Any]] = {}
     for ref in agent.get("tools") or []:
         try:
             found[ref["id"]] = catalog.get_tool(ctx, ref["id"], ref.get("version"))
         except NotFound:
-            try:
-                found[ref["id"]] = catalog.get_tool(ctx, ref["id"])
-            except NotFound:
-                continue
+            continue
     return found
