@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, model_validator
 from starlette.responses import StreamingResponse
 
 from ..domain.results import CaseResult, ComparisonResult
+from .baselines import ComparisonBaseline, ReplayCount
 from .responses import dumps
 from .routing import shape
 from .wire import WholeNumber, WireModel
@@ -132,8 +133,26 @@ class Changes(WireModel):
     new: list[ItemChange]
 
 
+class BaselineReplay(WireModel):
+    """A version baseline's replays of a case (an extension, docs/api.md): the candidate's
+    fields, for the baseline's side."""
+
+    run_ids: list[str]
+    scores: list[CaseScore]
+    changes: Changes | None = None
+    tools: list[dict[str, Any]] | None = None
+    diverged: bool
+    refused_writes: int
+    approval_skipped: bool
+    stopped: dict[str, Any] | None = None
+    error: str | None = None
+    corrections: list[CorrectionCheck] | None = None
+    correction_differences: list[CorrectionDifference] | None = None
+
+
 class ComparisonCaseResult(WireModel):
-    """One case compared: the recorded run's score beside each repetition's."""
+    """One case compared: the recorded run's score (a version baseline's first repetition's,
+    with all it did in `baselineReplay`) beside each repetition's."""
 
     case_id: str
     run_ids: list[str]
@@ -150,6 +169,7 @@ class ComparisonCaseResult(WireModel):
     corrections: list[CorrectionCheck] | None = None
     correction_differences: list[CorrectionDifference] | None = None
     rescored: bool | None = None
+    baseline_replay: BaselineReplay | None = None
 
 
 class ComparisonMetric(WireModel):
@@ -165,6 +185,7 @@ class ComparisonMetric(WireModel):
     baseline_weight: WholeNumber
     direction: str
     spread: WholeNumber | None = None
+    baseline_spread: WholeNumber | None = None
     fresh_weight: WholeNumber | None = None
 
     @model_validator(mode="before")
@@ -218,22 +239,6 @@ class ComparisonCandidate(WireModel):
     versions: dict[str, Any] | None = None
 
 
-class BaselineVersion(WireModel):
-    """A version the recorded runs were made on, with its cases."""
-
-    agent_id: str | None = None
-    flow_id: str | None = None
-    version: str
-    cases: int
-
-
-class ComparisonBaseline(WireModel):
-    """The recorded runs, by version."""
-
-    kind: str
-    versions: list[BaselineVersion]
-
-
 class ComparisonScope(WireModel):
     """Where the cases come from."""
 
@@ -270,6 +275,16 @@ class ComparisonJudge(WireModel):
     note: str | None = None
 
 
+class BaselineCounts(WireModel):
+    """A version baseline's own counts over the cases (an extension, docs/api.md)."""
+
+    diverged: int
+    refused_writes: int
+    errors: int
+    stopped: int
+    models: list[ModelUse]
+
+
 class ComparisonSummary(WireModel):
     """The comparison over every finished case."""
 
@@ -295,6 +310,7 @@ class ComparisonSummary(WireModel):
     judge: ComparisonJudge | None = None
     rescore_of: str | None = None
     not_rescored: int | None = None
+    baseline_replays: BaselineCounts | None = None
 
 
 class JudgedComparisonResult(WireModel):
@@ -318,17 +334,19 @@ class PreviewCase(WireModel):
 
 
 class DryRunResult(WireModel):
-    """A dry run's result: the cases it would replay."""
+    """A dry run's result: the cases it would replay, and each side's replays."""
 
     dry_run: bool
     preview: list[PreviewCase]
+    replays: ReplayCount | None = None
 
 
 class DryRunPreview(WireModel):
-    """How many cases a dry run would replay, and which."""
+    """How many cases a dry run would replay, which, and each side's replays."""
 
     cases: int
     preview: list[PreviewCase]
+    replays: ReplayCount | None = None
 
 
 def cases_apart(result: object) -> bool:

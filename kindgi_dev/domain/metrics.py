@@ -62,7 +62,8 @@ class Metric:
     repetitions), the change, and the cases (`n`) and weight each side rests on.
 
     `spread` is the candidate's range over repetitions (more than one), `fresh_weight` the
-    part of its weight given on the replays themselves, `k` precision at k's cut-off.
+    part of its weight given on the replays themselves, `k` precision at k's cut-off;
+    `baseline_spread` a version baseline's range, replayed as many times.
     """
 
     baseline: float | None
@@ -73,6 +74,7 @@ class Metric:
     baseline_n: int
     baseline_weight: float
     direction: str = "higher"
+    baseline_spread: float | None = None
     spread: float | None = None
     fresh_weight: float | None = None
     k: int | None = None

@@ -79,6 +79,7 @@ def begin(
     flow = flow_runs.definition(ctx, ref.flow_id, ref.version)
     overrides = check_overrides(ctx, flow, request.versions)
     runnable.flow(ctx, flow.id, flow.version, overrides.agents, overrides.tools)
+    baseline = eval_runs.resolve_baseline(ctx, request.baseline, "flow", flow.id)
     record = eval_runs.new_record(
         ctx,
         request,
@@ -86,17 +87,28 @@ def begin(
         suite_version=suite_version,
         project_id=project_id,
         cases=cases,
+        baseline=baseline,
     )
     record["flow_ref"] = eval_runs.flow_ref(eval_runs.FlowCandidate(flow.id, flow.version))
     if overrides.present():
         settings = eval_runs.settings_of(record)
         record["comparison"] = replace(settings, versions=overrides.present()).encoded()
 
-    async def replay(case: ReplayCase, reads: str) -> Replayed:
-        return await replay_case(ctx, record["run_id"], flow, overrides, project_id, case, reads)
+    def replays_of(version: FlowDefinition, swaps: flow_runs.Overrides) -> eval_runs.Replay:
+        async def replay(case: ReplayCase, reads: str) -> Replayed:
+            return await replay_case(ctx, record["run_id"], version, swaps, project_id, case, reads)
+
+        return replay
 
     concurrency = ctx.settings.eval_concurrency or os.cpu_count() or 1
-    return eval_runs.launch(ctx, record, request, cases, replay, concurrency)
+    other = None
+    if baseline is not None:  # another version of the flow, as it is: no swaps
+        other = replays_of(
+            flow_runs.definition(ctx, flow.id, baseline.version), flow_runs.Overrides()
+        )
+    return eval_runs.launch(
+        ctx, record, request, cases, replays_of(flow, overrides), concurrency, baseline=other
+    )
 
 
 async def replay_case(

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from ..domain import comparison
+from ..domain import comparison, two_versions
 from ..domain.comparison import ReplayCase, Replayed
 from ..domain.errors import Conflict
 from ..domain.metrics import Verdict
@@ -155,25 +155,12 @@ def rescore(ctx: Context, run_id: str) -> eval_runs.Started:
     finished = eval_runs.finished_after(ctx, run_id, after=-1)
     for index, previous in (pair for page in finished for pair in page):
         entry = previous.result
-        case = _fresh_case(ctx, entry.case_id, entry)
-        replays = [_stored_replay(ctx, rid, entry) for rid in entry.run_ids]
-        if case is None or any(r is None for r in replays):
+        rescored = _rescored(ctx, entry, settings)
+        if rescored is None:
             not_rescored += 1
             kept = replace(previous, result=replace(entry, rescored=False))
             store.add_case(ctx.db, new_id, index, entry.case_id, kept, now_iso())
             continue
-        scored, _ = comparison.case_result(
-            case,
-            [r for r in replays if r is not None],
-            k=settings.k,
-            restricted_only=settings.restricted_only,
-        )
-        rescored = replace(
-            entry,
-            baseline=scored.baseline,
-            candidate=scored.candidate,
-            changes=entry.changes if scored.changes is None else scored.changes,
-        )
         stored = replace(previous, result=rescored)
         store.add_case(ctx.db, new_id, index, entry.case_id, stored, now_iso())
     summary = replace(
@@ -205,7 +192,47 @@ def _fresh_case(ctx: Context, case_id: str, previous: CaseResult) -> ReplayCase 
     return replay_cases.build(ctx, case_id, past_id, verdicts, [])
 
 
-def _stored_replay(ctx: Context, run_id: str, entry: CaseResult) -> Replayed | None:
+def _rescored(
+    ctx: Context, entry: CaseResult, settings: eval_runs.RunSettings
+) -> CaseResult | None:
+    """A finished case scored again from its stored replays (a version baseline's too), with
+    the corrections there are now; None when its past run or a replay is gone."""
+    case = _fresh_case(ctx, entry.case_id, entry)
+    side = entry.baseline_replay
+    replays = [
+        _stored_replay(ctx, r, entry.diverged, entry.approval_skipped) for r in entry.run_ids
+    ]
+    sides = [] if side is None else [
+        _stored_replay(ctx, r, side.diverged, side.approval_skipped) for r in side.run_ids
+    ]  # fmt: skip
+    if case is None or any(r is None for r in (*replays, *sides)):
+        return None
+    scored = _scored(case, [r for r in replays if r is not None], settings)
+    rescored = replace(
+        entry,
+        baseline=scored.baseline,
+        candidate=scored.candidate,
+        changes=entry.changes if scored.changes is None else scored.changes,
+    )
+    if side is None:
+        return rescored
+    again = _scored(case, [r for r in sides if r is not None], settings)
+    return two_versions.rescored(rescored, side, again)
+
+
+def _scored(
+    case: ReplayCase, replays: list[Replayed], settings: eval_runs.RunSettings
+) -> CaseResult:
+    """A case's replays scored again, at the run's k and class weights."""
+    scored, _ = comparison.case_result(
+        case, replays, k=settings.k, restricted_only=settings.restricted_only
+    )
+    return scored
+
+
+def _stored_replay(
+    ctx: Context, run_id: str, diverged: bool, approval_skipped: bool
+) -> Replayed | None:
     """A stored replay with the verdicts given on it since (`fresh`); None when it's gone."""
     run = run_store.get(ctx.db, run_id)
     if run is None:
@@ -227,8 +254,8 @@ def _stored_replay(ctx: Context, run_id: str, entry: CaseResult) -> Replayed | N
         run_id,
         run.get("output"),
         run_store.tool_calls(ctx.db, run_id),
-        entry.diverged,
+        diverged,
         0,
-        entry.approval_skipped,
+        approval_skipped,
         verdicts=fresh,
     )

@@ -13,12 +13,13 @@ from typing import Any
 from ...domain import sampling
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import BadInput, ValidationFailed
-from ...domain.results import DryRunResult, PreviewCase
+from ...domain.results import Baseline, DryRunResult, PreviewCase, ReplayCount
 from ...domain.time import now_iso
 from ...store import eval_runs as store
 from .. import catalog, models, projects, runnable
 from ..context import Context
 from ..test_sets import FrozenVersion
+from .baselines import resolve
 from .execute import Replay, replay_case, spawn
 from .request import AgentCandidate, Sample, StartRequest
 from .result import finish
@@ -27,10 +28,11 @@ from .settings import RunSettings, agent_ref, frozen_ref, settings_of
 
 @dataclass(frozen=True)
 class DryRunPreview:
-    """The cases a dry run would replay."""
+    """The cases a dry run would replay, and how many replays each side would make."""
 
     cases: int
     preview: list[PreviewCase]
+    replays: ReplayCount | None = None
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,7 @@ def begin(
         )
     project_id = projects.require(ctx, request.project_id)
     agent = runnable.agent(ctx, ref.agent_id, ref.version)
+    baseline = resolve(ctx, request.baseline, "agent", agent["id"])
     record = new_record(
         ctx,
         request,
@@ -66,13 +69,24 @@ def begin(
         project_id=project_id,
         cases=cases,
         frozen_version=frozen_version,
+        baseline=baseline,
     )
     record["agent_ref"] = agent_ref(AgentCandidate(agent["id"], agent["version"]))
 
-    async def replay(case: ReplayCase, reads: str) -> Replayed:
-        return await replay_case(ctx, record["run_id"], agent, project_id, case, reads)
+    def replays_of(version: dict[str, Any]) -> Replay:
+        async def replay(case: ReplayCase, reads: str) -> Replayed:
+            return await replay_case(ctx, record["run_id"], version, project_id, case, reads)
 
-    return launch(ctx, record, request, cases, replay, models.eval_concurrency(ctx, agent))
+        return replay
+
+    concurrency = models.eval_concurrency(ctx, agent)
+    if baseline is None:
+        return launch(ctx, record, request, cases, replays_of(agent), concurrency)
+    other = catalog.get_agent(ctx, str(baseline.agent_id), baseline.version)
+    concurrency = min(concurrency, models.eval_concurrency(ctx, other))
+    return launch(
+        ctx, record, request, cases, replays_of(agent), concurrency, baseline=replays_of(other)
+    )
 
 
 def new_record(
@@ -84,11 +98,12 @@ def new_record(
     project_id: str,
     cases: Sequence[ReplayCase],
     frozen_version: FrozenVersion | None = None,
+    baseline: Baseline | None = None,
 ) -> dict[str, Any]:
-    """A `running` eval run's row with the comparison's settings; the caller adds its subject."""
-    if request.baseline != "recorded":
-        raise BadInput("Only the recorded baseline runs in kindgi dev.", field="baseline")
+    """A `running` eval run's row with the comparison's settings (and the version baseline
+    it replays, resolved); the caller adds its subject."""
     _check_overrides(ctx, request)
+    settings = replace(RunSettings.of(request), baseline_version=baseline)
     return {
         "run_id": str(uuid.uuid4()),
         "tenant_id": ctx.tenant_id,
@@ -100,7 +115,7 @@ def new_record(
         "dry_run": 1 if request.dry_run else 0,
         "started_at": now_iso(),
         "correlation_id": request.correlation_id,
-        "comparison": RunSettings.of(request).encoded(),
+        "comparison": settings.encoded(),
         "frozen_version": None if frozen_version is None else frozen_ref(frozen_version),
         "case_count": len(cases),
     }
@@ -113,8 +128,10 @@ def launch(
     cases: Sequence[ReplayCase],
     replay: Replay,
     concurrency: int,
+    baseline: Replay | None = None,
 ) -> Started:
-    """Store the eval run and start replaying its cases in the background (or preview them)."""
+    """Store the eval run and start replaying its cases in the background, with a version
+    baseline's replays beside the candidate's (or preview them, counting each side's)."""
     run_id = record["run_id"]
     if request.sample is not None:
         cases = _sampled(cases, request.sample)
@@ -129,9 +146,11 @@ def launch(
             PreviewCase(i, c.case_id, c.message if c.flow_input is None else c.flow_input)
             for i, c in enumerate(cases)
         ]
-        finish(ctx, run_id, "completed", DryRunResult(True, preview))
-        return Started(run_id, DryRunPreview(len(cases), preview))
-    spawn(ctx, run_id, replay, cases, concurrency)
+        each = len(cases) * request.repetitions
+        replays = ReplayCount(each, 0 if baseline is None else each)
+        finish(ctx, run_id, "completed", DryRunResult(True, preview, replays))
+        return Started(run_id, DryRunPreview(len(cases), preview, replays))
+    spawn(ctx, run_id, replay, cases, concurrency, baseline)
     return Started(run_id)
 
 
