@@ -144,9 +144,18 @@ class KindgiDev:
         if "✗ " in self.output()[seen:]:
             raise KindgiDevError(f"{relative} didn't load:\n{self.output()[seen:]}")
 
-    def try_version(self, agent: str, version: str, timeout: float = 600.0) -> TryResult:
-        """Replay `version` of `agent` on its test set, wait, and return the scores."""
-        body = {"projectId": self.project_id, "agentRef": {"agentId": agent, "version": version}}
+    def try_version(
+        self, agent: str, version: str, timeout: float = 600.0, *, baseline: str | None = None
+    ) -> TryResult:
+        """Replay `version` of `agent` on its test set, wait, and return the scores: beside
+        the recorded runs, or, with `baseline` (`"<agentId>@<version>"` or `"live"`), beside
+        that version replayed on the same cases under the same rules."""
+        body: dict[str, Any] = {
+            "projectId": self.project_id,
+            "agentRef": {"agentId": agent, "version": version},
+        }
+        if baseline is not None:
+            body["baseline"] = _baseline(baseline)
         started = self.call("POST", f"/v1/agents/{agent}/test-set/runs", body)
         return self._finished(started["runId"], timeout)
 
@@ -214,6 +223,18 @@ class KindgiDev:
             except subprocess.TimeoutExpired:
                 self.process.kill()
         return self.process.wait()
+
+
+def _baseline(spelled: str) -> Any:
+    """`try_version`'s `baseline` as the request's, spelled as the CLI's `--baseline`."""
+    from kindgi_dev.cli.baselines import spelled as request_baseline
+
+    try:
+        return request_baseline(spelled)
+    except ValueError:
+        raise KindgiDevError(
+            f'baseline must be "recorded", "live" or "<agentId>@<version>", got {spelled!r}'
+        ) from None
 
 
 def copy_pack(pack: Path, into: Path) -> Path:

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from .banner import duration
+from .baselines import baseline_of, baseline_options, dry_run_note
 from .command import api_command
 from .http import Api
 
@@ -41,12 +42,14 @@ def trial_options(function: Any) -> Any:
             default="as-recorded",
             show_default=True,
         ),
-        click.option("--dry-run", is_flag=True, help="Only preview the cases."),
+        click.option(
+            "--dry-run", is_flag=True, help="Only preview the cases and count each side's replays."
+        ),
         click.option("--wait", is_flag=True, help="Wait for the run and print it."),
     ]
     for option in reversed(options):
         function = option(function)
-    return function
+    return baseline_options(function)
 
 
 def flow_options(function: Any) -> Any:
@@ -120,6 +123,9 @@ def trial_body(api: Api, options: dict[str, Any]) -> dict[str, Any]:
         "k": options["k"],
         "classWeights": options["class_weights"],
     }
+    baseline = baseline_of(options)
+    if baseline is not None:
+        body["baseline"] = baseline
     if options["dry_run"]:
         body["dryRun"] = True
     return body
@@ -128,6 +134,9 @@ def trial_body(api: Api, options: dict[str, Any]) -> dict[str, Any]:
 def start_and_wait(api: Api, path: str, body: dict[str, Any], wait: bool) -> Any:
     """Start; without --wait print `{runId}` at once, with it wait and print the run."""
     started = api.call("POST", path, json=body, idempotent=True)
+    note = dry_run_note(started)
+    if note is not None:
+        click.echo(note, err=True)
     if not wait:
         return started
     return wait_for(api, started["runId"])

@@ -4,72 +4,29 @@ gives as its candidate."""
 
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from flow_pack import QUESTIONS, example_index, flow_served
+from flow_pack import flow_served
 from kindgi.client import _models as models
 from starlette.testclient import TestClient
 from table_rows import every_row
+from version_pack import AGENT, GONE, SEARCH, SUITE, corrected_tutorial, register_versions
 
-from kindgi_dev.runtime.pack import PackIndex
-from kindgi_dev.services import catalog
 from kindgi_dev.services.context import Context
 
-AGENT = "acme-ops.article-picker"
-SEARCH = "acme-ops.search-articles"
-SUITE = "acme.article-picks"
 RUNS = f"/v1/eval-suites/{SUITE}/runs"
-CONCISE = (
-    "Call acme-ops.search-articles with the customer's question. Answer with only the "
-    "articles that answer it, most relevant first: one is often enough."
-)
-TWO = (
-    "Call acme-ops.search-articles with the customer's question."
-    " Answer with the two most relevant articles."
-)
 METRICS = ("weightedYesShare", "judgedCoverage", "weightedPrecisionAtK")
-
-
-def register_versions(ctx: Context) -> None:
-    """0.2.0 keeps the right article only; 0.3.0 answers with two; 0.2.5 pins a search
-    version the pack no longer serves."""
-    data = example_index()
-    first = data["agents"][0]
-    concise = {**copy.deepcopy(first), "version": "0.2.0", "instructions": CONCISE}
-    two = {**copy.deepcopy(first), "version": "0.3.0", "instructions": TWO}
-    gone = {**copy.deepcopy(two), "version": "0.2.5",
-            "tools": [{"id": SEARCH, "version": "0.9.0"}, *first["tools"][1:]]}  # fmt: skip
-    search = next(t for t in data["tools"] if t["id"] == SEARCH)
-    catalog.register(ctx, PackIndex(
-        pack_id="acme-ops", pack_version="0.1.0", artifact_version="2",
-        tools=[*data["tools"], {**search, "version": "0.9.0"}],
-        agents=[first, concise, two, gone], flows=[], guardrails=[], file_errors=[],
-        path=Path("index.json"), warnings=[],
-    ))  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def tutorial(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, Context, str]]:
-    """The tutorial's three runs of 0.1.0, corrected (the first article right, the others
-    wrong), built into a suite, with 0.2.0, 0.2.5 and 0.3.0 registered after."""
+    """The tutorial's corrected runs of 0.1.0 built into a suite, then 0.2.0, 0.2.5 and 0.3.0
+    saved."""
     with flow_served(tmp_path_factory.mktemp("baselines")) as (client, ctx, _pack):
-        for question in QUESTIONS:
-            run = client.post("/v1/runs", json={"agent": AGENT, "input": {"userMessage": question}})
-            assert run.status_code == 201, run.text
-            for rank, article in enumerate(run.json()["output"]["output"]["articles"]):
-                body = {"runId": run.json()["id"], "verdict": "yes" if rank == 0 else "no",
-                        "item": {"key": article["id"], "pointer": f"/output/articles/{rank}",
-                                 "rank": rank}}  # fmt: skip
-                assert client.post("/v1/judgments", json=body).status_code == 201
-        project = client.get("/v1/projects/default").json()["id"]
-        body = {"version": "1.0.0", "projectId": project, "agentId": AGENT}
-        built = client.post(f"/v1/eval-suites/{SUITE}/versions/from-judgments", json=body)
-        assert built.status_code == 201, built.text
+        project = corrected_tutorial(client)
         register_versions(ctx)
         yield client, ctx, project
 
@@ -234,7 +191,5 @@ def test_a_baseline_that_cant_run_is_refused_and_nothing_is_written(
     if field is not None:
         assert error["details"]["field"] == field
     if code == "version-not-runnable":
-        assert error["message"] == (
-            f"{AGENT} 0.2.5 can't run: it pins {SEARCH}@0.9.0, which the pack no longer serves."
-        )
+        assert error["message"] == GONE
         assert error["details"]["missing"] == [f"{SEARCH}@0.9.0"]
