@@ -16,6 +16,7 @@ from starlette.responses import Response, StreamingResponse
 from ..api.eval_events import progress_frame, status_frame
 from ..api.eval_runs import EvalRun
 from ..api.routing import shape
+from ..domain.baselines import RECORDED, AskedBaseline, LiveAsked, LiveScope, VersionAsked
 from ..domain.errors import KindgiError, NotFound, ValidationFailed
 from ..domain.items import answer_text
 from ..domain.results import ComparisonResult
@@ -56,6 +57,19 @@ def _repetitions(text: str) -> int:
     return int(text)
 
 
+def _baseline(visit: Visit, subject_kind: str, subject_id: str) -> AskedBaseline:
+    """What the Try form compares with: the recorded runs, a version of the same agent or
+    flow, or the live one."""
+    chosen = visit.field("baseline") or RECORDED
+    if chosen == RECORDED:
+        return RECORDED
+    if chosen == "live":
+        return LiveAsked(LiveScope())
+    if subject_kind == "flow":
+        return VersionAsked(chosen, flow_id=subject_id)
+    return VersionAsked(chosen, agent_id=subject_id)
+
+
 def start_request(visit: Visit, subject_kind: str, subject_id: str) -> eval_runs.StartRequest:
     """The eval run's start request the Try form says."""
     version = visit.field("version") or None
@@ -63,6 +77,7 @@ def start_request(visit: Visit, subject_kind: str, subject_id: str) -> eval_runs
         repetitions=_repetitions(visit.field("repetitions") or "1"),
         reads="live" if visit.field("reads") == "live" else "recorded",
         class_weights="restricted-only" if visit.field("experts") else "as-recorded",
+        baseline=_baseline(visit, subject_kind, subject_id),
     )
     if subject_kind != "flow":
         return replace(request, agent=eval_runs.AgentCandidate(subject_id, version))
@@ -106,22 +121,33 @@ def _answer(output: Any) -> Any:
     return text if text is not None else output
 
 
+def _first_run(visit: Visit, run_ids: list[str] | None) -> dict[str, Any] | None:
+    """The first of a case's replay runs, if it is still there."""
+    try:
+        return runs.get_record(visit.ctx, run_ids[0]) if run_ids else None
+    except NotFound:
+        return None
+
+
 def case_view(visit: Visit, entry: dict[str, Any]) -> dict[str, Any]:
-    """One case of the result, with the recorded answer and the version's beside it."""
-    replay = recorded = None
-    if entry.get("runIds"):
-        try:
-            replay = runs.get_record(visit.ctx, entry["runIds"][0])
-            if replay.get("replay_of"):
-                recorded = runs.get_record(visit.ctx, replay["replay_of"])
-        except NotFound:
-            replay = None
+    """One case of the result, with the recorded answer (a version baseline's, when it is
+    one) and the version's beside it."""
+    replay = _first_run(visit, entry.get("runIds"))
+    side = entry.get("baselineReplay")
+    baseline = None if side is None else _first_run(visit, side.get("runIds"))
+    past_id = (replay or baseline or {}).get("replay_of")
+    try:
+        recorded = runs.get_record(visit.ctx, past_id) if past_id else None
+    except NotFound:
+        recorded = None
+    before = recorded if side is None else baseline
     return {
         "entry": entry,
         "question": None if recorded is None else (recorded.get("input") or {}).get("userMessage"),
-        "recorded": None if recorded is None else _answer(recorded.get("output")),
+        "recorded": None if before is None else _answer(before.get("output")),
         "version": None if replay is None else _answer(replay.get("output")),
         "stopped": words.stopped(entry),
+        "baseline_runs": [] if side is None else side.get("runIds") or [],
     }
 
 
@@ -151,6 +177,8 @@ async def show(visit: Visit) -> Response:
         record=record,
         summary=summary,
         headline=words.headline(summary) if done and summary is not None else None,
+        against=words.against(summary) if summary is not None else None,
+        baseline_column=(words.baseline_name(summary) if summary else None) or "Recorded runs",
         restricted=record.comparison is not None and record.comparison.restricted_only,
         restricted_line=words.RESTRICTED,
         metrics=metric_rows(summary) if summary else [],
