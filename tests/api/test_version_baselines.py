@@ -193,3 +193,23 @@ def test_a_baseline_that_cant_run_is_refused_and_nothing_is_written(
     if code == "version-not-runnable":
         assert error["message"] == GONE
         assert error["details"]["missing"] == [f"{SEARCH}@0.9.0"]
+
+
+def test_a_rescore_scores_both_sides_again(tutorial: Any) -> None:
+    client, _, project = tutorial
+    both = tried(client, project, "0.3.0", baseline={"agentId": AGENT, "version": "0.2.0"})
+    case = both["result"]["perCase"][0]
+    mark = {"runId": case["baselineReplay"]["runIds"][0], "verdict": "yes",
+            "item": {"key": "answer", "pointer": "/appended/3/content"}}  # fmt: skip
+    assert client.post("/v1/judgments", json=mark).status_code == 201
+    started = client.post(f"/v1/eval-runs/{both['runId']}/rescore")
+    assert started.status_code == 201, started.text
+    again = client.get(f"/v1/eval-runs/{started.json()['runId']}").json()
+    assert again["result"]["summary"]["baseline"] == both["result"]["summary"]["baseline"]
+    fresh = next(c for c in again["result"]["perCase"] if c["caseId"] == case["caseId"])
+    assert fresh["baselineReplay"]["runIds"] == case["baselineReplay"]["runIds"]
+    assert fresh["baseline"]["fresh"] == {"yesWeight": 1, "totalWeight": 1, "items": 1}
+    assert fresh["baselineReplay"]["scores"] == [fresh["baseline"]]
+    assert (fresh["candidate"], fresh["runIds"]) == (case["candidate"], case["runIds"])
+    assert metrics(again)["weightedYesShare"]["baseline"] == 1
+    assert metrics(again)["judgedCoverage"]["baseline"] == pytest.approx(4 / 6)
