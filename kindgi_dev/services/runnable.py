@@ -47,15 +47,14 @@ def why_not(ident: str, version: str, missing: list[str]) -> str:
     return f"{ident} {version} can't run: it pins {pins}, which the pack no longer serves."
 
 
-def refusal(ident: str, version: str, missing: list[str], **details: Any) -> Conflict:
-    """409 `version-not-runnable`, naming each pin that is gone."""
-    return Conflict(
-        why_not(ident, version, missing),
-        code=NOT_RUNNABLE,
-        version=version,
-        missing=missing,
-        **details,
-    )
+def refusal(ctx: Context, ident: str, version: str, missing: list[str], **details: Any) -> Conflict:
+    """409 `version-not-runnable`, naming each pin that is gone (and why the pack serves
+    nothing, when it doesn't now)."""
+    message = why_not(ident, version, missing)
+    problem = ctx.runtime.not_ready() if ctx.runtime is not None else None
+    if problem is not None:
+        message += f" The pack serves no tools now: {problem}."
+    return Conflict(message, code=NOT_RUNNABLE, version=version, missing=missing, **details)
 
 
 def agent(ctx: Context, agent_id: str, version: str | None = None) -> dict[str, Any]:
@@ -64,7 +63,7 @@ def agent(ctx: Context, agent_id: str, version: str | None = None) -> dict[str, 
     manifest = catalog.get_agent(ctx, agent_id, version)
     missing = missing_tools(ctx, manifest)
     if missing:
-        raise refusal(manifest["id"], manifest["version"], missing, agentId=manifest["id"])
+        raise refusal(ctx, manifest["id"], manifest["version"], missing, agentId=manifest["id"])
     return manifest
 
 
@@ -112,5 +111,5 @@ def flow(
     found = FlowDefinition.from_manifest(catalog.get_flow(ctx, flow_id, version))
     missing = flow_missing(ctx, found, agents or {}, tools or {})
     if missing:
-        raise refusal(found.id, found.version, missing, flowId=found.id)
+        raise refusal(ctx, found.id, found.version, missing, flowId=found.id)
     return found
