@@ -78,9 +78,12 @@ def api_body(run_id: str, args: str) -> bytes:
 
 
 ARGS_REFUSED = {
-    "500 levels deep": ("[" * 500 + "]" * 500, "The body nests deeper than 64 levels."),
-    "a number": ("1e23", "Input should be an object"),
-    "NaN": ("NaN", "The body is not valid JSON: NaN is not JSON."),
+    "500 levels deep": (
+        '{"q": ' + "[" * 500 + "]" * 500 + "}",
+        "The body nests deeper than 64 levels.",
+    ),
+    "a number, not an object": ("1e23", "Input should be an object"),
+    "NaN": ('{"q": NaN}', "The body is not valid JSON: NaN is not JSON."),
     "an infinite number": ('{"q": 1e400}', "q: numbers must be finite."),
     "a lone surrogate": (
         '{"q": "\\ud800"}',
