@@ -10,6 +10,7 @@ from pydantic import Field, field_validator
 from ..domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
 from ..domain.paging import Page
 from ..services import corrections
+from ..services.context import Context
 from .limits import MAX_ITEMS, MAX_KEY
 from .routing import Call, Endpoint
 from .wire import WireModel
@@ -194,9 +195,14 @@ class ErasureResult(WireModel):
 
 
 def create(call: Call[CreateCorrectionBody, Any]) -> corrections.Correction:
-    body = call.body
+    return create_correction(call.ctx, call.body)
+
+
+def create_correction(ctx: Context, body: CreateCorrectionBody) -> corrections.Correction:
+    """The correction a `corrections.create` body says, created (for the API and the
+    console's Correct this run alike)."""
     return corrections.create(
-        call.ctx,
+        ctx,
         body.run_id,
         items=[item.record() for item in body.items],
         decisions=None if body.decisions is None else body.decisions.record(),

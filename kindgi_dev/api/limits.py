@@ -65,14 +65,17 @@ def _outside_strings(raw: bytes) -> bytes:
     return b"".join(unescaped.split(b'"')[::2])
 
 
-def load(raw: bytes) -> Any:
-    """The body as JSON data, after the depth check; every number finite and within 64 bits."""
+def load(raw: bytes, at: str = "") -> Any:
+    """The body as JSON data, after the depth check; every number finite and within 64 bits.
+
+    `at` is where this JSON sits in a body (a console field holding JSON), so a refused
+    number is named by its place in the body."""
     check_depth(raw)
     try:
         data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except (ValueError, UnicodeDecodeError) as error:
         raise BadInput(f"The body is not valid JSON: {error}.") from None
-    check_numbers(data)
+    check_numbers(data, at)
     return data
 
 

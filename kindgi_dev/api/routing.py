@@ -28,7 +28,7 @@ from ..services.context import Context
 from . import cursors, limits
 from .errors import from_error, internal, request_id_of
 from .responses import json_response
-from .wire import parse
+from .wire import parse, parse_body
 
 log = logging.getLogger("kindgi_dev.api")
 
@@ -241,10 +241,7 @@ def _parse_body(endpoint: Endpoint, request: Request, raw: bytes) -> BaseModel:
             return endpoint.body()
         raise BadInput("The request needs a JSON body.")
     limits.check_content_type(request.headers.get("content-type"))
-    data = limits.load(raw)
-    if not isinstance(data, dict):
-        raise BadInput("The body must be a JSON object.")
-    return parse(endpoint.body, data, strict=True)
+    return parse_body(endpoint.body, raw)
 
 
 def _parse_query(endpoint: Endpoint, request: Request, key: bytes) -> BaseModel:
