@@ -18,12 +18,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
+
+from .try_results import Interval, Metric, TryResult, try_result
 
 if TYPE_CHECKING:
     from kindgi.client import Kindgi
@@ -41,6 +42,8 @@ NOT_COPIED = (
     ".mypy_cache",
     ".ruff_cache",
 )
+__all__ = ["Interval", "KindgiDev", "KindgiDevError", "Metric", "TryResult", "kindgi_dev"]
+
 NOT_PASSED = ("KINDGI_API_URL", "KINDGI_API_TOKEN", "KINDGI_DEV_PORT")
 TERMINAL = ("completed", "failed", "cancelled")
 RELOADED = ("✓ loaded", "✗ ")
@@ -48,27 +51,6 @@ RELOADED = ("✓ loaded", "✗ ")
 
 class KindgiDevError(RuntimeError):
     """`kindgi dev` didn't start, or a helper's request was refused."""
-
-
-@dataclass(frozen=True)
-class Metric:
-    """One metric of a try: the recorded runs' value and the candidate's."""
-
-    baseline: float | None
-    candidate: float | None
-    delta: float | None
-    n: int
-
-
-@dataclass(frozen=True)
-class TryResult:
-    """A finished eval run of a version on the agent's test set."""
-
-    status: str
-    metrics: Mapping[str, Metric]
-    diverged: int
-    run: Mapping[str, Any]
-    """The eval run as the API answered it."""
 
 
 class KindgiDev:
@@ -195,12 +177,7 @@ class KindgiDev:
                 raise KindgiDevError(f"eval run {run_id} still {run['status']}")
             time.sleep(0.2)
             run = self.call("GET", f"/v1/eval-runs/{run_id}")
-        summary = (run.get("result") or {}).get("summary") or {}
-        metrics = {
-            name: Metric(m.get("baseline"), m.get("candidate"), m.get("delta"), m.get("n", 0))
-            for name, m in (summary.get("metrics") or {}).items()
-        }
-        return TryResult(run["status"], metrics, summary.get("diverged", 0), run)
+        return try_result(run)
 
     def stop(self) -> int:
         """Ctrl+C, as you stop it; its exit code."""

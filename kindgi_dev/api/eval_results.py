@@ -133,7 +133,9 @@ class Changes(WireModel):
 
 
 class ComparisonCaseResult(WireModel):
-    """One case compared: the recorded run's score beside each repetition's."""
+    """One case compared: the recorded run's score beside each repetition's. `passedAll`
+    (pass^n), `passedAny`, `flaky`, `passedBefore` and `errored` are kindgi dev's
+    extension (docs/api.md), outside the contract's fields."""
 
     case_id: str
     run_ids: list[str]
@@ -150,10 +152,43 @@ class ComparisonCaseResult(WireModel):
     corrections: list[CorrectionCheck] | None = None
     correction_differences: list[CorrectionDifference] | None = None
     rescored: bool | None = None
+    passed_all: bool | None = None
+    passed_any: bool | None = None
+    flaky: bool | None = None
+    passed_before: bool | None = None
+    errored: bool | None = None
+
+
+class Interval(WireModel):
+    """A confidence interval for a metric's change (candidate − baseline)."""
+
+    low: WholeNumber
+    high: WholeNumber
+    level: float
+
+
+class PairedComparison(WireModel):
+    """A metric compared case by case (kindgi dev's extension, docs/api.md): the cases that
+    did better, worse or the same, and whether the change is beyond noise."""
+
+    wins: int
+    losses: int
+    ties: int
+    n: int
+    interval: Interval | None
+    resamples: int
+    seed: int
+    beyond_noise: bool
+    verdict: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _interval(cls, data: object) -> object:
+        return _nulls(data, "interval")
 
 
 class ComparisonMetric(WireModel):
-    """A metric of the recorded runs beside the candidate's."""
+    """A metric of the recorded runs beside the candidate's (`paired` is an extension)."""
 
     k: int | None = None
     baseline: WholeNumber | None
@@ -166,6 +201,7 @@ class ComparisonMetric(WireModel):
     direction: str
     spread: WholeNumber | None = None
     fresh_weight: WholeNumber | None = None
+    paired: PairedComparison | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -184,6 +220,7 @@ class PassRate(WireModel):
     baseline_n: int
     baseline_weight: WholeNumber
     direction: str
+    paired: PairedComparison | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -270,6 +307,13 @@ class ComparisonJudge(WireModel):
     note: str | None = None
 
 
+class FlakyCases(WireModel):
+    """The cases some repetitions passed and some didn't (an extension, docs/api.md)."""
+
+    count: int
+    case_ids: list[str]
+
+
 class ComparisonSummary(WireModel):
     """The comparison over every finished case."""
 
@@ -295,6 +339,7 @@ class ComparisonSummary(WireModel):
     judge: ComparisonJudge | None = None
     rescore_of: str | None = None
     not_rescored: int | None = None
+    flaky: FlakyCases | None = None
 
 
 class JudgedComparisonResult(WireModel):

@@ -11,6 +11,7 @@ import click
 from .banner import duration
 from .command import api_command
 from .http import Api
+from .verdicts import METRIC_COLUMNS, metric_rows, summary_line
 
 WAIT_LIMIT_S = 30 * 60
 
@@ -126,11 +127,16 @@ def trial_body(api: Api, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def start_and_wait(api: Api, path: str, body: dict[str, Any], wait: bool) -> Any:
-    """Start; without --wait print `{runId}` at once, with it wait and print the run."""
+    """Start; without --wait print `{runId}` at once, with it wait and print the run, and
+    its verdict's summary line on stderr."""
     started = api.call("POST", path, json=body, idempotent=True)
     if not wait:
         return started
-    return wait_for(api, started["runId"])
+    run = wait_for(api, started["runId"])
+    line = summary_line(run)
+    if line is not None:
+        click.echo(line, err=True)
+    return run
 
 
 def wait_for(api: Api, run_id: str) -> Any:
@@ -166,7 +172,16 @@ def wait_for(api: Api, run_id: str) -> Any:
             shown = True
 
 
-@api_command(eval_runs, "start", help="Try an agent or flow version on a suite's test cases.")
+VERDICT_TABLE: dict[str, Any] = {"columns": METRIC_COLUMNS, "rows": metric_rows}
+"""`--table` of a finished run: its metrics, each with its interval and verdict."""
+
+
+@api_command(
+    eval_runs,
+    "start",
+    help="Try an agent or flow version on a suite's test cases.",
+    **VERDICT_TABLE,
+)
 @click.argument("suite_id")
 @trial_options
 @flow_options
@@ -176,7 +191,7 @@ def start(api: Api, suite_id: str, **options: Any) -> Any:
     )
 
 
-@api_command(eval_runs, "show", help="One eval run, with its result.")
+@api_command(eval_runs, "show", help="One eval run, with its result.", **VERDICT_TABLE)
 @click.argument("run_id")
 def show(api: Api, run_id: str) -> Any:
     return api.call("GET", f"/v1/eval-runs/{run_id}")
@@ -214,7 +229,12 @@ def cancel(api: Api, run_id: str) -> Any:
     return api.call("POST", f"/v1/eval-runs/{run_id}/cancel")
 
 
-@api_command(eval_runs, "rescore", help="Score a finished run's replays with today's corrections.")
+@api_command(
+    eval_runs,
+    "rescore",
+    help="Score a finished run's replays with today's corrections.",
+    **VERDICT_TABLE,
+)
 @click.argument("run_id")
 @click.option("--project")
 @click.option("--wait", is_flag=True)
@@ -226,7 +246,9 @@ def rescore(api: Api, run_id: str, project: str | None, wait: bool) -> Any:
 def try_on_test_set(group: click.Group) -> None:
     """Add `run` to `kindgi agents test-set`: freeze the set and try a version on it."""
 
-    @api_command(group, "run", help="Freeze the agent's test set and try a version on it.")
+    @api_command(
+        group, "run", help="Freeze the agent's test set and try a version on it.", **VERDICT_TABLE
+    )
     @trial_options
     def run(api: Api, **options: Any) -> Any:
         if not options.get("agent"):

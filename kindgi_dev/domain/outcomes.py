@@ -21,9 +21,12 @@ after the retries)."""
 ERRORED_RUN_REASONS = frozenset({"max-wall-time"})
 """`budget-exceeded` reasons that are a timeout, not the agent going in circles."""
 ERRORED_TOOL_CODES = frozenset(
-    {"pack-service-unavailable", "timeout", "tool-timeout", "rate-limited", "internal"}
+    {"deadline-exceeded", "pack-service-unreachable", "pack-service-error", "rate-limited"}
 )
-"""A live tool call's error codes that are the tool's service failing, not its answer."""
+"""A live tool call's error codes that are its service failing (a timeout, a 5xx, no
+answer), not the tool's answer. `pack-service-unavailable` is not one: kindgi dev answers
+it for every call of a pack that runs no pack service, a state of the pack, which a
+replay reports to the model as the run did."""
 
 
 @dataclass(frozen=True)

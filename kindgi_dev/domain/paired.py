@@ -13,8 +13,10 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean
+from typing import TYPE_CHECKING
 
-from .metrics import CaseScore
+if TYPE_CHECKING:
+    from .metrics import CaseScore
 
 SEED = 25
 """The bootstrap's seed: the same cases always give the same interval."""

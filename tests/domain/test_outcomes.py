@@ -51,8 +51,9 @@ def test_a_models_error_or_timeout_is_errored_a_bad_answer_is_failed() -> None:
 
 
 def test_a_tool_service_failing_is_errored_a_tools_own_error_is_not() -> None:
-    assert errored_tool({"source": "live", "error": "pack-service-unavailable: refused"})
-    assert errored_tool({"source": "live", "error": "timeout: no answer in 30 s"})
+    assert errored_tool({"source": "live", "error": "deadline-exceeded: no answer in 30 s"})
+    assert errored_tool({"source": "live", "error": "pack-service-error: HTTP 502"})
+    assert not errored_tool({"source": "live", "error": "pack-service-unavailable: no service"})
     assert not errored_tool({"source": "live", "error": "validation-failed: query is empty"})
-    assert not errored_tool({"source": "recorded", "error": "timeout: as recorded"})
+    assert not errored_tool({"source": "recorded", "error": "deadline-exceeded: as recorded"})
     assert not errored_tool({"source": "live", "result": {"ok": True}})

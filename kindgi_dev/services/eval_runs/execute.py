@@ -14,6 +14,7 @@ from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import Conflict, NotFound
 from ...domain.expectations import Answer
 from ...domain.items import answer_text
+from ...domain.outcomes import errored_run, errored_tool
 from ...domain.results import FinishedCase
 from ...domain.status import TERMINAL
 from ...domain.time import now_iso
@@ -140,17 +141,26 @@ async def replay_case(
     outcome = await runs.perform_turn(ctx, run["id"], agent, case.message, case.history, dispatcher)
     stored = run_store.get(ctx.db, run["id"]) or {}
     judged = await _judge_answers(ctx, case, stored.get("output")) if outcome.ok else {}
+    tools = [c.as_journal() for c in outcome.tool_calls]
+    errored = errored_run(outcome.failure) or any(errored_tool(t) for t in tools)
     return Replayed(
         run_id=run["id"],
         output=stored.get("output"),
-        tools=[c.as_journal() for c in outcome.tool_calls],
+        tools=tools,
         diverged=dispatcher.diverged,
         refused=dispatcher.refused,
         approval_skipped=dispatcher.approval_skipped,
         provider=outcome.provider,
-        error=None if outcome.ok else (outcome.failure or {}).get("message"),
+        error=_error_of(outcome.failure, tools) if errored else None,
         judged=judged,
     )
+
+
+def _error_of(failure: dict[str, Any] | None, tools: list[dict[str, Any]]) -> str:
+    """What an errored replay says: its run's failure, else the tool call that errored."""
+    if failure:
+        return str(failure.get("message") or failure.get("code"))
+    return next(str(t["error"]) for t in tools if errored_tool(t))
 
 
 def _settings_differ(ctx: Context, agent: dict[str, Any], case: ReplayCase) -> bool:
