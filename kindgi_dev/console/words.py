@@ -69,9 +69,7 @@ def noise(summary: dict[str, Any]) -> str | None:
     if not paired or not found:
         return None
     span = f"{_signed(found['low'])} to {_signed(found['high'])}"
-    cases = (
-        f"{paired['wins']} cases better, {paired['losses']} worse, {paired['ties']} the same"
-    )
+    cases = f"{paired['wins']} cases better, {paired['losses']} worse, {paired['ties']} the same"
     said = {
         "better": f"Better, and beyond noise: {span}",
         "worse": f"Worse, and beyond noise: {span}",

@@ -8,38 +8,12 @@ from typing import Any
 
 from contract_check import contract_summary, problems
 from factories import AGENT, served, tutorial_runs
+from first_article import first_article_models
 from kindgi.client._models import JudgedComparisonResult
 from pytest import approx
 from test_eval_runs import PASSWORD, build_suite, correct_tutorial, models_file, try_version
 
 PACKAGE = "My package hasn't arrived yet. Where is it?"
-
-FAILING_MODELS = '''\
-"""0.2.0 as a function model whose provider fails on one question."""
-
-from kindgi_dev.models import Reply, ToolCall, model
-
-TITLES = {"kb-101": "Reset your password", "kb-201": "Refunds", "kb-301": "Track a parcel"}
-FIRST = {"password": "kb-101", "charged": "kb-201", "package": "kb-301"}
-
-
-@model(default=True)
-def candidate(turn):
-    question = turn.question()
-    if FAIL and "package" in question:
-        raise RuntimeError("HTTP 503 from the model's provider, after 5 retries")
-    if not turn.tool_results():
-        return Reply(tool_calls=[ToolCall("acme-ops.search-articles", {"query": question})])
-    picked = next(a for word, a in FIRST.items() if word in question)
-    return Reply(text="Try this.", output={"articles": [{"id": picked, "title": TITLES[picked]}]})
-'''
-
-
-def first_article_models(tmp_path: Path, *, fail: bool) -> Path:
-    """0.2.0 answering each question's first article; with `fail`, erroring on the package."""
-    path = tmp_path / "first_article_models.py"
-    path.write_text(f"FAIL = {fail!r}\n" + FAILING_MODELS)
-    return path
 
 
 def test_repetitions_say_pass_to_the_n_and_mark_a_flaky_case(tmp_path: Path) -> None:
