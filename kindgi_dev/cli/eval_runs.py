@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import click
 
+from . import junit as report
 from .banner import duration
 from .command import api_command
 from .http import Api
@@ -44,6 +46,11 @@ def trial_options(function: Any) -> Any:
         ),
         click.option("--dry-run", is_flag=True, help="Only preview the cases."),
         click.option("--wait", is_flag=True, help="Wait for the run and print it."),
+        click.option(
+            "--junit",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Wait, and write a JUnit XML report there: a testcase per case.",
+        ),
     ]
     for option in reversed(options):
         function = option(function)
@@ -126,16 +133,20 @@ def trial_body(api: Api, options: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def start_and_wait(api: Api, path: str, body: dict[str, Any], wait: bool) -> Any:
-    """Start; without --wait print `{runId}` at once, with it wait and print the run, and
-    its verdict's summary line on stderr."""
+def start_and_wait(
+    api: Api, path: str, body: dict[str, Any], wait: bool, junit: Path | None = None
+) -> Any:
+    """Start; without --wait (or --junit) print `{runId}` at once, with it wait and print
+    the run, its verdict's summary line on stderr, and with --junit its JUnit report."""
     started = api.call("POST", path, json=body, idempotent=True)
-    if not wait:
+    if not wait and junit is None:
         return started
     run = wait_for(api, started["runId"])
     line = summary_line(run)
     if line is not None:
         click.echo(line, err=True)
+    if junit is not None:
+        report.write(run, junit)
     return run
 
 
@@ -186,9 +197,8 @@ VERDICT_TABLE: dict[str, Any] = {"columns": METRIC_COLUMNS, "rows": metric_rows}
 @trial_options
 @flow_options
 def start(api: Api, suite_id: str, **options: Any) -> Any:
-    return start_and_wait(
-        api, f"/v1/eval-suites/{suite_id}/runs", trial_body(api, options), options["wait"]
-    )
+    path = f"/v1/eval-suites/{suite_id}/runs"
+    return start_and_wait(api, path, trial_body(api, options), options["wait"], options["junit"])
 
 
 @api_command(eval_runs, "show", help="One eval run, with its result.", **VERDICT_TABLE)
@@ -254,4 +264,5 @@ def try_on_test_set(group: click.Group) -> None:
         if not options.get("agent"):
             raise click.UsageError("--agent=<id> is required")
         path = f"/v1/agents/{options['agent']}/test-set/runs"
-        return start_and_wait(api, path, trial_body(api, options), options["wait"])
+        body = trial_body(api, options)
+        return start_and_wait(api, path, body, options["wait"], options["junit"])
