@@ -340,6 +340,7 @@ class ComparisonSummary(WireModel):
     rescore_of: str | None = None
     not_rescored: int | None = None
     flaky: FlakyCases | None = None
+    resume_of: str | None = None
 
 
 class JudgedComparisonResult(WireModel):

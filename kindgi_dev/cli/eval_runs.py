@@ -190,13 +190,23 @@ VERDICT_TABLE: dict[str, Any] = {"columns": METRIC_COLUMNS, "rows": metric_rows}
 @api_command(
     eval_runs,
     "start",
-    help="Try an agent or flow version on a suite's test cases.",
+    help="Try an agent or flow version on a suite's test cases (or resume a run).",
     **VERDICT_TABLE,
 )
-@click.argument("suite_id")
+@click.argument("suite_id", required=False)
+@click.option(
+    "--resume",
+    metavar="<eval-run-id>",
+    help="Replay only the cases that run didn't finish, into a new run of the whole set.",
+)
 @trial_options
 @flow_options
-def start(api: Api, suite_id: str, **options: Any) -> Any:
+def start(api: Api, suite_id: str | None, resume: str | None, **options: Any) -> Any:
+    if resume is not None:
+        path = f"/v1/eval-runs/{resume}/resume"
+        return start_and_wait(api, path, {}, options["wait"], options["junit"])
+    if suite_id is None:
+        raise click.UsageError("Give the suite's id, or --resume=<eval-run-id>")
     path = f"/v1/eval-suites/{suite_id}/runs"
     return start_and_wait(api, path, trial_body(api, options), options["wait"], options["junit"])
 

@@ -191,6 +191,7 @@ class Summary:
     rescore_of: str | None = None
     not_rescored: int | None = None
     flaky: FlakyCases | None = None
+    resume_of: str | None = None
 
 
 @dataclass(frozen=True)

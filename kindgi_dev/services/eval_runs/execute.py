@@ -41,13 +41,19 @@ INTERRUPTED = (
 
 
 def spawn(
-    ctx: Context, run_id: str, replay: Replay, cases: Sequence[ReplayCase], concurrency: int
+    ctx: Context,
+    run_id: str,
+    replay: Replay,
+    cases: Sequence[ReplayCase],
+    concurrency: int,
+    skip: frozenset[int] = frozenset(),
 ) -> None:
-    """Start replaying the stored run's cases on the eval loop, `concurrency` at a time."""
+    """Start replaying the stored run's cases on the eval loop, `concurrency` at a time
+    (but those at the `skip` indices, already stored: a resumed run's)."""
     ctx.eval_concurrency[run_id] = concurrency
     if ctx.eval_loop is None:
         ctx.eval_loop = EvalLoop(ctx.home or asyncio.get_running_loop())
-    job = ctx.eval_loop.start(_run(ctx, run_id, replay, cases))
+    job = ctx.eval_loop.start(_run(ctx, run_id, replay, cases, skip))
     ctx.eval_tasks[run_id] = job
     job.add_done_callback(lambda: _forget(ctx, run_id))
 
@@ -57,7 +63,13 @@ def _forget(ctx: Context, run_id: str) -> None:
     ctx.eval_concurrency.pop(run_id, None)
 
 
-async def _run(ctx: Context, run_id: str, replay: Replay, cases: Sequence[ReplayCase]) -> None:
+async def _run(
+    ctx: Context,
+    run_id: str,
+    replay: Replay,
+    cases: Sequence[ReplayCase],
+    skip: frozenset[int],
+) -> None:
     """Replay every case × repetition, store each case as it ends, then the result."""
     record = store.get(ctx.db, run_id)
     assert record is not None
@@ -87,6 +99,7 @@ async def _run(ctx: Context, run_id: str, replay: Replay, cases: Sequence[Replay
             work,
             finished,
             concurrency=ctx.eval_concurrency.get(run_id, 1),
+            skip=skip,
         )
     except asyncio.CancelledError:
         if run_id in ctx.eval_tasks:  # a caller's cancel; `interrupt_all` took its tasks out

@@ -78,6 +78,7 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
         ),
         judge=_judge_summary(ctx) if tally.checks_answers else None,
         flaky=FlakyCases(len(tally.flaky), tally.flaky) if settings.repetitions > 1 else None,
+        resume_of=settings.resume_of,
     )
 
 
