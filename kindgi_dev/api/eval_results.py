@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, model_validator
 from starlette.responses import StreamingResponse
 
 from ..domain.results import CaseResult, ComparisonResult
+from .eval_verdicts import FlakyCases, PairedComparison
 from .responses import dumps
 from .routing import shape
 from .wire import WholeNumber, WireModel
@@ -159,34 +160,6 @@ class ComparisonCaseResult(WireModel):
     errored: bool | None = None
 
 
-class Interval(WireModel):
-    """A confidence interval for a metric's change (candidate − baseline)."""
-
-    low: WholeNumber
-    high: WholeNumber
-    level: float
-
-
-class PairedComparison(WireModel):
-    """A metric compared case by case (kindgi dev's extension, docs/api.md): the cases that
-    did better, worse or the same, and whether the change is beyond noise."""
-
-    wins: int
-    losses: int
-    ties: int
-    n: int
-    interval: Interval | None
-    resamples: int
-    seed: int
-    beyond_noise: bool
-    verdict: str
-
-    @model_validator(mode="before")
-    @classmethod
-    def _interval(cls, data: object) -> object:
-        return _nulls(data, "interval")
-
-
 class ComparisonMetric(WireModel):
     """A metric of the recorded runs beside the candidate's (`paired` is an extension)."""
 
@@ -305,13 +278,6 @@ class ComparisonJudge(WireModel):
     provider_id: str | None = None
     model: str | None = None
     note: str | None = None
-
-
-class FlakyCases(WireModel):
-    """The cases some repetitions passed and some didn't (an extension, docs/api.md)."""
-
-    count: int
-    case_ids: list[str]
 
 
 class ComparisonSummary(WireModel):
