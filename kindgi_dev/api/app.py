@@ -40,6 +40,7 @@ RESOURCES = (
     "test_sets",
     "test_set_registry",
     "test_set_pulls",
+    "test_set_files",
     "eval_suites",
     "eval_runs",
     "providers",

@@ -77,6 +77,9 @@ class Endpoint:
     inline_below: int = 0
     """A plain-function handler whose body is smaller than this many bytes runs on the event
     loop when no write is in flight: a short write costs less there than a thread hop."""
+    max_body: int | None = None
+    """The largest body this operation takes, when not the instance's `max_body_bytes`
+    (a test-set file carries a copy of each case's run)."""
 
 
 class _Empty(BaseModel):
@@ -93,7 +96,9 @@ def route(endpoint: Endpoint) -> Route:
             if not endpoint.public:
                 _authenticate(request, ctx)
             raw = await _read_body(
-                request, ctx.settings.max_body_bytes, ctx.settings.body_idle_seconds
+                request,
+                endpoint.max_body or ctx.settings.max_body_bytes,
+                ctx.settings.body_idle_seconds,
             )
             key = request.headers.get("idempotency-key")
             if key and request.method in WRITE_METHODS:

@@ -156,6 +156,7 @@ async def show(visit: Visit) -> Response:
         record=record,
         summary=summary,
         headline=words.headline(summary) if done and summary is not None else None,
+        noise=words.noise(summary) if done and summary is not None else None,
         restricted=record.comparison is not None and record.comparison.restricted_only,
         restricted_line=words.RESTRICTED,
         metrics=metric_rows(summary) if summary else [],
