@@ -11,12 +11,15 @@ import pytest
 from factories import AGENT, QUESTIONS, SEARCH, served, tutorial_runs
 from starlette.testclient import TestClient
 from tables import every_row
+from test_test_set_pull import remote
 
 from kindgi_dev.domain.bounds import MAX_NUMBER, MAX_RANK, MAX_WEIGHT, MIN_NUMBER
+from kindgi_dev.domain.stored_values import COPY_DEPTH, cut_marker
 from kindgi_dev.services.context import Context
 
 PASSWORD = next(iter(QUESTIONS))
 CASES = f"/v1/agents/{AGENT}/test-set/cases"
+PULLED = f"{AGENT}~0b6f3a52-5d0e-4f7e-9d55-1f1c8f6b2a10"
 
 
 @pytest.fixture(scope="module")
@@ -158,3 +161,25 @@ def test_the_document_names_the_bounds(app: Any) -> None:
     assert schemas["CorrectionItemBody"]["properties"]["rank"]["anyOf"][0]["maximum"] == MAX_RANK
     assert schemas["CreateJudgeClassBody"]["properties"]["weight"]["maximum"] == MAX_WEIGHT
     assert schemas["UpdateJudgeClassBody"]["properties"]["weight"]["maximum"] == MAX_WEIGHT
+
+
+def test_a_pulled_version_is_kept_within_the_bounds_too(tmp_path: Path) -> None:
+    deep: Any = "x"
+    for _ in range(300):
+        deep = {"a": deep}
+    case = {"id": "case-1", "kind": "hand", "runId": "run-1", "madeOn": "0.1.0",
+            "judgeClassWeight": 1e308,
+            "expect": {"items": [{"key": "kb-1", "verdict": "right", "rank": 10**15}]},
+            "run": {"agentId": AGENT, "output": deep}}  # fmt: skip
+    path = f"/v1/test-sets/{PULLED}/versions/1.0.0"
+    with served(tmp_path) as (client, _), remote([case]) as stub:
+        pulled = client.post(f"{path}/pull", json={"from": stub.url})
+        assert pulled.status_code == 201, pulled.text
+        again = client.post(f"{path}/pull", json={"from": stub.url})
+        assert (again.status_code, again.json()["pulled"]) == (200, False)
+        (kept,) = client.get(f"{path}/cases").json()["data"]
+    assert (kept["judgeClassWeight"], kept["expect"]["items"][0]["rank"]) == (MAX_WEIGHT, MAX_RANK)
+    output = kept["run"]["output"]
+    for _ in range(COPY_DEPTH - 2):  # the case, its run, then its output: 200 levels in all
+        output = output["a"]
+    assert output == cut_marker(COPY_DEPTH)
