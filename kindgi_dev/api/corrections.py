@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import Field, field_validator
 
+from ..domain.bounds import MAX_RANK
 from ..domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
 from ..domain.paging import Page
 from ..services import corrections
@@ -24,7 +25,7 @@ class CorrectionItemBody(WireModel):
 
     key: str = Field(min_length=1, max_length=MAX_KEY)
     pointer: str = Field(max_length=MAX_KEY)
-    rank: int | None = Field(default=None, ge=0)
+    rank: int | None = Field(default=None, ge=0, le=MAX_RANK)
     verdict: Verdict
     reason: str | None = Field(default=None, max_length=4000)
 

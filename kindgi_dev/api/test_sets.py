@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from ..domain import test_sets as rules
+from ..domain.bounds import MAX_RANK
 from ..domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
 from ..domain.paging import Page
 from ..services import test_set_versions, test_sets
@@ -26,7 +27,7 @@ class CaseItem(WireModel):
 
     key: str = Field(min_length=1, max_length=MAX_KEY)
     pointer: str | None = Field(default=None, max_length=MAX_KEY)
-    rank: int | None = Field(default=None, ge=0)
+    rank: int | None = Field(default=None, ge=0, le=MAX_RANK)
     verdict: Verdict
     reason: str | None = Field(default=None, max_length=4000)
 

@@ -2,8 +2,10 @@
 version, read-only, marked with where it came from; and reading pulled versions back.
 
 Every case is read before anything is written, then the version is stored in one
-transaction, so a pull that fails half-way leaves nothing. The remote token is used for
-this one pull and kept nowhere.
+transaction, so a pull that fails half-way leaves nothing. A case holding what no answer
+renders (a weight beyond the bounds, nesting too deep: another runtime may be older) is
+kept repaired, as `m0029` repairs stored ones (an imported file's too); its digest is of
+what arrived. The remote token is used for this one pull and kept nowhere.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ..domain import test_set_files
 from ..domain.errors import Conflict, NotFound, RemoteFailed, ValidationFailed
 from ..domain.paging import Page, clamp_limit, make_page, offset_of
 from ..domain.semver import is_semver
+from ..domain.stored_values import FROZEN_CASE, repaired
 from ..domain.test_sets import RegistryEntry, version_label
 from ..domain.time import now_iso
 from ..remote import OnProgress, Remote, RemoteError, UnsafeUrl
@@ -133,6 +136,7 @@ def store_version(
     here, is `409` and writes nothing."""
     _check_names(test_set_id, version)
     digest = test_set_files.digest(cases)
+    cases = [repaired(case, FROZEN_CASE) for case in cases]  # as m0029 repairs stored ones
     with ctx.db.transaction():
         found = store.find(ctx.db, ctx.tenant_id, test_set_id, version)
         if found is not None:

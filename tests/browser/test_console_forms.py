@@ -82,7 +82,8 @@ ARGS_REFUSED = {
         '{"q": ' + "[" * 500 + "]" * 500 + "}",
         "The body nests deeper than 64 levels.",
     ),
-    "a number, not an object": ("1e23", "Input should be an object"),
+    "a number, not an object": ("23", "Input should be an object"),
+    "1e23, beyond 64 bits": ('{"q": 1e23}', "q: numbers must fit in 64 bits."),
     "NaN": ('{"q": NaN}', "The body is not valid JSON: NaN is not JSON."),
     "a lone surrogate": (
         '{"q": "\\ud800"}',
