@@ -115,11 +115,11 @@ def asked(value: Any) -> AskedBaseline:
     if value is None or value == RECORDED:
         return RECORDED
     if isinstance(value, dict) and "live" in value:
-        live = parse(LiveBaseline, value, where="baseline").live
+        live = parse(LiveBaseline, value, where="baseline", strict=True).live
         segments = None if not live.segments else tuple(s.record() for s in live.segments)
         return LiveAsked(LiveScope(live.project_id, segments))
     if isinstance(value, dict):
-        named = parse(VersionBaseline, value, where="baseline")
+        named = parse(VersionBaseline, value, where="baseline", strict=True)
         return VersionAsked(named.version, named.agent_id, named.flow_id)
     raise ValidationFailed("baseline", SHAPES)
 

@@ -17,6 +17,7 @@ from starlette.responses import StreamingResponse
 
 from ..domain.results import CaseResult, ComparisonResult
 from .baselines import ComparisonBaseline, ReplayCount
+from .eval_verdicts import FlakyCases, PairedComparison
 from .responses import dumps
 from .routing import shape
 from .wire import WholeNumber, WireModel
@@ -152,7 +153,9 @@ class BaselineReplay(WireModel):
 
 class ComparisonCaseResult(WireModel):
     """One case compared: the recorded run's score (a version baseline's first repetition's,
-    with all it did in `baselineReplay`) beside each repetition's."""
+    with all it did in `baselineReplay`) beside each repetition's. `passedAll` (pass^n),
+    `passedAny`, `flaky`, `passedBefore`, `errored` and `baselineReplay` are kindgi dev's
+    extension (docs/api.md), outside the contract's fields."""
 
     case_id: str
     run_ids: list[str]
@@ -169,11 +172,16 @@ class ComparisonCaseResult(WireModel):
     corrections: list[CorrectionCheck] | None = None
     correction_differences: list[CorrectionDifference] | None = None
     rescored: bool | None = None
+    passed_all: bool | None = None
+    passed_any: bool | None = None
+    flaky: bool | None = None
+    passed_before: bool | None = None
+    errored: bool | None = None
     baseline_replay: BaselineReplay | None = None
 
 
 class ComparisonMetric(WireModel):
-    """A metric of the recorded runs beside the candidate's."""
+    """A metric of the recorded runs beside the candidate's (`paired` is an extension)."""
 
     k: int | None = None
     baseline: WholeNumber | None
@@ -187,6 +195,7 @@ class ComparisonMetric(WireModel):
     spread: WholeNumber | None = None
     baseline_spread: WholeNumber | None = None
     fresh_weight: WholeNumber | None = None
+    paired: PairedComparison | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -205,6 +214,7 @@ class PassRate(WireModel):
     baseline_n: int
     baseline_weight: WholeNumber
     direction: str
+    paired: PairedComparison | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -310,6 +320,8 @@ class ComparisonSummary(WireModel):
     judge: ComparisonJudge | None = None
     rescore_of: str | None = None
     not_rescored: int | None = None
+    flaky: FlakyCases | None = None
+    resume_of: str | None = None
     baseline_replays: BaselineCounts | None = None
 
 

@@ -13,16 +13,16 @@ from typing import Any
 
 from starlette.responses import Response, StreamingResponse
 
+from ..api import eval_runs as eval_run_api
 from ..api.eval_events import progress_frame, status_frame
-from ..api.eval_runs import EvalRun
+from ..api.eval_runs import EvalRun, StartEvalRunBody, StartSuiteRunBody
 from ..api.routing import shape
-from ..domain.baselines import RECORDED, AskedBaseline, LiveAsked, LiveScope, VersionAsked
-from ..domain.errors import KindgiError, NotFound, ValidationFailed
+from ..domain.errors import KindgiError, NotFound
 from ..domain.items import answer_text
 from ..domain.results import ComparisonResult
 from ..domain.status import TERMINAL
-from ..services import eval_runs, flow_runs, projects, runs, trials
-from . import test_cases, words
+from ..services import eval_runs, projects, runs, trials
+from . import forms, test_cases, words
 from .web import Visit, redirect
 
 WATCH_SECONDS = 300
@@ -51,56 +51,57 @@ def _pages(first: int, shown: int, total: int) -> dict[str, int | None] | None:
     }
 
 
-def _repetitions(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 10:
-        raise ValidationFailed("repetitions", "must be a whole number from 1 to 10")
-    return int(text)
+def _baseline(visit: Visit, subject_kind: str, subject_id: str) -> Any:
+    """What the Try form compares with, as a start body's `baseline`: the recorded runs, a
+    version of the same agent or flow, or the live one."""
+    chosen = visit.field("baseline") or "recorded"
+    if chosen in ("recorded", "live"):
+        return {"live": {}} if chosen == "live" else chosen
+    named = "flowId" if subject_kind == "flow" else "agentId"
+    return {named: subject_id, "version": chosen}
 
 
-def _baseline(visit: Visit, subject_kind: str, subject_id: str) -> AskedBaseline:
-    """What the Try form compares with: the recorded runs, a version of the same agent or
-    flow, or the live one."""
-    chosen = visit.field("baseline") or RECORDED
-    if chosen == RECORDED:
-        return RECORDED
-    if chosen == "live":
-        return LiveAsked(LiveScope())
-    if subject_kind == "flow":
-        return VersionAsked(chosen, flow_id=subject_id)
-    return VersionAsked(chosen, agent_id=subject_id)
-
-
-def start_request(visit: Visit, subject_kind: str, subject_id: str) -> eval_runs.StartRequest:
-    """The eval run's start request the Try form says."""
+def start_request(
+    visit: Visit, subject_kind: str, subject_id: str, project_id: str | None = None
+) -> eval_runs.StartRequest:
+    """The eval run's start request the Try form says: a start body (a suite's names its
+    project), parsed as the API parses one."""
     version = visit.field("version") or None
-    request = eval_runs.StartRequest(
-        repetitions=_repetitions(visit.field("repetitions") or "1"),
+    data = forms.present(
+        projectId=project_id,
+        repetitions=forms.number_text(visit.field("repetitions") or "1"),
         reads="live" if visit.field("reads") == "live" else "recorded",
-        class_weights="restricted-only" if visit.field("experts") else "as-recorded",
+        classWeights="restricted-only" if visit.field("experts") else "as-recorded",
         baseline=_baseline(visit, subject_kind, subject_id),
     )
-    if subject_kind != "flow":
-        return replace(request, agent=eval_runs.AgentCandidate(subject_id, version))
-    prefix = "agent:"
-    agents = {
-        k[len(prefix) :]: v for k, v in (visit.form or {}).items() if k.startswith(prefix) and v
-    }
-    return replace(
-        request,
-        flow=eval_runs.FlowCandidate(subject_id, version),
-        versions=flow_runs.Overrides(agents=agents),
-    )
+    if subject_kind == "flow":
+        prefix = "agent:"
+        given = (visit.form or {}).items()
+        agents = {k[len(prefix) :]: v for k, v in given if k.startswith(prefix) and v}
+        data["flowRef"] = forms.present(flowId=subject_id, version=version)
+        data["versions"] = {"agents": agents}
+    else:
+        data["agentRef"] = forms.present(agentId=subject_id, version=version)
+    model = StartEvalRunBody if project_id is None else StartSuiteRunBody
+    return eval_run_api.start_request(forms.body_of(model, data))
+
+
+def _refused(error: KindgiError) -> dict[str, str]:
+    """A refused Try beside its field: the runs per case, or else below the form."""
+    if error.details.get("field") == "repetitions":
+        return {"repetitions": forms.reason_of(error)}
+    return {"try": error.message}
 
 
 async def try_on_suite(visit: Visit) -> Response:
     """`POST …/suites/{id}/try`: try a version on the set's latest version of test cases."""
     suite_id = visit.request.path_params["suiteId"]
     try:
-        request = start_request(visit, visit.field("kind"), visit.field("subject"))
-        request = replace(request, project_id=projects.get_default(visit.ctx).id)
+        project = projects.get_default(visit.ctx).id
+        request = start_request(visit, visit.field("kind"), visit.field("subject"), project)
         started = trials.start_on_suite(visit.ctx, suite_id, request)
     except KindgiError as error:
-        return await test_cases.suite(visit, {"try": error.message}, error.status)
+        return await test_cases.suite(visit, _refused(error), error.status)
     return redirect(f"/console/eval-runs/{started.run_id}")
 
 
@@ -111,7 +112,7 @@ async def try_on_test_set(visit: Visit) -> Response:
         request = start_request(visit, "agent", agent_id)
         started = trials.start_on_test_set(visit.ctx, agent_id, request)
     except KindgiError as error:
-        return await test_cases.agent_set(visit, {"try": error.message}, error.status)
+        return await test_cases.agent_set(visit, _refused(error), error.status)
     return redirect(f"/console/eval-runs/{started.run_id}")
 
 
@@ -177,6 +178,7 @@ async def show(visit: Visit) -> Response:
         record=record,
         summary=summary,
         headline=words.headline(summary) if done and summary is not None else None,
+        noise=words.noise(summary) if done and summary is not None else None,
         against=words.against(summary) if summary is not None else None,
         baseline_column=(words.baseline_name(summary) if summary else None) or "Recorded runs",
         restricted=record.comparison is not None and record.comparison.restricted_only,

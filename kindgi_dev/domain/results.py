@@ -59,8 +59,11 @@ class CaseResult:
     """One case compared: the recorded run's score beside each repetition's, and what it did.
 
     `corrections` and `correction_differences` are set when the case has checked parts;
-    `rescored` is False on a rescore's case whose runs are gone. With a version baseline,
-    `baseline` is its first repetition's score and `baseline_replay` all of its replays.
+    `rescored` is False on a rescore's case whose runs are gone. `passed_all` (pass^n),
+    `passed_any`, `flaky` and `passed_before` (the recorded run, or a version baseline) are
+    set when the case has something to pass (`domain.outcomes`); `errored` when no
+    repetition had an answer. With a version baseline, `baseline` is its first repetition's
+    score and `baseline_replay` all of its replays.
     """
 
     case_id: str
@@ -78,6 +81,11 @@ class CaseResult:
     corrections: list[CorrectionCheck] | None = None
     correction_differences: list[CorrectionDifference] | None = None
     rescored: bool | None = None
+    passed_all: bool | None = None
+    passed_any: bool | None = None
+    flaky: bool | None = None
+    passed_before: bool | None = None
+    errored: bool | None = None
     baseline_replay: BaselineReplay | None = None
 
 
@@ -197,6 +205,14 @@ class Judge:
 
 
 @dataclass(frozen=True)
+class FlakyCases:
+    """The cases some repetitions passed and some didn't (with more than one repetition)."""
+
+    count: int
+    case_ids: list[str]
+
+
+@dataclass(frozen=True)
 class Summary:
     """The comparison over every finished case, with the run's settings and counts."""
 
@@ -222,6 +238,8 @@ class Summary:
     judge: Judge | None = None
     rescore_of: str | None = None
     not_rescored: int | None = None
+    flaky: FlakyCases | None = None
+    resume_of: str | None = None
     baseline_replays: BaselineCounts | None = None
 
 

@@ -9,11 +9,20 @@ run of that version against the recorded runs gives as its candidate.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from . import comparison
-from .metrics import CaseScore, Metric, Metrics
+from .metrics import (
+    CaseScore,
+    Metric,
+    Metrics,
+    compare,
+    comparison_metrics,
+    judged_coverage,
+    pass_rate,
+)
+from .paired import Paired, Part, coverage_part, paired_repeated, precision_part, share_part
 from .results import BaselineReplay, CaseResult
 
 NOTHING_JUDGED = CaseScore(0.0, 0.0, 0, 0, 0.0, 0.0)
@@ -42,7 +51,8 @@ def beside(candidate: CaseResult, side: CaseResult) -> CaseResult:
     is the baseline's first repetition's score, `baseline_replay` all it did."""
     found = replay_of(side)
     first = found.scores[0] if found.scores else NOTHING_JUDGED
-    return replace(candidate, baseline=first, baseline_replay=found)
+    passed_before = side.passed_all if candidate.passed_all is not None else None
+    return replace(candidate, baseline=first, baseline_replay=found, passed_before=passed_before)
 
 
 def rescored(candidate: CaseResult, side: BaselineReplay, again: CaseResult) -> CaseResult:
@@ -67,27 +77,74 @@ def version_metrics(
     candidate_checks: Sequence[Sequence[bool]] = (),
 ) -> Metrics:
     """The summary's metrics with a version baseline: each side measured as a candidate is
-    (each repetition on its own, then their mean), over the same cases in the same order."""
-    before = comparison.metrics(
-        (), baseline, k=k, test_set=test_set, candidate_checks=baseline_checks
-    )
-    after = comparison.metrics(
-        (), candidate, k=k, test_set=test_set, candidate_checks=candidate_checks
-    )
-    return Metrics(
-        weighted_yes_share=side_by_side(before.weighted_yes_share, after.weighted_yes_share),
-        judged_coverage=side_by_side(before.judged_coverage, after.judged_coverage),
-        weighted_precision_at_k=side_by_side(
-            before.weighted_precision_at_k, after.weighted_precision_at_k
+    (each repetition on its own, then their mean), over the same cases in the same order,
+    and each metric compared case by case between the two versions (`paired`)."""
+    before = _measured(baseline, baseline_checks, k=k, test_set=test_set)
+    after = _measured(candidate, candidate_checks, k=k, test_set=test_set)
+
+    def compared(part: Callable[[CaseScore], Part]) -> Paired:
+        return paired_repeated(
+            [[part(s) for s in scores] for scores in baseline],
+            [[part(s) for s in scores] for scores in candidate],
+        )
+
+    found = Metrics(
+        weighted_yes_share=side_by_side(
+            before.weighted_yes_share, after.weighted_yes_share, compared(share_part)
         ),
-        case_coverage=_both(before.case_coverage, after.case_coverage),
-        pass_rate=_both(before.pass_rate, after.pass_rate),
+        judged_coverage=side_by_side(
+            before.judged_coverage, after.judged_coverage, compared(coverage_part)
+        ),
+        weighted_precision_at_k=side_by_side(
+            before.weighted_precision_at_k, after.weighted_precision_at_k, compared(precision_part)
+        ),
+    )
+    if before.case_coverage is None or after.case_coverage is None:
+        return found
+    assert before.pass_rate is not None and after.pass_rate is not None
+    checks = paired_repeated(
+        [[comparison.checks_part(c)] for c in baseline_checks],
+        [[comparison.checks_part(c)] for c in candidate_checks],
+    )
+    return replace(
+        found,
+        case_coverage=side_by_side(
+            before.case_coverage, after.case_coverage, compared(coverage_part)
+        ),
+        pass_rate=side_by_side(before.pass_rate, after.pass_rate, checks),
     )
 
 
-def side_by_side(before: Metric, after: Metric) -> Metric:
+def _measured(
+    scores: Sequence[Sequence[CaseScore]],
+    checks: Sequence[Sequence[bool]],
+    *,
+    k: int,
+    test_set: bool,
+) -> Metrics:
+    """One side's metrics, measured as a candidate's are (its values on the candidate side,
+    nothing beside them)."""
+    found = comparison_metrics((), scores, k=k)
+    if not test_set:
+        return found
+    flat = [p for case in checks for p in case]
+    passed = Metric(
+        baseline=None,
+        candidate=pass_rate(flat),
+        delta=None,
+        n=sum(1 for case in checks if case),
+        weight=len(flat),
+        baseline_n=0,
+        baseline_weight=0,
+    )
+    coverage = compare(judged_coverage, (), scores)
+    return replace(found, case_coverage=coverage, pass_rate=passed)
+
+
+def side_by_side(before: Metric, after: Metric, compared: Paired | None = None) -> Metric:
     """One metric of two candidates' measures: `before`'s candidate side becomes the
-    baseline (its value, cases, weight and spread), `after`'s the candidate."""
+    baseline (its value, cases, weight and spread), `after`'s the candidate; `compared` is
+    the two compared case by case."""
     delta = (
         None
         if before.candidate is None or after.candidate is None
@@ -106,11 +163,5 @@ def side_by_side(before: Metric, after: Metric) -> Metric:
         baseline_spread=before.spread,
         fresh_weight=after.fresh_weight,
         k=after.k,
+        paired=compared,
     )
-
-
-def _both(before: Metric | None, after: Metric | None) -> Metric | None:
-    """`side_by_side`, for the metrics only a test-set run has."""
-    if before is None or after is None:
-        return None
-    return side_by_side(before, after)

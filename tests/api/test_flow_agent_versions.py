@@ -13,7 +13,7 @@ import pytest
 from flow_pack import QUESTIONS, example_index, flow_served
 from kindgi.client import _models as models
 from starlette.testclient import TestClient
-from table_rows import every_row
+from tables import every_row
 
 from kindgi_dev.runtime.pack import PackIndex
 from kindgi_dev.services import catalog
@@ -154,10 +154,10 @@ def test_a_swap_or_baseline_that_cant_run_is_refused_and_nothing_is_written(
     picked: Any, more: dict[str, Any], status: int, field: str | None, message: str
 ) -> None:
     client, ctx, project = picked
-    before = every_row(ctx.db.path)
+    before = every_row(Path(ctx.db.path))
     body = {"projectId": project, "flowRef": {"flowId": PICK, "version": "0.1.0"}, **more}
     answer = client.post(f"/v1/eval-suites/{SUITE}/runs", json=body)
-    assert every_row(ctx.db.path) == before
+    assert every_row(Path(ctx.db.path)) == before
     assert answer.status_code == status, answer.text
     error = answer.json()["error"]
     assert error["message"] == message

@@ -9,7 +9,7 @@ from typing import Any
 
 from flow_pack import PASSWORD, example_index, flow_served
 from starlette.testclient import TestClient
-from table_rows import every_row
+from tables import every_row
 
 from kindgi_dev.runtime.pack import PackIndex
 from kindgi_dev.services import catalog
@@ -73,10 +73,10 @@ def test_a_version_whose_pinned_tool_is_gone_is_refused_and_nothing_is_written(
 ) -> None:
     with flow_served(tmp_path) as (client, ctx, pack):
         register_versions(ctx)
-        before = every_row(ctx.db.path)
+        before = every_row(Path(ctx.db.path))
         named = start(client, "0.3.0")
         latest = start(client, None)
-        after = every_row(ctx.db.path)
+        after = every_row(Path(ctx.db.path))
     for answer in (named, latest):
         assert answer.status_code == 409, answer.text
         error = answer.json()["error"]

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from flow_pack import flow_served
 from kindgi.client import _models as models
 from starlette.testclient import TestClient
-from table_rows import every_row
+from tables import every_row
 from version_pack import AGENT, GONE, SEARCH, SUITE, corrected_tutorial, register_versions
 
 from kindgi_dev.services.context import Context
@@ -180,11 +181,11 @@ def test_a_baseline_that_cant_run_is_refused_and_nothing_is_written(
     tutorial: Any, baseline: Any, status: int, code: str, field: str | None
 ) -> None:
     client, ctx, project = tutorial
-    before = every_row(ctx.db.path)
+    before = every_row(Path(ctx.db.path))
     body = {"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.3.0"},
             "baseline": baseline}  # fmt: skip
     answer = client.post(RUNS, json=body)
-    assert every_row(ctx.db.path) == before
+    assert every_row(Path(ctx.db.path)) == before
     assert answer.status_code == status, answer.text
     error = answer.json()["error"]
     assert error["code"] == code

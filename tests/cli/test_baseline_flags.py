@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_runner import Kindgi
-from table_rows import every_row
+from tables import every_row
 from version_pack import AGENT, GONE, SUITE, over_http
 
 from kindgi_dev.services.context import Context
@@ -81,17 +82,17 @@ def test_flags_that_dont_go_together_are_a_usage_error(
     served: Any, flags: tuple[str, ...], message: str
 ) -> None:
     kindgi, ctx, project = served
-    before = every_row(ctx.db.path)
+    before = every_row(Path(ctx.db.path))
     result = start(kindgi, project, *flags)
     assert result.exit_code == 2
     assert f"Error: {message}" in result.stderr
-    assert every_row(ctx.db.path) == before
+    assert every_row(Path(ctx.db.path)) == before
 
 
 def test_a_baseline_whose_tool_is_gone_is_refused_with_its_words(served: Any) -> None:
     kindgi, ctx, project = served
-    before = every_row(ctx.db.path)
+    before = every_row(Path(ctx.db.path))
     result = start(kindgi, project, f"--baseline={AGENT}@0.2.5", "--wait")
     assert result.exit_code == 1
     assert result.stderr.startswith(f"Error [version-not-runnable]: {GONE}")
-    assert every_row(ctx.db.path) == before
+    assert every_row(Path(ctx.db.path)) == before

@@ -22,7 +22,7 @@ from contract_check import problems
 from devserver import KINDGI, DevServer, clean_env, copy_example, start
 from kindgi.client import Kindgi, comparison_of
 from kindgi.client import _models as models
-from table_rows import every_row
+from tables import every_row
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::UserWarning")]
 

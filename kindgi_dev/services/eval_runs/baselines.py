@@ -100,8 +100,8 @@ def finished_case(
 
 @dataclass
 class VersionTally:
-    """What a version baseline's summary needs of each finished case: both sides' scores on
-    the cases neither stopped on, both sides' checks, and the baseline's own counts."""
+    """What a version baseline's summary needs of each finished case: both sides' scores and
+    checks on the cases both answered, and the baseline's own counts."""
 
     baseline: list[tuple[CaseScore, ...]] = field(default_factory=list)
     candidate: list[tuple[CaseScore, ...]] = field(default_factory=list)
@@ -120,9 +120,9 @@ class VersionTally:
         return kept
 
     def add(self, entry: FinishedCase) -> None:
-        """Count one finished case. A case either side stopped on is left out of both sides'
-        scores; a side none of whose repetitions answered has no score there, as a
-        candidate that errored has none against the recorded runs."""
+        """Count one finished case. A case either side stopped on, or that either side had
+        no answer for (errored), is left out of both sides' scores and checks, so the sides
+        rest on the same cases, one entry each, in order (`result._Tally`'s rule)."""
         result, side = entry.result, entry.result.baseline_replay
         if side is None:
             return
@@ -130,11 +130,14 @@ class VersionTally:
         self.refused_writes += side.refused_writes
         self.errors += side.error is not None
         self.stopped += side.stopped is not None
-        if result.stopped is None and side.stopped is None:
+        answered = (result.error is None or bool(result.candidate)) and (
+            side.error is None or bool(side.scores)
+        )
+        if result.stopped is None and side.stopped is None and answered:
             self.baseline.append(self._same(tuple(self._same(s) for s in side.scores)))
             self.candidate.append(self._same(tuple(self._same(s) for s in result.candidate)))
-        self.baseline_checks.append(self._same(tuple(entry.baseline_checks)))
-        self.candidate_checks.append(self._same(tuple(entry.checks)))
+            self.baseline_checks.append(self._same(tuple(entry.baseline_checks)))
+            self.candidate_checks.append(self._same(tuple(entry.checks)))
         for m in entry.baseline_models:
             key = (m.get("id", ""), m.get("model", ""))
             self.models[key] = self.models.get(key, 0) + 1

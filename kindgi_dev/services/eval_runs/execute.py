@@ -13,6 +13,7 @@ from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import Conflict, NotFound
 from ...domain.expectations import Answer
 from ...domain.items import answer_text
+from ...domain.outcomes import errored_run, errored_tool
 from ...domain.status import TERMINAL
 from ...domain.time import now_iso
 from ...runtime import judge, memory
@@ -45,13 +46,15 @@ def spawn(
     cases: Sequence[ReplayCase],
     concurrency: int,
     baseline: Replay | None = None,
+    skip: frozenset[int] = frozenset(),
 ) -> None:
-    """Start replaying the stored run's cases on the eval loop, `concurrency` at a time (with
-    a version baseline, its replays of each case too, as the same executor's work)."""
+    """Start replaying the stored run's cases on the eval loop, `concurrency` at a time (but
+    those at the `skip` indices, already stored: a resumed run's), with a version
+    baseline's replays of each case too, as the same executor's work."""
     ctx.eval_concurrency[run_id] = concurrency
     if ctx.eval_loop is None:
         ctx.eval_loop = EvalLoop(ctx.home or asyncio.get_running_loop())
-    job = ctx.eval_loop.start(_run(ctx, run_id, replay, cases, baseline))
+    job = ctx.eval_loop.start(_run(ctx, run_id, replay, cases, baseline, skip))
     ctx.eval_tasks[run_id] = job
     job.add_done_callback(lambda: _forget(ctx, run_id))
 
@@ -67,6 +70,7 @@ async def _run(
     replay: Replay,
     cases: Sequence[ReplayCase],
     baseline: Replay | None,
+    skip: frozenset[int],
 ) -> None:
     """Replay every case × repetition (× side, with a version baseline), store each case as
     it ends, then the result."""
@@ -91,6 +95,7 @@ async def _run(
             work,
             finished,
             concurrency=ctx.eval_concurrency.get(run_id, 1),
+            skip=skip,
         )
     except asyncio.CancelledError:
         if run_id in ctx.eval_tasks:  # a caller's cancel; `interrupt_all` took its tasks out
@@ -145,17 +150,26 @@ async def replay_case(
     outcome = await runs.perform_turn(ctx, run["id"], agent, case.message, case.history, dispatcher)
     stored = run_store.get(ctx.db, run["id"]) or {}
     judged = await _judge_answers(ctx, case, stored.get("output")) if outcome.ok else {}
+    tools = [c.as_journal() for c in outcome.tool_calls]
+    errored = errored_run(outcome.failure) or any(errored_tool(t) for t in tools)
     return Replayed(
         run_id=run["id"],
         output=stored.get("output"),
-        tools=[c.as_journal() for c in outcome.tool_calls],
+        tools=tools,
         diverged=dispatcher.diverged,
         refused=dispatcher.refused,
         approval_skipped=dispatcher.approval_skipped,
         provider=outcome.provider,
-        error=None if outcome.ok else (outcome.failure or {}).get("message"),
+        error=_error_of(outcome.failure, tools) if errored else None,
         judged=judged,
     )
+
+
+def _error_of(failure: dict[str, Any] | None, tools: list[dict[str, Any]]) -> str:
+    """What an errored replay says: its run's failure, else the tool call that errored."""
+    if failure:
+        return str(failure.get("message") or failure.get("code"))
+    return next(str(t["error"]) for t in tools if errored_tool(t))
 
 
 def _settings_differ(ctx: Context, agent: dict[str, Any], case: ReplayCase) -> bool:

@@ -22,8 +22,8 @@ from .request import AgentCandidate, ClassWeights, FlowCandidate, Reads, Sample,
 @dataclass(frozen=True)
 class RunSettings:
     """How an eval run compares: reads, repetitions, k, which verdicts count, the sample it
-    ran on, a flow candidate's swaps, the run it rescored, the baseline asked for and, for a
-    version baseline, the version it replays (`baseline_version`)."""
+    ran on, a flow candidate's swaps, the run it rescored or resumed, the baseline asked for
+    and, for a version baseline, the version it replays (`baseline_version`)."""
 
     reads: Reads = "recorded"
     repetitions: int = 1
@@ -34,6 +34,7 @@ class RunSettings:
     rescore_of: str | None = None
     baseline: AskedBaseline = RECORDED
     baseline_version: Baseline | None = None
+    resume_of: str | None = None
 
     @property
     def restricted_only(self) -> bool:
@@ -68,6 +69,7 @@ class RunSettings:
             rescore_of=data.get("rescoreOf"),
             baseline=_asked_of(data.get("baseline", RECORDED)),
             baseline_version=_version_of(data.get("baselineVersion")),
+            resume_of=data.get("resumeOf"),
         )
 
     def encoded(self) -> dict[str, Any]:
@@ -80,6 +82,7 @@ class RunSettings:
             else {"part": sample.part, "seed": sample.seed, "holdOutShare": sample.hold_out_share},
             "rescoreOf": self.rescore_of,
             "baselineVersion": _version_json(self.baseline_version),
+            "resumeOf": self.resume_of,
         }
         return {
             "baseline": _asked_json(self.baseline),

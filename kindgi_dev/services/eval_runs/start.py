@@ -13,7 +13,7 @@ from typing import Any
 from ...domain import sampling
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import BadInput, ValidationFailed
-from ...domain.results import Baseline, DryRunResult, PreviewCase, ReplayCount
+from ...domain.results import Baseline, DryRunResult, FinishedCase, PreviewCase, ReplayCount
 from ...domain.time import now_iso
 from ...store import eval_runs as store
 from .. import catalog, models, projects, runnable
@@ -36,6 +36,17 @@ class DryRunPreview:
 
 
 @dataclass(frozen=True)
+class Resumed:
+    """What a resumed run keeps of the run it resumes: that run's id, its finished cases by
+    index (stored in the new run as they are; only the others replay), and the version
+    baseline it replayed, as it resolved then."""
+
+    run_id: str
+    kept: dict[int, FinishedCase]
+    baseline: Baseline | None = None
+
+
+@dataclass(frozen=True)
 class Started:
     """What starting (or rescoring) an eval run answers: its id, and a dry run's preview."""
 
@@ -51,8 +62,10 @@ def begin(
     request: StartRequest,
     cases: Sequence[ReplayCase],
     frozen_version: FrozenVersion | None = None,
+    resumed: Resumed | None = None,
 ) -> Started:
-    """Store the eval run as `running` and start its replays; its id at once."""
+    """Store the eval run as `running` and start its replays (those `resumed` didn't
+    finish); its id at once."""
     ref = request.agent
     if request.flow is not None or ref is None:
         raise BadInput(
@@ -60,7 +73,11 @@ def begin(
         )
     project_id = projects.require(ctx, request.project_id)
     agent = runnable.agent(ctx, ref.agent_id, ref.version)
-    baseline = resolve(ctx, request.baseline, "agent", agent["id"])
+    baseline = (
+        resumed.baseline
+        if resumed is not None and resumed.baseline is not None
+        else resolve(ctx, request.baseline, "agent", agent["id"])
+    )
     record = new_record(
         ctx,
         request,
@@ -81,11 +98,11 @@ def begin(
 
     concurrency = models.eval_concurrency(ctx, agent)
     if baseline is None:
-        return launch(ctx, record, request, cases, replays_of(agent), concurrency)
-    other = catalog.get_agent(ctx, str(baseline.agent_id), baseline.version)
+        return launch(ctx, record, request, cases, replays_of(agent), concurrency, resumed)
+    other = runnable.agent(ctx, str(baseline.agent_id), baseline.version)
     concurrency = min(concurrency, models.eval_concurrency(ctx, other))
     return launch(
-        ctx, record, request, cases, replays_of(agent), concurrency, baseline=replays_of(other)
+        ctx, record, request, cases, replays_of(agent), concurrency, resumed, replays_of(other)
     )
 
 
@@ -128,18 +145,20 @@ def launch(
     cases: Sequence[ReplayCase],
     replay: Replay,
     concurrency: int,
+    resumed: Resumed | None = None,
     baseline: Replay | None = None,
 ) -> Started:
     """Store the eval run and start replaying its cases in the background, with a version
-    baseline's replays beside the candidate's (or preview them, counting each side's)."""
+    baseline's replays beside the candidate's (or preview them, counting each side's); a
+    resumed run first stores the cases the run it resumes finished, and replays the rest."""
     run_id = record["run_id"]
+    settings = settings_of(record)
     if request.sample is not None:
         cases = _sampled(cases, request.sample)
-        record = {
-            **record,
-            "case_count": len(cases),
-            "comparison": replace(settings_of(record), sample=request.sample).encoded(),
-        }
+        settings = replace(settings, sample=request.sample)
+    if resumed is not None:
+        settings = replace(settings, resume_of=resumed.run_id)
+    record = {**record, "case_count": len(cases), "comparison": settings.encoded()}
     store.insert(ctx.db, record)
     if request.dry_run:
         preview = [
@@ -150,7 +169,10 @@ def launch(
         replays = ReplayCount(each, 0 if baseline is None else each)
         finish(ctx, run_id, "completed", DryRunResult(True, preview, replays))
         return Started(run_id, DryRunPreview(len(cases), preview, replays))
-    spawn(ctx, run_id, replay, cases, concurrency, baseline)
+    kept = resumed.kept if resumed is not None else {}
+    for index, entry in sorted(kept.items()):
+        store.add_case(ctx.db, run_id, index, entry.result.case_id, entry, now_iso())
+    spawn(ctx, run_id, replay, cases, concurrency, baseline, frozenset(kept))
     return Started(run_id)
 
 
