@@ -8,6 +8,7 @@ import pytest
 
 from kindgi_dev.domain import comparison
 from kindgi_dev.domain.metrics import CaseScore
+from kindgi_dev.domain.paired import paired, paired_repeated
 from kindgi_dev.domain.results import BaselineReplay, CaseResult
 from kindgi_dev.domain.two_versions import (
     NOTHING_JUDGED,
@@ -98,3 +99,15 @@ def test_side_by_side_has_no_change_without_both_values() -> None:
     values = version_metrics([()], [(TWO,)], k=10, test_set=False).weighted_yes_share
     assert (values.baseline, values.candidate, values.delta) == (None, 0.5, None)
     assert side_by_side(values, values).delta == 0
+
+
+def test_the_two_versions_are_compared_case_by_case() -> None:
+    older = [(ONE_RIGHT,), (ONE_RIGHT, THREE), (TWO,)]
+    newer = [(TWO,), (TWO, TWO), (TWO,)]
+    found = version_metrics(older, newer, k=10, test_set=False).weighted_yes_share.paired
+    assert found is not None
+    # Case 1: 1 → 0.5, worse; case 2: mean(1, 1/3) = 2/3 → 0.5, worse; case 3: the same.
+    assert (found.wins, found.losses, found.ties, found.n) == (0, 2, 1, 3)
+    assert found.verdict == "too few cases"
+    same = paired_repeated([[(1.0, 2.0)]], [[(1.0, 2.0)]])
+    assert (same.ties, paired([(1.0, 2.0)], [[(1.0, 2.0)]]).ties) == (1, 1)
