@@ -76,7 +76,8 @@ async def start(
 ) -> tuple[Run, int]:
     """Start an agent turn on `input` (`{userMessage, parameters}`); answer when it ends
     (`wait`) or at once."""
-    agent = catalog.get_agent(ctx, agent_id, agent_version)
+    pinned = None if agent_version else conversations.pinned_version(ctx, agent_id, input)
+    agent = catalog.get_agent(ctx, agent_id, agent_version or pinned)
     project_id = projects.require(ctx, project_id)
     data = check_input(agent, input)
     run = open_run(
@@ -86,7 +87,7 @@ async def start(
         data,
         segments=segments,
         started_by="person",
-        via="explicit" if agent_version else "latest",
+        via="explicit" if agent_version else "conversation" if pinned else "latest",
         dry_run=dry_run,
     )
     history = conversations.history(ctx, run["conversation_id"], before_run=run["id"])
