@@ -199,4 +199,3 @@ def every_row(database: Path) -> dict[str, list[tuple[Any, ...]]]:
         return {n: reader.execute(f'SELECT * FROM "{n}" ORDER BY 1').fetchall() for n in names}
     finally:
         reader.close()
-

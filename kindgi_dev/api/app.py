@@ -33,6 +33,8 @@ RESOURCES = (
     "flows",
     "runs",
     "conversations",
+    "memory",
+    "memory_erasures",
     "judgments",
     "judge_classes",
     "corrections",

@@ -158,3 +158,32 @@ def turn_runs(db: Database, conversation_id: str) -> list[str]:
         (conversation_id,),
     )
     return [r["id"] for r in rows]
+
+
+def of_participant(db: Database, tenant_id: str, participant_id: str) -> list[str]:
+    """The conversations an app's end user had."""
+    rows = db.all(
+        "SELECT id FROM conversations WHERE tenant_id = ? AND participant_id = ?",
+        (tenant_id, participant_id),
+    )
+    return [r["id"] for r in rows]
+
+
+def erase(db: Database, conversation_ids: Sequence[str]) -> int:
+    """Clear the words of these conversations (messages, titles, who they were with), keeping
+    their structure; how many messages were cleared."""
+    cleared = 0
+    for start in range(0, len(conversation_ids), 500):
+        chunk = list(conversation_ids[start : start + 500])
+        marks = ", ".join("?" * len(chunk))
+        cleared += db.run(
+            "UPDATE conversation_messages SET content = NULL, tool_call = NULL "
+            f"WHERE conversation_id IN ({marks})",
+            chunk,
+        )
+        db.run(
+            "UPDATE conversations SET title = '', participant_id = NULL, scope = NULL, "
+            f"metadata = NULL WHERE id IN ({marks})",
+            chunk,
+        )
+    return cleared

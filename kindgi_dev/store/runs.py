@@ -217,3 +217,37 @@ def running(db: Database, *, eval_run_id: str | None = None) -> list[str]:
             (eval_run_id,),
         )
     return [r["id"] for r in rows]
+
+
+def of_conversations(db: Database, conversation_ids: Sequence[str]) -> list[str]:
+    """The runs of these conversations' turns."""
+    found: list[str] = []
+    for start in range(0, len(conversation_ids), 500):
+        chunk = list(conversation_ids[start : start + 500])
+        rows = db.all(
+            f"SELECT id FROM runs WHERE conversation_id IN ({', '.join('?' * len(chunk))})",
+            chunk,
+        )
+        found.extend(r["id"] for r in rows)
+    return found
+
+
+def erase_content(db: Database, run_ids: Sequence[str], at: str) -> int:
+    """Clear what these runs said and were told (input, output, context, journal payloads,
+    tool arguments and results), keeping status, times and ids; how many runs."""
+    erased = 0
+    for start in range(0, len(run_ids), 500):
+        chunk = list(run_ids[start : start + 500])
+        marks = ", ".join("?" * len(chunk))
+        erased += db.run(
+            "UPDATE runs SET input = 'null', output = NULL, context = NULL, tool_env = NULL, "
+            f"failure_message = NULL, content_erased_at = ? WHERE id IN ({marks})",
+            [at, *chunk],
+        )
+        db.run(f"UPDATE run_journal SET payload = NULL WHERE run_id IN ({marks})", chunk)
+        db.run(
+            "UPDATE run_tool_calls SET arguments = 'null', result = NULL, error = NULL "
+            f"WHERE run_id IN ({marks})",
+            chunk,
+        )
+    return erased

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...domain.errors import BadInput, NotFound, Unprocessable, ValidationFailed
+from ...domain.facts import REMEMBER_TOOL, RememberPolicy
 from ...domain.segments import Segment
 from ...domain.time import now_iso
 from ...runtime.agent_turn import TurnOutcome, run_agent_turn
@@ -16,7 +17,7 @@ from ...runtime.replay_dispatch import DryRunDispatcher
 from ...runtime.tool_calls import ToolDispatcher
 from ...store import runs as run_store
 from ...store.runs import JournalEntry
-from .. import catalog, conversations, models, projects
+from .. import catalog, conversations, models, projects, remember
 from ..context import Context
 from .read import Run, run_of
 from .record import finish_cancelled, record_outcome
@@ -122,6 +123,7 @@ def live_dispatcher(
         project_id=project_id,
         run_id=run_id,
         env_of=env_of,
+        builtins=remember.builtins(ctx, run_id),
     )
 
 
@@ -221,8 +223,12 @@ async def perform_turn(
 
 
 def tools_of(ctx: Context, agent: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The manifests of the tools an agent may call, at the versions it pins (else latest)."""
+    """The manifests of the tools an agent may call, at the versions it pins (else latest),
+    and the built-in `kindgi_remember` when the agent remembers."""
     found: dict[str, dict[str, Any]] = {}
+    policy = RememberPolicy.of(agent)
+    if policy is not None:
+        found[REMEMBER_TOOL] = policy.manifest()
     for ref in agent.get("tools") or []:
         try:
             found[ref["id"]] = catalog.get_tool(ctx, ref["id"], ref.get("version"))
