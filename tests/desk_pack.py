@@ -7,7 +7,8 @@ The function model answers by the user's message:
 - `Refund order <id>.`: calls `acme-desk.issue-refund`, which needs an approval when
   unattended, then says what came back (the refund, or why not);
 - `Remember <text>`: calls the built-in `kindgi_remember`, then answers `Noted.`;
-- `Say nothing.`: answers with empty text (the `answer-not-empty` guardrail halts it);
+- `Say nothing.` (or any message, for a 2.x version): answers with empty text (the
+  `answer-not-empty` guardrail halts it);
 - `Shout <text>`: answers in capitals (the `no-shouting` guardrail only records it);
 - anything else: `Turn <n>: you said <text>`, `n` counting the conversation's user messages.
 """
@@ -116,7 +117,7 @@ from ..tools.orders import issue_refund, lookup_order
 
 helper = Agent(
     id="acme-desk.helper", version="{version}", name="Help desk",
-    instructions="Help the customer. Refund orders with acme-desk.issue-refund.",
+    instructions="{instructions}",
     capabilities=[{{"needs": [{{"feature": "tool-use"}}]}}],
     tools=[lookup_order, issue_refund],
     guardrails=[answer_not_empty, no_shouting],
@@ -147,7 +148,7 @@ def desk(turn):
             fact = {"type": "preference", "text": question.removeprefix("Remember ")}
             return Reply(tool_calls=[ToolCall("kindgi_remember", fact)])
         return Reply(text="Noted." if results[-1].error is None else results[-1].error)
-    if question == "Say nothing.":
+    if question == "Say nothing." or "Say nothing." in turn.instructions:
         return Reply(text="")
     if question.startswith("Shout "):
         return Reply(text=question.removeprefix("Shout ").upper())
@@ -166,7 +167,11 @@ def write_desk_pack(root: Path, versions: tuple[str, ...] = ("1.0.0",)) -> Path:
     (root / "guardrails" / "answers.py").write_text(GUARDRAILS)
     for number, version in enumerate(versions):
         name = "helper.py" if number == 0 else f"helper_{number + 1}.py"
-        (root / "agents" / name).write_text(AGENT_FILE.format(version=version))
+        quiet = " Say nothing." if version.startswith("2.") else ""
+        instructions = "Help the customer. Refund orders with acme-desk.issue-refund." + quiet
+        (root / "agents" / name).write_text(
+            AGENT_FILE.format(version=version, instructions=instructions)
+        )
     return root
 
 
@@ -183,9 +188,12 @@ def desk_served(
         yield client, ctx
 
 
-def turn(client: TestClient, message: str, **input: Any) -> Any:
-    """Start a waited turn of the desk agent; the answer (status checked by the caller)."""
+def turn(client: TestClient, message: str, version: str | None = None, **input: Any) -> Any:
+    """Start a waited turn of the desk agent (`input` adds to the user's message); the answer,
+    its status for the caller to check."""
     body: dict[str, Any] = {"agent": AGENT, "input": {"userMessage": message, **input}}
+    if version is not None:
+        body["agentVersion"] = version
     return client.post("/v1/runs", json=body)
 
 

@@ -35,6 +35,7 @@ RESOURCES = (
     "conversations",
     "memory",
     "memory_erasures",
+    "guardrails",
     "judgments",
     "judge_classes",
     "corrections",

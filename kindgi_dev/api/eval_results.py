@@ -150,6 +150,7 @@ class ComparisonCaseResult(WireModel):
     corrections: list[CorrectionCheck] | None = None
     correction_differences: list[CorrectionDifference] | None = None
     rescored: bool | None = None
+    guardrails_tripped: list[str] | None = None
 
 
 class ComparisonMetric(WireModel):
@@ -295,6 +296,7 @@ class ComparisonSummary(WireModel):
     judge: ComparisonJudge | None = None
     rescore_of: str | None = None
     not_rescored: int | None = None
+    guardrails_tripped: dict[str, int] | None = None
 
 
 class JudgedComparisonResult(WireModel):

@@ -58,6 +58,8 @@ class CaseResult:
     corrections: list[CorrectionCheck] | None = None
     correction_differences: list[CorrectionDifference] | None = None
     rescored: bool | None = None
+    guardrails_tripped: list[str] | None = None
+    """The guardrails the candidate tripped on this case (in any repetition)."""
 
 
 @dataclass(frozen=True)
@@ -175,6 +177,8 @@ class Summary:
     judge: Judge | None = None
     rescore_of: str | None = None
     not_rescored: int | None = None
+    guardrails_tripped: dict[str, int] | None = None
+    """How many cases each guardrail tripped on, when one did."""
 
 
 @dataclass(frozen=True)

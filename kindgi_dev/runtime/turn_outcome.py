@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kindgi_dev.runtime.tool_calls import ToolCallRecord
@@ -19,6 +19,10 @@ class TurnOutcome:
     usage: dict[str, Any]
     provider: dict[str, str]
     failure: dict[str, Any] | None = None
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    """The guardrail violations on the turn: those a `halt` failed it for, or the others."""
+    guardrail_errors: list[dict[str, Any]] = field(default_factory=list)
+    """Guardrails whose check couldn't run."""
 
     @property
     def ok(self) -> bool:
@@ -53,7 +57,11 @@ def turn_result(
     }
     if outcome.response is not None:
         result["response"] = outcome.response
-    result.update(retrieved=[], violations=[], usage=outcome.usage, provider=outcome.provider)
+    result.update(
+        retrieved=[], violations=outcome.violations, usage=outcome.usage, provider=outcome.provider
+    )
+    if outcome.guardrail_errors:
+        result["evaluationErrors"] = outcome.guardrail_errors
     if outcome.output is not None:
         result["output"] = outcome.output
     return result

@@ -22,6 +22,7 @@ from ...runtime.dispatch import tool_env
 from ...runtime.eval_loop import EvalLoop
 from ...runtime.executor import execute
 from ...runtime.replay_dispatch import ReplayDispatcher
+from ...runtime.turn_outcome import TurnOutcome
 from ...store import eval_runs as store
 from ...store import runs as run_store
 from .. import catalog, models, runs
@@ -150,7 +151,14 @@ async def replay_case(
         provider=outcome.provider,
         error=None if outcome.ok else (outcome.failure or {}).get("message"),
         judged=judged,
+        guardrails=tripped(outcome),
     )
+
+
+def tripped(outcome: TurnOutcome) -> tuple[str, ...]:
+    """The guardrails a replay tripped: its violations, and `halt` checks that couldn't run."""
+    broken = [e for e in outcome.guardrail_errors if e.get("action") == "halt"]
+    return tuple(v["guardrailId"] for v in [*outcome.violations, *broken])
 
 
 def _settings_differ(ctx: Context, agent: dict[str, Any], case: ReplayCase) -> bool:

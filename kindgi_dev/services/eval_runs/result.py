@@ -76,6 +76,7 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
             sum(len(c) for c in tally.checks), sum(sum(c) for c in tally.checks)
         ),
         judge=_judge_summary(ctx) if tally.checks_answers else None,
+        guardrails_tripped=dict(sorted(tally.tripped.items())) or None,
     )
 
 
@@ -100,6 +101,7 @@ class _Tally:
     baseline_checks: list[tuple[bool, ...]] = field(default_factory=list)
     versions: dict[str, int] = field(default_factory=dict)
     models: dict[tuple[str, str], int] = field(default_factory=dict)
+    tripped: dict[str, int] = field(default_factory=dict)
     _kept: dict[Hashable, Any] = field(default_factory=dict)
 
     def _same(self, value: T) -> T:
@@ -124,6 +126,8 @@ class _Tally:
         self.checks.append(self._same(tuple(entry.checks)))
         self.baseline_checks.append(self._same(tuple(entry.baseline_checks)))
         self.versions[entry.made_on] = self.versions.get(entry.made_on, 0) + 1
+        for guardrail in result.guardrails_tripped or ():
+            self.tripped[guardrail] = self.tripped.get(guardrail, 0) + 1
         for m in entry.models:
             key = (m.get("id", ""), m.get("model", ""))
             self.models[key] = self.models.get(key, 0) + 1

@@ -17,7 +17,7 @@ from ...runtime.replay_dispatch import DryRunDispatcher
 from ...runtime.tool_calls import ToolDispatcher
 from ...store import runs as run_store
 from ...store.runs import JournalEntry
-from .. import catalog, conversations, models, projects, remember
+from .. import catalog, conversations, guardrails, models, projects, remember
 from ..context import Context
 from .read import Run, run_of
 from .record import finish_cancelled, record_outcome
@@ -98,10 +98,14 @@ async def start(
     if wait:
         finished = await _track(ctx, run["id"], work)
         if finished["status"] == "failed":
+            output = finished.get("output") or {}
+            halted = finished.get("failure_code") == guardrails.GUARDRAIL_FAILED
             raise TurnFailedError(
                 finished.get("failure_message") or "The agent turn failed.",
                 code=finished.get("failure_code") or "model-invocation-failed",
                 runId=run["id"],
+                violations=output.get("violations") if halted else None,
+                evaluationErrors=output.get("evaluationErrors", []) if halted else None,
             )
         return run_of(finished), 201
     ctx.run_tasks[run["id"]] = asyncio.create_task(_track(ctx, run["id"], work))
@@ -217,6 +221,10 @@ async def perform_turn(
         )
     else:
         outcome = await run_agent_turn(agent, tools, message, history, adapter, dispatcher)
+        run = run_store.get(ctx.db, run_id)
+        if run is not None:
+            turn = conversations.turn_number(ctx, run["conversation_id"], run_id)
+            outcome = await guardrails.checked(ctx, dict(agent), run, outcome, turn)
     sent_env = dict(tool_env or getattr(dispatcher, "tool_env", {}) or {})
     record_outcome(ctx, run_id, outcome, history, sent_env)
     return outcome
