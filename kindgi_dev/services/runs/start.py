@@ -17,7 +17,7 @@ from ...runtime.replay_dispatch import DryRunDispatcher
 from ...runtime.tool_calls import ToolDispatcher
 from ...store import runs as run_store
 from ...store.runs import JournalEntry
-from .. import catalog, conversations, guardrails, models, projects, remember
+from .. import catalog, conversations, guardrails, live, models, projects, remember
 from ..context import Context
 from .read import Run, run_of
 from .record import finish_cancelled, record_outcome
@@ -77,9 +77,9 @@ async def start(
 ) -> tuple[Run, int]:
     """Start an agent turn on `input` (`{userMessage, parameters}`); answer when it ends
     (`wait`) or at once."""
-    pinned = None if agent_version else conversations.pinned_version(ctx, agent_id, input)
-    agent = catalog.get_agent(ctx, agent_id, agent_version or pinned)
     project_id = projects.require(ctx, project_id)
+    version, via = chosen_version(ctx, agent_id, agent_version, project_id, input, segments)
+    agent = catalog.get_agent(ctx, agent_id, version)
     data = check_input(agent, input)
     run = open_run(
         ctx,
@@ -88,7 +88,7 @@ async def start(
         data,
         segments=segments,
         started_by="person",
-        via="explicit" if agent_version else "conversation" if pinned else "latest",
+        via=via,
         dry_run=dry_run,
     )
     history = conversations.history(ctx, run["conversation_id"], before_run=run["id"])
@@ -110,6 +110,26 @@ async def start(
         return run_of(finished), 201
     ctx.run_tasks[run["id"]] = asyncio.create_task(_track(ctx, run["id"], work))
     return run_of(run_store.get(ctx.db, run["id"]) or run), 202
+
+
+def chosen_version(
+    ctx: Context,
+    agent_id: str,
+    named: str | None,
+    project_id: str,
+    data: Any,
+    segments: Sequence[Segment] | None,
+) -> tuple[str, str]:
+    """The version a turn runs and why: the one named (`explicit`), a follow-up turn's
+    conversation's (`conversation`), else the one live for its project and segment path
+    (`live`), else the latest (`latest`)."""
+    if named:
+        return named, "explicit"
+    kept = conversations.pinned_version(ctx, agent_id, data)
+    if kept is not None:
+        return kept, "conversation"
+    serving = live.for_run(ctx, agent_id, project_id, segments or ())
+    return serving.version, serving.via
 
 
 def live_dispatcher(
