@@ -5,7 +5,7 @@ real pack service (`desk_served`) or by the real `kindgi dev` (the e2e tests).
 The function model answers by the user's message:
 
 - `Refund order <id>.`: calls `acme-desk.issue-refund`, which needs an approval when
-  unattended, then says what came back (the refund, or why not);
+  unattended, then says what came back (the refund, or that a reviewer said no, and why);
 - `Remember <text>`: calls the built-in `kindgi_remember`, then answers `Noted.`;
 - `Say nothing.` (or any message, for a 2.x version): answers with empty text (the
   `answer-not-empty` guardrail halts it);
@@ -142,6 +142,9 @@ def desk(turn):
         last = results[-1]
         if last.error is not None:
             return Reply(text=f"I could not refund order {order}: {last.error}")
+        if last.content.get("status") == "rejected":
+            why = last.content.get("rationale", "no reason given")
+            return Reply(text=f"I could not refund order {order}: a reviewer said no ({why}).")
         return Reply(text=f"Refunded order {order}: {last.content['refundId']}.")
     if question.startswith("Remember "):
         if not results:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kindgi_dev.runtime.tool_calls import ToolCallRecord
+from kindgi_dev.runtime.turn_snapshot import TurnSnapshot
 
 
 @dataclass
@@ -23,11 +24,13 @@ class TurnOutcome:
     """The guardrail violations on the turn: those a `halt` failed it for, or the others."""
     guardrail_errors: list[dict[str, Any]] = field(default_factory=list)
     """Guardrails whose check couldn't run."""
+    paused: TurnSnapshot | None = None
+    """Set when a call was held for an approval: the turn as it stood."""
 
     @property
     def ok(self) -> bool:
-        """Whether the turn answered."""
-        return self.failure is None
+        """Whether the turn answered (it neither failed nor paused)."""
+        return self.failure is None and self.paused is None
 
 
 class TurnFailed(Exception):

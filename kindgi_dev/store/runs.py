@@ -117,7 +117,8 @@ def add_tool_calls(db: Database, run_id: str, calls: Sequence[dict[str, Any]]) -
     with db.transaction() as conn:
         conn.executemany(
             "INSERT INTO run_tool_calls (run_id, seq, step, call_id, tool_id, tool_version, "
-            "arguments, result, error, source, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "arguments, result, error, source, reason, approval) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     run_id,
@@ -131,6 +132,7 @@ def add_tool_calls(db: Database, run_id: str, calls: Sequence[dict[str, Any]]) -
                     c.get("error"),
                     c["source"],
                     c.get("reason"),
+                    dump(c.get("approval")),
                 )
                 for seq, c in enumerate(calls)
             ],
@@ -140,12 +142,13 @@ def add_tool_calls(db: Database, run_id: str, calls: Sequence[dict[str, Any]]) -
 def tool_calls(db: Database, run_id: str) -> list[dict[str, Any]]:
     """A run's tool calls in order, as recorded."""
     rows = db.all(
-        "SELECT step, call_id, tool_id, tool_version, arguments, result, error, source, reason "
-        "FROM run_tool_calls WHERE run_id = ? ORDER BY seq",
+        "SELECT step, call_id, tool_id, tool_version, arguments, result, error, source, reason, "
+        "approval FROM run_tool_calls WHERE run_id = ? ORDER BY seq",
         (run_id,),
     )
-    return [
-        {
+    found = []
+    for r in rows:
+        call = {
             "step": r["step"],
             "callId": r["call_id"],
             "toolId": r["tool_id"],
@@ -156,8 +159,10 @@ def tool_calls(db: Database, run_id: str) -> list[dict[str, Any]]:
             "source": r["source"],
             "reason": r["reason"],
         }
-        for r in rows
-    ]
+        if r["approval"] is not None:
+            call["approval"] = load(r["approval"])
+        found.append(call)
+    return found
 
 
 @dataclass(frozen=True)
