@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .live import LiveScope
+
 METRICS = ("weightedYesShare", "judgedCoverage", "weightedPrecisionAtK")
 """The metrics a policy may gate on."""
 ROLES = ("standard", "senior", "admin")
@@ -111,6 +113,20 @@ def approval_of(spec: GateSpec) -> GateApproval | None:
     wanted = spec.approvals
     separate = True if wanted.separate_approver is None else wanted.separate_approver
     return GateApproval(wanted.role or "senior", 1, separate)
+
+
+@dataclass(frozen=True)
+class GatePolicy:
+    """One version of a gate policy: what a promotion of `agent_id` for `scope` must show."""
+
+    id: str
+    version: str
+    agent_id: str
+    scope: LiveScope
+    spec: GateSpec
+    created_at: str
+    description: str | None = None
+    unregistered_at: str | None = None
 
 
 @dataclass(frozen=True)

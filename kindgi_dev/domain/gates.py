@@ -29,7 +29,7 @@ from .time import parse_time
 
 
 @dataclass(frozen=True)
-class Promotion:
+class PromotionRequest:
     """What is being promoted: the agent version, and the scope it is to be live in."""
 
     agent_id: str
@@ -73,7 +73,7 @@ class GateResult:
 
 def evaluate(
     spec: GateSpec,
-    promotion: Promotion,
+    promotion: PromotionRequest,
     comparison: Comparison | None,
     *,
     serving_version: str,
@@ -185,7 +185,7 @@ def sample_check(sample: dict[str, object]) -> GateCheck:
     return GateCheck("comparison.sample", passed, message, part, "hold-out")
 
 
-def same_contents_check(promotion: Promotion, comparison: Comparison) -> GateCheck:
+def same_contents_check(promotion: PromotionRequest, comparison: Comparison) -> GateCheck:
     """`sameContents`: the eval run tried exactly the version promoted, as it is now."""
     candidate = comparison.summary.candidate
     promoted = f"{promotion.agent_id} {promotion.version}"
@@ -214,7 +214,7 @@ def same_contents_check(promotion: Promotion, comparison: Comparison) -> GateChe
     )
 
 
-def baseline_check(promotion: Promotion, summary: Summary, serving: str) -> GateCheck:
+def baseline_check(promotion: PromotionRequest, summary: Summary, serving: str) -> GateCheck:
     """`baselineIsLive`: the eval run compared against the one version that serves the scope."""
     live = f"{promotion.agent_id} {serving}"
     names = [

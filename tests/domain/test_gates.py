@@ -17,7 +17,7 @@ from kindgi_dev.domain.gate_specs import (
     ReplayLimits,
     SuiteRequirement,
 )
-from kindgi_dev.domain.gates import Comparison, GateResult, Promotion, evaluate
+from kindgi_dev.domain.gates import Comparison, GateResult, PromotionRequest, evaluate
 from kindgi_dev.domain.live import LiveScope
 from kindgi_dev.domain.metrics import Metric, Metrics
 from kindgi_dev.domain.results import (
@@ -86,7 +86,7 @@ def gate(
     named: bool = True,
 ) -> GateResult:
     """The gate's answer for promoting `version` into `scope` (PROJECT by default)."""
-    promotion = Promotion(AGENT, version, scope or LiveScope("project", project_id=PROJECT))
+    promotion = PromotionRequest(AGENT, version, scope or LiveScope("project", project_id=PROJECT))
     comparison = (
         Comparison(found or summary(), run_status, content_changed=content_changed)
         if named
