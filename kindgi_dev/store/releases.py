@@ -134,6 +134,11 @@ def resolve(db: Database, promotion_id: str, status: str, at: str) -> None:
     )
 
 
+def set_approval(db: Database, promotion_id: str, approval_id: str) -> None:
+    """The approval a waiting promotion waits on now (after an escalation)."""
+    db.run("UPDATE promotions SET approval_id = ? WHERE id = ?", (approval_id, promotion_id))
+
+
 def get(db: Database, tenant_id: str, promotion_id: str) -> Promotion | None:
     """One promotion."""
     row = db.one(
