@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 from factories import AGENT, QUESTIONS, tutorial_runs
-from starlette.testclient import TestClient
 
 from kindgi_dev.services.context import Context
 
@@ -36,9 +36,9 @@ def models_file(folder: Path) -> Path:
     return path
 
 
-def corrected_suite(client: TestClient, ctx: Context) -> str:
+def corrected_suite(client: httpx.Client, ctx: Context) -> str:
     """The tutorial's three runs on 0.1.0, corrected as the spec does, built into suite
-    1.0.0; the default project's id."""
+    1.0.0; the default project's id (`client`: a test client, or one over HTTP)."""
     for question, run_id in tutorial_runs(ctx).items():
         for rank, article in enumerate(QUESTIONS[question]):
             body = {
@@ -54,7 +54,7 @@ def corrected_suite(client: TestClient, ctx: Context) -> str:
     return project
 
 
-def try_version(client: TestClient, project: str, version: str = "0.2.0") -> dict[str, Any]:
+def try_version(client: httpx.Client, project: str, version: str = "0.2.0") -> dict[str, Any]:
     """Try a version on the suite and wait for the eval run to end; the run."""
     body = {"projectId": project, "agentRef": {"agentId": AGENT, "version": version}}
     started = client.post(f"/v1/eval-suites/{SUITE}/runs", json=body)
