@@ -69,6 +69,36 @@ def _serving(ctx: Context, agent_id: str, pin: LivePin | None) -> Serving:
     return Serving(agent_id, str(catalog.get_agent(ctx, agent_id)["version"]), None)
 
 
-def held_back(ctx: Context, agent_id: str, version: str) -> list[LivePin]:
-    """The pins that keep runs off `version` (a version just saved): those of another one."""
-    return [pin for pin in pins(ctx, agent_id) if pin.version != version]
+def held_back_notes(ctx: Context, saved: list[tuple[str, str]]) -> list[str]:
+    """What `kindgi dev` says when a saved version is not what runs get: for each newly
+    registered version, the scopes pinned to another one, and how to make it live."""
+    notes = []
+    for agent_id, version in saved:
+        for pin in pins(ctx, agent_id):
+            if pin.version == version:
+                continue
+            flag = _scope_flags(pin.scope)
+            notes.append(
+                f"ℹ agent {agent_id} {version} is registered; runs in {pin.scope.describe()} "
+                f"still get {pin.version} (live there). Try it, then: kindgi agents promote "
+                f"{agent_id} {version} {flag} --eval-run=<eval-run-id>"
+            )
+    return notes
+
+
+def _scope_flags(scope: LiveScope) -> str:
+    """The CLI flags naming a scope."""
+    if scope.kind == "tenant":
+        return "--tenant"
+    if scope.kind == "org":
+        return f"--org={scope.org_id}"
+    steps = "".join(f" --segment={s.key}:{s.value}" for s in scope.path or ())
+    return f"--project={scope.project_id}{steps}"
+
+
+def banner_lines(ctx: Context) -> list[str]:
+    """Where each agent has a version pinned, for the banner: `<agent> <version> · <scope>`."""
+    return [
+        f"{pin.agent_id} {pin.version} · {pin.scope.describe()}"
+        for pin in store.pinned_agents(ctx.db, ctx.tenant_id)
+    ]
