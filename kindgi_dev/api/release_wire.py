@@ -13,7 +13,7 @@ from ..domain.live import LiveScope
 from ..domain.releases import Promotion
 from ..domain.segments import Segment
 from .runs import ScopeSegment
-from .wire import OpenModel, WireModel
+from .wire import OpenModel, WireModel, wire_number
 
 UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 Uuid = Annotated[str, Field(pattern=UUID_PATTERN)]
@@ -150,9 +150,10 @@ def check_answer(check: GateCheck) -> GateCheckAnswer:
     """A check as an answer shows it (value and threshold when it has them)."""
     shown: dict[str, Any] = {"name": check.name, "passed": check.passed, "message": check.message}
     if check.value is not None:
-        shown["value"] = check.value
+        shown["value"] = wire_number(check.value) if isinstance(check.value, float) else check.value
     if check.threshold is not None:
-        shown["threshold"] = check.threshold
+        threshold = check.threshold
+        shown["threshold"] = wire_number(threshold) if isinstance(threshold, float) else threshold
     return GateCheckAnswer(**shown)
 
 

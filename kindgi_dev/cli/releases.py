@@ -101,15 +101,18 @@ HISTORY_COLUMNS: list[Column] = [
 
 class LiveCells:
     """The LIVE column of `kindgi agents versions --table`: the scopes each version is live
-    in, filled from the agent's pins before the table is drawn."""
+    in. The table gets it once the agent's pins are read, and only when one exists."""
 
-    def __init__(self) -> None:
+    def __init__(self, columns: list[Column]) -> None:
+        self.columns = list(columns)
         self.scopes: dict[str, list[str]] = {}
 
     def fill(self, pins: list[dict[str, Any]]) -> None:
         """Note where each pinned version is live."""
         for pin in pins:
             self.scopes.setdefault(pin["version"], []).append(scope_cell(pin["scope"]))
+        if self.scopes:
+            self.columns.append(("LIVE", self))
 
     def __call__(self, row: dict[str, Any]) -> str:
         return "; ".join(self.scopes.get(str(row.get("version")), []))
@@ -119,9 +122,9 @@ def add_release_commands(agents: click.Group, columns: list[Column]) -> None:
     """Add the live-version commands to `kindgi agents`, and a LIVE column to the table of
     `versions` (`columns`: the agents' own)."""
     base = "/v1/agents"
-    cells = LiveCells()
+    cells = LiveCells(columns)
 
-    @api_command(agents, "versions", columns=[*columns, ("LIVE", cells)],
+    @api_command(agents, "versions", columns=cells.columns,
                  help="Its versions, lowest first (--table: where each is live).")  # fmt: skip
     @click.argument("agent_id")
     @click.option("--include-unregistered", is_flag=True, help="Also unregistered versions.")

@@ -129,12 +129,18 @@ def _replay_of(body: Mapping[str, Any]) -> ReplayLimits:
 
 
 def checks_json(checks: list[GateCheck]) -> list[dict[str, Any]]:
-    """Gate checks as the wire shows them."""
+    """Gate checks as the wire shows them (a whole number as `1`, not `1.0`)."""
     return [
-        _present({"name": c.name, "passed": c.passed, "message": c.message, "value": c.value,
-                  "threshold": c.threshold})
+        _present({"name": c.name, "passed": c.passed, "message": c.message,
+                  "value": _number(c.value), "threshold": _number(c.threshold)})
         for c in checks
     ]  # fmt: skip
+
+
+def _number(value: float | str | None) -> float | int | str | None:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 def checks_of(body: list[Mapping[str, Any]]) -> list[GateCheck]:
