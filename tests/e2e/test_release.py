@@ -169,6 +169,15 @@ def test_release_through_the_official_client(server: DevServer) -> None:
     assert (refused.value.status, refused.value.server_code) == (422, "gate-failed")
     assert str(refused.value).endswith(DIVERGED)
     assert client.agents.live.resolve(AGENT, project_id=project).version == "0.1.0"
+    server.stop()
+    again = start(server.pack)
+    try:
+        assert f"  Live       {AGENT} 0.1.0 · project {project}" in again.output()
+        with again.client() as http:
+            kept = http.get(f"/v1/agents/{AGENT}/live", params={"projectId": project}).json()
+        assert (kept["version"], kept["via"]) == ("0.1.0", "live")
+    finally:
+        again.stop()
 
 
 def real_kindgi() -> Path:
