@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from factories import AGENT, served
 from kindgi.client import _models as official
-from release_steps import corrected_suite, every_row, models_file, project_scope, try_version
+from release_steps import corrected_suite, models_file, project_scope, try_version
 from starlette.testclient import TestClient
+from tables import every_row
 
 from kindgi_dev.services.context import Context
 
