@@ -45,6 +45,9 @@ RESOURCES = (
     "eval_runs",
     "providers",
     "identity",
+    "gate_policies",
+    "releases",
+    "approvals",
 )
 """The resource modules of `/v1`, each with its `ENDPOINTS`."""
 

@@ -29,6 +29,8 @@ COMMANDS = (
     "eval-suites",
     "test-sets",
     "eval-runs",
+    "gate-policies",
+    "approvals",
 )
 """Modules of `kindgi_dev.cli` that each define the command or group of that name."""
 

@@ -84,4 +84,9 @@ def routes() -> list[BaseRoute]:
         ),
         Route("/console/eval-runs/{runId}", _lazy("eval_runs:show")),
         Route("/console/eval-runs/{runId}/events", _lazy("eval_runs:events")),
+        Route(
+            "/console/eval-runs/{runId}/make-live",
+            _lazy("eval_runs:make_live"),
+            methods=["POST"],
+        ),
     ]

@@ -60,6 +60,15 @@ def for_turn(
     return conversation_id
 
 
+def version_of(ctx: Context, conversation_id: str, agent_id: str) -> str | None:
+    """The version of `agent_id` a conversation's turns run (None for an unknown conversation
+    or another agent's, which its turn then handles as it opens)."""
+    row = store.get(ctx.db, conversation_id)
+    if row is None or row["tenant_id"] != ctx.tenant_id or row["agent_id"] != agent_id:
+        return None
+    return str(row["agent_version"])
+
+
 def history(ctx: Context, conversation_id: str, *, before_run: str) -> list[dict[str, Any]]:
     """The messages of the conversation's earlier completed turns, in order."""
     messages: list[dict[str, Any]] = []

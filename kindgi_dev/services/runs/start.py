@@ -16,7 +16,7 @@ from ...runtime.replay_dispatch import DryRunDispatcher
 from ...runtime.tool_calls import ToolDispatcher
 from ...store import runs as run_store
 from ...store.runs import JournalEntry
-from .. import catalog, conversations, models, projects
+from .. import catalog, conversations, live, models, projects
 from ..context import Context
 from .read import Run, run_of
 from .record import finish_cancelled, record_outcome
@@ -76,8 +76,9 @@ async def start(
 ) -> tuple[Run, int]:
     """Start an agent turn on `input` (`{userMessage, parameters}`); answer when it ends
     (`wait`) or at once."""
-    agent = catalog.get_agent(ctx, agent_id, agent_version)
     project_id = projects.require(ctx, project_id)
+    version, via = chosen_version(ctx, agent_id, agent_version, project_id, input, segments)
+    agent = catalog.get_agent(ctx, agent_id, version)
     data = check_input(agent, input)
     run = open_run(
         ctx,
@@ -86,7 +87,7 @@ async def start(
         data,
         segments=segments,
         started_by="person",
-        via="explicit" if agent_version else "latest",
+        via=via,
         dry_run=dry_run,
     )
     history = conversations.history(ctx, run["conversation_id"], before_run=run["id"])
@@ -104,6 +105,27 @@ async def start(
         return run_of(finished), 201
     ctx.run_tasks[run["id"]] = asyncio.create_task(_track(ctx, run["id"], work))
     return run_of(run_store.get(ctx.db, run["id"]) or run), 202
+
+
+def chosen_version(
+    ctx: Context,
+    agent_id: str,
+    named: str | None,
+    project_id: str,
+    data: Any,
+    segments: Sequence[Segment] | None,
+) -> tuple[str, str]:
+    """The version a turn runs and why: the one named (`explicit`), a follow-up turn's
+    conversation's (`conversation`), else the one live for its project and segment path
+    (`live`), else the latest (`latest`)."""
+    if named:
+        return named, "explicit"
+    given = data.get("conversationId") if isinstance(data, dict) else None
+    kept = conversations.version_of(ctx, str(given), agent_id) if given else None
+    if kept is not None:
+        return kept, "conversation"
+    serving = live.for_run(ctx, agent_id, project_id, segments or ())
+    return serving.version, serving.via
 
 
 def live_dispatcher(
