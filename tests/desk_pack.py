@@ -73,15 +73,3 @@ def turn(client: TestClient, message: str, version: str | None = None, **input: 
     if version is not None:
         body["agentVersion"] = version
     return client.post("/v1/runs", json=body)
-
-
-def every_row(database: Path) -> dict[str, list[tuple[Any, ...]]]:
-    """Every table's rows, read through a read-only connection of its own."""
-    import sqlite3
-
-    reader = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
-    try:
-        names = [r[0] for r in reader.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        return {n: reader.execute(f'SELECT * FROM "{n}" ORDER BY 1').fetchall() for n in names}
-    finally:
-        reader.close()

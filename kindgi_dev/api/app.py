@@ -20,6 +20,7 @@ from ..services.context import Context
 from ..services.lifecycle import Instance as Instance
 from ..settings import Settings
 from . import errors, openapi, system
+from .framing import NoFramingMiddleware
 from .hosts import HostCheckMiddleware
 from .request_log import LEVELS as LOG_LEVELS
 from .request_log import RequestLogMiddleware
@@ -42,6 +43,7 @@ RESOURCES = (
     "test_sets",
     "test_set_registry",
     "test_set_pulls",
+    "test_set_files",
     "eval_suites",
     "eval_runs",
     "providers",
@@ -95,6 +97,7 @@ def create_app(
         routes=routes,
         middleware=[
             *([Middleware(RequestLogMiddleware)] if settings.log_level in LOG_LEVELS else []),
+            Middleware(NoFramingMiddleware),
             Middleware(errors.RequestIdMiddleware),
             Middleware(HostCheckMiddleware, served=settings.host),
         ],

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, model_validator
 from starlette.responses import StreamingResponse
 
 from ..domain.results import CaseResult, ComparisonResult
+from .eval_verdicts import FlakyCases, PairedComparison
 from .responses import dumps
 from .routing import shape
 from .wire import WholeNumber, WireModel
@@ -133,7 +134,9 @@ class Changes(WireModel):
 
 
 class ComparisonCaseResult(WireModel):
-    """One case compared: the recorded run's score beside each repetition's."""
+    """One case compared: the recorded run's score beside each repetition's. `passedAll`
+    (pass^n), `passedAny`, `flaky`, `passedBefore` and `errored` are kindgi dev's
+    extension (docs/api.md), outside the contract's fields."""
 
     case_id: str
     run_ids: list[str]
@@ -150,11 +153,16 @@ class ComparisonCaseResult(WireModel):
     corrections: list[CorrectionCheck] | None = None
     correction_differences: list[CorrectionDifference] | None = None
     rescored: bool | None = None
+    passed_all: bool | None = None
+    passed_any: bool | None = None
+    flaky: bool | None = None
+    passed_before: bool | None = None
+    errored: bool | None = None
     guardrails_tripped: list[str] | None = None
 
 
 class ComparisonMetric(WireModel):
-    """A metric of the recorded runs beside the candidate's."""
+    """A metric of the recorded runs beside the candidate's (`paired` is an extension)."""
 
     k: int | None = None
     baseline: WholeNumber | None
@@ -167,6 +175,7 @@ class ComparisonMetric(WireModel):
     direction: str
     spread: WholeNumber | None = None
     fresh_weight: WholeNumber | None = None
+    paired: PairedComparison | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -185,6 +194,7 @@ class PassRate(WireModel):
     baseline_n: int
     baseline_weight: WholeNumber
     direction: str
+    paired: PairedComparison | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -296,6 +306,8 @@ class ComparisonSummary(WireModel):
     judge: ComparisonJudge | None = None
     rescore_of: str | None = None
     not_rescored: int | None = None
+    flaky: FlakyCases | None = None
+    resume_of: str | None = None
     guardrails_tripped: dict[str, int] | None = None
 
 

@@ -144,6 +144,7 @@ class EvalRunSettings(OpenModel):
     versions: dict[str, dict[str, str]] | None = None
     sample: EvalRunSample | None = None
     rescore_of: str | None = None
+    resume_of: str | None = None
 
 
 class EvalRunFrozenVersion(OpenModel):
@@ -290,6 +291,10 @@ def rescore(call: Call[RescoreBody, Any]) -> eval_runs.Started:
     return trials.rescore(call.ctx, call.path["runId"])
 
 
+def resume(call: Call[Any, Any]) -> eval_runs.Started:
+    return trials.resume(call.ctx, call.path["runId"])
+
+
 async def events(call: Call[Any, Any]) -> Response:
     """SSE: one event per finished case, then a terminal event, then the stream closes."""
     ctx, run_id = call.ctx, call.path["runId"]
@@ -391,6 +396,17 @@ ENDPOINTS = [
         "Score a finished run's replays again with today's corrections.",
         body=RescoreBody,
         body_optional=True,
+        response=StartEvalRunResult,
+        status=201,
+        errors=(400, 401, 404, 409),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/eval-runs/{runId}/resume",
+        "evalRuns.resume",
+        resume,
+        "Replay only the cases an interrupted, cancelled or errored run didn't finish, into "
+        "a new run that names it (`resumeOf`) and sums up the whole set.",
         response=StartEvalRunResult,
         status=201,
         errors=(400, 401, 404, 409),

@@ -17,6 +17,8 @@ from .wire import OpenModel, WireModel, wire_number
 
 UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 Uuid = Annotated[str, Field(pattern=UUID_PATTERN)]
+Step = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,63}:.{1,256}$")]
+"""One step of a segment path in a query: `key:value` (`company:acme`)."""
 
 
 class TenantScope(WireModel):
@@ -96,7 +98,7 @@ class ScopeQuery(WireModel):
 
     scope_kind: Literal["tenant", "org", "project", "segment"] | None = None
     scope_id: str | None = Field(default=None, pattern=UUID_PATTERN)
-    segment: list[str] = Field(default_factory=list)
+    segment: list[Step] = Field(default_factory=list, max_length=8)
 
     @field_validator("segment", mode="before")
     @classmethod

@@ -22,6 +22,7 @@ from .release_wire import (
     ScopeAnswer,
     ScopeBody,
     ScopeQuery,
+    Step,
     check_answer,
     promotion_answer,
     scope_answer,
@@ -38,7 +39,7 @@ class LiveQuery(WireModel):
     """The run's project and segment path (`segment=key:value`, repeated coarse to fine)."""
 
     project_id: str | None = Field(default=None, pattern=UUID_PATTERN)
-    segment: list[str] = Field(default_factory=list)
+    segment: list[Step] = Field(default_factory=list, max_length=8)
 
     @field_validator("segment", mode="before")
     @classmethod

@@ -13,7 +13,7 @@ from click.core import ParameterSource
 
 from .config import resolve
 from .http import Api, ApiError
-from .output import Column, Format
+from .output import Column, Format, Rows
 
 GLOBAL_OPTIONS = [
     click.option("--url", help="API URL (beats KINDGI_API_URL and .kindgirc.json)."),
@@ -44,9 +44,14 @@ def global_options(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def api_command(
-    group: click.Group, name: str, columns: Sequence[Column] | None = None, **settings: Any
+    group: click.Group,
+    name: str,
+    columns: Sequence[Column] | None = None,
+    rows: Rows | None = None,
+    **settings: Any,
 ) -> Callable[[Callable[..., Any]], click.Command]:
-    """A command that calls the API with `api` and prints what the function returns."""
+    """A command that calls the API with `api` and prints what the function returns
+    (`rows` turns an answer that is no list page into `--table`'s rows)."""
 
     def decorate(function: Callable[..., Any]) -> click.Command:
         @functools.wraps(function)
@@ -75,7 +80,7 @@ def api_command(
             finally:
                 api.close()
             if result is not None:
-                output.emit(result, columns)
+                output.emit(result, columns, rows)
 
         return group.command(name, **settings)(global_options(run))
 

@@ -13,16 +13,18 @@ from typing import Any
 
 from starlette.responses import Response, StreamingResponse
 
+from ..api import eval_runs as eval_run_api
 from ..api.eval_events import progress_frame, status_frame
-from ..api.eval_runs import EvalRun
+from ..api.eval_runs import EvalRun, StartEvalRunBody, StartSuiteRunBody
+from ..api.releases import PromoteBody
 from ..api.routing import shape
-from ..domain.errors import KindgiError, NotFound, ValidationFailed
+from ..domain.errors import KindgiError, NotFound
 from ..domain.items import answer_text
 from ..domain.releases import PENDING
 from ..domain.results import ComparisonResult
 from ..domain.status import TERMINAL
-from ..services import eval_runs, flow_runs, projects, promotions, runs, trials
-from . import releases, test_cases, words
+from ..services import eval_runs, projects, promotions, runs, trials
+from . import forms, releases, test_cases, words
 from .web import Visit, redirect
 
 WATCH_SECONDS = 300
@@ -51,42 +53,46 @@ def _pages(first: int, shown: int, total: int) -> dict[str, int | None] | None:
     }
 
 
-def _repetitions(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 10:
-        raise ValidationFailed("repetitions", "must be a whole number from 1 to 10")
-    return int(text)
-
-
-def start_request(visit: Visit, subject_kind: str, subject_id: str) -> eval_runs.StartRequest:
-    """The eval run's start request the Try form says."""
+def start_request(
+    visit: Visit, subject_kind: str, subject_id: str, project_id: str | None = None
+) -> eval_runs.StartRequest:
+    """The eval run's start request the Try form says: a start body (a suite's names its
+    project), parsed as the API parses one."""
     version = visit.field("version") or None
-    request = eval_runs.StartRequest(
-        repetitions=_repetitions(visit.field("repetitions") or "1"),
+    data = forms.present(
+        projectId=project_id,
+        repetitions=forms.number_text(visit.field("repetitions") or "1"),
         reads="live" if visit.field("reads") == "live" else "recorded",
-        class_weights="restricted-only" if visit.field("experts") else "as-recorded",
+        classWeights="restricted-only" if visit.field("experts") else "as-recorded",
     )
-    if subject_kind != "flow":
-        return replace(request, agent=eval_runs.AgentCandidate(subject_id, version))
-    prefix = "agent:"
-    agents = {
-        k[len(prefix) :]: v for k, v in (visit.form or {}).items() if k.startswith(prefix) and v
-    }
-    return replace(
-        request,
-        flow=eval_runs.FlowCandidate(subject_id, version),
-        versions=flow_runs.Overrides(agents=agents),
-    )
+    if subject_kind == "flow":
+        prefix = "agent:"
+        given = (visit.form or {}).items()
+        agents = {k[len(prefix) :]: v for k, v in given if k.startswith(prefix) and v}
+        data["flowRef"] = forms.present(flowId=subject_id, version=version)
+        data["versions"] = {"agents": agents}
+    else:
+        data["agentRef"] = forms.present(agentId=subject_id, version=version)
+    model = StartEvalRunBody if project_id is None else StartSuiteRunBody
+    return eval_run_api.start_request(forms.body_of(model, data))
+
+
+def _refused(error: KindgiError) -> dict[str, str]:
+    """A refused Try beside its field: the runs per case, or else below the form."""
+    if error.details.get("field") == "repetitions":
+        return {"repetitions": forms.reason_of(error)}
+    return {"try": error.message}
 
 
 async def try_on_suite(visit: Visit) -> Response:
     """`POST …/suites/{id}/try`: try a version on the set's latest version of test cases."""
     suite_id = visit.request.path_params["suiteId"]
     try:
-        request = start_request(visit, visit.field("kind"), visit.field("subject"))
-        request = replace(request, project_id=projects.get_default(visit.ctx).id)
+        project = projects.get_default(visit.ctx).id
+        request = start_request(visit, visit.field("kind"), visit.field("subject"), project)
         started = trials.start_on_suite(visit.ctx, suite_id, request)
     except KindgiError as error:
-        return await test_cases.suite(visit, {"try": error.message}, error.status)
+        return await test_cases.suite(visit, _refused(error), error.status)
     return redirect(f"/console/eval-runs/{started.run_id}")
 
 
@@ -97,7 +103,7 @@ async def try_on_test_set(visit: Visit) -> Response:
         request = start_request(visit, "agent", agent_id)
         started = trials.start_on_test_set(visit.ctx, agent_id, request)
     except KindgiError as error:
-        return await test_cases.agent_set(visit, {"try": error.message}, error.status)
+        return await test_cases.agent_set(visit, _refused(error), error.status)
     return redirect(f"/console/eval-runs/{started.run_id}")
 
 
@@ -161,6 +167,7 @@ async def show(visit: Visit, made: str | None = None, status: int = 200) -> Resp
         made=made or MADE.get(visit.request.query_params.get("made", "")),
         summary=summary,
         headline=words.headline(summary) if done and summary is not None else None,
+        noise=words.noise(summary) if done and summary is not None else None,
         restricted=record.comparison is not None and record.comparison.restricted_only,
         restricted_line=words.RESTRICTED,
         metrics=metric_rows(summary) if summary else [],
@@ -182,9 +189,11 @@ async def make_live(visit: Visit) -> Response:
         return await show(visit, made="This run tried no agent version to make live.", status=409)
     agent_id, version = tried
     reason = visit.field("reason") or f"Made live from the console, judged on eval run {run_id}."
-    asked = promotions.Asked(version, releases.scope_of(record), reason, run_id)
+    scope = {"kind": "project", "projectId": record.project_id}
+    data = {"version": version, "scope": scope, "reason": reason, "evalRunId": run_id}
     try:
-        row = promotions.promote(visit.ctx, agent_id, asked)
+        body = forms.body_of(PromoteBody, data)
+        row = promotions.promote(visit.ctx, agent_id, body.record())
     except KindgiError as error:
         return await show(visit, made=error.message, status=error.status)
     outcome = "waiting" if row.status == PENDING else "live"

@@ -70,5 +70,5 @@ def gate_view(visit: Visit, record: eval_runs.EvalRun) -> GateView | None:
 
 
 def scope_of(record: eval_runs.EvalRun) -> LiveScope:
-    """Where the run's version would go live: the run's project."""
+    """Where the run's version would go live: the run's project (as the button asks)."""
     return LiveScope("project", project_id=record.project_id)

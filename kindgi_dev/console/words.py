@@ -60,6 +60,30 @@ def headline(summary: dict[str, Any]) -> str:
     return text
 
 
+def noise(summary: dict[str, Any]) -> str | None:
+    """Whether the headline's change is beyond what the cases' spread explains, with its
+    95% interval: "Better, and beyond noise: +0.41 to +0.92.", or "No clear difference"."""
+    share = (summary.get("metrics") or {}).get("weightedYesShare") or {}
+    paired = share.get("paired") or {}
+    found = paired.get("interval")
+    if not paired or not found:
+        return None
+    span = f"{_signed(found['low'])} to {_signed(found['high'])}"
+    cases = f"{paired['wins']} cases better, {paired['losses']} worse, {paired['ties']} the same"
+    said = {
+        "better": f"Better, and beyond noise: {span}",
+        "worse": f"Worse, and beyond noise: {span}",
+        "no clear difference": f"No clear difference: the change could be noise ({span})",
+        "too few cases": f"Too few cases to tell a change from noise ({span})",
+    }[paired["verdict"]]
+    return f"{said}; {cases}."
+
+
+def _signed(value: float) -> str:
+    """A change with its sign and two decimals (`+0.41`, `-0.25`, `0.00`)."""
+    return "0.00" if abs(value) < 0.005 else f"{value:+.2f}"
+
+
 def stopped(entry: dict[str, Any]) -> str | None:
     """What a flow case stopped at a refused write would have done, or None."""
     found = entry.get("stopped")

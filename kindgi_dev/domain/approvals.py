@@ -14,8 +14,7 @@ from typing import Any
 from .gate_specs import ROLES
 
 OPEN = ("pending", "assigned", "in_review")
-STATUSES = (*OPEN, "approved", "rejected", "escalated", "expired", "withdrawn")
-DECISIONS = ("approve", "reject", "escalate", "withdraw")
+"""The statuses of an approval still waiting for a decision."""
 _DECIDED = {"approve": "approved", "reject": "rejected", "withdraw": "withdrawn"}
 
 

@@ -11,8 +11,6 @@ from dataclasses import dataclass
 
 from .live import LiveScope
 
-METRICS = ("weightedYesShare", "judgedCoverage", "weightedPrecisionAtK")
-"""The metrics a policy may gate on."""
 ROLES = ("standard", "senior", "admin")
 """Reviewer roles, lowest first: a reviewer decides approvals of their rank or below."""
 

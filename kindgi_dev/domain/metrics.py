@@ -13,6 +13,7 @@ from statistics import fmean
 from typing import Any
 
 from kindgi_dev.domain.items import Item, same_value
+from kindgi_dev.domain.paired import Paired
 
 DEFAULT_K = 10
 
@@ -62,7 +63,8 @@ class Metric:
     repetitions), the change, and the cases (`n`) and weight each side rests on.
 
     `spread` is the candidate's range over repetitions (more than one), `fresh_weight` the
-    part of its weight given on the replays themselves, `k` precision at k's cut-off.
+    part of its weight given on the replays themselves, `k` precision at k's cut-off,
+    `paired` the comparison case by case (`domain.paired`).
     """
 
     baseline: float | None
@@ -76,6 +78,7 @@ class Metric:
     spread: float | None = None
     fresh_weight: float | None = None
     k: int | None = None
+    paired: Paired | None = None
 
 
 @dataclass(frozen=True)

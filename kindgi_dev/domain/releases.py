@@ -67,11 +67,6 @@ class Promotion:
     approval_id: str | None = None
     resolved_at: str | None = None
 
-    @property
-    def applied(self) -> bool:
-        """Whether it changed the pin (a refused or waiting promotion changed nothing)."""
-        return self.status in (None, PROMOTED)
-
 
 def previous_version(pin: LivePin, setter: Promotion | None) -> str | None:
     """The version a rollback with no `toVersion` goes back to: what the scope had pinned

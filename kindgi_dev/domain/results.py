@@ -40,7 +40,9 @@ class CaseResult:
     """One case compared: the recorded run's score beside each repetition's, and what it did.
 
     `corrections` and `correction_differences` are set when the case has checked parts;
-    `rescored` is False on a rescore's case whose runs are gone.
+    `rescored` is False on a rescore's case whose runs are gone. `passed_all` (pass^n),
+    `passed_any`, `flaky` and `passed_before` (the recorded run) are set when the case has
+    something to pass (`domain.outcomes`); `errored` when no repetition had an answer.
     """
 
     case_id: str
@@ -58,6 +60,11 @@ class CaseResult:
     corrections: list[CorrectionCheck] | None = None
     correction_differences: list[CorrectionDifference] | None = None
     rescored: bool | None = None
+    passed_all: bool | None = None
+    passed_any: bool | None = None
+    flaky: bool | None = None
+    passed_before: bool | None = None
+    errored: bool | None = None
     guardrails_tripped: list[str] | None = None
     """The guardrails the candidate tripped on this case (in any repetition)."""
 
@@ -152,6 +159,14 @@ class Judge:
 
 
 @dataclass(frozen=True)
+class FlakyCases:
+    """The cases some repetitions passed and some didn't (with more than one repetition)."""
+
+    count: int
+    case_ids: list[str]
+
+
+@dataclass(frozen=True)
 class Summary:
     """The comparison over every finished case, with the run's settings and counts."""
 
@@ -177,6 +192,8 @@ class Summary:
     judge: Judge | None = None
     rescore_of: str | None = None
     not_rescored: int | None = None
+    flaky: FlakyCases | None = None
+    resume_of: str | None = None
     guardrails_tripped: dict[str, int] | None = None
     """How many cases each guardrail tripped on, when one did."""
 

@@ -67,13 +67,16 @@ def open_approval(
     return approval
 
 
+def roster_role(ctx: Context) -> str | None:
+    """The role the reviewer roster gives the caller's user (None: not on it)."""
+    row = store.reviewer_of_user(ctx.db, ctx.tenant_id, ctx.caller.id)
+    return row.role if row is not None and row.deactivated_at is None else None
+
+
 def reviewer_role(ctx: Context) -> str | None:
     """The caller's reviewer role: its roster row's, else `admin` for the tenant's admin (the
     instance's own token), else None (not a reviewer)."""
-    row = store.reviewer_of_user(ctx.db, ctx.tenant_id, ctx.caller.id)
-    if row is not None and row.deactivated_at is None:
-        return row.role
-    return "admin" if ctx.caller.role == "admin" else None
+    return roster_role(ctx) or ("admin" if ctx.caller.role == "admin" else None)
 
 
 def _reviewer_role(ctx: Context) -> str:

@@ -24,6 +24,8 @@ from ..domain.releases import (
     PROMOTE,
     PROMOTED,
     REFUSED,
+    REJECTED,
+    SUPERSEDED,
     LivePin,
     PolicyRef,
     Promotion,
@@ -222,11 +224,11 @@ def on_decided(ctx: Context, decided: approvals.Decided) -> None:
         return
     now = now_iso()
     if decided.decision.decision != "approve":
-        store.resolve(ctx.db, promotion_id, "rejected", now)
+        store.resolve(ctx.db, promotion_id, REJECTED, now)
         return
     own = live.own_pin(ctx, row.agent_id, row.scope)
     if (None if own is None else own.version) != row.from_version:
-        store.resolve(ctx.db, promotion_id, "superseded", now)
+        store.resolve(ctx.db, promotion_id, SUPERSEDED, now)
         return
     store.resolve(ctx.db, promotion_id, PROMOTED, now)
     _pin(ctx, row)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -11,7 +11,7 @@ from ..domain import comparison
 from ..domain.comparison import ReplayCase, Replayed
 from ..domain.errors import Conflict
 from ..domain.metrics import Verdict
-from ..domain.results import CaseResult
+from ..domain.results import CaseResult, ComparisonResult
 from ..domain.time import now_iso
 from ..store import eval_runs as store
 from ..store import runs as run_store
@@ -37,13 +37,7 @@ def start_on_suite(
     if pulled:
         return _start_on_pulled(ctx, pulled[-1], request)
     suite = eval_suites.get(ctx, suite_id)
-    restricted_only = request.restricted_only
-    cases = [
-        found
-        for case in eval_suites.all_cases(ctx, suite_id, suite.version)
-        if (found := replay_cases.from_suite_case(ctx, case, restricted_only=restricted_only))
-        is not None
-    ]
+    cases = _suite_cases(ctx, suite_id, suite.version, request.restricted_only)
     if request.flow is not None:
         return flow_trials.begin(
             ctx, suite_id=suite_id, suite_version=suite.version, request=request, cases=cases
@@ -51,6 +45,18 @@ def start_on_suite(
     return eval_runs.begin(
         ctx, suite_id=suite_id, suite_version=suite.version, request=request, cases=cases
     )
+
+
+def _suite_cases(
+    ctx: Context, suite_id: str, version: str, restricted_only: bool
+) -> list[ReplayCase]:
+    """A suite version's cases to replay, one per judged run."""
+    return [
+        found
+        for case in eval_suites.all_cases(ctx, suite_id, version)
+        if (found := replay_cases.from_suite_case(ctx, case, restricted_only=restricted_only))
+        is not None
+    ]
 
 
 def start_on_test_set(
@@ -88,13 +94,11 @@ def _test_set_cases(ctx: Context, cases: Iterable[Any], restricted_only: bool) -
     ]
 
 
-def _start_on_pulled(
-    ctx: Context, pulled: test_set_pulls.PulledVersion, request: eval_runs.StartRequest
-) -> eval_runs.Started:
-    """Try the candidate on a pulled version, as on a version frozen here: its cases carry
-    copies of their runs, with the recorded tool results."""
-    restricted_only = request.restricted_only
-    stored = list(test_set_pulls.all_cases(ctx, pulled.test_set_id, pulled.version))
+def _pulled_cases(
+    ctx: Context, test_set_id: str, version: str, restricted_only: bool
+) -> list[ReplayCase]:
+    """A pulled (or imported) version's cases to replay: frozen cases, then suite cases."""
+    stored = list(test_set_pulls.all_cases(ctx, test_set_id, version))
     cases = _test_set_cases(ctx, (c for c in stored if "expect" in c), restricted_only)
     built_before = (c for c in stored if "expect" not in c and "caseId" in c)
     cases += [
@@ -102,6 +106,15 @@ def _start_on_pulled(
         for case in built_before
         if (c := replay_cases.from_suite_case(ctx, case, restricted_only=restricted_only))
     ]
+    return cases
+
+
+def _start_on_pulled(
+    ctx: Context, pulled: test_set_pulls.PulledVersion, request: eval_runs.StartRequest
+) -> eval_runs.Started:
+    """Try the candidate on a pulled version, as on a version frozen here: its cases carry
+    copies of their runs, with the recorded tool results."""
+    cases = _pulled_cases(ctx, pulled.test_set_id, pulled.version, request.restricted_only)
     if request.flow is not None:
         return flow_trials.begin(
             ctx,
@@ -118,6 +131,64 @@ def _start_on_pulled(
         request=request,
         cases=cases,
         frozen_version=frozen,
+    )
+
+
+def resume(ctx: Context, run_id: str) -> eval_runs.Started:
+    """A new eval run that replays only the cases an interrupted, cancelled or errored run
+    didn't finish (the same candidate, settings and cases), keeps the ones it did, and
+    sums up the whole set; it names the run it resumed (`resumeOf`)."""
+    original = eval_runs.get_record(ctx, run_id)
+    result = original.get("result")
+    errored = isinstance(result, ComparisonResult) and result.summary.errors > 0
+    if original.get("dry_run") or not (original["status"] in ("failed", "cancelled") or errored):
+        raise Conflict(
+            f"Eval run {run_id} is {original['status']} with every case finished, so there is "
+            "nothing to resume.",
+            code="eval-run-not-resumable",
+            runId=run_id,
+        )
+    agent = eval_runs.agent_of(original)
+    if agent is None:
+        raise Conflict(
+            f"Eval run {run_id} tried a flow: kindgi dev resumes agent runs only.",
+            code="eval-run-not-resumable",
+            runId=run_id,
+        )
+    settings = eval_runs.settings_of(original)
+    request = eval_runs.StartRequest(
+        project_id=original["project_id"],
+        agent=agent,
+        reads=settings.reads,
+        repetitions=settings.repetitions,
+        k=settings.k,
+        class_weights=settings.class_weights,
+        sample=settings.sample,
+    )
+    kept = {
+        index: entry
+        for page in eval_runs.finished_after(ctx, run_id, after=-1)
+        for index, entry in page
+        if entry.result.error is None or entry.result.candidate
+    }
+    frozen = eval_runs.frozen_of(original)
+    suite_id, version = original["suite_id"], original["suite_version"]
+    restricted_only = settings.restricted_only
+    cases: Sequence[ReplayCase]
+    if frozen is not None and test_set_pulls.versions(ctx, frozen.test_set_id):
+        cases = _pulled_cases(ctx, frozen.test_set_id, frozen.version, restricted_only)
+    elif frozen is not None:
+        cases = replay_cases.FrozenCases(ctx, frozen.test_set_id, frozen.version, restricted_only)
+    else:
+        cases = _suite_cases(ctx, suite_id, version, restricted_only)
+    return eval_runs.begin(
+        ctx,
+        suite_id=suite_id,
+        suite_version=version,
+        request=request,
+        cases=cases,
+        frozen_version=frozen,
+        resumed=eval_runs.Resumed(run_id, kept),
     )
 
 

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from desk_pack import AGENT, desk_served, every_row, turn
+from desk_pack import AGENT, desk_served, turn
 from starlette.testclient import TestClient
+from tables import every_row
 
 from kindgi_dev.services.context import Context
 

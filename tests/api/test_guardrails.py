@@ -8,9 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from desk_pack import AGENT, NO_SHOUTING, NOT_EMPTY, desk_served, every_row, turn
+from desk_pack import AGENT, NO_SHOUTING, NOT_EMPTY, desk_served, turn
 from kindgi.client import _models
 from starlette.testclient import TestClient
+from tables import every_row
 
 from kindgi_dev.services.context import Context
 
@@ -126,7 +127,11 @@ def test_an_eval_run_reports_which_guardrails_the_candidate_tripped(desk: Served
     quiet = try_version(client, "2.0.0")
     cases = quiet["result"]["perCase"]
     assert [c.get("guardrailsTripped") for c in cases] == [[NOT_EMPTY]] * len(cases)
-    assert {c["error"] for c in cases} == {BLOCKED}
+    assert [(c["passedBefore"], c["passedAll"], "error" in c) for c in cases] == [
+        (True, False, False)
+    ] * len(cases)
+    reasons = {c["correctionDifferences"][0]["differences"][0]["reason"] for c in cases}
+    assert reasons == {"the version gave no answer text"}
     assert quiet["result"]["summary"]["guardrailsTripped"] == {NOT_EMPTY: len(cases)}
     same = try_version(client, "1.1.0")
     assert all("guardrailsTripped" not in c for c in same["result"]["perCase"])

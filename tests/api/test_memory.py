@@ -9,8 +9,9 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from desk_pack import desk_served, every_row, turn
+from desk_pack import desk_served, turn
 from starlette.testclient import TestClient
+from tables import every_row
 
 from kindgi_dev.domain.time import parse_time
 from kindgi_dev.services.context import Context

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from factories import AGENT, served
 from kindgi.client import _models as official
-from release_steps import corrected_suite, every_row, models_file, project_scope, try_version
+from release_steps import corrected_suite, models_file, project_scope, try_version
 from starlette.testclient import TestClient
+from tables import every_row
 
 from kindgi_dev.services.context import Context
 
@@ -45,7 +46,11 @@ def reviewer(client: TestClient, role: str = "senior") -> dict[str, str]:
     )
     assert registered.status_code == 200, registered.text
     official.Reviewer.model_validate(registered.json())
-    return {"Authorization": f"Bearer {key.token}"}
+    header = {"Authorization": f"Bearer {key.token}"}
+    who = client.get("/v1/identity/whoami", headers=header).json()
+    assert (who["userId"], who["role"], who["tenantAdmin"]) == (key.principal.id, "member", False)
+    assert who["reviewerRole"] == role
+    return header
 
 
 def test_a_second_reviewer_approves_and_the_version_goes_live(setup: Setup) -> None:

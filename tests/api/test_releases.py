@@ -12,12 +12,12 @@ from factories import AGENT, served
 from kindgi.client import _models as official
 from release_steps import (
     corrected_suite,
-    every_row,
     models_file,
     project_scope,
     try_version,
 )
 from starlette.testclient import TestClient
+from tables import every_row
 
 from kindgi_dev.services.context import Context
 

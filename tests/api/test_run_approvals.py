@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from desk_pack import AGENT, REFUND, desk_served, every_row, turn
+from desk_pack import AGENT, REFUND, desk_served, turn
 from kindgi.client import _models
 from starlette.testclient import TestClient
+from tables import every_row
 
 from kindgi_dev.services.context import Context
 

@@ -13,8 +13,9 @@ import httpx
 import pytest
 from cli_runner import Kindgi
 from factories import AGENT, register_pack
-from release_steps import corrected_suite, every_row, models_file, try_version
+from release_steps import corrected_suite, models_file, try_version
 from serving import serve_app
+from tables import every_row
 
 from kindgi_dev.api.app import context_of, create_app
 from kindgi_dev.settings import Settings

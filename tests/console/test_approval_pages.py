@@ -8,8 +8,9 @@ import re
 import uuid
 from pathlib import Path
 
-from desk_pack import AGENT, desk_served, every_row
+from desk_pack import AGENT, desk_served
 from starlette.testclient import TestClient
+from tables import every_row
 
 from kindgi_dev.api.app import console_link
 

@@ -8,8 +8,9 @@ import re
 from pathlib import Path
 
 from factories import AGENT, served
-from release_steps import corrected_suite, every_row, models_file, project_scope, try_version
+from release_steps import corrected_suite, models_file, project_scope, try_version
 from starlette.testclient import TestClient
+from tables import every_row
 
 from kindgi_dev.api.app import console_link
 

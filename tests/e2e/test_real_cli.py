@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from devserver import DevServer, clean_env, copy_example, start
 
@@ -76,6 +78,18 @@ def test_version_whoami_and_doctor(real_kindgi: Path, server: DevServer) -> None
     assert {k: checks[k]["status"] for k in RUNTIME_CHECKS} == RUNTIME_CHECKS
     assert checks["provider"]["message"] == "A provider is registered: function."
     assert checks["mcp-headers"]["message"] == "No MCP endpoint is registered."
+
+
+def test_console_finds_the_console_and_its_link_logs_in(
+    real_kindgi: Path, server: DevServer
+) -> None:
+    found = real(real_kindgi, server, "console", "--no-open", "--json")
+    assert found == {"url": f"{server.url}/console/", "opened": False}
+    link = re.search(r"Console\s+(http://\S+)", server.output())
+    assert link is not None
+    with httpx.Client() as browser:
+        assert browser.get(link.group(1), follow_redirects=False).status_code == 303
+        assert browser.get(f"{server.url}/console/runs").status_code == 200
 
 
 def test_projects_agents_runs_judgments_suites_and_eval_runs(

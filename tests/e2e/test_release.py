@@ -252,3 +252,19 @@ def test_release_through_the_real_cli(server: DevServer) -> None:
     assert refused.stderr.startswith(f"Error [gate-failed]: The gate refused {AGENT} 0.2.0: ")
     assert DIVERGED in refused.stderr
     assert run("agents", "live", AGENT, where)["version"] == "0.1.0"
+    assert run("agents", "gate-policy", AGENT, where)["policy"]["version"] == "1.1.0"
+
+    (server.pack / "policy.json").write_text(json.dumps({**PASSING, "approvals": {}}))
+    run("gate-policies", "publish", POLICY, "--policy-version=1.2.0", f"--agent={AGENT}", where,
+        "--spec=@policy.json")  # fmt: skip
+    asked = run("agents", "promote", AGENT, "0.2.0", where, evaluated)
+    assert asked["status"] == "pending-approval"
+    own = run("approvals", "complete", asked["approvalId"], "--decision=approve", code=1)
+    assert "Whoever asked for this may not approve it" in own.stderr
+    second = json.loads(cli(KINDGI, server, "approvals", "reviewer-token").stdout)["token"]
+    pending = run("approvals", "list", "--status=pending", f"--token={second}")
+    assert [a["id"] for a in pending["data"]] == [asked["approvalId"]]
+    decided = run("approvals", "complete", asked["approvalId"], "--decision=approve",
+                  "--rationale=numbers hold", f"--token={second}")  # fmt: skip
+    assert (decided["kind"], decided["approval"]["status"]) == ("terminal", "approved")
+    assert run("agents", "live", AGENT, where)["version"] == "0.2.0"

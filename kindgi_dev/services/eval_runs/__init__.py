@@ -20,8 +20,8 @@ from .read import (
 )
 from .request import AgentCandidate, FlowCandidate, Sample, StartRequest
 from .result import finish, summarize
-from .settings import RunSettings, flow_ref, settings_of
-from .start import DryRunPreview, Started, begin, launch, new_record
+from .settings import RunSettings, agent_of, flow_ref, frozen_of, settings_of
+from .start import DryRunPreview, Resumed, Started, begin, launch, new_record
 
 __all__ = [
     "AgentCandidate",
@@ -30,10 +30,12 @@ __all__ = [
     "FlowCandidate",
     "Progress",
     "Replay",
+    "Resumed",
     "RunSettings",
     "Sample",
     "StartRequest",
     "Started",
+    "agent_of",
     "begin",
     "cancel",
     "case_pages",
@@ -42,6 +44,7 @@ __all__ = [
     "finish",
     "finished_after",
     "flow_ref",
+    "frozen_of",
     "get",
     "get_record",
     "interrupt_all",

@@ -14,6 +14,7 @@ from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import Conflict, NotFound
 from ...domain.expectations import Answer
 from ...domain.items import answer_text
+from ...domain.outcomes import errored_run, errored_tool
 from ...domain.results import FinishedCase
 from ...domain.status import TERMINAL
 from ...domain.time import now_iso
@@ -41,13 +42,19 @@ INTERRUPTED = (
 
 
 def spawn(
-    ctx: Context, run_id: str, replay: Replay, cases: Sequence[ReplayCase], concurrency: int
+    ctx: Context,
+    run_id: str,
+    replay: Replay,
+    cases: Sequence[ReplayCase],
+    concurrency: int,
+    skip: frozenset[int] = frozenset(),
 ) -> None:
-    """Start replaying the stored run's cases on the eval loop, `concurrency` at a time."""
+    """Start replaying the stored run's cases on the eval loop, `concurrency` at a time
+    (but those at the `skip` indices, already stored: a resumed run's)."""
     ctx.eval_concurrency[run_id] = concurrency
     if ctx.eval_loop is None:
         ctx.eval_loop = EvalLoop(ctx.home or asyncio.get_running_loop())
-    job = ctx.eval_loop.start(_run(ctx, run_id, replay, cases))
+    job = ctx.eval_loop.start(_run(ctx, run_id, replay, cases, skip))
     ctx.eval_tasks[run_id] = job
     job.add_done_callback(lambda: _forget(ctx, run_id))
 
@@ -57,7 +64,13 @@ def _forget(ctx: Context, run_id: str) -> None:
     ctx.eval_concurrency.pop(run_id, None)
 
 
-async def _run(ctx: Context, run_id: str, replay: Replay, cases: Sequence[ReplayCase]) -> None:
+async def _run(
+    ctx: Context,
+    run_id: str,
+    replay: Replay,
+    cases: Sequence[ReplayCase],
+    skip: frozenset[int],
+) -> None:
     """Replay every case × repetition, store each case as it ends, then the result."""
     record = store.get(ctx.db, run_id)
     assert record is not None
@@ -87,6 +100,7 @@ async def _run(ctx: Context, run_id: str, replay: Replay, cases: Sequence[Replay
             work,
             finished,
             concurrency=ctx.eval_concurrency.get(run_id, 1),
+            skip=skip,
         )
     except asyncio.CancelledError:
         if run_id in ctx.eval_tasks:  # a caller's cancel; `interrupt_all` took its tasks out
@@ -141,18 +155,27 @@ async def replay_case(
     outcome = await runs.perform_turn(ctx, run["id"], agent, case.message, case.history, dispatcher)
     stored = run_store.get(ctx.db, run["id"]) or {}
     judged = await _judge_answers(ctx, case, stored.get("output")) if outcome.ok else {}
+    tools = [c.as_journal() for c in outcome.tool_calls]
+    errored = errored_run(outcome.failure) or any(errored_tool(t) for t in tools)
     return Replayed(
         run_id=run["id"],
         output=stored.get("output"),
-        tools=[c.as_journal() for c in outcome.tool_calls],
+        tools=tools,
         diverged=dispatcher.diverged,
         refused=dispatcher.refused,
         approval_skipped=dispatcher.approval_skipped,
         provider=outcome.provider,
-        error=None if outcome.ok else (outcome.failure or {}).get("message"),
+        error=_error_of(outcome.failure, tools) if errored else None,
         judged=judged,
         guardrails=tripped(outcome),
     )
+
+
+def _error_of(failure: dict[str, Any] | None, tools: list[dict[str, Any]]) -> str:
+    """What an errored replay says: its run's failure, else the tool call that errored."""
+    if failure:
+        return str(failure.get("message") or failure.get("code"))
+    return next(str(t["error"]) for t in tools if errored_tool(t))
 
 
 def tripped(outcome: TurnOutcome) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ from ...domain.results import (
     CheckCount,
     DryRunResult,
     FinishedCase,
+    FlakyCases,
     Judge,
     ModelUse,
     Sampling,
@@ -76,6 +77,8 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
             sum(len(c) for c in tally.checks), sum(sum(c) for c in tally.checks)
         ),
         judge=_judge_summary(ctx) if tally.checks_answers else None,
+        flaky=FlakyCases(len(tally.flaky), tally.flaky) if settings.repetitions > 1 else None,
+        resume_of=settings.resume_of,
         guardrails_tripped=dict(sorted(tally.tripped.items())) or None,
     )
 
@@ -101,6 +104,7 @@ class _Tally:
     baseline_checks: list[tuple[bool, ...]] = field(default_factory=list)
     versions: dict[str, int] = field(default_factory=dict)
     models: dict[tuple[str, str], int] = field(default_factory=dict)
+    flaky: list[str] = field(default_factory=list)
     tripped: dict[str, int] = field(default_factory=dict)
     _kept: dict[Hashable, Any] = field(default_factory=dict)
 
@@ -110,8 +114,9 @@ class _Tally:
         return kept
 
     def add(self, entry: FinishedCase) -> None:
-        """Count one finished case: a stopped case has no scores; an errored one has only
-        its baseline's, unless its candidate ran."""
+        """Count one finished case. A stopped case, and one none of whose repetitions
+        answered (errored), are left out of both sides of the metrics and the checks, so
+        the sides rest on the same cases, one entry each, in order."""
         result = entry.result
         self.cases += 1
         self.diverged += result.diverged
@@ -119,12 +124,13 @@ class _Tally:
         self.errors += result.error is not None
         self.stopped += result.stopped is not None
         self.checks_answers = self.checks_answers or _checks_answers(result)
-        if result.stopped is None:
+        if result.flaky:
+            self.flaky.append(result.case_id)
+        if result.stopped is None and (result.error is None or result.candidate):
             self.baseline.append(self._same(result.baseline))
-            if result.error is None or result.candidate:
-                self.candidate.append(self._same(tuple(self._same(s) for s in result.candidate)))
-        self.checks.append(self._same(tuple(entry.checks)))
-        self.baseline_checks.append(self._same(tuple(entry.baseline_checks)))
+            self.candidate.append(self._same(tuple(self._same(s) for s in result.candidate)))
+            self.checks.append(self._same(tuple(entry.checks)))
+            self.baseline_checks.append(self._same(tuple(entry.baseline_checks)))
         self.versions[entry.made_on] = self.versions.get(entry.made_on, 0) + 1
         for guardrail in result.guardrails_tripped or ():
             self.tripped[guardrail] = self.tripped.get(guardrail, 0) + 1

@@ -19,7 +19,7 @@ from .request import AgentCandidate, ClassWeights, FlowCandidate, Reads, Sample,
 @dataclass(frozen=True)
 class RunSettings:
     """How an eval run compares: reads, repetitions, k, which verdicts count, the sample it
-    ran on, a flow candidate's swaps, and the run it rescored."""
+    ran on, a flow candidate's swaps, and the run it rescored or resumed."""
 
     reads: Reads = "recorded"
     repetitions: int = 1
@@ -29,6 +29,7 @@ class RunSettings:
     versions: dict[str, dict[str, str]] | None = None
     rescore_of: str | None = None
     baseline: str = "recorded"
+    resume_of: str | None = None
 
     @property
     def restricted_only(self) -> bool:
@@ -56,6 +57,7 @@ class RunSettings:
             versions=data.get("versions") or None,
             rescore_of=data.get("rescoreOf"),
             baseline=data.get("baseline", "recorded"),
+            resume_of=data.get("resumeOf"),
         )
 
     def encoded(self) -> dict[str, Any]:
@@ -67,6 +69,7 @@ class RunSettings:
             if sample is None
             else {"part": sample.part, "seed": sample.seed, "holdOutShare": sample.hold_out_share},
             "rescoreOf": self.rescore_of,
+            "resumeOf": self.resume_of,
         }
         return {
             "baseline": self.baseline,

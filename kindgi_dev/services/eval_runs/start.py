@@ -13,7 +13,7 @@ from typing import Any
 from ...domain import sampling
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import BadInput, ValidationFailed
-from ...domain.results import DryRunResult, PreviewCase
+from ...domain.results import DryRunResult, FinishedCase, PreviewCase
 from ...domain.time import now_iso
 from ...store import eval_runs as store
 from .. import catalog, models, projects
@@ -34,6 +34,15 @@ class DryRunPreview:
 
 
 @dataclass(frozen=True)
+class Resumed:
+    """What a resumed run keeps of the run it resumes: that run's id, and its finished cases
+    by index (stored in the new run as they are; only the others replay)."""
+
+    run_id: str
+    kept: dict[int, FinishedCase]
+
+
+@dataclass(frozen=True)
 class Started:
     """What starting (or rescoring) an eval run answers: its id, and a dry run's preview."""
 
@@ -49,8 +58,10 @@ def begin(
     request: StartRequest,
     cases: Sequence[ReplayCase],
     frozen_version: FrozenVersion | None = None,
+    resumed: Resumed | None = None,
 ) -> Started:
-    """Store the eval run as `running` and start its replays; its id at once."""
+    """Store the eval run as `running` and start its replays (those `resumed` didn't
+    finish); its id at once."""
     ref = request.agent
     if request.flow is not None or ref is None:
         raise BadInput(
@@ -72,7 +83,8 @@ def begin(
     async def replay(case: ReplayCase, reads: str) -> Replayed:
         return await replay_case(ctx, record["run_id"], agent, project_id, case, reads)
 
-    return launch(ctx, record, request, cases, replay, models.eval_concurrency(ctx, agent))
+    concurrency = models.eval_concurrency(ctx, agent)
+    return launch(ctx, record, request, cases, replay, concurrency, resumed)
 
 
 def new_record(
@@ -113,16 +125,18 @@ def launch(
     cases: Sequence[ReplayCase],
     replay: Replay,
     concurrency: int,
+    resumed: Resumed | None = None,
 ) -> Started:
-    """Store the eval run and start replaying its cases in the background (or preview them)."""
+    """Store the eval run and start replaying its cases in the background (or preview them);
+    a resumed run first stores the cases the run it resumes finished, and replays the rest."""
     run_id = record["run_id"]
+    settings = settings_of(record)
     if request.sample is not None:
         cases = _sampled(cases, request.sample)
-        record = {
-            **record,
-            "case_count": len(cases),
-            "comparison": replace(settings_of(record), sample=request.sample).encoded(),
-        }
+        settings = replace(settings, sample=request.sample)
+    if resumed is not None:
+        settings = replace(settings, resume_of=resumed.run_id)
+    record = {**record, "case_count": len(cases), "comparison": settings.encoded()}
     store.insert(ctx.db, record)
     if request.dry_run:
         preview = [
@@ -131,7 +145,10 @@ def launch(
         ]
         finish(ctx, run_id, "completed", DryRunResult(True, preview))
         return Started(run_id, DryRunPreview(len(cases), preview))
-    spawn(ctx, run_id, replay, cases, concurrency)
+    kept = resumed.kept if resumed is not None else {}
+    for index, entry in sorted(kept.items()):
+        store.add_case(ctx.db, run_id, index, entry.result.case_id, entry, now_iso())
+    spawn(ctx, run_id, replay, cases, concurrency, frozenset(kept))
     return Started(run_id)
 
 
