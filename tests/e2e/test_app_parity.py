@@ -203,7 +203,7 @@ def test_a_halt_fails_the_turn_and_an_eval_run_counts_the_trip(server: DevServer
     assert isinstance(result, dict)
     assert result["summary"]["guardrailsTripped"][NOT_EMPTY] >= 1
     tripped = [c for c in result["perCase"] if c.get("guardrailsTripped") == [NOT_EMPTY]]
-    assert tripped and all(c["passedAll"] is False for c in tripped)
+    assert tripped and all(c["changes"]["dropped"] == [{"key": "answer"}] for c in tripped)
 
 
 def test_a_remembered_fact_is_read_back_then_erased(server: DevServer) -> None:
