@@ -97,11 +97,6 @@ class Fact:
     invalidated_by: str | None = None
     invalidation_reason: str | None = None
 
-    @property
-    def current(self) -> bool:
-        """Whether this revision is the fact's current one."""
-        return self.invalidated_at is None
-
 
 def check_scope(scope: Mapping[str, Any], tenant_id: str) -> None:
     """A written scope names this tenant, and a participant's fact names its project."""

@@ -174,9 +174,3 @@ def ledger(ctx: Context) -> list[MemoryErasure]:
         if len(rows) < 500:
             return found
         after = rows[-1][0]
-
-
-def replay(ctx: Context, entries: list[tuple[str, str | None]]) -> list[str]:
-    """Erasures given back after a restore: kindgi dev keeps no keyed hash, so none can be
-    found again; the ids that carried no keyed hash (the rest name an unknown key)."""
-    return [erasure_id for erasure_id, keyed in entries if keyed is None]

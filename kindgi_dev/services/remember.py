@@ -7,7 +7,6 @@ write it is (a recorded result, else refused), so nothing is remembered twice.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
@@ -15,6 +14,7 @@ from ..domain import facts as rules
 from ..domain.facts import Fact, FactAttribution, FactGeneratedBy
 from ..domain.time import now_iso
 from ..models import ToolCall
+from ..runtime.dispatch import Builtin
 from ..runtime.tool_calls import ToolCallRecord
 from ..store import conversations as conversation_store
 from ..store import facts as store
@@ -89,9 +89,6 @@ def _slot(ctx: Context, asked: rules.Remembered) -> Fact | None:
         if len(batch) < BATCH:
             return None
         after = batch[-1][0]
-
-
-Builtin = Callable[[int, ToolCall, dict[str, Any]], Awaitable[ToolCallRecord]]
 
 
 def builtins(ctx: Context, run_id: str) -> dict[str, Builtin]:
