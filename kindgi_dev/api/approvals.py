@@ -12,7 +12,7 @@ from starlette.responses import Response
 from ..domain.approvals import Approval, Decision, Reviewer
 from ..domain.errors import BadInput
 from ..domain.paging import Page
-from ..services import approval_subjects, approvals, identity
+from ..services import approval_subjects, approvals, identity, run_waits
 from .release_wire import UUID_PATTERN
 from .responses import json_response
 from .routing import Call, Endpoint, shape
@@ -33,6 +33,12 @@ class DecisionRecord(WireModel):
     reviewer_role_at_decision: str
     decided_at: str
     rationale: str | None = None
+
+
+class ProvenanceRef(WireModel):
+    """The run an approval's waitpoint belongs to."""
+
+    run_id: str
 
 
 class ApprovalAnswer(OpenModel):
@@ -56,6 +62,10 @@ class ApprovalAnswer(OpenModel):
     separate_approver: bool
     escalated_from: str | None = None
     escalated_to: str | None = None
+    wait_token_id: str | None = None
+    provenance_ref: ProvenanceRef | None = None
+    expires_at: str | None = None
+    withdrawn_because: str | None = None
 
 
 class ApprovalPage(WireModel):
@@ -112,14 +122,24 @@ class ReviewDecisionAnswer(WireModel):
     decided_at: str
 
 
+class Resume(WireModel):
+    """How the run waiting on the approval went on: `ok`, or `failed` with its error."""
+
+    kind: Literal["ok", "failed"]
+    code: str | None = None
+    message: str | None = None
+
+
 class CompleteResult(WireModel):
-    """A recorded decision, and what it did: no run waits on a promotion's approval."""
+    """A recorded decision, and what it did to the run waiting on it (none for a promotion)."""
 
     kind: Literal["terminal", "escalated"]
     approval: ApprovalAnswer
     decision: ReviewDecisionAnswer
     next_approval: ApprovalAnswer | None = None
     waitpoint_resolved: bool
+    run_status: str | None = None
+    resume: Resume | None = None
 
 
 class ReviewerAnswer(WireModel):
@@ -166,9 +186,9 @@ class UnregisteredReviewer(WireModel):
 
 
 class KeyOwner(WireModel):
-    """Whom a key acts for."""
+    """Whom a key acts for: a person, or a service account (whose runs no person started)."""
 
-    kind: Literal["user"]
+    kind: Literal["user", "service-account"]
     id: str = Field(pattern=UUID_PATTERN)
 
 
@@ -206,9 +226,10 @@ def approval_answer(approval: Approval) -> ApprovalAnswer:
             decided_at=decided.decided_at,
             **({} if decided.rationale is None else {"rationale": decided.rationale}),
         )
-    return ApprovalAnswer.model_validate(
-        {**{k: v for k, v in vars(approval).items() if v is not None}, "decision": record}
-    )
+    fields = {k: v for k, v in vars(approval).items() if v is not None and k != "run_id"}
+    if approval.run_id is not None:
+        fields["provenance_ref"] = {"run_id": approval.run_id}
+    return ApprovalAnswer.model_validate({**fields, "decision": record})
 
 
 def decision_answer(approval_id: str, decided: Decision) -> ReviewDecisionAnswer:
@@ -234,8 +255,6 @@ def list_approvals(call: Call[Any, ApprovalQuery]) -> ApprovalPage:
     q = call.query
     if q.scope_kind == "org":
         return ApprovalPage(data=[], has_more=False, order=q.order)
-    if q.run_id or q.wait_token_id:  # no run waits on an approval here yet
-        return ApprovalPage(data=[], has_more=False, order=q.order)
     query = approvals.ApprovalQuery(
         statuses=q.status,
         project_id=q.scope_id if q.scope_kind == "project" else None,
@@ -243,6 +262,8 @@ def list_approvals(call: Call[Any, ApprovalQuery]) -> ApprovalPage:
         decided_by_me=q.decided_by == "me",
         created_after=q.created_after,
         order=q.order,
+        run_id=q.run_id,
+        wait_token_ids=q.wait_token_id,
     )
     page = approvals.list_page(call.ctx, query, limit=q.limit, cursor=q.cursor)
     if q.assigned_to == "me":  # nothing is assigned to a reviewer locally
@@ -262,21 +283,27 @@ def get(call: Call[Any, Any]) -> ApprovalAnswer:
     return approval_answer(approvals.get(call.ctx, call.path["approvalId"]))
 
 
-def complete(call: Call[CompleteBody, Any]) -> CompleteResult:
+async def complete(call: Call[CompleteBody, Any]) -> CompleteResult:
     body = call.body
     if body.value is not None:
         raise BadInput(
-            "An approval of a promotion takes a decision and an optional rationale, not a value."
+            "An approval of a promotion or a held tool call takes a decision and an optional "
+            "rationale, not a value."
         )
     decided = approval_subjects.complete(
         call.ctx, call.path["approvalId"], body.decision, body.rationale
     )
+    resumed = await run_waits.after_decision(call.ctx, decided)
     result = CompleteResult(
         kind="escalated" if decided.next_approval is not None else "terminal",
-        approval=approval_answer(decided.approval),
+        approval=approval_answer(approvals.get(call.ctx, decided.approval.id)),
         decision=decision_answer(decided.approval.id, decided.decision),
-        waitpoint_resolved=False,
+        waitpoint_resolved=resumed.waitpoint_resolved,
     )
+    if resumed.run_status is not None:
+        result.run_status = resumed.run_status
+    if resumed.resume is not None:
+        result.resume = Resume.model_validate(resumed.resume)
     if decided.next_approval is not None:
         result.next_approval = approval_answer(decided.next_approval)
     return result
@@ -305,10 +332,12 @@ def unregister(call: Call[Any, Any]) -> UnregisteredReviewer:
 def mint(call: Call[MintKeyBody, Any]) -> Response:
     body = call.body
     user_id = body.for_.id if body.for_ is not None else str(uuid.uuid4())
-    key = identity.mint_key(call.ctx, user_id, body.role or "member", body.label)
+    owner = "user" if body.for_ is None else body.for_.kind
+    kind = "service_account" if owner == "service-account" else "user"
+    key = identity.mint_key(call.ctx, user_id, body.role or "member", body.label, kind=kind)
     answer = MintedKeyAnswer(
         token_id=key.id,
-        principal=KeyOwner(kind="user", id=key.user_id),
+        principal=KeyOwner(kind=owner, id=key.user_id),
         role=key.role,
         capabilities=[],
         created_by=key.created_by,

@@ -158,6 +158,7 @@ class ComparisonCaseResult(WireModel):
     flaky: bool | None = None
     passed_before: bool | None = None
     errored: bool | None = None
+    guardrails_tripped: list[str] | None = None
 
 
 class ComparisonMetric(WireModel):
@@ -307,6 +308,7 @@ class ComparisonSummary(WireModel):
     not_rescored: int | None = None
     flaky: FlakyCases | None = None
     resume_of: str | None = None
+    guardrails_tripped: dict[str, int] | None = None
 
 
 class JudgedComparisonResult(WireModel):

@@ -31,6 +31,7 @@ COMMANDS = (
     "eval-runs",
     "gate-policies",
     "approvals",
+    "tokens",
 )
 """Modules of `kindgi_dev.cli` that each define the command or group of that name."""
 

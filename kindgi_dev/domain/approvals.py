@@ -54,6 +54,12 @@ class Approval:
     decision: Decision | None = None
     escalated_from: str | None = None
     escalated_to: str | None = None
+    wait_token_id: str | None = None
+    """The waitpoint a run waits at for this approval (a held tool call's)."""
+    run_id: str | None = None
+    """The run whose waitpoint it is (`provenanceRef.runId` on the wire)."""
+    expires_at: str | None = None
+    withdrawn_because: str | None = None
 
     @property
     def is_open(self) -> bool:

@@ -65,6 +65,8 @@ class CaseResult:
     flaky: bool | None = None
     passed_before: bool | None = None
     errored: bool | None = None
+    guardrails_tripped: list[str] | None = None
+    """The guardrails the candidate tripped on this case (in any repetition)."""
 
 
 @dataclass(frozen=True)
@@ -192,6 +194,8 @@ class Summary:
     not_rescored: int | None = None
     flaky: FlakyCases | None = None
     resume_of: str | None = None
+    guardrails_tripped: dict[str, int] | None = None
+    """How many cases each guardrail tripped on, when one did."""
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,10 @@ def open_approval(
     title: str | None = None,
     description: str | None = None,
     context: dict[str, Any] | None = None,
+    wait: tuple[str, str, str | None] | None = None,
 ) -> Approval:
-    """Open a pending approval asked for by the caller (inside the caller's transaction)."""
+    """Open a pending approval asked for by the caller (inside the caller's transaction);
+    `wait` links it to a run's waitpoint: (wait token, run id, expiry)."""
     now = now_iso()
     approval = Approval(
         id=str(uuid.uuid4()),
@@ -57,6 +59,9 @@ def open_approval(
         description=description,
         context=context,
         requested_by=f"{ctx.caller.kind}:{ctx.caller.id}",
+        wait_token_id=None if wait is None else wait[0],
+        run_id=None if wait is None else wait[1],
+        expires_at=None if wait is None else wait[2],
     )
     store.insert(ctx.db, approval)
     return approval
@@ -102,6 +107,8 @@ class ApprovalQuery:
     decided_by_me: bool = False
     created_after: str | None = None
     order: str = "desc"
+    run_id: str | None = None
+    wait_token_ids: Sequence[str] = ()
 
 
 def list_page(
@@ -120,6 +127,8 @@ def list_page(
         decided_by_reviewer=(mine.id if mine else "none") if query.decided_by_me else None,
         created_after=query.created_after,
         newest_first=query.order != "asc",
+        run_id=query.run_id,
+        wait_token_ids=query.wait_token_ids,
     )
     size = clamp_limit(limit)
     after = decode_cursor(cursor)

@@ -55,7 +55,7 @@ def caller_of_token(ctx: Context, token: str) -> Caller | None:
     found = keys.key_of(ctx.db, _hash(token))
     if found is None or found.tenant_id != ctx.tenant_id:
         return None
-    return Caller("user", found.user_id, found.role)
+    return Caller(found.principal_kind, found.user_id, found.role)
 
 
 def require_admin(ctx: Context, what: str) -> None:
@@ -75,11 +75,15 @@ class MintedKey:
     created_at: str
     token: str
     label: str | None = None
+    kind: str = "user"
 
 
-def mint_key(ctx: Context, user_id: str, role: str, label: str | None) -> MintedKey:
+def mint_key(
+    ctx: Context, user_id: str, role: str, label: str | None, *, kind: str = "user"
+) -> MintedKey:
     """A new API key acting for `user_id` (the way to be a second person locally, e.g. a
-    reviewer who isn't the one who asked); only the tenant's admin mints one."""
+    reviewer who isn't the one who asked), or for a service account (`kind`), whose runs
+    no person started; only the tenant's admin mints one."""
     require_admin(ctx, "Minting a key")
     token = new_token()
     key = keys.MintedKey(
@@ -91,9 +95,10 @@ def mint_key(ctx: Context, user_id: str, role: str, label: str | None) -> Minted
         f"user:{ctx.caller.id}",
         now_iso(),
         label,
+        kind,
     )
     keys.insert_key(ctx.db, key)
-    return MintedKey(key.id, user_id, role, key.created_by, key.created_at, token, label)
+    return MintedKey(key.id, user_id, role, key.created_by, key.created_at, token, label, kind)
 
 
 def _hash(token: str) -> str:

@@ -13,7 +13,7 @@ from ..runtime.host import Runtime
 from ..runtime.pack import PackIndex
 from ..settings import Settings
 from ..store.db import Database
-from . import catalog, eval_runs, identity, live, models, projects, runs
+from . import catalog, eval_runs, identity, live, models, projects, run_waits, runs
 from .context import Context
 
 Progress = Callable[[str, float], None]
@@ -111,6 +111,8 @@ async def start(ctx: Context, progress: Progress | None = None) -> None:
     except BaseException:
         await runtime.stop()
         raise
+    if run_waits.resume_decided(ctx):
+        say("  · runs whose approval was decided as kindgi dev stopped go on now")
 
 
 async def stop(ctx: Context) -> None:

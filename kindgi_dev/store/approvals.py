@@ -68,6 +68,10 @@ def _approval(row: sqlite3.Row) -> Approval:
         decision=_decision(load(row["decision"])),
         escalated_from=context.get("escalatedFrom"),
         escalated_to=context.get("escalatedTo"),
+        wait_token_id=context.get("waitTokenId"),
+        run_id=context.get("runId"),
+        expires_at=context.get("expiresAt"),
+        withdrawn_because=context.get("withdrawnBecause"),
     )
 
 
@@ -77,6 +81,10 @@ def _links(approval: Approval) -> str | None:
         "context": approval.context,
         "escalatedFrom": approval.escalated_from,
         "escalatedTo": approval.escalated_to,
+        "waitTokenId": approval.wait_token_id,
+        "runId": approval.run_id,
+        "expiresAt": approval.expires_at,
+        "withdrawnBecause": approval.withdrawn_because,
     }
     present = {k: v for k, v in body.items() if v is not None}
     return dump(present) if present else None
@@ -145,6 +153,8 @@ class ApprovalFilter:
     decided_by_reviewer: str | None = None
     created_after: str | None = None
     newest_first: bool = True
+    run_id: str | None = None
+    wait_token_ids: Sequence[str] = ()
 
 
 def list_page(
@@ -159,6 +169,11 @@ def list_page(
         where.add("json_extract(decision, '$.reviewerId') = ?", filters.decided_by_reviewer)
     if filters.created_after is not None:
         where.add("created_at > ?", filters.created_after)
+    if filters.run_id is not None:
+        where.add("json_extract(context, '$.runId') = ?", filters.run_id)
+    if filters.wait_token_ids:
+        marks = ", ".join("?" * len(filters.wait_token_ids))
+        where.add(f"json_extract(context, '$.waitTokenId') IN ({marks})", *filters.wait_token_ids)
     order = "DESC" if filters.newest_first else "ASC"
     if after is not None:
         where.add(f"seq {'<' if filters.newest_first else '>'} ?", after)

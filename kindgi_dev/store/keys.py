@@ -19,13 +19,15 @@ class MintedKey:
     created_by: str
     created_at: str
     label: str | None = None
+    principal_kind: str = "user"
+    """`user`, or `service_account` (a key whose runs no person started)."""
 
 
 def insert_key(db: Database, key: MintedKey) -> None:
     """Keep a minted key."""
     db.run(
         "INSERT INTO api_tokens (id, token_hash, tenant_id, user_id, role, label, created_by, "
-        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "created_at, principal_kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             key.id,
             key.token_hash,
@@ -35,6 +37,7 @@ def insert_key(db: Database, key: MintedKey) -> None:
             key.label,
             key.created_by,
             key.created_at,
+            key.principal_kind,
         ),
     )
 
@@ -42,8 +45,8 @@ def insert_key(db: Database, key: MintedKey) -> None:
 def key_of(db: Database, token_hash: str) -> MintedKey | None:
     """The unrevoked key whose text hashes to `token_hash`."""
     row = db.one(
-        "SELECT id, token_hash, tenant_id, user_id, role, label, created_by, created_at "
-        "FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL",
+        "SELECT id, token_hash, tenant_id, user_id, role, label, created_by, created_at, "
+        "principal_kind FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL",
         (token_hash,),
     )
     if row is None:
@@ -57,4 +60,5 @@ def key_of(db: Database, token_hash: str) -> MintedKey | None:
         row["created_by"],
         row["created_at"],
         row["label"],
+        row["principal_kind"],
     )
