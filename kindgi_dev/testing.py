@@ -28,6 +28,7 @@ from .try_results import Interval, Metric, TryResult, try_result
 
 if TYPE_CHECKING:
     from kindgi.client import Kindgi
+    from kindgi.client._models import PromotionCheck
 
     from kindgi_dev.client import Kindgi as DevKindgi
 
@@ -220,6 +221,19 @@ class KindgiDev:
             body["versions"] = {kind: ids for kind, ids in swapped.items() if ids}
         started = self.call("POST", f"/v1/eval-suites/{suite}/runs", body)
         return self._finished(started["runId"], timeout)
+
+    def check_promotion(
+        self, agent: str, version: str, eval_run: TryResult | str, *, project_id: str | None = None
+    ) -> PromotionCheck:
+        """What the gate says of making `version` live for the project (the default one),
+        judged on `eval_run` (a `try_version` result or an eval run id); nothing is recorded.
+        Assert on its `outcome` (`would-promote`, `needs-approval`, `gate-failed`) and
+        `checks` (each with `name`, `passed`, `message`)."""
+        run_id = eval_run if isinstance(eval_run, str) else str(eval_run.run["runId"])
+        scope = {"kind": "project", "projectId": project_id or self.project_id}
+        return self.client.agents.promotions.check(
+            agent, {"version": version, "scope": scope, "evalRunId": run_id}
+        )
 
     def _finished(self, run_id: str, timeout: float) -> TryResult:
         """The eval run once it ended, with its scores."""

@@ -34,6 +34,9 @@ RESOURCES = (
     "flows",
     "runs",
     "conversations",
+    "memory",
+    "memory_erasures",
+    "guardrails",
     "judgments",
     "judge_classes",
     "corrections",
@@ -45,6 +48,9 @@ RESOURCES = (
     "eval_runs",
     "providers",
     "identity",
+    "gate_policies",
+    "releases",
+    "approvals",
 )
 """The resource modules of `/v1`, each with its `ENDPOINTS`."""
 

@@ -10,7 +10,7 @@ from pydantic import Field, field_validator
 from ..domain.bounds import MAX_RANK
 from ..domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
 from ..domain.paging import Page
-from ..services import corrections
+from ..services import corrections, erasures
 from ..services.context import Context
 from .limits import MAX_ITEMS, MAX_KEY
 from .routing import Call, Endpoint
@@ -254,8 +254,8 @@ def update(call: Call[UpdateCorrectionBody, Any]) -> corrections.Correction:
     )
 
 
-def erase(call: Call[ErasureBody, Any]) -> corrections.Erasure:
-    return corrections.erase(call.ctx, call.body.participant_id)
+def erase(call: Call[ErasureBody, Any]) -> erasures.ParticipantErasure:
+    return erasures.erase_participant(call.ctx, call.body.participant_id)
 
 
 SHORT_WRITE_BYTES = 8 * 1024

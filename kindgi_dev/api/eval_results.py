@@ -177,6 +177,7 @@ class ComparisonCaseResult(WireModel):
     flaky: bool | None = None
     passed_before: bool | None = None
     errored: bool | None = None
+    guardrails_tripped: list[str] | None = None
     baseline_replay: BaselineReplay | None = None
 
 
@@ -322,6 +323,7 @@ class ComparisonSummary(WireModel):
     not_rescored: int | None = None
     flaky: FlakyCases | None = None
     resume_of: str | None = None
+    guardrails_tripped: dict[str, int] | None = None
     baseline_replays: BaselineCounts | None = None
 
 

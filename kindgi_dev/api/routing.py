@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hmac
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
@@ -23,8 +22,8 @@ from starlette.routing import Route
 
 from ..domain.errors import BadInput, Conflict, KindgiError, RequestTooLarge, Unauthenticated
 from ..domain.paging import Page
-from ..services import idempotency
-from ..services.context import Context
+from ..services import idempotency, identity
+from ..services.context import Caller, Context, acting_as
 from . import cursors, limits
 from .errors import from_error, internal, request_id_of
 from .responses import json_response
@@ -93,17 +92,17 @@ def route(endpoint: Endpoint) -> Route:
         request_id = request_id_of(request.scope)
         ctx: Context = request.app.state.ctx
         try:
-            if not endpoint.public:
-                _authenticate(request, ctx)
-            raw = await _read_body(
-                request,
-                endpoint.max_body or ctx.settings.max_body_bytes,
-                ctx.settings.body_idle_seconds,
-            )
-            key = request.headers.get("idempotency-key")
-            if key and request.method in WRITE_METHODS:
-                return await _idempotent(ctx, request, endpoint, raw, key)
-            return await _answer(ctx, request, endpoint, raw)
+            caller = None if endpoint.public else _authenticate(request, ctx)
+            with acting_as(caller or ctx.caller):
+                raw = await _read_body(
+                    request,
+                    endpoint.max_body or ctx.settings.max_body_bytes,
+                    ctx.settings.body_idle_seconds,
+                )
+                key = request.headers.get("idempotency-key")
+                if key and request.method in WRITE_METHODS:
+                    return await _idempotent(ctx, request, endpoint, raw, key)
+                return await _answer(ctx, request, endpoint, raw)
         except KindgiError as error:
             return from_error(error, request_id)
         except Exception:
@@ -202,15 +201,18 @@ def _record_fields(kind: type) -> tuple[str, ...] | None:
     return _FIELDS[kind]
 
 
-def _authenticate(request: Request, ctx: Context) -> None:
+def _authenticate(request: Request, ctx: Context) -> Caller:
+    """Whom the request's bearer token acts for; 401 for a missing or unknown token."""
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     if not header:
         raise Unauthenticated("The Authorization header is required: Bearer <token>.")
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthenticated("The Authorization header must be: Bearer <token>.")
-    if not hmac.compare_digest(token.strip().encode(), ctx.identity.token.encode()):
+    caller = identity.caller_of_token(ctx, token.strip())
+    if caller is None:
         raise Unauthenticated("That token is not this kindgi dev's; see .kindgirc.json.")
+    return caller
 
 
 async def _read_body(request: Request, limit: int, idle_seconds: float) -> bytes:

@@ -265,7 +265,7 @@ ENDPOINTS = [
         body=AddCaseBody,
         response=TestCase,
         status=201,
-        errors=(400, 401, 404, 409, 413),
+        errors=(400, 401, 404, 409, 410, 413),
     ),
     Endpoint(
         "POST",

@@ -27,6 +27,15 @@ GLOBAL_OPTIONS = [
 ]
 
 
+class ExitWith(Exception):
+    """An answer a command prints before it exits non-zero, with lines for stderr (a gate
+    check that failed prints its answer, then why)."""
+
+    def __init__(self, body: Any, code: int, notes: Sequence[str] = ()) -> None:
+        super().__init__(*notes)
+        self.body, self.code, self.notes = body, code, notes
+
+
 def global_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """Add the global flags to a command."""
     for option in reversed(GLOBAL_OPTIONS):
@@ -63,6 +72,11 @@ def api_command(
                 result = function(api, **kwargs)
             except ApiError as error:
                 fail(error, verbose)
+            except ExitWith as done:
+                output.emit(done.body, columns)
+                for note in done.notes:
+                    click.echo(note, err=True)
+                sys.exit(done.code)
             finally:
                 api.close()
             if result is not None:

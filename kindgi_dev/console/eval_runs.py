@@ -16,13 +16,15 @@ from starlette.responses import Response, StreamingResponse
 from ..api import eval_runs as eval_run_api
 from ..api.eval_events import progress_frame, status_frame
 from ..api.eval_runs import EvalRun, StartEvalRunBody, StartSuiteRunBody
+from ..api.releases import PromoteBody
 from ..api.routing import shape
 from ..domain.errors import KindgiError, NotFound
 from ..domain.items import answer_text
+from ..domain.releases import PENDING
 from ..domain.results import ComparisonResult
 from ..domain.status import TERMINAL
-from ..services import eval_runs, projects, runs, trials
-from . import forms, test_cases, words
+from ..services import eval_runs, projects, promotions, runs, trials
+from . import forms, releases, test_cases, words
 from .web import Visit, redirect
 
 WATCH_SECONDS = 300
@@ -160,10 +162,16 @@ def metric_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-async def show(visit: Visit) -> Response:
-    """`/console/eval-runs/{id}`: the run on the test cases, in words and numbers; its
-    cases `CASES_SHOWN` at a time (`?from=N`), so a run of thousands opens as fast as one
-    of ten."""
+MADE = {
+    "live": "Made live: runs in this project that name no version now get it.",
+    "waiting": "Asked to make it live: it goes live once a reviewer approves it.",
+}
+
+
+async def show(visit: Visit, made: str | None = None, status: int = 200) -> Response:
+    """`/console/eval-runs/{id}`: the run on the test cases, in words and numbers, and the
+    gate's verdict on its version; its cases `CASES_SHOWN` at a time (`?from=N`), so a run
+    of thousands opens as fast as one of ten. `made` says what **Make it live** did."""
     record = eval_runs.get(visit.ctx, visit.request.path_params["runId"])
     total = record.result.summary.cases if isinstance(record.result, ComparisonResult) else 0
     first = _from(visit.request.query_params.get("from"), total)
@@ -175,7 +183,10 @@ async def show(visit: Visit) -> Response:
     done = record.status == "completed" and summary is not None
     return visit.render(
         "eval_run.html",
+        status,
         record=record,
+        gate=releases.gate_view(visit, record),
+        made=made or MADE.get(visit.request.query_params.get("made", "")),
         summary=summary,
         headline=words.headline(summary) if done and summary is not None else None,
         noise=words.noise(summary) if done and summary is not None else None,
@@ -189,6 +200,28 @@ async def show(visit: Visit) -> Response:
         whole=result or None,
         running=record.status in ("pending", "running"),
     )
+
+
+async def make_live(visit: Visit) -> Response:
+    """`POST /console/eval-runs/{runId}/make-live`: promote the version the run tried, judged
+    on it, for its project; back to the run's page saying what happened, or with the
+    gate's refusal."""
+    run_id = visit.request.path_params["runId"]
+    record = eval_runs.get(visit.ctx, run_id)
+    tried = releases.candidate(record)
+    if tried is None:
+        return await show(visit, made="This run tried no agent version to make live.", status=409)
+    agent_id, version = tried
+    reason = visit.field("reason") or f"Made live from the console, judged on eval run {run_id}."
+    scope = {"kind": "project", "projectId": record.project_id}
+    data = {"version": version, "scope": scope, "reason": reason, "evalRunId": run_id}
+    try:
+        body = forms.body_of(PromoteBody, data)
+        row = promotions.promote(visit.ctx, agent_id, body.record())
+    except KindgiError as error:
+        return await show(visit, made=error.message, status=error.status)
+    outcome = "waiting" if row.status == PENDING else "live"
+    return redirect(f"/console/eval-runs/{run_id}?made={outcome}")
 
 
 async def events(visit: Visit) -> Response:

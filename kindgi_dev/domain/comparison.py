@@ -94,6 +94,8 @@ class Replayed:
     """A flow replay that stopped at a refused call: `{toolId, arguments, reason}`."""
     verdicts: tuple[Verdict, ...] = ()
     """Verdicts given on this replay itself (`fresh`), scored beside the case's in a rescore."""
+    guardrails: tuple[str, ...] = ()
+    """The guardrails this repetition tripped (a `halt` that failed it, or one recorded)."""
 
 
 def case_verdicts(case: ReplayCase) -> list[Verdict]:
@@ -178,6 +180,7 @@ def case_result(
         if over is not None
         else None,
         errored=True if errors and not ran else None,
+        guardrails_tripped=sorted({g for r in replays for g in r.guardrails}) or None,
     )
     return result, passes
 

@@ -86,6 +86,8 @@ class CaseResult:
     flaky: bool | None = None
     passed_before: bool | None = None
     errored: bool | None = None
+    guardrails_tripped: list[str] | None = None
+    """The guardrails the candidate tripped on this case (in any repetition)."""
     baseline_replay: BaselineReplay | None = None
 
 
@@ -240,6 +242,8 @@ class Summary:
     not_rescored: int | None = None
     flaky: FlakyCases | None = None
     resume_of: str | None = None
+    guardrails_tripped: dict[str, int] | None = None
+    """How many cases each guardrail tripped on, when one did."""
     baseline_replays: BaselineCounts | None = None
 
 

@@ -214,3 +214,22 @@ def test_a_rescore_scores_both_sides_again(tutorial: Any) -> None:
     assert (fresh["candidate"], fresh["runIds"]) == (case["candidate"], case["runIds"])
     assert metrics(again)["weightedYesShare"]["baseline"] == 1
     assert metrics(again)["judgedCoverage"]["baseline"] == pytest.approx(4 / 6)
+
+
+def test_the_live_baseline_is_the_version_pinned_live_in_its_scope(tutorial: Any) -> None:
+    client, _, project = tutorial
+    path = [{"key": "company", "value": "acme"}]
+    scope = {"kind": "segment", "projectId": project, "path": path}
+    pinned = client.post(f"/v1/agents/{AGENT}/promotions", json={"version": "0.2.0",
+                                                                 "scope": scope})  # fmt: skip
+    assert pinned.status_code in (200, 201), pinned.text
+    there = tried(client, project, "0.3.0",
+                  baseline={"live": {"projectId": project, "segments": path}})  # fmt: skip
+    above = tried(client, project, "0.2.0", baseline={"live": {"projectId": project}})
+    assert there["result"]["summary"]["baseline"] == {
+        "kind": "version", "agentId": AGENT, "version": "0.2.0", "via": "live",
+        "liveScope": {"projectId": project, "segments": path}, "liveSource": "pin",
+    }  # fmt: skip
+    assert metrics(there)["weightedYesShare"]["baseline"] == 1
+    assert above["result"]["summary"]["baseline"]["version"] == "0.3.0"
+    assert above["result"]["summary"]["baseline"]["liveSource"] == "latest-registered"

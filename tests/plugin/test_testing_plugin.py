@@ -106,6 +106,35 @@ def test_a_version_against_another(kindgi_dev):
         raise AssertionError("a baseline without an agent was sent")
 """
 
+PROMOTION_CHECK = """
+AGENT = "acme-ops.article-picker"
+QUESTION = "I was charged twice for one order. How do I get my money back?"
+
+
+def test_check_promotion_says_what_the_gate_would(kindgi_dev):
+    run = kindgi_dev.run(AGENT, QUESTION)
+    for rank, article in enumerate(a["id"] for a in run["output"]["output"]["articles"]):
+        kindgi_dev.correct(run["id"], article, f"/output/articles/{rank}", right=rank == 0,
+                           rank=rank)
+    scope = {"kind": "project", "projectId": kindgi_dev.project_id}
+    kindgi_dev.client.agents.promotions.create(AGENT, {"version": "0.1.0", "scope": scope})
+    spec = {"metrics": [{"name": "weightedYesShare", "minCandidate": 0.9}]}
+    kindgi_dev.client.gate_policies.publish({"id": "acme.prod", "version": "1.0.0",
+                                             "agentId": AGENT, "scope": scope, "spec": spec})
+    path = kindgi_dev.pack / "agents" / "article_picker.py"
+    text = path.read_text().replace('version="0.1.0"', 'version="0.2.0"').replace(
+        "Answer with the three most relevant articles.",
+        "Answer with only the articles that answer it.")
+    kindgi_dev.save("agents/article_picker.py", text)
+    tried = kindgi_dev.try_version(AGENT, "0.2.0")
+    check = kindgi_dev.check_promotion(AGENT, "0.2.0", tried)
+    assert check.outcome == "would-promote", check
+    assert "metric.weightedYesShare.minCandidate" in [c.name for c in check.checks]
+    worse = kindgi_dev.check_promotion(AGENT, "0.1.0", tried.run["runId"])
+    assert worse.outcome == "gate-failed"
+    assert [c.name for c in worse.checks if not c.passed] == ["sameContents"]
+"""
+
 
 def write_pack(where: Path) -> Path:
     done = CliRunner().invoke(cli, ["init", "demo", f"--path={where}", "--force"])
@@ -138,6 +167,13 @@ def test_the_clients_and_a_flow_version_tried_on_its_test_cases(pytester: pytest
 @pytest.mark.slow
 def test_a_version_tried_against_another_version(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_two_versions=TWO_VERSIONS)
+    result = pytester.runpytest_subprocess(f"--kindgi-pack={EXAMPLE}", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
+@pytest.mark.slow
+def test_check_promotion_after_trying_a_version(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_promotion=PROMOTION_CHECK)
     result = pytester.runpytest_subprocess(f"--kindgi-pack={EXAMPLE}", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
 

@@ -101,11 +101,26 @@ def _old_results(client: TestClient, ctx: Context) -> dict[str, Any]:
             "project": project, "suite_run": suite_run, "set_run": set_run}  # fmt: skip
 
 
+LATER_TABLES = ("gate_policies", "live_pins", "promotions", "approvals", "reviewers",
+                "api_tokens", "fact_revisions", "memory_erasures", "guardrail_outcomes",
+                "run_waits")  # fmt: skip
+"""The tables of the migrations after m0029 (m0030 releases, m0031 approvals, m0033
+memory, m0034 guardrail outcomes and run waits): empty here, dropped with m0029's so the
+database is as 0028 left it."""
+LATER_COLUMNS = (("conversations", "scope"), ("conversations", "metadata"),
+                 ("conversations", "unregistered_at"), ("run_tool_calls", "approval"))  # fmt: skip
+"""The columns m0033 and m0034 added to tables 0028 had."""
+
+
 def _at_0028(path: Path) -> None:
     """The database as kindgi dev before m0029 left it."""
     with closing(sqlite3.connect(path)) as conn, conn:
         conn.execute("DROP TABLE repaired_values")
-        conn.execute("DELETE FROM schema_migrations WHERE version = 29")
+        for table in LATER_TABLES:
+            conn.execute(f"DROP TABLE {table}")
+        for table, column in LATER_COLUMNS:
+            conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+        conn.execute("DELETE FROM schema_migrations WHERE version >= 29")
         assert conn.execute("SELECT max(version) FROM schema_migrations").fetchone() == (28,)
 
 

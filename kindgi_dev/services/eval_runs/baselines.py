@@ -3,7 +3,8 @@ to each finished case and to the summary.
 
 The baseline version is replayed on each case under exactly the candidate's rules, by the
 same executor and in the same run, so the comparison changes the version and holds the
-world still. `live_version` is where a `{live: …}` baseline finds its version.
+world still. `live_version` is where a `{live: …}` baseline finds its version: the release's
+live pins.
 """
 
 from __future__ import annotations
@@ -17,29 +18,45 @@ from ...domain.baselines import AskedBaseline, LiveAsked, LiveScope, VersionAske
 from ...domain.catalog import Kind
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import ValidationFailed
+from ...domain.live import LiveScope as ReleaseScope
 from ...domain.metrics import CaseScore, Metrics
 from ...domain.results import Baseline, BaselineCounts, FinishedCase, ModelUse
-from .. import catalog, projects, runnable
+from .. import catalog, live, runnable
 from ..context import Context
 from .settings import RunSettings
 
 T = TypeVar("T", bound=Hashable)
 LATEST_REGISTERED = "latest-registered"
+PIN = "pin"
 
 
 @dataclass(frozen=True)
 class LiveVersion:
-    """The version live in a scope, and where that came from."""
+    """The version live in a scope, and where that came from: a pin (`pin`), or, with
+    nothing pinned on the way up, the latest registered version (`latest-registered`)."""
 
     version: str
     source: str
 
 
 def live_version(ctx: Context, kind: Kind, subject_id: str, scope: LiveScope) -> LiveVersion:
-    """The version of an agent (or flow) live in `scope`. Until versions can be pinned live,
-    the latest registered one, wherever the scope."""
-    found = catalog.get(ctx, kind, subject_id)
-    return LiveVersion(str(found["version"]), LATEST_REGISTERED)
+    """The version of an agent live in `scope`, as releases pin it (what a run anywhere in
+    the scope gets: its own pin, else the nearest one above); a flow's, which no release
+    pins, the latest registered."""
+    if kind == "agent":
+        found = live.serving(ctx, subject_id, release_scope(scope))
+        return LiveVersion(found.version, LATEST_REGISTERED if found.pin is None else PIN)
+    return LiveVersion(str(catalog.get(ctx, kind, subject_id)["version"]), LATEST_REGISTERED)
+
+
+def release_scope(scope: LiveScope) -> ReleaseScope:
+    """A live baseline's scope as releases name it: the tenant, a project, or a segment
+    path in one."""
+    if scope.project_id is None:
+        return ReleaseScope("tenant")
+    if scope.segments:
+        return ReleaseScope("segment", project_id=scope.project_id, path=scope.segments)
+    return ReleaseScope("project", project_id=scope.project_id)
 
 
 def resolve(ctx: Context, asked: AskedBaseline, kind: Kind, subject_id: str) -> Baseline | None:
@@ -47,11 +64,10 @@ def resolve(ctx: Context, asked: AskedBaseline, kind: Kind, subject_id: str) -> 
     the candidate's flow, or any agent version. It must be able to run (`runnable`: 409
     naming each pinned tool version that is gone), or nothing starts."""
     if isinstance(asked, LiveAsked):
-        if asked.live.project_id is not None:
-            projects.require(ctx, asked.live.project_id)
-        live = live_version(ctx, kind, subject_id, asked.live)
-        named, version = subject_id, live.version
-        how = replace(_EXPLICIT, via="live", live_scope=asked.live, live_source=live.source)
+        live.check_scope(ctx, release_scope(asked.live))
+        found = live_version(ctx, kind, subject_id, asked.live)
+        named, version = subject_id, found.version
+        how = replace(_EXPLICIT, via="live", live_scope=asked.live, live_source=found.source)
     elif isinstance(asked, VersionAsked):
         if kind == "flow" and asked.subject_id != subject_id:
             raise ValidationFailed(

@@ -21,6 +21,7 @@ from ...runtime.dispatch import tool_env
 from ...runtime.eval_loop import EvalLoop
 from ...runtime.executor import execute
 from ...runtime.replay_dispatch import ReplayDispatcher
+from ...runtime.turn_outcome import TurnOutcome
 from ...store import eval_runs as store
 from ...store import runs as run_store
 from .. import catalog, models, runs
@@ -162,6 +163,7 @@ async def replay_case(
         provider=outcome.provider,
         error=_error_of(outcome.failure, tools) if errored else None,
         judged=judged,
+        guardrails=tripped(outcome),
     )
 
 
@@ -170,6 +172,12 @@ def _error_of(failure: dict[str, Any] | None, tools: list[dict[str, Any]]) -> st
     if failure:
         return str(failure.get("message") or failure.get("code"))
     return next(str(t["error"]) for t in tools if errored_tool(t))
+
+
+def tripped(outcome: TurnOutcome) -> tuple[str, ...]:
+    """The guardrails a replay tripped: its violations, and `halt` checks that couldn't run."""
+    broken = [e for e in outcome.guardrail_errors if e.get("action") == "halt"]
+    return tuple(v["guardrailId"] for v in [*outcome.violations, *broken])
 
 
 def _settings_differ(ctx: Context, agent: dict[str, Any], case: ReplayCase) -> bool:

@@ -89,6 +89,7 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
         judge=_judge_summary(ctx) if tally.checks_answers else None,
         flaky=FlakyCases(len(tally.flaky), tally.flaky) if settings.repetitions > 1 else None,
         resume_of=settings.resume_of,
+        guardrails_tripped=dict(sorted(tally.tripped.items())) or None,
         baseline_replays=None if versus is None else versus.counts(),
     )
 
@@ -115,6 +116,7 @@ class _Tally:
     versions: dict[str, int] = field(default_factory=dict)
     models: dict[tuple[str, str], int] = field(default_factory=dict)
     flaky: list[str] = field(default_factory=list)
+    tripped: dict[str, int] = field(default_factory=dict)
     _kept: dict[Hashable, Any] = field(default_factory=dict)
 
     def _same(self, value: T) -> T:
@@ -141,6 +143,8 @@ class _Tally:
             self.checks.append(self._same(tuple(entry.checks)))
             self.baseline_checks.append(self._same(tuple(entry.baseline_checks)))
         self.versions[entry.made_on] = self.versions.get(entry.made_on, 0) + 1
+        for guardrail in result.guardrails_tripped or ():
+            self.tripped[guardrail] = self.tripped.get(guardrail, 0) + 1
         for m in entry.models:
             key = (m.get("id", ""), m.get("model", ""))
             self.models[key] = self.models.get(key, 0) + 1

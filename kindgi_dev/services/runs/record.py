@@ -19,8 +19,11 @@ def record_outcome(
     outcome: TurnOutcome,
     history: list[dict[str, Any]],
     sent_env: dict[str, Any],
+    *,
+    journaled: int = 0,
 ) -> None:
-    """Store a finished turn: output, tool calls, journal, conversation messages."""
+    """Store a finished turn: output, tool calls, journal (but the first `journaled` calls,
+    written when it paused), conversation messages."""
     run = run_store.get(ctx.db, run_id)
     if run is None or run["status"] in TERMINAL:
         return
@@ -47,7 +50,7 @@ def record_outcome(
         )
     journal = [
         JournalEntry("step.completed", now, c.as_journal(), node_id=f"tool:{c.tool_id}")
-        for c in outcome.tool_calls
+        for c in outcome.tool_calls[journaled:]
     ]
     end = "run.completed" if outcome.ok else "run.failed"
     journal.append(JournalEntry(end, now, outcome.failure or {}))
