@@ -137,12 +137,17 @@ class KindgiDev:
         *,
         cases: str | Path | None = None,
         repetitions: int = 1,
+        baseline: str | None = None,
     ) -> TryResult:
         """Replay `version` of `agent` (its served version when None), wait, and return the
         scores: on its test set, or, with `cases`, on a test-set file committed with the
-        pack (`kindgi test-sets export`), imported into this instance once."""
+        pack (`kindgi test-sets export`), imported into this instance once. Beside the
+        recorded runs, or, with `baseline` (`"<agentId>@<version>"` or `"live"`), beside that
+        version replayed on the same cases under the same rules."""
         ref: dict[str, Any] = {"agentId": agent, **({"version": version} if version else {})}
         body = {"projectId": self.project_id, "agentRef": ref, "repetitions": repetitions}
+        if baseline is not None:
+            body["baseline"] = _baseline(baseline)
         if cases is None:
             started = self.call("POST", f"/v1/agents/{agent}/test-set/runs", body)
         else:
@@ -253,6 +258,18 @@ class KindgiDev:
             except subprocess.TimeoutExpired:
                 self.process.kill()
         return self.process.wait()
+
+
+def _baseline(spelled: str) -> Any:
+    """`try_version`'s `baseline` as the request's, spelled as the CLI's `--baseline`."""
+    from kindgi_dev.cli.baselines import spelled as request_baseline
+
+    try:
+        return request_baseline(spelled)
+    except ValueError:
+        raise KindgiDevError(
+            f'baseline must be "recorded", "live" or "<agentId>@<version>", got {spelled!r}'
+        ) from None
 
 
 def copy_pack(pack: Path, into: Path) -> Path:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, model_validator
 from starlette.responses import StreamingResponse
 
 from ..domain.results import CaseResult, ComparisonResult
+from .baselines import ComparisonBaseline, ReplayCount
 from .eval_verdicts import FlakyCases, PairedComparison
 from .responses import dumps
 from .routing import shape
@@ -133,9 +134,27 @@ class Changes(WireModel):
     new: list[ItemChange]
 
 
+class BaselineReplay(WireModel):
+    """A version baseline's replays of a case (an extension, docs/api.md): the candidate's
+    fields, for the baseline's side."""
+
+    run_ids: list[str]
+    scores: list[CaseScore]
+    changes: Changes | None = None
+    tools: list[dict[str, Any]] | None = None
+    diverged: bool
+    refused_writes: int
+    approval_skipped: bool
+    stopped: dict[str, Any] | None = None
+    error: str | None = None
+    corrections: list[CorrectionCheck] | None = None
+    correction_differences: list[CorrectionDifference] | None = None
+
+
 class ComparisonCaseResult(WireModel):
-    """One case compared: the recorded run's score beside each repetition's. `passedAll`
-    (pass^n), `passedAny`, `flaky`, `passedBefore` and `errored` are kindgi dev's
+    """One case compared: the recorded run's score (a version baseline's first repetition's,
+    with all it did in `baselineReplay`) beside each repetition's. `passedAll` (pass^n),
+    `passedAny`, `flaky`, `passedBefore`, `errored` and `baselineReplay` are kindgi dev's
     extension (docs/api.md), outside the contract's fields."""
 
     case_id: str
@@ -159,6 +178,7 @@ class ComparisonCaseResult(WireModel):
     passed_before: bool | None = None
     errored: bool | None = None
     guardrails_tripped: list[str] | None = None
+    baseline_replay: BaselineReplay | None = None
 
 
 class ComparisonMetric(WireModel):
@@ -174,6 +194,7 @@ class ComparisonMetric(WireModel):
     baseline_weight: WholeNumber
     direction: str
     spread: WholeNumber | None = None
+    baseline_spread: WholeNumber | None = None
     fresh_weight: WholeNumber | None = None
     paired: PairedComparison | None = None
 
@@ -229,22 +250,6 @@ class ComparisonCandidate(WireModel):
     versions: dict[str, Any] | None = None
 
 
-class BaselineVersion(WireModel):
-    """A version the recorded runs were made on, with its cases."""
-
-    agent_id: str | None = None
-    flow_id: str | None = None
-    version: str
-    cases: int
-
-
-class ComparisonBaseline(WireModel):
-    """The recorded runs, by version."""
-
-    kind: str
-    versions: list[BaselineVersion]
-
-
 class ComparisonScope(WireModel):
     """Where the cases come from."""
 
@@ -281,6 +286,16 @@ class ComparisonJudge(WireModel):
     note: str | None = None
 
 
+class BaselineCounts(WireModel):
+    """A version baseline's own counts over the cases (an extension, docs/api.md)."""
+
+    diverged: int
+    refused_writes: int
+    errors: int
+    stopped: int
+    models: list[ModelUse]
+
+
 class ComparisonSummary(WireModel):
     """The comparison over every finished case."""
 
@@ -309,6 +324,7 @@ class ComparisonSummary(WireModel):
     flaky: FlakyCases | None = None
     resume_of: str | None = None
     guardrails_tripped: dict[str, int] | None = None
+    baseline_replays: BaselineCounts | None = None
 
 
 class JudgedComparisonResult(WireModel):
@@ -332,17 +348,19 @@ class PreviewCase(WireModel):
 
 
 class DryRunResult(WireModel):
-    """A dry run's result: the cases it would replay."""
+    """A dry run's result: the cases it would replay, and each side's replays."""
 
     dry_run: bool
     preview: list[PreviewCase]
+    replays: ReplayCount | None = None
 
 
 class DryRunPreview(WireModel):
-    """How many cases a dry run would replay, and which."""
+    """How many cases a dry run would replay, which, and each side's replays."""
 
     cases: int
     preview: list[PreviewCase]
+    replays: ReplayCount | None = None
 
 
 def cases_apart(result: object) -> bool:

@@ -14,6 +14,7 @@ from ..domain.status import TERMINAL
 from ..services import eval_runs, flow_runs, trials
 from ..services.context import Context
 from . import cursors
+from .baselines import AskedAnswer, BaselineField, ComparisonBaseline, asked
 from .eval_events import case_frame, end_chunks
 from .eval_results import (
     DryRunPreview,
@@ -81,7 +82,7 @@ class StartEvalRunBody(WireModel):
     versions: FlowVersionOverrides | None = None
     dry_run: bool | None = None
     correlation_id: str | None = None
-    baseline: Any = "recorded"
+    baseline: BaselineField = "recorded"
     reads: Literal["recorded", "live"] = "recorded"
     repetitions: int = Field(default=1, ge=1, le=10)
     k: int = Field(default=10, ge=1, le=100)
@@ -134,9 +135,10 @@ class EvalRunSample(OpenModel):
 
 
 class EvalRunSettings(OpenModel):
-    """How an eval run compares, as it was started (and the run it rescored)."""
+    """How an eval run compares, as it was started (the run it rescored, and the version a
+    version or live baseline replays: `baselineVersion`, an extension)."""
 
-    baseline: str
+    baseline: AskedAnswer
     reads: str
     repetitions: int
     k: int
@@ -145,6 +147,7 @@ class EvalRunSettings(OpenModel):
     sample: EvalRunSample | None = None
     rescore_of: str | None = None
     resume_of: str | None = None
+    baseline_version: ComparisonBaseline | None = None
 
 
 class EvalRunFrozenVersion(OpenModel):
@@ -222,7 +225,7 @@ def start_request(body: StartEvalRunBody) -> eval_runs.StartRequest:
         ),
         dry_run=bool(body.dry_run),
         correlation_id=body.correlation_id,
-        baseline="recorded" if body.baseline is None else body.baseline,
+        baseline=asked(body.baseline),
         reads=body.reads,
         repetitions=body.repetitions,
         k=body.k,

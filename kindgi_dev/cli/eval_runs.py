@@ -11,6 +11,7 @@ import click
 
 from . import junit as report
 from .banner import duration
+from .baselines import baseline_of, baseline_options, dry_run_note
 from .command import api_command
 from .http import Api
 from .verdicts import METRIC_COLUMNS, metric_rows, summary_line
@@ -44,7 +45,9 @@ def trial_options(function: Any) -> Any:
             default="as-recorded",
             show_default=True,
         ),
-        click.option("--dry-run", is_flag=True, help="Only preview the cases."),
+        click.option(
+            "--dry-run", is_flag=True, help="Only preview the cases and count each side's replays."
+        ),
         click.option("--wait", is_flag=True, help="Wait for the run and print it."),
         click.option(
             "--junit",
@@ -54,7 +57,7 @@ def trial_options(function: Any) -> Any:
     ]
     for option in reversed(options):
         function = option(function)
-    return function
+    return baseline_options(function)
 
 
 def flow_options(function: Any) -> Any:
@@ -128,6 +131,9 @@ def trial_body(api: Api, options: dict[str, Any]) -> dict[str, Any]:
         "k": options["k"],
         "classWeights": options["class_weights"],
     }
+    baseline = baseline_of(options)
+    if baseline is not None:
+        body["baseline"] = baseline
     if options["dry_run"]:
         body["dryRun"] = True
     return body
@@ -139,6 +145,9 @@ def start_and_wait(
     """Start; without --wait (or --junit) print `{runId}` at once, with it wait and print
     the run, its verdict's summary line on stderr, and with --junit its JUnit report."""
     started = api.call("POST", path, json=body, idempotent=True)
+    note = dry_run_note(started)
+    if note is not None:
+        click.echo(note, err=True)
     if not wait and junit is None:
         return started
     run = wait_for(api, started["runId"])

@@ -53,6 +53,16 @@ def _pages(first: int, shown: int, total: int) -> dict[str, int | None] | None:
     }
 
 
+def _baseline(visit: Visit, subject_kind: str, subject_id: str) -> Any:
+    """What the Try form compares with, as a start body's `baseline`: the recorded runs, a
+    version of the same agent or flow, or the live one."""
+    chosen = visit.field("baseline") or "recorded"
+    if chosen in ("recorded", "live"):
+        return {"live": {}} if chosen == "live" else chosen
+    named = "flowId" if subject_kind == "flow" else "agentId"
+    return {named: subject_id, "version": chosen}
+
+
 def start_request(
     visit: Visit, subject_kind: str, subject_id: str, project_id: str | None = None
 ) -> eval_runs.StartRequest:
@@ -64,6 +74,7 @@ def start_request(
         repetitions=forms.number_text(visit.field("repetitions") or "1"),
         reads="live" if visit.field("reads") == "live" else "recorded",
         classWeights="restricted-only" if visit.field("experts") else "as-recorded",
+        baseline=_baseline(visit, subject_kind, subject_id),
     )
     if subject_kind == "flow":
         prefix = "agent:"
@@ -113,22 +124,33 @@ def _answer(output: Any) -> Any:
     return text if text is not None else output
 
 
+def _first_run(visit: Visit, run_ids: list[str] | None) -> dict[str, Any] | None:
+    """The first of a case's replay runs, if it is still there."""
+    try:
+        return runs.get_record(visit.ctx, run_ids[0]) if run_ids else None
+    except NotFound:
+        return None
+
+
 def case_view(visit: Visit, entry: dict[str, Any]) -> dict[str, Any]:
-    """One case of the result, with the recorded answer and the version's beside it."""
-    replay = recorded = None
-    if entry.get("runIds"):
-        try:
-            replay = runs.get_record(visit.ctx, entry["runIds"][0])
-            if replay.get("replay_of"):
-                recorded = runs.get_record(visit.ctx, replay["replay_of"])
-        except NotFound:
-            replay = None
+    """One case of the result, with the recorded answer (a version baseline's, when it is
+    one) and the version's beside it."""
+    replay = _first_run(visit, entry.get("runIds"))
+    side = entry.get("baselineReplay")
+    baseline = None if side is None else _first_run(visit, side.get("runIds"))
+    past_id = (replay or baseline or {}).get("replay_of")
+    try:
+        recorded = runs.get_record(visit.ctx, past_id) if past_id else None
+    except NotFound:
+        recorded = None
+    before = recorded if side is None else baseline
     return {
         "entry": entry,
         "question": None if recorded is None else (recorded.get("input") or {}).get("userMessage"),
-        "recorded": None if recorded is None else _answer(recorded.get("output")),
+        "recorded": None if before is None else _answer(before.get("output")),
         "version": None if replay is None else _answer(replay.get("output")),
         "stopped": words.stopped(entry),
+        "baseline_runs": [] if side is None else side.get("runIds") or [],
     }
 
 
@@ -168,6 +190,8 @@ async def show(visit: Visit, made: str | None = None, status: int = 200) -> Resp
         summary=summary,
         headline=words.headline(summary) if done and summary is not None else None,
         noise=words.noise(summary) if done and summary is not None else None,
+        against=words.against(summary) if summary is not None else None,
+        baseline_column=(words.baseline_name(summary) if summary else None) or "Recorded runs",
         restricted=record.comparison is not None and record.comparison.restricted_only,
         restricted_line=words.RESTRICTED,
         metrics=metric_rows(summary) if summary else [],

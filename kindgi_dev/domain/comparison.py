@@ -283,8 +283,8 @@ def metrics(
             baseline_n=sum(1 for case in baseline_checks if case),
             baseline_weight=len(flat_before),
             paired=paired(
-                [_checks_part(c) for c in baseline_checks],
-                [[_checks_part(c)] for c in candidate_checks],
+                [checks_part(c) for c in baseline_checks],
+                [[checks_part(c)] for c in candidate_checks],
             ),
         ),
     )
@@ -303,6 +303,6 @@ def _with_paired(
     )
 
 
-def _checks_part(checks: Sequence[bool]) -> Part:
+def checks_part(checks: Sequence[bool]) -> Part:
     """A case's share of the pass rate: its checks passed, of its checks."""
     return (float(sum(checks)), float(len(checks)))

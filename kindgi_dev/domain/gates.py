@@ -217,10 +217,15 @@ def same_contents_check(promotion: PromotionRequest, comparison: Comparison) -> 
 def baseline_check(promotion: PromotionRequest, summary: Summary, serving: str) -> GateCheck:
     """`baselineIsLive`: the eval run compared against the one version that serves the scope."""
     live = f"{promotion.agent_id} {serving}"
-    names = [
-        f"{v.agent_id} {v.version}" if v.agent_id else f"flow {v.flow_id} {v.version}"
-        for v in summary.baseline.versions
-    ]
+    baseline = summary.baseline
+    names = (
+        [f"{baseline.agent_id} {baseline.version}"]
+        if baseline.replayed
+        else [
+            f"{v.agent_id} {v.version}" if v.agent_id else f"flow {v.flow_id} {v.version}"
+            for v in baseline.versions or []
+        ]
+    )
     shown = ", ".join(names)
     if len(names) != 1:
         return GateCheck(

@@ -64,7 +64,8 @@ class Metric:
 
     `spread` is the candidate's range over repetitions (more than one), `fresh_weight` the
     part of its weight given on the replays themselves, `k` precision at k's cut-off,
-    `paired` the comparison case by case (`domain.paired`).
+    `paired` the comparison case by case (`domain.paired`); `baseline_spread` a version
+    baseline's range, replayed as many times.
     """
 
     baseline: float | None
@@ -75,6 +76,7 @@ class Metric:
     baseline_n: int
     baseline_weight: float
     direction: str = "higher"
+    baseline_spread: float | None = None
     spread: float | None = None
     fresh_weight: float | None = None
     k: int | None = None

@@ -88,12 +88,23 @@ def ratio(parts: Sequence[Part]) -> float | None:
 def case_outcome(baseline: Part, candidate: Sequence[Part]) -> int | None:
     """+1 when the candidate did better on the case, −1 worse, 0 the same; None when a
     side doesn't count it. The candidate's value is its mean over repetitions."""
-    before = ratio([baseline])
-    values = [v for part in candidate if (v := ratio([part])) is not None]
-    if before is None or not values:
+    return repeated_outcome([baseline], candidate)
+
+
+def repeated_outcome(baseline: Sequence[Part], candidate: Sequence[Part]) -> int | None:
+    """`case_outcome` with both sides one part per repetition (a version baseline is
+    replayed as often as the candidate), each side's value its mean over them."""
+    before, after = _mean(baseline), _mean(candidate)
+    if before is None or after is None:
         return None
-    change = fmean(values) - before
+    change = after - before
     return 0 if abs(change) <= EPSILON else (1 if change > 0 else -1)
+
+
+def _mean(parts: Sequence[Part]) -> float | None:
+    """The mean of the values of the parts that count, or None when none does."""
+    values = [v for part in parts if (v := ratio([part])) is not None]
+    return fmean(values) if values else None
 
 
 def resamples_for(cases: int) -> int:
@@ -106,18 +117,27 @@ def resamples_for(cases: int) -> int:
 def paired(
     baseline: Sequence[Part], candidate: Sequence[Sequence[Part]], *, seed: int = SEED
 ) -> Paired:
-    """Compare the two sides over the same cases: `baseline[i]` and `candidate[i]` (one
-    part per repetition) are case i. The interval is the 2.5th to 97.5th percentile of the
-    change over resamples of the cases, each drawn with replacement for both sides."""
+    """Compare the recorded runs and the candidate over the same cases: `baseline[i]` and
+    `candidate[i]` (one part per repetition) are case i."""
+    return paired_repeated([[part] for part in baseline], candidate, seed=seed)
+
+
+def paired_repeated(
+    baseline: Sequence[Sequence[Part]], candidate: Sequence[Sequence[Part]], *, seed: int = SEED
+) -> Paired:
+    """Compare two sides over the same cases, each one part per repetition on case i (a
+    version baseline is replayed as often as the candidate). The interval is the 2.5th to
+    97.5th percentile of the change over resamples of the cases, each drawn with
+    replacement for both sides."""
     assert len(baseline) == len(candidate), "a paired comparison needs both sides per case"
-    outcomes = [case_outcome(b, c) for b, c in zip(baseline, candidate, strict=True)]
+    outcomes = [repeated_outcome(b, c) for b, c in zip(baseline, candidate, strict=True)]
     wins = sum(1 for o in outcomes if o == 1)
     losses = sum(1 for o in outcomes if o == -1)
     ties = sum(1 for o in outcomes if o == 0)
     counted = [
         i
         for i, (b, c) in enumerate(zip(baseline, candidate, strict=True))
-        if b[1] > 0 or any(p[1] > 0 for p in c)
+        if any(p[1] > 0 for p in (*b, *c))
     ]
     count = resamples_for(len(counted))
     interval = _bootstrap(
@@ -152,35 +172,45 @@ def _verdict(interval: Interval | None, compared: int) -> str:
 
 
 def _bootstrap(
-    baseline: Sequence[Part], candidate: Sequence[Sequence[Part]], count: int, seed: int
+    baseline: Sequence[Sequence[Part]], candidate: Sequence[Sequence[Part]], count: int, seed: int
 ) -> Interval | None:
     """The percentile interval of the change over `count` resamples, or None when fewer than
     half the resamples have a change (a side with nothing to count)."""
     n = len(baseline)
     if n == 0 or count == 0:
         return None
-    repetitions = max((len(c) for c in candidate), default=0)
-    b_num = [p[0] for p in baseline]
-    b_den = [p[1] for p in baseline]
-    c_num = [[c[r][0] if len(c) > r else 0.0 for c in candidate] for r in range(repetitions)]
-    c_den = [[c[r][1] if len(c) > r else 0.0 for c in candidate] for r in range(repetitions)]
+    before, after = _by_repetition(baseline), _by_repetition(candidate)
     rng = random.Random(seed)
     positions = range(n)
     changes: list[float] = []
     for _ in range(count):
         drawn = rng.choices(positions, k=n)
-        before = _drawn_ratio(b_num, b_den, drawn)
-        values = [
-            v
-            for r in range(repetitions)
-            if (v := _drawn_ratio(c_num[r], c_den[r], drawn)) is not None
-        ]
-        if before is not None and values:
-            changes.append(fmean(values) - before)
+        old, new = _drawn_mean(before, drawn), _drawn_mean(after, drawn)
+        if old is not None and new is not None:
+            changes.append(new - old)
     if len(changes) * 2 < count:
         return None
     changes.sort()
     return Interval(_percentile(changes, 0.025), _percentile(changes, 0.975))
+
+
+def _by_repetition(side: Sequence[Sequence[Part]]) -> list[tuple[list[float], list[float]]]:
+    """A side's numerators and denominators, case by case, one pair of lists per repetition
+    (a case with fewer repetitions counts 0 in the others)."""
+    repetitions = max((len(c) for c in side), default=0)
+    return [
+        (
+            [c[r][0] if len(c) > r else 0.0 for c in side],
+            [c[r][1] if len(c) > r else 0.0 for c in side],
+        )
+        for r in range(repetitions)
+    ]
+
+
+def _drawn_mean(side: Sequence[tuple[list[float], list[float]]], drawn: list[int]) -> float | None:
+    """A side's value on the drawn cases: its repetitions' ratios, averaged."""
+    values = [v for nums, dens in side if (v := _drawn_ratio(nums, dens, drawn)) is not None]
+    return fmean(values) if values else None
 
 
 def _drawn_ratio(nums: list[float], dens: list[float], drawn: list[int]) -> float | None:

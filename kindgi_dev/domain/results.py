@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .baselines import LiveScope
 from .changes import Changes
 from .checks import Difference
 from .metrics import CaseScore, Metrics
@@ -36,13 +37,33 @@ class CorrectionDifference:
 
 
 @dataclass(frozen=True)
+class BaselineReplay:
+    """A version baseline's replays of one case, under the candidate's rules: their runs,
+    each repetition's score, and what the first one did (`CaseResult`'s names)."""
+
+    run_ids: list[str]
+    scores: list[CaseScore]
+    diverged: bool
+    refused_writes: int
+    approval_skipped: bool
+    changes: Changes | None = None
+    tools: list[dict[str, Any]] | None = None
+    stopped: dict[str, Any] | None = None
+    error: str | None = None
+    corrections: list[CorrectionCheck] | None = None
+    correction_differences: list[CorrectionDifference] | None = None
+
+
+@dataclass(frozen=True)
 class CaseResult:
     """One case compared: the recorded run's score beside each repetition's, and what it did.
 
     `corrections` and `correction_differences` are set when the case has checked parts;
     `rescored` is False on a rescore's case whose runs are gone. `passed_all` (pass^n),
-    `passed_any`, `flaky` and `passed_before` (the recorded run) are set when the case has
-    something to pass (`domain.outcomes`); `errored` when no repetition had an answer.
+    `passed_any`, `flaky` and `passed_before` (the recorded run, or a version baseline) are
+    set when the case has something to pass (`domain.outcomes`); `errored` when no
+    repetition had an answer. With a version baseline, `baseline` is its first repetition's
+    score and `baseline_replay` all of its replays.
     """
 
     case_id: str
@@ -67,6 +88,7 @@ class CaseResult:
     errored: bool | None = None
     guardrails_tripped: list[str] | None = None
     """The guardrails the candidate tripped on this case (in any repetition)."""
+    baseline_replay: BaselineReplay | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +100,7 @@ class FinishedCase:
     baseline_checks: list[bool]
     made_on: str
     models: list[dict[str, str]] = field(default_factory=list)
+    baseline_models: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -111,10 +134,35 @@ class BaselineVersion:
 
 @dataclass(frozen=True)
 class Baseline:
-    """What the candidate is compared with: the recorded runs, by the version they ran."""
+    """What the candidate is compared with: the recorded runs, by the version they ran
+    (`recorded`), or another version replayed beside it (`version`: the agent's or the
+    flow's id and version, `via` explicit or live, the live scope asked for, and where the
+    live version came from: `latest-registered` until releases pin one)."""
 
     kind: str
-    versions: list[BaselineVersion]
+    versions: list[BaselineVersion] | None = None
+    agent_id: str | None = None
+    flow_id: str | None = None
+    version: str | None = None
+    via: str | None = None
+    live_scope: LiveScope | None = None
+    live_source: str | None = None
+
+    @property
+    def replayed(self) -> bool:
+        """Whether the baseline is a version replayed beside the candidate."""
+        return self.kind == "version"
+
+
+@dataclass(frozen=True)
+class BaselineCounts:
+    """A version baseline's own counts over the cases, beside the candidate's in the summary."""
+
+    diverged: int
+    refused_writes: int
+    errors: int
+    stopped: int
+    models: list[ModelUse]
 
 
 @dataclass(frozen=True)
@@ -196,6 +244,7 @@ class Summary:
     resume_of: str | None = None
     guardrails_tripped: dict[str, int] | None = None
     """How many cases each guardrail tripped on, when one did."""
+    baseline_replays: BaselineCounts | None = None
 
 
 @dataclass(frozen=True)
@@ -216,11 +265,23 @@ class PreviewCase:
 
 
 @dataclass(frozen=True)
+class ReplayCount:
+    """How many replays each side of a run would make: the candidate's, and a version
+    baseline's (0 against the recorded runs). Each is one agent turn or flow run, with one
+    model call or more."""
+
+    candidate: int
+    baseline: int
+
+
+@dataclass(frozen=True)
 class DryRunResult:
-    """A dry run's result: the cases it would replay, none replayed."""
+    """A dry run's result: the cases it would replay, none replayed, and the replays each
+    side would make."""
 
     dry_run: bool
     preview: list[PreviewCase]
+    replays: ReplayCount | None = None
 
 
 EvalResult = ComparisonResult | DryRunResult

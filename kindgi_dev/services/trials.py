@@ -7,11 +7,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..domain import comparison
+from ..domain import comparison, two_versions
 from ..domain.comparison import ReplayCase, Replayed
 from ..domain.errors import Conflict
 from ..domain.metrics import Verdict
-from ..domain.results import CaseResult, ComparisonResult
+from ..domain.results import CaseResult, ComparisonResult, Summary
 from ..domain.time import now_iso
 from ..store import eval_runs as store
 from ..store import runs as run_store
@@ -140,7 +140,7 @@ def resume(ctx: Context, run_id: str) -> eval_runs.Started:
     sums up the whole set; it names the run it resumed (`resumeOf`)."""
     original = eval_runs.get_record(ctx, run_id)
     result = original.get("result")
-    errored = isinstance(result, ComparisonResult) and result.summary.errors > 0
+    errored = isinstance(result, ComparisonResult) and _has_errors(result.summary)
     if original.get("dry_run") or not (original["status"] in ("failed", "cancelled") or errored):
         raise Conflict(
             f"Eval run {run_id} is {original['status']} with every case finished, so there is "
@@ -164,12 +164,13 @@ def resume(ctx: Context, run_id: str) -> eval_runs.Started:
         k=settings.k,
         class_weights=settings.class_weights,
         sample=settings.sample,
+        baseline=settings.baseline,
     )
     kept = {
         index: entry
         for page in eval_runs.finished_after(ctx, run_id, after=-1)
         for index, entry in page
-        if entry.result.error is None or entry.result.candidate
+        if _answered(entry.result)
     }
     frozen = eval_runs.frozen_of(original)
     suite_id, version = original["suite_id"], original["suite_version"]
@@ -188,8 +189,22 @@ def resume(ctx: Context, run_id: str) -> eval_runs.Started:
         request=request,
         cases=cases,
         frozen_version=frozen,
-        resumed=eval_runs.Resumed(run_id, kept),
+        resumed=eval_runs.Resumed(run_id, kept, settings.baseline_version),
     )
+
+
+def _has_errors(summary: Summary) -> bool:
+    """Whether a finished run has cases a side had no answer for (a version baseline's too)."""
+    side = summary.baseline_replays
+    return summary.errors > 0 or (side is not None and side.errors > 0)
+
+
+def _answered(result: CaseResult) -> bool:
+    """Whether a finished case is kept by a resume: the candidate (and a version baseline)
+    answered in one repetition at least."""
+    side = result.baseline_replay
+    baseline_answered = side is None or side.error is None or bool(side.scores)
+    return (result.error is None or bool(result.candidate)) and baseline_answered
 
 
 def rescore(ctx: Context, run_id: str) -> eval_runs.Started:
@@ -226,25 +241,12 @@ def rescore(ctx: Context, run_id: str) -> eval_runs.Started:
     finished = eval_runs.finished_after(ctx, run_id, after=-1)
     for index, previous in (pair for page in finished for pair in page):
         entry = previous.result
-        case = _fresh_case(ctx, entry.case_id, entry)
-        replays = [_stored_replay(ctx, rid, entry) for rid in entry.run_ids]
-        if case is None or any(r is None for r in replays):
+        rescored = _rescored(ctx, entry, settings)
+        if rescored is None:
             not_rescored += 1
             kept = replace(previous, result=replace(entry, rescored=False))
             store.add_case(ctx.db, new_id, index, entry.case_id, kept, now_iso())
             continue
-        scored, _ = comparison.case_result(
-            case,
-            [r for r in replays if r is not None],
-            k=settings.k,
-            restricted_only=settings.restricted_only,
-        )
-        rescored = replace(
-            entry,
-            baseline=scored.baseline,
-            candidate=scored.candidate,
-            changes=entry.changes if scored.changes is None else scored.changes,
-        )
         stored = replace(previous, result=rescored)
         store.add_case(ctx.db, new_id, index, entry.case_id, stored, now_iso())
     summary = replace(
@@ -276,7 +278,47 @@ def _fresh_case(ctx: Context, case_id: str, previous: CaseResult) -> ReplayCase 
     return replay_cases.build(ctx, case_id, past_id, verdicts, [])
 
 
-def _stored_replay(ctx: Context, run_id: str, entry: CaseResult) -> Replayed | None:
+def _rescored(
+    ctx: Context, entry: CaseResult, settings: eval_runs.RunSettings
+) -> CaseResult | None:
+    """A finished case scored again from its stored replays (a version baseline's too), with
+    the corrections there are now; None when its past run or a replay is gone."""
+    case = _fresh_case(ctx, entry.case_id, entry)
+    side = entry.baseline_replay
+    replays = [
+        _stored_replay(ctx, r, entry.diverged, entry.approval_skipped) for r in entry.run_ids
+    ]
+    sides = [] if side is None else [
+        _stored_replay(ctx, r, side.diverged, side.approval_skipped) for r in side.run_ids
+    ]  # fmt: skip
+    if case is None or any(r is None for r in (*replays, *sides)):
+        return None
+    scored = _scored(case, [r for r in replays if r is not None], settings)
+    rescored = replace(
+        entry,
+        baseline=scored.baseline,
+        candidate=scored.candidate,
+        changes=entry.changes if scored.changes is None else scored.changes,
+    )
+    if side is None:
+        return rescored
+    again = _scored(case, [r for r in sides if r is not None], settings)
+    return two_versions.rescored(rescored, side, again)
+
+
+def _scored(
+    case: ReplayCase, replays: list[Replayed], settings: eval_runs.RunSettings
+) -> CaseResult:
+    """A case's replays scored again, at the run's k and class weights."""
+    scored, _ = comparison.case_result(
+        case, replays, k=settings.k, restricted_only=settings.restricted_only
+    )
+    return scored
+
+
+def _stored_replay(
+    ctx: Context, run_id: str, diverged: bool, approval_skipped: bool
+) -> Replayed | None:
     """A stored replay with the verdicts given on it since (`fresh`); None when it's gone."""
     run = run_store.get(ctx.db, run_id)
     if run is None:
@@ -298,8 +340,8 @@ def _stored_replay(ctx: Context, run_id: str, entry: CaseResult) -> Replayed | N
         run_id,
         run.get("output"),
         run_store.tool_calls(ctx.db, run_id),
-        entry.diverged,
+        diverged,
         0,
-        entry.approval_skipped,
+        approval_skipped,
         verdicts=fresh,
     )

@@ -70,3 +70,61 @@ def test_a_run_with_every_case_finished_is_not_resumable(tmp_path: Path) -> None
         assert (unknown.status_code, unknown.json()["error"]["code"]) == (
             404, "eval-run-not-found")  # fmt: skip
         assert every_row(ctx) == before
+
+
+BASELINE_FAILS = '''\
+"""Both versions answer each question's first article; with FAIL, 0.1.0's provider fails
+on the package question."""
+
+from kindgi_dev.models import Reply, ToolCall, model
+
+FIRST = {"password": "kb-101", "charged": "kb-201", "package": "kb-301"}
+
+
+@model(default=True)
+def picker(turn):
+    question = turn.question()
+    if FAIL and turn.agent_version == "0.1.0" and "package" in question:
+        raise RuntimeError("HTTP 503 from the model's provider, after 5 retries")
+    if not turn.tool_results():
+        return Reply(tool_calls=[ToolCall("acme-ops.search-articles", {"query": question})])
+    picked = next(a for word, a in FIRST.items() if word in question)
+    return Reply(text="Try this.", output={"articles": [{"id": picked, "title": picked}]})
+'''
+
+
+def test_a_run_against_another_version_resumes_both_sides_of_the_cases_it_didnt_finish(
+    tmp_path: Path,
+) -> None:
+    models = tmp_path / "baseline_fails.py"
+    models.write_text("FAIL = True\n" + BASELINE_FAILS)
+    with served(tmp_path, ("0.1.0", "0.2.0"), models) as (client, ctx):
+        correct_tutorial(client, tutorial_runs(ctx))
+        project = client.get("/v1/projects/default").json()["id"]
+        path = f"/v1/agents/{AGENT}/test-set/runs"
+        against = {"agentId": AGENT, "version": "0.1.0"}
+        errored = try_version(client, path, project, baseline=against)
+        first = {c["caseId"]: c for c in errored["result"]["perCase"]}
+        models.write_text(models.read_text().replace("FAIL = True", "FAIL = False"))
+        stamp = models.stat().st_mtime_ns + 1_000_000_000
+        os.utime(models, ns=(stamp, stamp))
+        answer = client.post(f"/v1/eval-runs/{errored['runId']}/resume")
+        assert answer.status_code == 201, answer.text
+        resumed_id = answer.json()["runId"]
+        resumed = finish(client, resumed_id)
+        replays = client.get("/v1/runs", params={"evalRunId": resumed_id}).json()["data"]
+    assert errored["result"]["summary"]["baselineReplays"]["errors"] == 1
+    assert errored["result"]["summary"]["errors"] == 0
+    summary = resumed["result"]["summary"]
+    assert summary["baseline"] == {"kind": "version", "agentId": AGENT, "version": "0.1.0",
+                                   "via": "explicit"}  # fmt: skip
+    assert (summary["baselineReplays"]["errors"], summary["resumeOf"]) == (0, errored["runId"])
+    assert summary["metrics"]["weightedYesShare"]["baselineN"] == 3
+    again = {c["caseId"]: c for c in resumed["result"]["perCase"]}
+    (redone,) = [i for i, c in first.items() if c["baselineReplay"].get("error")]
+    kept = [i for i in first if i != redone]
+    assert all(again[i]["baselineReplay"]["runIds"] == first[i]["baselineReplay"]["runIds"]
+               for i in kept)  # fmt: skip
+    assert sorted(r["id"] for r in replays) == sorted(
+        [*again[redone]["runIds"], *again[redone]["baselineReplay"]["runIds"]])  # fmt: skip
+    assert sorted(r["agent"]["version"] for r in replays) == ["0.1.0", "0.2.0"]

@@ -212,6 +212,14 @@ def test_baseline_is_live() -> None:
     assert not check(gate(METRIC_SPEC, mixed), "baselineIsLive").passed
 
 
+def test_a_baseline_replayed_as_the_live_version_is_live() -> None:
+    """A comparison against the live version (`baseline: {live: …}`, issue 24) checks it."""
+    replayed = summary(baseline=Baseline("version", agent_id=AGENT, version="0.1.5", via="live"))
+    live = check(gate(METRIC_SPEC, replayed, serving="0.1.5"), "baselineIsLive")
+    assert live.passed and live.value == f"{AGENT} 0.1.5"
+    assert not check(gate(METRIC_SPEC, replayed, serving="0.1.0"), "baselineIsLive").passed
+
+
 def test_scope_covered() -> None:
     assert check(gate(METRIC_SPEC), "scopeCovered").passed
     assert check(gate(METRIC_SPEC, scope=LiveScope("tenant")), "scopeCovered").passed

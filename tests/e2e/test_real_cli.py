@@ -131,6 +131,15 @@ def test_projects_agents_runs_judgments_suites_and_eval_runs(
     share = tried["result"]["summary"]["metrics"]["weightedYesShare"]
     assert (share["baseline"], share["candidate"]) == (pytest.approx(1 / 3), pytest.approx(1 / 3))
 
+    start = ("eval-runs", "start", "acme.picks", f"--project={project['id']}",
+             f"--agent={AGENT}", "--agent-version=0.1.0")  # fmt: skip
+    against = real(real_kindgi, server, *start, f"--baseline={AGENT}@0.1.0", "--wait")
+    assert against["result"]["summary"]["baseline"] == {
+        "kind": "version", "agentId": AGENT, "version": "0.1.0", "via": "explicit"}  # fmt: skip
+    live = real(real_kindgi, server, *start, "--baseline=live",
+                f"--baseline-project={project['id']}", "--dry-run")  # fmt: skip
+    assert live["dryRunPreview"]["replays"] == {"candidate": 1, "baseline": 1}
+
 
 def test_the_real_cli_kindgi_dev_finds_ours_running_and_answering(
     real_kindgi: Path, server: DevServer

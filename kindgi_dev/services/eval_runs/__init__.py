@@ -2,10 +2,12 @@
 
 `request` is what starting one asks for, `settings` how a run's row keeps it, `start`
 checks and stores a run, `execute` replays its cases in the background (and stops them),
-`result` sums the finished cases up, `read` answers about runs; callers use them through
-this package.
+`result` sums the finished cases up, `read` answers about runs, `baselines` resolves and
+sums up a version baseline; callers use them through this package.
 """
 
+from .baselines import live_version
+from .baselines import resolve as resolve_baseline
 from .execute import Replay, cancel, fail_interrupted, interrupt_all, replay_case
 from .read import (
     EvalRun,
@@ -50,9 +52,11 @@ __all__ = [
     "interrupt_all",
     "launch",
     "list_page",
+    "live_version",
     "new_record",
     "record_of",
     "replay_case",
+    "resolve_baseline",
     "settings_of",
     "summarize",
 ]

@@ -8,14 +8,12 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from ...domain import comparison
 from ...domain.checks import AnswerCheck
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import Conflict, NotFound
 from ...domain.expectations import Answer
 from ...domain.items import answer_text
 from ...domain.outcomes import errored_run, errored_tool
-from ...domain.results import FinishedCase
 from ...domain.status import TERMINAL
 from ...domain.time import now_iso
 from ...runtime import judge, memory
@@ -28,6 +26,7 @@ from ...store import eval_runs as store
 from ...store import runs as run_store
 from .. import catalog, models, runs
 from ..context import Context
+from .baselines import finished_case
 from .read import EvalRun, get, get_record
 from .result import finish, summarize
 from .settings import settings_of
@@ -47,14 +46,16 @@ def spawn(
     replay: Replay,
     cases: Sequence[ReplayCase],
     concurrency: int,
+    baseline: Replay | None = None,
     skip: frozenset[int] = frozenset(),
 ) -> None:
-    """Start replaying the stored run's cases on the eval loop, `concurrency` at a time
-    (but those at the `skip` indices, already stored: a resumed run's)."""
+    """Start replaying the stored run's cases on the eval loop, `concurrency` at a time (but
+    those at the `skip` indices, already stored: a resumed run's), with a version
+    baseline's replays of each case too, as the same executor's work."""
     ctx.eval_concurrency[run_id] = concurrency
     if ctx.eval_loop is None:
         ctx.eval_loop = EvalLoop(ctx.home or asyncio.get_running_loop())
-    job = ctx.eval_loop.start(_run(ctx, run_id, replay, cases, skip))
+    job = ctx.eval_loop.start(_run(ctx, run_id, replay, cases, baseline, skip))
     ctx.eval_tasks[run_id] = job
     job.add_done_callback(lambda: _forget(ctx, run_id))
 
@@ -69,34 +70,29 @@ async def _run(
     run_id: str,
     replay: Replay,
     cases: Sequence[ReplayCase],
+    baseline: Replay | None,
     skip: frozenset[int],
 ) -> None:
-    """Replay every case × repetition, store each case as it ends, then the result."""
+    """Replay every case × repetition (× side, with a version baseline), store each case as
+    it ends, then the result."""
     record = store.get(ctx.db, run_id)
     assert record is not None
     settings = settings_of(record)
+    repetitions = settings.repetitions
+    sides = [replay] if baseline is None else [replay, baseline]
 
-    async def work(index: int, repetition: int) -> Replayed:
-        return await replay(cases[index], settings.reads)
+    async def work(index: int, unit: int) -> Replayed:
+        return await sides[unit // repetitions](cases[index], settings.reads)
 
     def finished(index: int, results: list[Any]) -> None:
         replays = [r if isinstance(r, Replayed) else _errored(r) for r in results]
-        result, passes = comparison.case_result(
-            cases[index], replays, k=settings.k, restricted_only=settings.restricted_only
-        )
-        stored = FinishedCase(
-            result=result,
-            checks=passes,
-            baseline_checks=comparison.baseline_passes(cases[index]),
-            made_on=cases[index].made_on,
-            models=[r.provider for r in replays if r.provider],
-        )
+        stored = finished_case(cases[index], replays[:repetitions], replays[repetitions:], settings)
         store.add_case(ctx.db, run_id, index, cases[index].case_id, stored, now_iso())
 
     try:
         await execute(
             len(cases),
-            settings.repetitions,
+            repetitions * len(sides),
             work,
             finished,
             concurrency=ctx.eval_concurrency.get(run_id, 1),

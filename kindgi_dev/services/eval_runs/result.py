@@ -28,6 +28,7 @@ from ...domain.time import now_iso
 from ...store import eval_runs as store
 from .. import models
 from ..context import Context
+from .baselines import VersionTally
 from .settings import agent_of, flow_of, settings_of
 
 T = TypeVar("T", bound=Hashable)
@@ -40,27 +41,36 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
     assert record is not None
     settings = settings_of(record)
     tally = _Tally()
+    versus = None if settings.baseline_version is None else VersionTally()
     for page in store.finished_pages(ctx.db, run_id):
         for entry in page:
             tally.add(entry)
-    metrics = comparison.metrics(
-        tally.baseline,
-        tally.candidate,
-        k=settings.k,
-        test_set=record.get("frozen_version") is not None,
-        baseline_checks=tally.baseline_checks,
-        candidate_checks=tally.checks,
+            if versus is not None:
+                versus.add(entry)
+    test_set = record.get("frozen_version") is not None
+    metrics = (
+        comparison.metrics(
+            tally.baseline,
+            tally.candidate,
+            k=settings.k,
+            test_set=test_set,
+            baseline_checks=tally.baseline_checks,
+            candidate_checks=tally.checks,
+        )
+        if versus is None
+        else versus.metrics(k=settings.k, test_set=test_set)
     )
     candidate, baseline_of = _candidate(record)
+    recorded = Baseline(
+        "recorded", [baseline_of(version, n) for version, n in sorted(tally.versions.items())]
+    )
     return Summary(
         eval_run_id=run_id,
         status="partial" if partial or tally.errors else "completed",
         completed_at=now_iso(),
         suite=SuiteRef(record["suite_id"], record["suite_version"]),
         candidate=candidate,
-        baseline=Baseline(
-            "recorded", [baseline_of(version, n) for version, n in sorted(tally.versions.items())]
-        ),
+        baseline=settings.baseline_version or recorded,
         scope=Scope(record["project_id"]),
         cases=tally.cases,
         diverged=tally.diverged,
@@ -80,6 +90,7 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
         flaky=FlakyCases(len(tally.flaky), tally.flaky) if settings.repetitions > 1 else None,
         resume_of=settings.resume_of,
         guardrails_tripped=dict(sorted(tally.tripped.items())) or None,
+        baseline_replays=None if versus is None else versus.counts(),
     )
 
 

@@ -13,12 +13,13 @@ from typing import Any
 from ...domain import sampling
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import BadInput, ValidationFailed
-from ...domain.results import DryRunResult, FinishedCase, PreviewCase
+from ...domain.results import Baseline, DryRunResult, FinishedCase, PreviewCase, ReplayCount
 from ...domain.time import now_iso
 from ...store import eval_runs as store
-from .. import catalog, models, projects
+from .. import catalog, models, projects, runnable
 from ..context import Context
 from ..test_sets import FrozenVersion
+from .baselines import resolve
 from .execute import Replay, replay_case, spawn
 from .request import AgentCandidate, Sample, StartRequest
 from .result import finish
@@ -27,19 +28,22 @@ from .settings import RunSettings, agent_ref, frozen_ref, settings_of
 
 @dataclass(frozen=True)
 class DryRunPreview:
-    """The cases a dry run would replay."""
+    """The cases a dry run would replay, and how many replays each side would make."""
 
     cases: int
     preview: list[PreviewCase]
+    replays: ReplayCount | None = None
 
 
 @dataclass(frozen=True)
 class Resumed:
-    """What a resumed run keeps of the run it resumes: that run's id, and its finished cases
-    by index (stored in the new run as they are; only the others replay)."""
+    """What a resumed run keeps of the run it resumes: that run's id, its finished cases by
+    index (stored in the new run as they are; only the others replay), and the version
+    baseline it replayed, as it resolved then."""
 
     run_id: str
     kept: dict[int, FinishedCase]
+    baseline: Baseline | None = None
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,12 @@ def begin(
             "Give agentRef: kindgi dev tries agent versions on test cases.", field="agentRef"
         )
     project_id = projects.require(ctx, request.project_id)
-    agent = catalog.get_agent(ctx, ref.agent_id, ref.version)
+    agent = runnable.agent(ctx, ref.agent_id, ref.version)
+    baseline = (
+        resumed.baseline
+        if resumed is not None and resumed.baseline is not None
+        else resolve(ctx, request.baseline, "agent", agent["id"])
+    )
     record = new_record(
         ctx,
         request,
@@ -77,14 +86,24 @@ def begin(
         project_id=project_id,
         cases=cases,
         frozen_version=frozen_version,
+        baseline=baseline,
     )
     record["agent_ref"] = agent_ref(AgentCandidate(agent["id"], agent["version"]))
 
-    async def replay(case: ReplayCase, reads: str) -> Replayed:
-        return await replay_case(ctx, record["run_id"], agent, project_id, case, reads)
+    def replays_of(version: dict[str, Any]) -> Replay:
+        async def replay(case: ReplayCase, reads: str) -> Replayed:
+            return await replay_case(ctx, record["run_id"], version, project_id, case, reads)
+
+        return replay
 
     concurrency = models.eval_concurrency(ctx, agent)
-    return launch(ctx, record, request, cases, replay, concurrency, resumed)
+    if baseline is None:
+        return launch(ctx, record, request, cases, replays_of(agent), concurrency, resumed)
+    other = runnable.agent(ctx, str(baseline.agent_id), baseline.version)
+    concurrency = min(concurrency, models.eval_concurrency(ctx, other))
+    return launch(
+        ctx, record, request, cases, replays_of(agent), concurrency, resumed, replays_of(other)
+    )
 
 
 def new_record(
@@ -96,11 +115,12 @@ def new_record(
     project_id: str,
     cases: Sequence[ReplayCase],
     frozen_version: FrozenVersion | None = None,
+    baseline: Baseline | None = None,
 ) -> dict[str, Any]:
-    """A `running` eval run's row with the comparison's settings; the caller adds its subject."""
-    if request.baseline != "recorded":
-        raise BadInput("Only the recorded baseline runs in kindgi dev.", field="baseline")
+    """A `running` eval run's row with the comparison's settings (and the version baseline
+    it replays, resolved); the caller adds its subject."""
     _check_overrides(ctx, request)
+    settings = replace(RunSettings.of(request), baseline_version=baseline)
     return {
         "run_id": str(uuid.uuid4()),
         "tenant_id": ctx.tenant_id,
@@ -112,7 +132,7 @@ def new_record(
         "dry_run": 1 if request.dry_run else 0,
         "started_at": now_iso(),
         "correlation_id": request.correlation_id,
-        "comparison": RunSettings.of(request).encoded(),
+        "comparison": settings.encoded(),
         "frozen_version": None if frozen_version is None else frozen_ref(frozen_version),
         "case_count": len(cases),
     }
@@ -126,9 +146,11 @@ def launch(
     replay: Replay,
     concurrency: int,
     resumed: Resumed | None = None,
+    baseline: Replay | None = None,
 ) -> Started:
-    """Store the eval run and start replaying its cases in the background (or preview them);
-    a resumed run first stores the cases the run it resumes finished, and replays the rest."""
+    """Store the eval run and start replaying its cases in the background, with a version
+    baseline's replays beside the candidate's (or preview them, counting each side's); a
+    resumed run first stores the cases the run it resumes finished, and replays the rest."""
     run_id = record["run_id"]
     settings = settings_of(record)
     if request.sample is not None:
@@ -143,12 +165,14 @@ def launch(
             PreviewCase(i, c.case_id, c.message if c.flow_input is None else c.flow_input)
             for i, c in enumerate(cases)
         ]
-        finish(ctx, run_id, "completed", DryRunResult(True, preview))
-        return Started(run_id, DryRunPreview(len(cases), preview))
+        each = len(cases) * request.repetitions
+        replays = ReplayCount(each, 0 if baseline is None else each)
+        finish(ctx, run_id, "completed", DryRunResult(True, preview, replays))
+        return Started(run_id, DryRunPreview(len(cases), preview, replays))
     kept = resumed.kept if resumed is not None else {}
     for index, entry in sorted(kept.items()):
         store.add_case(ctx.db, run_id, index, entry.result.case_id, entry, now_iso())
-    spawn(ctx, run_id, replay, cases, concurrency, frozenset(kept))
+    spawn(ctx, run_id, replay, cases, concurrency, baseline, frozenset(kept))
     return Started(run_id)
 
 

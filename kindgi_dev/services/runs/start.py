@@ -19,7 +19,7 @@ from ...runtime.tool_calls import ToolDispatcher
 from ...runtime.turn_snapshot import TurnSnapshot
 from ...store import runs as run_store
 from ...store.runs import JournalEntry
-from .. import catalog, conversations, guardrails, live, models, projects, remember
+from .. import catalog, conversations, guardrails, live, models, projects, remember, runnable
 from ..context import Context
 from . import pause
 from .read import Run, run_of
@@ -79,10 +79,10 @@ async def start(
     wait: bool = True,
 ) -> tuple[Run, int]:
     """Start an agent turn on `input` (`{userMessage, parameters}`); answer when it ends
-    (`wait`) or at once."""
+    (`wait`) or at once. A version whose pinned tools the pack no longer serves is refused."""
     project_id = projects.require(ctx, project_id)
     version, via = chosen_version(ctx, agent_id, agent_version, project_id, input, segments)
-    agent = catalog.get_agent(ctx, agent_id, version)
+    agent = runnable.agent(ctx, agent_id, version)
     data = check_input(agent, input)
     started_by = "person" if ctx.caller.kind == "user" else "key"
     run = open_run(
@@ -267,8 +267,10 @@ async def perform_turn(
 
 
 def tools_of(ctx: Context, agent: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The manifests of the tools an agent may call, at the versions it pins (else latest),
-    and the built-in `kindgi_remember` when the agent remembers."""
+    """The manifests of the tools an agent may call, at the versions it pins (the latest of
+    one it pins no version of), and the built-in `kindgi_remember` when the agent remembers:
+    never another version than the pinned one, which would run other content than the agent
+    version's (`runnable` refuses such a version first)."""
     found: dict[str, dict[str, Any]] = {}
     policy = RememberPolicy.of(agent)
     if policy is not None:
@@ -277,8 +279,5 @@ def tools_of(ctx: Context, agent: Mapping[str, Any]) -> dict[str, dict[str, Any]
         try:
             found[ref["id"]] = catalog.get_tool(ctx, ref["id"], ref.get("version"))
         except NotFound:
-            try:
-                found[ref["id"]] = catalog.get_tool(ctx, ref["id"])
-            except NotFound:
-                continue
+            continue
     return found
