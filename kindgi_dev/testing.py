@@ -18,15 +18,17 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
 
+from .try_results import Interval, Metric, TryResult, try_result
+
 if TYPE_CHECKING:
     from kindgi.client import Kindgi
+    from kindgi.client._models import PromotionCheck
 
     from kindgi_dev.client import Kindgi as DevKindgi
 
@@ -41,6 +43,8 @@ NOT_COPIED = (
     ".mypy_cache",
     ".ruff_cache",
 )
+__all__ = ["Interval", "KindgiDev", "KindgiDevError", "Metric", "TryResult", "kindgi_dev"]
+
 NOT_PASSED = ("KINDGI_API_URL", "KINDGI_API_TOKEN", "KINDGI_DEV_PORT")
 TERMINAL = ("completed", "failed", "cancelled")
 RELOADED = ("✓ loaded", "✗ ")
@@ -48,27 +52,6 @@ RELOADED = ("✓ loaded", "✗ ")
 
 class KindgiDevError(RuntimeError):
     """`kindgi dev` didn't start, or a helper's request was refused."""
-
-
-@dataclass(frozen=True)
-class Metric:
-    """One metric of a try: the recorded runs' value and the candidate's."""
-
-    baseline: float | None
-    candidate: float | None
-    delta: float | None
-    n: int
-
-
-@dataclass(frozen=True)
-class TryResult:
-    """A finished eval run of a version on the agent's test set."""
-
-    status: str
-    metrics: Mapping[str, Metric]
-    diverged: int
-    run: Mapping[str, Any]
-    """The eval run as the API answered it."""
 
 
 class KindgiDev:
@@ -91,6 +74,8 @@ class KindgiDev:
 
         from kindgi_dev.client import Kindgi as DevKindgi
 
+        self._imported: dict[str, str] = {}
+        """The cases files imported so far: their resolved path → their test set's id."""
         self.client: Kindgi = Kindgi(base_url=self.url, token=self.token)
         """The official `kindgi` client, pointed at this instance."""
         self.dev_client: DevKindgi = DevKindgi(base_url=self.url, token=self.token)
@@ -144,11 +129,62 @@ class KindgiDev:
         if "✗ " in self.output()[seen:]:
             raise KindgiDevError(f"{relative} didn't load:\n{self.output()[seen:]}")
 
-    def try_version(self, agent: str, version: str, timeout: float = 600.0) -> TryResult:
-        """Replay `version` of `agent` on its test set, wait, and return the scores."""
-        body = {"projectId": self.project_id, "agentRef": {"agentId": agent, "version": version}}
-        started = self.call("POST", f"/v1/agents/{agent}/test-set/runs", body)
+    def try_version(
+        self,
+        agent: str,
+        version: str | None = None,
+        timeout: float = 600.0,
+        *,
+        cases: str | Path | None = None,
+        repetitions: int = 1,
+        baseline: str | None = None,
+    ) -> TryResult:
+        """Replay `version` of `agent` (its served version when None), wait, and return the
+        scores: on its test set, or, with `cases`, on a test-set file committed with the
+        pack (`kindgi test-sets export`), imported into this instance once. Beside the
+        recorded runs, or, with `baseline` (`"<agentId>@<version>"` or `"live"`), beside that
+        version replayed on the same cases under the same rules."""
+        ref: dict[str, Any] = {"agentId": agent, **({"version": version} if version else {})}
+        body = {"projectId": self.project_id, "agentRef": ref, "repetitions": repetitions}
+        if baseline is not None:
+            body["baseline"] = _baseline(baseline)
+        if cases is None:
+            started = self.call("POST", f"/v1/agents/{agent}/test-set/runs", body)
+        else:
+            test_set_id = self.import_cases(cases)
+            started = self.call("POST", f"/v1/eval-suites/{test_set_id}/runs", body)
         return self._finished(started["runId"], timeout)
+
+    def import_cases(self, cases: str | Path) -> str:
+        """Import a test-set file (relative paths are the pack's) once: its test set's id.
+
+        A run on an imported set replays its highest version here, so a file whose version
+        is below one imported before is refused rather than silently replaced."""
+        path = Path(cases) if Path(cases).is_absolute() else self.pack / cases
+        key = str(path.resolve())
+        if key not in self._imported:
+            try:
+                content = path.read_bytes()
+            except OSError as error:
+                raise KindgiDevError(f"can't read the cases file {cases}: {error}") from None
+            answer = self.http.post(
+                "/v1/test-sets/import",
+                content=content,
+                params={"source": str(cases)},
+                headers={"Content-Type": "application/json"},
+            )
+            if answer.status_code >= 400:
+                raise KindgiDevError(f"importing {cases}: {answer.status_code} {answer.text}")
+            imported = answer.json()
+            latest = self.call("GET", f"/v1/test-sets/{imported['testSetId']}")["version"]
+            if latest != imported["version"]:
+                raise KindgiDevError(
+                    f"{cases} is version {imported['version']} of {imported['testSetId']}, "
+                    f"but {latest} was imported before in this session, and a run replays "
+                    "the highest: give each version's test its own kindgi_dev (function scope)"
+                )
+            self._imported[key] = imported["testSetId"]
+        return self._imported[key]
 
     def flow_cases(self, flow: str, suite: str, suite_version: str = "1.0.0") -> dict[str, Any]:
         """Build `suite` at `suite_version` from the flow's corrected runs, one case per run:
@@ -186,6 +222,19 @@ class KindgiDev:
         started = self.call("POST", f"/v1/eval-suites/{suite}/runs", body)
         return self._finished(started["runId"], timeout)
 
+    def check_promotion(
+        self, agent: str, version: str, eval_run: TryResult | str, *, project_id: str | None = None
+    ) -> PromotionCheck:
+        """What the gate says of making `version` live for the project (the default one),
+        judged on `eval_run` (a `try_version` result or an eval run id); nothing is recorded.
+        Assert on its `outcome` (`would-promote`, `needs-approval`, `gate-failed`) and
+        `checks` (each with `name`, `passed`, `message`)."""
+        run_id = eval_run if isinstance(eval_run, str) else str(eval_run.run["runId"])
+        scope = {"kind": "project", "projectId": project_id or self.project_id}
+        return self.client.agents.promotions.check(
+            agent, {"version": version, "scope": scope, "evalRunId": run_id}
+        )
+
     def _finished(self, run_id: str, timeout: float) -> TryResult:
         """The eval run once it ended, with its scores."""
         deadline = time.monotonic() + timeout
@@ -195,12 +244,7 @@ class KindgiDev:
                 raise KindgiDevError(f"eval run {run_id} still {run['status']}")
             time.sleep(0.2)
             run = self.call("GET", f"/v1/eval-runs/{run_id}")
-        summary = (run.get("result") or {}).get("summary") or {}
-        metrics = {
-            name: Metric(m.get("baseline"), m.get("candidate"), m.get("delta"), m.get("n", 0))
-            for name, m in (summary.get("metrics") or {}).items()
-        }
-        return TryResult(run["status"], metrics, summary.get("diverged", 0), run)
+        return try_result(run)
 
     def stop(self) -> int:
         """Ctrl+C, as you stop it; its exit code."""
@@ -214,6 +258,18 @@ class KindgiDev:
             except subprocess.TimeoutExpired:
                 self.process.kill()
         return self.process.wait()
+
+
+def _baseline(spelled: str) -> Any:
+    """`try_version`'s `baseline` as the request's, spelled as the CLI's `--baseline`."""
+    from kindgi_dev.cli.baselines import spelled as request_baseline
+
+    try:
+        return request_baseline(spelled)
+    except ValueError:
+        raise KindgiDevError(
+            f'baseline must be "recorded", "live" or "<agentId>@<version>", got {spelled!r}'
+        ) from None
 
 
 def copy_pack(pack: Path, into: Path) -> Path:

@@ -37,3 +37,21 @@ def problems(schema_name: str, instance: Any) -> list[str]:
     root = {"$ref": f"#/components/schemas/{schema_name}", "components": _components()}
     validator = Draft202012Validator(root, format_checker=FormatChecker())
     return [f"{e.json_path}: {e.message}" for e in validator.iter_errors(instance)]
+
+
+SUMMARY_EXTENSIONS = ("corrections", "judge", "flaky", "cost")
+"""Fields kindgi dev adds to a comparison's summary (docs/api.md), outside the contract's."""
+METRIC_EXTENSIONS = ("paired",)
+CASE_EXTENSIONS = ("passedAll", "passedAny", "flaky", "passedBefore", "errored")
+
+
+def contract_summary(summary: dict[str, Any]) -> dict[str, Any]:
+    """A comparison's summary without kindgi dev's extensions, as a strict client of the
+    contract reads it (`passRate` and `caseCoverage` are the 0.4 spec's, not the contract's)."""
+    metrics = {
+        name: {k: v for k, v in metric.items() if k not in METRIC_EXTENSIONS}
+        for name, metric in summary["metrics"].items()
+        if name not in ("passRate", "caseCoverage")
+    }
+    kept = {k: v for k, v in summary.items() if k not in SUMMARY_EXTENSIONS}
+    return {**kept, "metrics": metrics}

@@ -58,6 +58,15 @@ class InProcessPack:
     async def stop(self) -> None:
         """Nothing to stop: no child process runs."""
 
+    def not_ready(self) -> str | None:
+        """Nothing keeps it from serving, as `Runtime.not_ready` says."""
+        return None
+
+    def tool_manifest(self, tool_id: str, version: str | None = None) -> dict[str, Any] | None:
+        """A tool's entry as the pack serves it, as `Runtime.tool_manifest` answers."""
+        found = [t for (i, v), t in self.tools.items() if i == tool_id and version in (v, None)]
+        return dict(found[-1]) if found else None
+
     async def invoke(self, tool_id: str, version: str | None, input: Any, **_: Any) -> Any:
         """The tool's output, or an error outcome, as the pack service answers."""
         self.calls.append((tool_id, version or "", input))

@@ -1,5 +1,10 @@
-"""Every row of every table of a kindgi dev database, read through a read-only connection of
-its own (`file:…?mode=ro`), for tests that check a refused call wrote nothing."""
+"""Every row of every table, read through a read-only connection, to show that a refused
+request wrote nothing.
+
+The connection is SQLite's own (`file:…?mode=ro`), so in the app's process it shares the
+process's locks on the file with the app's connections: no descriptor of the database is
+opened any other way.
+"""
 
 from __future__ import annotations
 
@@ -7,20 +12,22 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+Rows = dict[str, list[tuple[Any, ...]]]
 
-def every_row(database: Path) -> dict[str, list[tuple[Any, ...]]]:
-    """Each table's rows, sorted, by table name."""
-    reader = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+
+def read_only(database: Path) -> sqlite3.Connection:
+    """A read-only connection to the database file."""
+    return sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
+
+
+def every_row(database: Path | sqlite3.Connection) -> Rows:
+    """Each table's rows, by table name: through `database` when it is a connection (one
+    kept open beside a server in another process), else through one opened for the read."""
+    conn = database if isinstance(database, sqlite3.Connection) else read_only(database)
     try:
-        names = [
-            row[0]
-            for row in reader.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-            )
-        ]
-        return {
-            name: sorted(reader.execute(f'SELECT * FROM "{name}"').fetchall(), key=repr)
-            for name in sorted(names)
-        }
+        names = [name for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]  # fmt: skip
+        return {name: conn.execute(f'SELECT * FROM "{name}"').fetchall() for name in names}
     finally:
-        reader.close()
+        if conn is not database:
+            conn.close()

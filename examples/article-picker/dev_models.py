@@ -5,7 +5,9 @@ It reads the agent's instructions the way a model would, coarsely:
 - 0.1.0 ("Answer with the three most relevant articles"): search with the customer's
   question, then answer with the first three articles the search found;
 - 0.2.0 ("Answer with only the articles that answer it"): search with the question minus
-  its final period, then answer with the first article only, in other words.
+  its final period, then answer with the first article only, in other words;
+- any other "the N most relevant articles" (two, three, four): search with the question,
+  then answer with the first N.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from kindgi_dev.models import Message, Reply, ToolCall, Turn, model
 
 SEARCH = "acme-ops.search-articles"
 ONLY_WHAT_ANSWERS = "only the articles that answer"
+HOW_MANY = {"two": 2, "three": 3, "four": 4}
 
 
 @model(default=True)
@@ -28,8 +31,16 @@ def article_picker(turn: Turn) -> Reply:
         query = question.removesuffix(".") if concise else question
         return Reply(tool_calls=[ToolCall(SEARCH, {"query": query})])
     found = _articles(results[-1])
-    picked = found[:1] if concise else found[:3]
+    picked = found[:1] if concise else found[: _how_many(turn.instructions)]
     return Reply(text=_answer_text(picked, concise), output={"articles": picked})
+
+
+def _how_many(instructions: str) -> int:
+    """N of "the N most relevant articles" (three when the instructions don't say)."""
+    for word, count in HOW_MANY.items():
+        if f"the {word} most relevant" in instructions:
+            return count
+    return 3
 
 
 def _articles(result: Message) -> list[dict[str, Any]]:

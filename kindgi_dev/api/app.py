@@ -20,6 +20,7 @@ from ..services.context import Context
 from ..services.lifecycle import Instance as Instance
 from ..settings import Settings
 from . import errors, openapi, system, unserved
+from .framing import NoFramingMiddleware
 from .hosts import HostCheckMiddleware
 from .request_log import LEVELS as LOG_LEVELS
 from .request_log import RequestLogMiddleware
@@ -35,12 +36,16 @@ RESOURCES = (
     "runs",
     "run_failures",
     "conversations",
+    "memory",
+    "memory_erasures",
+    "guardrails",
     "judgments",
     "judge_classes",
     "corrections",
     "test_sets",
     "test_set_registry",
     "test_set_pulls",
+    "test_set_files",
     "eval_suites",
     "eval_runs",
     "blocks",
@@ -48,6 +53,9 @@ RESOURCES = (
     "providers",
     "capabilities",
     "identity",
+    "gate_policies",
+    "releases",
+    "approvals",
 )
 """The resource modules of `/v1`, each with its `ENDPOINTS`."""
 
@@ -95,6 +103,7 @@ def create_app(
         routes=routes,
         middleware=[
             *([Middleware(RequestLogMiddleware)] if settings.log_level in LOG_LEVELS else []),
+            Middleware(NoFramingMiddleware),
             Middleware(errors.RequestIdMiddleware),
             Middleware(HostCheckMiddleware, served=settings.host),
         ],

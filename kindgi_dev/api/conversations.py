@@ -1,8 +1,10 @@
-"""`/v1/conversations`: an agent's turns, listed and read with their messages."""
+"""`/v1/conversations`: opened, closed and unregistered; listed and read with their messages."""
 
 from __future__ import annotations
 
 from typing import Any, Literal, cast
+
+from pydantic import Field
 
 from ..domain.paging import Page
 from ..services import conversations
@@ -27,6 +29,20 @@ class Conversation(WireModel):
     closed_at: str | None = None
     turn_count: int
     last_message_at: str | None = None
+    unregistered_at: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class OpenConversationBody(WireModel):
+    """`conversations.open`: the agent version every turn runs, and the conversation's details."""
+
+    agent_id: str = Field(min_length=1)
+    agent_version: str = Field(min_length=1)
+    title: str | None = None
+    project_id: str | None = Field(default=None, min_length=1)
+    scope: dict[str, Any] | None = None
+    participant_id: str | None = Field(default=None, min_length=1)
+    metadata: dict[str, Any] | None = None
 
 
 class ConversationPage(WireModel):
@@ -82,7 +98,7 @@ async def list_conversations(call: Call[Any, ConversationQuery]) -> Conversation
     filters = {
         "agent_id": q.agent_id,
         "status": q.status,
-        "opened_by": call.ctx.caller.id if q.opened_by == "me" else None,
+        "opened_by": conversations.principal(call.ctx) if q.opened_by == "me" else None,
         "project_id": q.scope_id if q.scope_kind == "project" else None,
     }
     page = conversations.list_page(
@@ -94,8 +110,30 @@ async def list_conversations(call: Call[Any, ConversationQuery]) -> Conversation
     return ConversationPage.model_validate(body)
 
 
+def open_conversation(call: Call[OpenConversationBody, Any]) -> conversations.Conversation:
+    body = call.body
+    opening = conversations.Opening(
+        body.agent_id,
+        body.agent_version,
+        title=body.title,
+        project_id=body.project_id,
+        scope=body.scope,
+        participant_id=body.participant_id,
+        metadata=body.metadata,
+    )
+    return conversations.open_conversation(call.ctx, opening)
+
+
 async def get(call: Call[Any, Any]) -> conversations.Conversation:
     return conversations.get(call.ctx, call.path["conversationId"])
+
+
+def close(call: Call[Any, Any]) -> conversations.Conversation:
+    return conversations.close(call.ctx, call.path["conversationId"])
+
+
+def unregister(call: Call[Any, Any]) -> conversations.Conversation:
+    return conversations.unregister(call.ctx, call.path["conversationId"])
 
 
 async def messages(call: Call[Any, PageQuery]) -> Page[Message]:
@@ -121,6 +159,35 @@ ENDPOINTS = [
         query=ConversationQuery,
         response=ConversationPage,
         errors=(400, 401),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/conversations",
+        "conversations.open",
+        open_conversation,
+        "Open a conversation pinned to an agent version.",
+        body=OpenConversationBody,
+        response=Conversation,
+        status=201,
+        errors=(400, 401, 409, 413),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/conversations/{conversationId}/close",
+        "conversations.close",
+        close,
+        "Close a conversation: it takes no more turns.",
+        response=Conversation,
+        errors=(401, 404, 409),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/conversations/{conversationId}/unregister",
+        "conversations.unregister",
+        unregister,
+        "Unregister a conversation: no read, list or turn finds it again.",
+        response=Conversation,
+        errors=(401, 404, 409),
     ),
     Endpoint(
         "GET",

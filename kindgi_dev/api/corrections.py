@@ -7,9 +7,11 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import Field, field_validator
 
+from ..domain.bounds import MAX_RANK
 from ..domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
 from ..domain.paging import Page
-from ..services import corrections
+from ..services import corrections, erasures
+from ..services.context import Context
 from .limits import MAX_ITEMS, MAX_KEY
 from .routing import Call, Endpoint
 from .wire import WireModel
@@ -23,7 +25,7 @@ class CorrectionItemBody(WireModel):
 
     key: str = Field(min_length=1, max_length=MAX_KEY)
     pointer: str = Field(max_length=MAX_KEY)
-    rank: int | None = Field(default=None, ge=0)
+    rank: int | None = Field(default=None, ge=0, le=MAX_RANK)
     verdict: Verdict
     reason: str | None = Field(default=None, max_length=4000)
 
@@ -194,9 +196,14 @@ class ErasureResult(WireModel):
 
 
 def create(call: Call[CreateCorrectionBody, Any]) -> corrections.Correction:
-    body = call.body
+    return create_correction(call.ctx, call.body)
+
+
+def create_correction(ctx: Context, body: CreateCorrectionBody) -> corrections.Correction:
+    """The correction a `corrections.create` body says, created (for the API and the
+    console's Correct this run alike)."""
     return corrections.create(
-        call.ctx,
+        ctx,
         body.run_id,
         items=[item.record() for item in body.items],
         decisions=None if body.decisions is None else body.decisions.record(),
@@ -247,8 +254,8 @@ def update(call: Call[UpdateCorrectionBody, Any]) -> corrections.Correction:
     )
 
 
-def erase(call: Call[ErasureBody, Any]) -> corrections.Erasure:
-    return corrections.erase(call.ctx, call.body.participant_id)
+def erase(call: Call[ErasureBody, Any]) -> erasures.ParticipantErasure:
+    return erasures.erase_participant(call.ctx, call.body.participant_id)
 
 
 SHORT_WRITE_BYTES = 8 * 1024

@@ -13,6 +13,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..domain.errors import KindgiError
+from .request_log import printable
 from .responses import json_response
 
 log = logging.getLogger("kindgi_dev.api")
@@ -85,7 +86,10 @@ async def on_unexpected(request: Request, exc: Exception) -> Response:
 
 
 class RequestIdMiddleware:
-    """Give every request an id (the caller's `X-Request-Id`, else `req-<uuid4>`) and echo it."""
+    """Give every request an id (the caller's `X-Request-Id`, else `req-<uuid4>`) and echo it.
+
+    The caller's id is logged with an unexpected error, so its control characters are
+    escaped (`request_log.printable`)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -95,7 +99,7 @@ class RequestIdMiddleware:
             await self.app(scope, receive, send)
             return
         given = dict(scope.get("headers", [])).get(b"x-request-id", b"").decode("latin-1")
-        request_id = given.strip()[:200] or "req-" + str(uuid.uuid4())
+        request_id = printable(given.strip()[:200]) or "req-" + str(uuid.uuid4())
         scope.setdefault("state", {})["request_id"] = request_id
 
         async def send_with_id(message: Message) -> None:

@@ -16,6 +16,8 @@ from pydantic import BaseModel, Field, model_validator
 from starlette.responses import StreamingResponse
 
 from ..domain.results import CaseResult, ComparisonResult
+from .baselines import ComparisonBaseline, ReplayCount
+from .eval_verdicts import FlakyCases, PairedComparison
 from .responses import dumps
 from .routing import shape
 from .wire import WholeNumber, WireModel
@@ -132,8 +134,28 @@ class Changes(WireModel):
     new: list[ItemChange]
 
 
+class BaselineReplay(WireModel):
+    """A version baseline's replays of a case (an extension, docs/api.md): the candidate's
+    fields, for the baseline's side."""
+
+    run_ids: list[str]
+    scores: list[CaseScore]
+    changes: Changes | None = None
+    tools: list[dict[str, Any]] | None = None
+    diverged: bool
+    refused_writes: int
+    approval_skipped: bool
+    stopped: dict[str, Any] | None = None
+    error: str | None = None
+    corrections: list[CorrectionCheck] | None = None
+    correction_differences: list[CorrectionDifference] | None = None
+
+
 class ComparisonCaseResult(WireModel):
-    """One case compared: the recorded run's score beside each repetition's."""
+    """One case compared: the recorded run's score (a version baseline's first repetition's,
+    with all it did in `baselineReplay`) beside each repetition's. `passedAll` (pass^n),
+    `passedAny`, `flaky`, `passedBefore`, `errored` and `baselineReplay` are kindgi dev's
+    extension (docs/api.md), outside the contract's fields."""
 
     case_id: str
     run_ids: list[str]
@@ -150,10 +172,17 @@ class ComparisonCaseResult(WireModel):
     corrections: list[CorrectionCheck] | None = None
     correction_differences: list[CorrectionDifference] | None = None
     rescored: bool | None = None
+    passed_all: bool | None = None
+    passed_any: bool | None = None
+    flaky: bool | None = None
+    passed_before: bool | None = None
+    errored: bool | None = None
+    guardrails_tripped: list[str] | None = None
+    baseline_replay: BaselineReplay | None = None
 
 
 class ComparisonMetric(WireModel):
-    """A metric of the recorded runs beside the candidate's."""
+    """A metric of the recorded runs beside the candidate's (`paired` is an extension)."""
 
     k: int | None = None
     baseline: WholeNumber | None
@@ -165,7 +194,9 @@ class ComparisonMetric(WireModel):
     baseline_weight: WholeNumber
     direction: str
     spread: WholeNumber | None = None
+    baseline_spread: WholeNumber | None = None
     fresh_weight: WholeNumber | None = None
+    paired: PairedComparison | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -184,6 +215,7 @@ class PassRate(WireModel):
     baseline_n: int
     baseline_weight: WholeNumber
     direction: str
+    paired: PairedComparison | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -216,22 +248,6 @@ class ComparisonCandidate(WireModel):
     flow_id: str | None = None
     version: str | None = None
     versions: dict[str, Any] | None = None
-
-
-class BaselineVersion(WireModel):
-    """A version the recorded runs were made on, with its cases."""
-
-    agent_id: str | None = None
-    flow_id: str | None = None
-    version: str
-    cases: int
-
-
-class ComparisonBaseline(WireModel):
-    """The recorded runs, by version."""
-
-    kind: str
-    versions: list[BaselineVersion]
 
 
 class ComparisonScope(WireModel):
@@ -268,6 +284,16 @@ class ComparisonJudge(WireModel):
     provider_id: str | None = None
     model: str | None = None
     note: str | None = None
+
+
+class BaselineCounts(WireModel):
+    """A version baseline's own counts over the cases (an extension, docs/api.md)."""
+
+    diverged: int
+    refused_writes: int
+    errors: int
+    stopped: int
+    models: list[ModelUse]
 
 
 class CostTokens(WireModel):
@@ -310,6 +336,10 @@ class ComparisonSummary(WireModel):
     judge: ComparisonJudge | None = None
     rescore_of: str | None = None
     not_rescored: int | None = None
+    flaky: FlakyCases | None = None
+    resume_of: str | None = None
+    guardrails_tripped: dict[str, int] | None = None
+    baseline_replays: BaselineCounts | None = None
     cost: ComparisonCost | None = None
 
 
@@ -334,17 +364,19 @@ class PreviewCase(WireModel):
 
 
 class DryRunResult(WireModel):
-    """A dry run's result: the cases it would replay."""
+    """A dry run's result: the cases it would replay, and each side's replays."""
 
     dry_run: bool
     preview: list[PreviewCase]
+    replays: ReplayCount | None = None
 
 
 class DryRunPreview(WireModel):
-    """How many cases a dry run would replay, and which."""
+    """How many cases a dry run would replay, which, and each side's replays."""
 
     cases: int
     preview: list[PreviewCase]
+    replays: ReplayCount | None = None
 
 
 def cases_apart(result: object) -> bool:

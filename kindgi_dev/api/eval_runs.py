@@ -14,6 +14,7 @@ from ..domain.status import TERMINAL
 from ..services import eval_runs, flow_runs, trials
 from ..services.context import Context
 from . import cursors
+from .baselines import AskedAnswer, BaselineField, ComparisonBaseline, asked
 from .eval_events import case_frame, end_chunks
 from .eval_results import (
     DryRunPreview,
@@ -81,7 +82,7 @@ class StartEvalRunBody(WireModel):
     versions: FlowVersionOverrides | None = None
     dry_run: bool | None = None
     correlation_id: str | None = None
-    baseline: Any = "recorded"
+    baseline: BaselineField = "recorded"
     reads: Literal["recorded", "live"] = "recorded"
     repetitions: int = Field(default=1, ge=1, le=10)
     k: int = Field(default=10, ge=1, le=100)
@@ -134,9 +135,10 @@ class EvalRunSample(OpenModel):
 
 
 class EvalRunSettings(OpenModel):
-    """How an eval run compares, as it was started (and the run it rescored)."""
+    """How an eval run compares, as it was started (the run it rescored, and the version a
+    version or live baseline replays: `baselineVersion`, an extension)."""
 
-    baseline: str
+    baseline: AskedAnswer
     reads: str
     repetitions: int
     k: int
@@ -144,6 +146,8 @@ class EvalRunSettings(OpenModel):
     versions: dict[str, dict[str, str]] | None = None
     sample: EvalRunSample | None = None
     rescore_of: str | None = None
+    resume_of: str | None = None
+    baseline_version: ComparisonBaseline | None = None
 
 
 class EvalRunFrozenVersion(OpenModel):
@@ -221,7 +225,7 @@ def start_request(body: StartEvalRunBody) -> eval_runs.StartRequest:
         ),
         dry_run=bool(body.dry_run),
         correlation_id=body.correlation_id,
-        baseline="recorded" if body.baseline is None else body.baseline,
+        baseline=asked(body.baseline),
         reads=body.reads,
         repetitions=body.repetitions,
         k=body.k,
@@ -288,6 +292,10 @@ def _answered(ctx: Context, run: eval_runs.EvalRun) -> eval_runs.EvalRun | Respo
 
 def rescore(call: Call[RescoreBody, Any]) -> eval_runs.Started:
     return trials.rescore(call.ctx, call.path["runId"])
+
+
+def resume(call: Call[Any, Any]) -> eval_runs.Started:
+    return trials.resume(call.ctx, call.path["runId"])
 
 
 async def events(call: Call[Any, Any]) -> Response:
@@ -391,6 +399,17 @@ ENDPOINTS = [
         "Score a finished run's replays again with today's corrections.",
         body=RescoreBody,
         body_optional=True,
+        response=StartEvalRunResult,
+        status=201,
+        errors=(400, 401, 404, 409),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/eval-runs/{runId}/resume",
+        "evalRuns.resume",
+        resume,
+        "Replay only the cases an interrupted, cancelled or errored run didn't finish, into "
+        "a new run that names it (`resumeOf`) and sums up the whole set.",
         response=StartEvalRunResult,
         status=201,
         errors=(400, 401, 404, 409),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..services import identity
+from ..services import approvals, identity
 from .routing import Call, Endpoint
 from .wire import WireModel
 
@@ -18,7 +18,8 @@ class Principal(WireModel):
 
 
 class WhoamiResult(WireModel):
-    """The token's tenant, user and scopes: kindgi dev's one token is its tenant's admin."""
+    """The token's tenant, user and scopes: the instance's token is its tenant's admin, a
+    minted key its user's, a member (with the roster's `reviewerRole` for a reviewer)."""
 
     tenant_id: str
     actor: str
@@ -27,6 +28,7 @@ class WhoamiResult(WireModel):
     scopes: list[str]
     role: Literal["admin", "member"]
     tenant_admin: bool
+    reviewer_role: str | None = None
 
 
 class SignInMethods(WireModel):
@@ -52,14 +54,17 @@ class MCPEndpointPage(WireModel):
 
 async def whoami(call: Call[Any, Any]) -> WhoamiResult:
     who = identity.whoami(call.ctx)
+    admin = call.ctx.caller.role == "admin"
+    reviewer = approvals.roster_role(call.ctx)
     return WhoamiResult(
         tenant_id=who.tenant_id,
         actor=f"user:{who.user_id}",
         user_id=who.user_id,
         principal=Principal(kind="user", id=who.user_id),
         scopes=list(who.scopes),
-        role="admin",
-        tenant_admin=True,
+        role="admin" if admin else "member",
+        tenant_admin=admin,
+        **({} if reviewer is None else {"reviewer_role": reviewer}),
     )
 
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic.json_schema import WithJsonSchema
 
+from ..domain.bounds import MAX_WEIGHT
 from ..domain.corrections import AssertableBy
 from ..domain.paging import Page
 from ..services import judge_classes
@@ -78,7 +79,7 @@ class CreateJudgeClassBody(WireModel):
 
     scope: JudgeClassScope
     name: str = Field(min_length=1, max_length=100)
-    weight: float = Field(ge=0)
+    weight: float = Field(ge=0, le=MAX_WEIGHT)
     description: str | None = None
     assertable_by: JudgeClassAssertableBy | None = None
 
@@ -89,9 +90,9 @@ class UpdateJudgeClassBody(WireModel):
     `weight` may be left out but not sent as null: a class always weighs something.
     """
 
-    weight: Annotated[float | None, WithJsonSchema({"type": "number", "minimum": 0})] = Field(
-        default=None, ge=0
-    )
+    weight: Annotated[
+        float | None, WithJsonSchema({"type": "number", "minimum": 0, "maximum": MAX_WEIGHT})
+    ] = Field(default=None, ge=0, le=MAX_WEIGHT)
     description: str | None = None
     assertable_by: JudgeClassAssertableBy | None = None
 

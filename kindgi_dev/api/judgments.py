@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from ..domain.bounds import MAX_RANK
 from ..domain.paging import Page
 from ..services import judgments
 from .limits import MAX_KEY
@@ -18,7 +19,7 @@ class JudgedItem(WireModel):
 
     key: str = Field(min_length=1, max_length=MAX_KEY)
     pointer: str | None = Field(default=None, max_length=MAX_KEY)
-    rank: int | None = Field(default=None, ge=0)
+    rank: int | None = Field(default=None, ge=0, le=MAX_RANK)
 
 
 class CreateJudgmentBody(WireModel):

@@ -1,8 +1,9 @@
 """What a request body may be before it is parsed: JSON in UTF-8, not too deep, numbers in range.
 
 Checked once for every endpoint, so no handler sees a value the store or the encoder
-can't hold: nesting that would exhaust the parser's stack, integers beyond SQLite's
-64 bits, or the non-JSON `Infinity` and `NaN`.
+can't hold: nesting that would exhaust the parser's stack, numbers beyond SQLite's 64-bit
+integers (`1e23` as well as `100000000000000000000000`), or the non-JSON `Infinity` and
+`NaN`. The bounds are `domain.bounds`', which the domain checks of every write share.
 """
 
 from __future__ import annotations
@@ -13,10 +14,8 @@ import math
 import re
 from typing import Any
 
+from ..domain.bounds import MAX_DEPTH, MAX_NUMBER, MIN_NUMBER
 from ..domain.errors import BadInput
-
-MAX_DEPTH = 64
-"""How deeply arrays and objects may nest in a request body."""
 
 MAX_ITEMS = 20_000
 """Items one correction (or hand case) may carry: a page of search results is far fewer."""
@@ -26,9 +25,6 @@ MAX_KEY = 500
 
 MAX_NAME = 200
 """Characters in a name."""
-
-MAX_INT = 2**63 - 1
-MIN_INT = -(2**63)
 
 _BRACKETS = re.compile(rb"[\[\]{}]")
 _JSON_TYPES = re.compile(r"^application/(?:[\w.+-]+\+)?json$")
@@ -65,25 +61,29 @@ def _outside_strings(raw: bytes) -> bytes:
     return b"".join(unescaped.split(b'"')[::2])
 
 
-def load(raw: bytes) -> Any:
-    """The body as JSON data, after the depth check; every number finite and within 64 bits."""
+def load(raw: bytes, at: str = "") -> Any:
+    """The body as JSON data, after the depth check; every number finite and within 64 bits.
+
+    `at` is where this JSON sits in a body (a console field holding JSON), so a refused
+    number is named by its place in the body."""
     check_depth(raw)
     try:
         data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except (ValueError, UnicodeDecodeError) as error:
         raise BadInput(f"The body is not valid JSON: {error}.") from None
-    check_numbers(data)
+    check_numbers(data, at)
     return data
 
 
 def check_numbers(value: Any, path: str = "") -> None:
-    """400 naming the field when a number is non-finite or an integer beyond 64 bits."""
+    """400 naming the field when a number is non-finite or beyond 64 bits, however written."""
     if isinstance(value, bool):
         return
-    if isinstance(value, int) and not MIN_INT <= value <= MAX_INT:
-        raise BadInput(f"{path or '<body>'}: integers must fit in 64 bits.", field=path)
     if isinstance(value, float) and not math.isfinite(value):
         raise BadInput(f"{path or '<body>'}: numbers must be finite.", field=path)
+    if isinstance(value, int | float) and not MIN_NUMBER <= value <= MAX_NUMBER:
+        kind = "integers" if isinstance(value, int) else "numbers"
+        raise BadInput(f"{path or '<body>'}: {kind} must fit in 64 bits.", field=path)
     if isinstance(value, dict):
         for key, item in value.items():
             check_numbers(item, f"{path}/{key}" if path else str(key))

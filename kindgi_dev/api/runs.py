@@ -1,22 +1,24 @@
-"""`/v1/runs`: start an agent turn, list, get, cancel, journal and stream."""
+"""`/v1/runs`: start an agent turn, list, get (with what a suspended run waits for),
+cancel, journal and stream; `resume` answers 422 as the 0.1.10 client says."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import Field, field_validator
 from starlette.responses import Response, StreamingResponse
 
-from ..domain.errors import ValidationFailed
+from ..domain.errors import Unprocessable, ValidationFailed
 from ..domain.paging import Page
 from ..domain.segments import Segment
-from ..services import flow_runs, runs
+from ..services import flow_runs, run_waits, runs
 from .responses import json_response
 from .routing import Call, Endpoint, shape
-from .wire import WireModel, WireTime
+from .wire import OpenModel, WireModel, WireTime
 
 RunStatus = Literal["pending", "running", "suspended", "completed", "failed", "cancelled"]
 
@@ -68,6 +70,34 @@ class RunAgent(WireModel):
     via: str
 
 
+class WaitingTool(WireModel):
+    """The tool call an approval holds (never its arguments)."""
+
+    id: str
+    version: str
+    call_id: str
+
+
+class WaitingApproval(WireModel):
+    """An approval the run waits for."""
+
+    approval_id: str
+    status: str
+    required_role: str
+    title: str | None = None
+    created_at: str
+    expires_at: str | None = None
+    subject_kind: str
+    tool: WaitingTool | None = None
+
+
+class WaitingFor(WireModel):
+    """What a suspended run waits for: approvals still to decide, and the rest."""
+
+    approvals: list[WaitingApproval]
+    other: list[dict[str, Any]]
+
+
 class Run(WireModel):
     """A run as the contract shapes it (`output` is the agent turn's result)."""
 
@@ -90,6 +120,7 @@ class Run(WireModel):
     eval_run_id: str | None = None
     versions: dict[str, dict[str, str]] | None = None
     segments: list[ScopeSegment] | None = None
+    waiting_for: WaitingFor | None = None
 
 
 class RunPage(WireModel):
@@ -127,6 +158,10 @@ class RunQuery(WireModel):
     def _split(cls, value: Any) -> list[str]:
         values = value if isinstance(value, list) else [value]
         return [part for v in values for part in str(v).split(",") if part]
+
+
+class ResumeBody(OpenModel):
+    """`runs.resume`'s body, never read: the route always answers 422."""
 
 
 class JournalQuery(WireModel):
@@ -208,7 +243,17 @@ async def list_runs(call: Call[Any, RunQuery]) -> Page[runs.Run]:
 
 
 async def get(call: Call[Any, Any]) -> runs.Run:
-    return runs.get(call.ctx, call.path["runId"])
+    found = runs.get(call.ctx, call.path["runId"])
+    return replace(found, waiting_for=run_waits.waiting_for(call.ctx, found.id))
+
+
+async def resume(call: Call[Any, Any]) -> None:
+    raise Unprocessable(
+        "Runs aren't resumed by hand: a run waiting for an approval goes on when a reviewer "
+        "decides it (POST /v1/approvals/{approvalId}/complete).",
+        code="run-resume-not-supported",
+        runId=call.path["runId"],
+    )
 
 
 async def cancel(call: Call[Any, Any]) -> runs.Run:
@@ -228,6 +273,8 @@ WIRE_KINDS = {
     "run.completed": "run.completed",
     "run.failed": "run.failed",
     "run.cancelled": "run.cancelled",
+    "wait.suspended": "run.wait-suspended",
+    "wait.resumed": "run.wait-resumed",
 }
 
 
@@ -310,6 +357,17 @@ ENDPOINTS = [
         "Cancel a run.",
         response=Run,
         errors=(401, 404, 409),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/runs/{runId}/resume",
+        "runs.resume",
+        resume,
+        "Not served: a waiting run goes on when its approval is decided (422).",
+        body=ResumeBody,
+        body_optional=True,
+        response=Run,
+        errors=(401, 413, 422),
     ),
     Endpoint(
         "GET",

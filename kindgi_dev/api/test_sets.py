@@ -8,9 +8,11 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from ..domain import test_sets as rules
+from ..domain.bounds import MAX_RANK
 from ..domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
 from ..domain.paging import Page
 from ..services import test_set_versions, test_sets
+from ..services.context import Context
 from .corrections import decisions_of
 from .limits import MAX_ITEMS, MAX_KEY
 from .routing import Call, Endpoint
@@ -25,7 +27,7 @@ class CaseItem(WireModel):
 
     key: str = Field(min_length=1, max_length=MAX_KEY)
     pointer: str | None = Field(default=None, max_length=MAX_KEY)
-    rank: int | None = Field(default=None, ge=0)
+    rank: int | None = Field(default=None, ge=0, le=MAX_RANK)
     verdict: Verdict
     reason: str | None = Field(default=None, max_length=4000)
 
@@ -205,10 +207,14 @@ async def list_cases(call: Call[Any, CaseQuery]) -> Page[Any]:
 
 async def add_case(call: Call[AddCaseBody, Any]) -> rules.TestCase:
     """Add a hand case (201)."""
-    body = call.body
+    return add_hand_case(call.ctx, call.path["agentId"], call.body)
+
+
+def add_hand_case(ctx: Context, agent_id: str, body: AddCaseBody) -> rules.TestCase:
+    """The hand case an `addCase` body says, added (for the API and the console alike)."""
     return test_sets.add_case(
-        call.ctx,
-        call.path["agentId"],
+        ctx,
+        agent_id,
         body.run_id,
         items=[item.record() for item in body.items],
         decisions=None if body.decisions is None else body.decisions.record(),
@@ -259,7 +265,7 @@ ENDPOINTS = [
         body=AddCaseBody,
         response=TestCase,
         status=201,
-        errors=(400, 401, 404, 409, 413),
+        errors=(400, 401, 404, 409, 410, 413),
     ),
     Endpoint(
         "POST",

@@ -40,113 +40,6 @@ class Feature:
 DEPLOYED = "a deployed Kindgi runtime"
 
 UNSERVED: tuple[Feature, ...] = (
-    # Issue 23 (release) serves these four rows: delete them when it lands.
-    Feature(
-        "gate-policies",
-        "Gate policies",
-        f"Gate policies are published and checked on {DEPLOYED}; kindgi dev doesn't gate"
-        " promotions yet.",
-        (
-            "GET POST /v1/gate-policies",
-            "GET /v1/gate-policies/{policyId}",
-            "GET /v1/gate-policies/{policyId}/versions",
-            "GET /v1/gate-policies/{policyId}/versions/{version}",
-            "POST /v1/gate-policies/{policyId}/versions/{version}/unregister",
-            "POST /v1/gate-policies/{policyId}/versions/{version}/reinstate",
-            "GET /v1/agents/{agentId}/gate-policy",
-        ),
-    ),
-    Feature(
-        "promotions",
-        "Promotions and live versions",
-        f"Promoting a version, pinning it live and rolling it back happen on {DEPLOYED};"
-        " in kindgi dev a run without a version runs the latest one.",
-        (
-            "GET POST /v1/agents/{agentId}/promotions",
-            "POST /v1/agents/{agentId}/promotions/check",
-            "GET /v1/agents/{agentId}/promotions/{promotionId}",
-            "GET /v1/agents/{agentId}/live",
-            "GET /v1/agents/{agentId}/live-versions",
-            "POST /v1/agents/{agentId}/live/rollback",
-            "POST /v1/agents/{agentId}/live/unpin",
-        ),
-    ),
-    # Issues 23 and 27 (approvals for promotions and for runs) serve these two rows.
-    Feature(
-        "approvals",
-        "Approvals",
-        f"Approvals (a run or a promotion waiting on a person) are decided on {DEPLOYED};"
-        " kindgi dev doesn't pause runs for them yet.",
-        (
-            "GET /v1/approvals",
-            "GET /v1/approvals/{approvalId}",
-            "POST /v1/approvals/{approvalId}/complete",
-            "POST /v1/approvals/{approvalId}/audit-bundle",
-            "POST /v1/runs/{runId}/resume",
-        ),
-    ),
-    Feature(
-        "reviewers",
-        "Approval reviewers",
-        f"The reviewers who decide approvals are registered on {DEPLOYED}; kindgi dev has"
-        " one user.",
-        (
-            "GET POST /v1/approvals/reviewers",
-            "GET /v1/approvals/reviewers/{reviewerId}",
-            "POST /v1/approvals/reviewers/{reviewerId}/unregister",
-        ),
-    ),
-    # Issue 27 (runtime parity) serves these four rows.
-    Feature(
-        "conversation-lifecycle",
-        "Opening and closing conversations",
-        "Opening, closing and unregistering a conversation are served by"
-        f" {DEPLOYED}; in kindgi dev a run's first turn opens one.",
-        (
-            "POST /v1/conversations",
-            "POST /v1/conversations/{conversationId}/close",
-            "POST /v1/conversations/{conversationId}/unregister",
-        ),
-    ),
-    Feature(
-        "guardrails",
-        "Guardrails",
-        f"Guardrails are registered and enforced on {DEPLOYED}; kindgi dev indexes the"
-        " pack's guardrails but doesn't run them yet.",
-        (
-            "GET POST /v1/guardrails",
-            "GET /v1/guardrails/{guardrailId}",
-            "GET /v1/guardrails/{guardrailId}/outcomes",
-            "POST /v1/guardrails/{guardrailId}/unregister",
-        ),
-    ),
-    Feature(
-        "memory-facts",
-        "Memory facts",
-        f"Memory facts are kept and retrieved on {DEPLOYED}; kindgi dev doesn't keep them yet.",
-        (
-            "GET POST /v1/memory/facts",
-            "GET DELETE /v1/memory/facts/{factId}",
-            "GET /v1/memory/facts/{factId}/revisions",
-            "POST /v1/memory/facts/{factId}/supersede",
-            "POST /v1/memory/facts/{factId}/verify",
-            "POST /v1/memory/retrieve",
-        ),
-    ),
-    Feature(
-        "memory-erasures",
-        "Memory erasures",
-        f"Memory erasures are run on {DEPLOYED}; in kindgi dev, erase a person's words"
-        " with POST /v1/erasures.",
-        (
-            "GET POST /v1/memory/erasures",
-            "GET /v1/memory/erasures/export",
-            "POST /v1/memory/erasures/replay",
-            "POST /v1/memory/erasures/{erasureId}/resume",
-            "GET /v1/memory/erasures/{erasureId}",
-        ),
-    ),
-    # What only a deployed runtime does.
     Feature(
         "public-run-progress",
         "Public run progress",
@@ -162,10 +55,10 @@ UNSERVED: tuple[Feature, ...] = (
     Feature(
         "api-keys",
         "API keys",
-        f"API keys are minted and revoked on {DEPLOYED}; kindgi dev has one token, the one"
+        f"API keys are listed and revoked on {DEPLOYED}; kindgi dev's own token is the one"
         " in .kindgirc.json.",
         (
-            "GET POST /v1/tokens",
+            "GET /v1/tokens",
             "GET /v1/tokens/{tokenId}",
             "POST /v1/tokens/{tokenId}/revoke",
         ),
@@ -213,9 +106,9 @@ UNSERVED: tuple[Feature, ...] = (
     Feature(
         "publishing",
         "Publishing over the API",
-        f"Publishing, deriving, unregistering and reinstating agents, flows and tools over"
-        f" the API is {DEPLOYED}'s; kindgi dev registers what the pack folder holds, at"
-        " every save.",
+        f"Publishing, deriving, unregistering and reinstating agents, flows, tools and"
+        f" guardrails over the API is {DEPLOYED}'s; kindgi dev registers what the pack folder"
+        " holds, at every save.",
         (
             "POST /v1/agents",
             "POST /v1/agents/{agentId}/versions",
@@ -227,6 +120,8 @@ UNSERVED: tuple[Feature, ...] = (
             "POST /v1/tools",
             "POST /v1/tools/{toolId}/versions/{version}/unregister",
             "POST /v1/tools/{toolId}/versions/{version}/reinstate",
+            "POST /v1/guardrails",
+            "POST /v1/guardrails/{guardrailId}/unregister",
         ),
     ),
     Feature(
@@ -273,8 +168,9 @@ UNSERVED: tuple[Feature, ...] = (
     Feature(
         "signed-exports",
         "Signed exports",
-        f"Exports are signed by {DEPLOYED}'s export key; kindgi dev signs nothing.",
-        ("GET /v1/export-signing-keys",),
+        f"Exports (an approval's audit bundle among them) are signed by {DEPLOYED}'s export"
+        " key; kindgi dev signs nothing.",
+        ("GET /v1/export-signing-keys", "POST /v1/approvals/{approvalId}/audit-bundle"),
     ),
     Feature(
         "compliance",

@@ -11,6 +11,7 @@ from pydantic.json_schema import WithJsonSchema
 
 from ..domain.errors import BadInput, ValidationFailed
 from ..domain.time import format_time, parse_time
+from . import limits
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -101,6 +102,14 @@ def _reason(error: Any) -> str:
     if kind == "extra_forbidden":
         return "is not a known field"
     return str(error["msg"]).removeprefix("Value error, ")
+
+
+def parse_body(model: type[M], raw: bytes) -> M:
+    """A JSON request body as `model`, read as every write is: `limits.load` (depth,
+    constants, numbers), an object, then `parse` with JSON's types (strict). The API's
+    endpoints and the console's forms both come through here, so neither stores what the
+    other would refuse."""
+    return parse(model, require_object(limits.load(raw)), strict=True)
 
 
 def require_object(data: Any) -> dict[str, Any]:

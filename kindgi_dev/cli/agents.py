@@ -6,6 +6,7 @@ from .agent_test_set import test_set
 from .catalog import CatalogKind, catalog_group
 from .eval_runs import try_on_test_set
 from .output import Column
+from .releases import add_release_commands
 
 COLUMNS: list[Column] = [
     ("ID", lambda row: row.get("id")),
@@ -19,3 +20,4 @@ agents = catalog_group(CatalogKind("agent", "agents", "An", COLUMNS))
 
 try_on_test_set(test_set)
 agents.add_command(test_set)
+add_release_commands(agents, COLUMNS)

@@ -57,6 +57,7 @@ def ready(
         f"  Tenant     {instance.tenant_id}",
         f"  Token      {token[:12]}…  (full token in .kindgirc.json)",
         f"  Models     {instance.models_summary or 'none'}",
+        *_live_lines(instance.live),
         f"  Data       {relative(settings.database_path)}",
         "",
     ]
@@ -72,6 +73,12 @@ def ready(
     else:
         lines.append("  --no-watch: single boot + register cycle complete.")
     click.echo("\n".join(lines), err=True)
+
+
+def _live_lines(live: tuple[str, ...]) -> list[str]:
+    """`  Live       <agent> <version> · <scope>`, one line per pin (none when nothing is pinned:
+    runs get each agent's latest version)."""
+    return [f"  {'Live' if n == 0 else '':<10} {line}" for n, line in enumerate(live)]
 
 
 def already_running(holder: Holder, database: Path) -> None:

@@ -13,7 +13,7 @@ from click.core import ParameterSource
 
 from .config import resolve
 from .http import Api, ApiError
-from .output import Column, Format
+from .output import Column, Format, Rows
 
 GLOBAL_OPTIONS = [
     click.option("--url", help="API URL (beats KINDGI_API_URL and .kindgirc.json)."),
@@ -27,6 +27,15 @@ GLOBAL_OPTIONS = [
 ]
 
 
+class ExitWith(Exception):
+    """An answer a command prints before it exits non-zero, with lines for stderr (a gate
+    check that failed prints its answer, then why)."""
+
+    def __init__(self, body: Any, code: int, notes: Sequence[str] = ()) -> None:
+        super().__init__(*notes)
+        self.body, self.code, self.notes = body, code, notes
+
+
 def global_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """Add the global flags to a command."""
     for option in reversed(GLOBAL_OPTIONS):
@@ -35,9 +44,14 @@ def global_options(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def api_command(
-    group: click.Group, name: str, columns: Sequence[Column] | None = None, **settings: Any
+    group: click.Group,
+    name: str,
+    columns: Sequence[Column] | None = None,
+    rows: Rows | None = None,
+    **settings: Any,
 ) -> Callable[[Callable[..., Any]], click.Command]:
-    """A command that calls the API with `api` and prints what the function returns."""
+    """A command that calls the API with `api` and prints what the function returns
+    (`rows` turns an answer that is no list page into `--table`'s rows)."""
 
     def decorate(function: Callable[..., Any]) -> click.Command:
         @functools.wraps(function)
@@ -58,10 +72,15 @@ def api_command(
                 result = function(api, **kwargs)
             except ApiError as error:
                 fail(error, verbose)
+            except ExitWith as done:
+                output.emit(done.body, columns)
+                for note in done.notes:
+                    click.echo(note, err=True)
+                sys.exit(done.code)
             finally:
                 api.close()
             if result is not None:
-                output.emit(result, columns)
+                output.emit(result, columns, rows)
 
         return group.command(name, **settings)(global_options(run))
 

@@ -1,4 +1,4 @@
-"""`kindgi conversations list|get|messages`."""
+"""`kindgi conversations list|get|messages|open|close|unregister`."""
 
 from __future__ import annotations
 
@@ -55,3 +55,40 @@ def get(api: Api, conversation_id: str) -> Any:
 def messages(api: Api, conversation_id: str, limit: int | None, cursor: str | None) -> Any:
     params = {"limit": limit, "cursor": cursor}
     return api.call("GET", f"/v1/conversations/{conversation_id}/messages", params=params)
+
+
+@api_command(conversations, "open", help="Open a conversation pinned to an agent version.")
+@click.argument("agent_id")
+@click.argument("version")
+@click.option("--title", help='Its title (default "Untitled conversation").')
+@click.option("--project", help="Its project (default: the Default project).")
+@click.option("--participant", help="Your app's id for the person it is with.")
+def open_conversation(
+    api: Api,
+    agent_id: str,
+    version: str,
+    title: str | None,
+    project: str | None,
+    participant: str | None,
+) -> Any:
+    body = {
+        "agentId": agent_id,
+        "agentVersion": version,
+        "title": title,
+        "projectId": project,
+        "participantId": participant,
+    }
+    sent = {k: v for k, v in body.items() if v is not None}
+    return api.call("POST", "/v1/conversations", json=sent, idempotent=True)
+
+
+@api_command(conversations, "close", help="Close a conversation: it takes no more turns.")
+@click.argument("conversation_id")
+def close(api: Api, conversation_id: str) -> Any:
+    return api.call("POST", f"/v1/conversations/{conversation_id}/close", idempotent=True)
+
+
+@api_command(conversations, "unregister", help="Unregister a conversation.")
+@click.argument("conversation_id")
+def unregister(api: Api, conversation_id: str) -> Any:
+    return api.call("POST", f"/v1/conversations/{conversation_id}/unregister", idempotent=True)

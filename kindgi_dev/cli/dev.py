@@ -223,6 +223,8 @@ def serve(
     """Bind, build the app, serve until Ctrl+C or SIGTERM; the exit code."""
     with collector_paused():
         from ..api.app import console_link, create_app, describe, on_pack_service
+        from ..api.request_log import escape_log_records
+    escape_log_records(logging.getLogger())
 
     sock, port = choose_socket(settings.host, settings.port, explicit_port)
     if sock is None:

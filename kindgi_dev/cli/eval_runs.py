@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import click
 
+from . import junit as report
 from .banner import duration
+from .baselines import baseline_of, baseline_options, dry_run_note
 from .command import api_command
 from .http import Api
+from .verdicts import METRIC_COLUMNS, metric_rows, summary_line
 
 WAIT_LIMIT_S = 30 * 60
 
@@ -41,12 +45,19 @@ def trial_options(function: Any) -> Any:
             default="as-recorded",
             show_default=True,
         ),
-        click.option("--dry-run", is_flag=True, help="Only preview the cases."),
+        click.option(
+            "--dry-run", is_flag=True, help="Only preview the cases and count each side's replays."
+        ),
         click.option("--wait", is_flag=True, help="Wait for the run and print it."),
+        click.option(
+            "--junit",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Wait, and write a JUnit XML report there: a testcase per case.",
+        ),
     ]
     for option in reversed(options):
         function = option(function)
-    return function
+    return baseline_options(function)
 
 
 def flow_options(function: Any) -> Any:
@@ -120,17 +131,32 @@ def trial_body(api: Api, options: dict[str, Any]) -> dict[str, Any]:
         "k": options["k"],
         "classWeights": options["class_weights"],
     }
+    baseline = baseline_of(options)
+    if baseline is not None:
+        body["baseline"] = baseline
     if options["dry_run"]:
         body["dryRun"] = True
     return body
 
 
-def start_and_wait(api: Api, path: str, body: dict[str, Any], wait: bool) -> Any:
-    """Start; without --wait print `{runId}` at once, with it wait and print the run."""
+def start_and_wait(
+    api: Api, path: str, body: dict[str, Any], wait: bool, junit: Path | None = None
+) -> Any:
+    """Start; without --wait (or --junit) print `{runId}` at once, with it wait and print
+    the run, its verdict's summary line on stderr, and with --junit its JUnit report."""
     started = api.call("POST", path, json=body, idempotent=True)
-    if not wait:
+    note = dry_run_note(started)
+    if note is not None:
+        click.echo(note, err=True)
+    if not wait and junit is None:
         return started
-    return wait_for(api, started["runId"])
+    run = wait_for(api, started["runId"])
+    line = summary_line(run)
+    if line is not None:
+        click.echo(line, err=True)
+    if junit is not None:
+        report.write(run, junit)
+    return run
 
 
 def wait_for(api: Api, run_id: str) -> Any:
@@ -166,19 +192,37 @@ def wait_for(api: Api, run_id: str) -> Any:
             shown = True
 
 
-@api_command(eval_runs, "start", help="Try an agent or flow version on a suite's test cases.")
-@click.argument("suite_id")
+VERDICT_TABLE: dict[str, Any] = {"columns": METRIC_COLUMNS, "rows": metric_rows}
+"""`--table` of a finished run: its metrics, each with its interval and verdict."""
+
+
+@api_command(
+    eval_runs,
+    "start",
+    help="Try an agent or flow version on a suite's test cases (or resume a run).",
+    **VERDICT_TABLE,
+)
+@click.argument("suite_id", required=False)
+@click.option(
+    "--resume",
+    metavar="<eval-run-id>",
+    help="Replay only the cases that run didn't finish, into a new run of the whole set.",
+)
 @trial_options
 @flow_options
-def start(api: Api, suite_id: str, **options: Any) -> Any:
+def start(api: Api, suite_id: str | None, resume: str | None, **options: Any) -> Any:
+    if resume is not None:
+        path = f"/v1/eval-runs/{resume}/resume"
+        return start_and_wait(api, path, {}, options["wait"], options["junit"])
+    if suite_id is None:
+        raise click.UsageError("Give the suite's id, or --resume=<eval-run-id>")
     if not options.get("project"):
         raise click.UsageError("--project=<id> is required")
-    return start_and_wait(
-        api, f"/v1/eval-suites/{suite_id}/runs", trial_body(api, options), options["wait"]
-    )
+    path = f"/v1/eval-suites/{suite_id}/runs"
+    return start_and_wait(api, path, trial_body(api, options), options["wait"], options["junit"])
 
 
-@api_command(eval_runs, "show", help="One eval run, with its result.")
+@api_command(eval_runs, "show", help="One eval run, with its result.", **VERDICT_TABLE)
 @click.argument("run_id")
 def show(api: Api, run_id: str) -> Any:
     return api.call("GET", f"/v1/eval-runs/{run_id}")
@@ -216,7 +260,12 @@ def cancel(api: Api, run_id: str) -> Any:
     return api.call("POST", f"/v1/eval-runs/{run_id}/cancel")
 
 
-@api_command(eval_runs, "rescore", help="Score a finished run's replays with today's corrections.")
+@api_command(
+    eval_runs,
+    "rescore",
+    help="Score a finished run's replays with today's corrections.",
+    **VERDICT_TABLE,
+)
 @click.argument("run_id")
 @click.option("--project")
 @click.option("--wait", is_flag=True)
@@ -228,10 +277,13 @@ def rescore(api: Api, run_id: str, project: str | None, wait: bool) -> Any:
 def try_on_test_set(group: click.Group) -> None:
     """Add `run` to `kindgi agents test-set`: freeze the set and try a version on it."""
 
-    @api_command(group, "run", help="Freeze the agent's test set and try a version on it.")
+    @api_command(
+        group, "run", help="Freeze the agent's test set and try a version on it.", **VERDICT_TABLE
+    )
     @trial_options
     def run(api: Api, **options: Any) -> Any:
         if not options.get("agent"):
             raise click.UsageError("--agent=<id> is required")
         path = f"/v1/agents/{options['agent']}/test-set/runs"
-        return start_and_wait(api, path, trial_body(api, options), options["wait"])
+        body = trial_body(api, options)
+        return start_and_wait(api, path, body, options["wait"], options["junit"])

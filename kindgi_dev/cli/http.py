@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import httpx
@@ -155,6 +155,37 @@ class Api:
             raise self.not_running(error) from None
         except httpx.HTTPError as error:
             raise ApiError("network", f"fetch failed ({error})", 0) from None
+
+    def download(self, path: str) -> Iterator[bytes]:
+        """A streamed answer's bytes as they come (`ApiError` for an error answer)."""
+        try:
+            with self._client.stream("GET", path, timeout=None) as response:
+                if not response.is_success:
+                    response.read()
+                    raise self.explained(error_of(response.status_code, _json(response)))
+                yield from response.iter_bytes()
+        except httpx.ConnectError as error:
+            raise self.not_running(error) from None
+        except httpx.HTTPError as error:
+            raise ApiError("network", f"fetch failed ({error})", 0) from None
+
+    def upload(
+        self, path: str, chunks: Iterable[bytes], *, size: int, params: dict[str, Any]
+    ) -> Any:
+        """POST a JSON body sent a chunk at a time; the answer's JSON, or `ApiError`."""
+        headers = {"Content-Type": "application/json", "Content-Length": str(size)}
+        try:
+            response = self._client.post(
+                path, content=chunks, params=params, headers=headers, timeout=None
+            )
+        except httpx.ConnectError as error:
+            raise self.not_running(error) from None
+        except httpx.HTTPError as error:
+            raise ApiError("network", f"fetch failed ({error})", 0) from None
+        body = _json(response)
+        if response.is_success:
+            return body
+        raise self.explained(error_of(response.status_code, body))
 
     def events(self, path: str) -> list[Any]:
         """A server-sent event stream's `data:` payloads, collected until the server ends it."""

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import re
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import click
+
+from ..domain import test_set_files
 
 PACK_ID = re.compile(r"^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*$")
 TEMPLATES = {
@@ -16,6 +19,8 @@ TEMPLATES = {
 }
 """Each template: the template folders laid one over the other."""
 RENAMED = {"gitignore": ".gitignore"}
+CASES = "tests/cases/"
+"""Where a template ships test-set files: made by the template's own example runs."""
 
 
 def template_files(layers: tuple[str, ...]) -> dict[str, str]:
@@ -38,6 +43,15 @@ def walk(folder: Traversable, prefix: str) -> list[tuple[str, Traversable]]:
         elif entry.name.endswith(".tmpl"):
             found.append((prefix + entry.name, entry))
     return found
+
+
+def resealed(text: str) -> str:
+    """A shipped test-set file written again for the pack's id: its cases name the pack's
+    agent, so their digest is computed anew (as `kindgi test-sets export` would write it)."""
+    data = json.loads(text)
+    cases = data["cases"]
+    envelope = test_set_files.envelope_of(data["id"], data["version"], cases)
+    return "".join(test_set_files.file_lines(envelope, cases))
 
 
 @click.command("init")
@@ -74,7 +88,10 @@ def init(pack_name: str | None, template: str, path: Path | None, force: bool) -
     for relative, text in sorted(files.items()):
         destination = target / relative
         destination.parent.mkdir(parents=True, exist_ok=True)
-        destination.write_text(text.replace("__PACK_ID__", pack_id), encoding="utf-8")
+        named = text.replace("__PACK_ID__", pack_id)
+        if relative.startswith(CASES):
+            named = resealed(named)
+        destination.write_text(named, encoding="utf-8")
     shown = target.relative_to(Path.cwd()) if target.is_relative_to(Path.cwd()) else target
     click.echo(f"✓ {template} pack {pack_id} written to {shown}/ ({len(files)} files)")
     click.echo("Next:")

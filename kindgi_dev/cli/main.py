@@ -30,6 +30,9 @@ COMMANDS = (
     "eval-suites",
     "test-sets",
     "eval-runs",
+    "gate-policies",
+    "approvals",
+    "tokens",
 )
 """Modules of `kindgi_dev.cli` that each define the command or group of that name."""
 

@@ -11,6 +11,8 @@ from typing import Any
 import click
 
 Column = tuple[str, Callable[[dict[str, Any]], Any]]
+Rows = Callable[[Any], list[dict[str, Any]] | None]
+"""A command's rows for `--table` from an answer that is no list page (None: print JSON)."""
 
 
 @dataclass(frozen=True)
@@ -21,12 +23,17 @@ class Format:
     raw: bool = False
     table: bool = False
 
-    def emit(self, body: Any, columns: Sequence[Column] | None = None) -> None:
+    def emit(
+        self, body: Any, columns: Sequence[Column] | None = None, rows: Rows | None = None
+    ) -> None:
         """Print an answer, its whole numbers as the real CLI prints them (`1`, not `1.0`)."""
         if self.quiet:
             return
         body = whole_numbers(body)
-        if self.raw:
+        found = rows(body) if self.table and rows is not None and not self.raw else None
+        if found is not None:
+            click.echo(render_table(found, columns or default_columns(found)))
+        elif self.raw:
             click.echo(json.dumps(body, separators=(",", ":"), ensure_ascii=False))
         elif self.table and isinstance(body, dict) and isinstance(body.get("data"), list):
             click.echo(render_table(body["data"], columns or default_columns(body["data"])))

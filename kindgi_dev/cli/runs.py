@@ -30,13 +30,13 @@ JOURNAL_COLUMNS = [
 FOLLOW_DELAYS = (0.25, 0.5, 1.0)
 
 
-def segment_list(values: tuple[str, ...]) -> list[dict[str, str]] | None:
-    """`--segment key:value` flags, coarse to fine."""
+def segment_list(values: tuple[str, ...], flag: str = "--segment") -> list[dict[str, str]] | None:
+    """`--segment key:value` flags (or another `flag`'s), coarse to fine."""
     segments = []
     for value in values:
         key, sep, rest = value.partition(":")
         if not sep or not key or not rest:
-            raise click.UsageError(f'--segment must be key:value, got "{value}"')
+            raise click.UsageError(f'{flag} must be key:value, got "{value}"')
         segments.append({"key": key, "value": rest})
     return segments or None
 

@@ -56,7 +56,7 @@ def _moving(function: Callable[..., Any]) -> Callable[..., Any]:
     ) -> None:
         api = Api(resolve(url, None, hosted=hosted))
         try:
-            result = function(api, progress=_Progress(), **kwargs)
+            result = function(api, progress=ProgressLine(), **kwargs)
         except ApiError as error:
             fail(error, verbose)
         finally:
@@ -73,7 +73,7 @@ def on_terminal() -> bool:
     return sys.stderr.isatty()
 
 
-class _Progress:
+class ProgressLine:
     """One line on stderr, redrawn, when stderr is a terminal; nothing otherwise."""
 
     def __init__(self) -> None:
@@ -104,7 +104,7 @@ def _size(count: int) -> str:
     return f"{count / 1024 / 1024:.1f} MB"
 
 
-def _split(reference: str) -> tuple[str, str]:
+def split_reference(reference: str) -> tuple[str, str]:
     """`<testSetId>@<version>` as (id, version)."""
     test_set_id, at, version = reference.rpartition("@")
     if not at or not test_set_id or not version:
@@ -130,10 +130,10 @@ def _remote_failure(error: RemoteError) -> ApiError:
 @click.option("--from", "source", required=True, help="The other runtime's base URL.")
 @_moving
 def pull(
-    api: Api, progress: _Progress, reference: str, source: str, token: str | None, insecure: bool
+    api: Api, progress: ProgressLine, reference: str, source: str, token: str | None, insecure: bool
 ) -> Any:
     """Pull a version from another runtime: kept here read-only, as the same id and version."""
-    test_set_id, version = _split(reference)
+    test_set_id, version = split_reference(reference)
     _checked(source, "from", insecure)
     path = f"/v1/test-sets/{test_set_id}/versions/{version}/pull"
     body = {"from": source, "token": token, "insecure": insecure}
@@ -145,7 +145,7 @@ def pull(
         progress.done()
 
 
-def _last_line(lines: Iterator[Any], progress: _Progress) -> Any:
+def _last_line(lines: Iterator[Any], progress: ProgressLine) -> Any:
     """Draw each progress line; the answer's line as the answer, or its error."""
     for line in lines:
         if isinstance(line, dict) and isinstance(line.get("progress"), dict):
@@ -165,7 +165,7 @@ def _last_line(lines: Iterator[Any], progress: _Progress) -> Any:
 @_moving
 def push(
     api: Api,
-    progress: _Progress,
+    progress: ProgressLine,
     reference: str,
     target: str,
     token: str | None,
@@ -173,7 +173,7 @@ def push(
     dry_run: bool,
 ) -> Any:
     """Publish a local version to another runtime's registry (kind `corrections`)."""
-    test_set_id, version = _split(reference)
+    test_set_id, version = split_reference(reference)
     where = _checked(target, "to", insecure)
     cases = _local_cases(api, test_set_id, version)
     spec = {"cases": cases}
@@ -206,7 +206,7 @@ async def _publish(
     test_set_id: str,
     version: str,
     spec: dict[str, Any],
-    progress: _Progress,
+    progress: ProgressLine,
 ) -> tuple[dict[str, Any], bool]:
     async with Remote(where, token, insecure=insecure) as remote:
         entry = {

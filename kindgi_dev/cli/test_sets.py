@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from . import test_set_moves
+from . import test_set_files, test_set_moves
 from .command import api_command
 from .http import Api
 from .judgments import enum_value, require
@@ -75,3 +75,4 @@ def cases(
 
 test_sets.add_command(test_set_moves.pull)
 test_sets.add_command(test_set_moves.push)
+test_set_files.add_to(test_sets)

@@ -1,5 +1,6 @@
 """Correct this run: Yes or No on the answer and each list element, what it should have done
-and said, and the corrector group; saved through the same service as `/v1/corrections`.
+and said, and the corrector group; the form is a `/v1/corrections` body, parsed and saved as
+the API parses and saves one.
 """
 
 from __future__ import annotations
@@ -9,10 +10,12 @@ from typing import Any
 
 from starlette.responses import Response
 
-from ..domain.errors import KindgiError, ValidationFailed
-from ..domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
+from ..api.corrections import CreateCorrectionBody, create_correction
+from ..domain.errors import KindgiError
+from ..domain.expectations import ExpectedCall
 from ..domain.items import Item, items_of
 from ..services import corrections, judge_classes, verdicts
+from . import forms
 from .runs import question_of, subject_of
 from .web import Visit, redirect
 
@@ -97,79 +100,89 @@ async def form(visit: Visit) -> Response:
     return _show(visit, run, values, {})
 
 
-def _rank(text: str, where: str) -> int | None:
-    """A rank as a number; 400 at `where` when the text reads as none."""
-    if not text:
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise ValidationFailed(where, "must be an integer, 0 or more") from None
+ARGS = "decisions/shouldCall/0/args"
+"""Where the form's arguments (JSON) go in the body, and the field their refusals name."""
 
 
-def _decisions(visit: Visit) -> Decisions | None:
+def _decisions(visit: Visit) -> dict[str, Any] | None:
+    """The body's `decisions`: the verdict, the call it should have made, what not to call."""
     verdict = visit.field("decisions-verdict")
     if not verdict:
         return None
     tool, args = visit.field("should-call-tool"), visit.field("should-call-args")
-    calls = None
-    if tool:
-        try:
-            given = json.loads(args) if args else None
-        except ValueError as error:
-            raise ValidationFailed("decisions/shouldCall/0/args", f"is not JSON: {error}") from None
-        calls = (ExpectedCall(tool, given),)
+    call = forms.present(toolId=tool, args=forms.json_text(args, ARGS) if args else None)
     must_not = [t.strip() for t in visit.field("must-not-call").split(",") if t.strip()]
-    return Decisions(verdict, calls, tuple(must_not) or None)
+    return forms.present(
+        verdict=verdict, shouldCall=[call] if tool else None, mustNotCall=must_not or None
+    )
 
 
-def _answer(visit: Visit) -> Answer | None:
+def _answer(visit: Visit) -> dict[str, Any] | None:
+    """The body's `answer`: the verdict, what it should have said, and why."""
     verdict = visit.field("answer-verdict")
     if not verdict:
         return None
-    return Answer(verdict, visit.field("should-say") or None, visit.field("why") or None)
+    return forms.present(
+        verdict=verdict, shouldSay=visit.field("should-say") or None, why=visit.field("why") or None
+    )
 
 
-def body_of(visit: Visit, run_id: str, items: list[Item]) -> tuple[dict[str, Any], list[int]]:
-    """The `corrections.create` arguments the form says, and each sent item's row on the form."""
+def _item(visit: Visit, i: int, item: Item, verdict: str) -> dict[str, Any]:
+    """The body's entry for the item on row `i`: its key, place, verdict, rank and reason."""
+    rank, reason = visit.field(f"rank-{i}"), visit.field(f"reason-{i}")
+    return forms.present(
+        key=item.key,
+        pointer=item.pointer,
+        verdict=verdict,
+        rank=forms.number_text(rank) if rank else None,
+        reason=reason or None,
+    )
+
+
+def _sent(visit: Visit, items: list[Item]) -> tuple[list[dict[str, Any]], list[int]]:
+    """The body's items (those the form gives a verdict) and each one's row on the form."""
     sent, rows = [], []
     for i, item in enumerate(items):
         verdict = visit.field(f"verdict-{i}")
-        if not verdict:
-            continue
-        rank = _rank(visit.field(f"rank-{i}"), f"items/{i}/rank")
-        reason = visit.field(f"reason-{i}") or None
-        sent.append(GivenItem(item.key, item.pointer, verdict, rank, reason))
-        rows.append(i)
-    body: dict[str, Any] = {
-        "run_id": run_id,
-        "items": sent,
-        "decisions": _decisions(visit),
-        "answer": _answer(visit),
-        "judge_class_id": visit.field("judge-class") or None,
-    }
-    return body, rows
+        if verdict:
+            sent.append(_item(visit, i, item, verdict))
+            rows.append(i)
+    return sent, rows
+
+
+def body_of(visit: Visit, run_id: str, sent: list[dict[str, Any]]) -> CreateCorrectionBody:
+    """The `corrections.create` body the form says, parsed as the API parses it."""
+    data = forms.present(
+        runId=run_id,
+        items=sent,
+        decisions=_decisions(visit),
+        answer=_answer(visit),
+        judgeClassId=visit.field("judge-class") or None,
+    )
+    written = ARGS if visit.field("should-call-args") else None
+    return forms.body_of(CreateCorrectionBody, data, written=written)
 
 
 def _beside(error: KindgiError, rows: list[int]) -> str:
-    """The form field a refusal names: `items/<n>/…` is the n-th item sent, on its own row."""
+    """The form field a refusal names: `items/<n>/…` is the n-th item sent, on its own row;
+    anything within the arguments is the arguments' field."""
     where = str(error.details.get("field") or "")
     parts = where.split("/")
-    if len(parts) >= 2 and parts[0] == "items" and parts[1].isdigit() and int(parts[1]) < len(rows):
-        parts[1] = str(rows[int(parts[1])])
-    return "/".join(parts) or "form"
+    if len(parts) >= 3 and parts[0] == "items" and parts[1].isdigit() and int(parts[1]) < len(rows):
+        return "/".join(["items", str(rows[int(parts[1])]), parts[2]])
+    if where == ARGS or where.startswith(ARGS + "/"):
+        return ARGS
+    return where or "form"
 
 
 async def save(visit: Visit) -> Response:
     """`POST /console/runs/{id}/correct`: save, or show the refusal beside its field."""
     run = verdicts.correctable_run(visit.ctx, visit.request.path_params["runId"])
-    items = items_of(run.get("output"))
-    rows: list[int] = []
+    sent, rows = _sent(visit, items_of(run.get("output")))
     try:
-        body, rows = body_of(visit, run["id"], items)
-        corrections.create(visit.ctx, **body)
+        create_correction(visit.ctx, body_of(visit, run["id"], sent))
     except KindgiError as error:
-        values = dict(visit.form or {})
-        reason = error.details.get("reason") or error.message
-        return _show(visit, run, values, {_beside(error, rows): reason}, error.status)
+        beside = _beside(error, rows)
+        said = forms.reason_of(error, ARGS if beside == ARGS else None)
+        return _show(visit, run, dict(visit.form or {}), {beside: said}, error.status)
     return redirect(f"/console/runs/{run['id']}?saved=1")

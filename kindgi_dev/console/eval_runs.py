@@ -13,15 +13,18 @@ from typing import Any
 
 from starlette.responses import Response, StreamingResponse
 
+from ..api import eval_runs as eval_run_api
 from ..api.eval_events import progress_frame, status_frame
-from ..api.eval_runs import EvalRun
+from ..api.eval_runs import EvalRun, StartEvalRunBody, StartSuiteRunBody
+from ..api.releases import PromoteBody
 from ..api.routing import shape
-from ..domain.errors import KindgiError, NotFound, ValidationFailed
+from ..domain.errors import KindgiError, NotFound
 from ..domain.items import answer_text
+from ..domain.releases import PENDING
 from ..domain.results import ComparisonResult
 from ..domain.status import TERMINAL
-from ..services import eval_runs, flow_runs, projects, runs, trials
-from . import test_cases, words
+from ..services import eval_runs, projects, promotions, runs, trials
+from . import forms, releases, test_cases, words
 from .web import Visit, redirect
 
 WATCH_SECONDS = 300
@@ -50,42 +53,57 @@ def _pages(first: int, shown: int, total: int) -> dict[str, int | None] | None:
     }
 
 
-def _repetitions(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 10:
-        raise ValidationFailed("repetitions", "must be a whole number from 1 to 10")
-    return int(text)
+def _baseline(visit: Visit, subject_kind: str, subject_id: str) -> Any:
+    """What the Try form compares with, as a start body's `baseline`: the recorded runs, a
+    version of the same agent or flow, or the live one."""
+    chosen = visit.field("baseline") or "recorded"
+    if chosen in ("recorded", "live"):
+        return {"live": {}} if chosen == "live" else chosen
+    named = "flowId" if subject_kind == "flow" else "agentId"
+    return {named: subject_id, "version": chosen}
 
 
-def start_request(visit: Visit, subject_kind: str, subject_id: str) -> eval_runs.StartRequest:
-    """The eval run's start request the Try form says."""
+def start_request(
+    visit: Visit, subject_kind: str, subject_id: str, project_id: str | None = None
+) -> eval_runs.StartRequest:
+    """The eval run's start request the Try form says: a start body (a suite's names its
+    project), parsed as the API parses one."""
     version = visit.field("version") or None
-    request = eval_runs.StartRequest(
-        repetitions=_repetitions(visit.field("repetitions") or "1"),
+    data = forms.present(
+        projectId=project_id,
+        repetitions=forms.number_text(visit.field("repetitions") or "1"),
         reads="live" if visit.field("reads") == "live" else "recorded",
-        class_weights="restricted-only" if visit.field("experts") else "as-recorded",
+        classWeights="restricted-only" if visit.field("experts") else "as-recorded",
+        baseline=_baseline(visit, subject_kind, subject_id),
     )
-    if subject_kind != "flow":
-        return replace(request, agent=eval_runs.AgentCandidate(subject_id, version))
-    prefix = "agent:"
-    agents = {
-        k[len(prefix) :]: v for k, v in (visit.form or {}).items() if k.startswith(prefix) and v
-    }
-    return replace(
-        request,
-        flow=eval_runs.FlowCandidate(subject_id, version),
-        versions=flow_runs.Overrides(agents=agents),
-    )
+    if subject_kind == "flow":
+        prefix = "agent:"
+        given = (visit.form or {}).items()
+        agents = {k[len(prefix) :]: v for k, v in given if k.startswith(prefix) and v}
+        data["flowRef"] = forms.present(flowId=subject_id, version=version)
+        data["versions"] = {"agents": agents}
+    else:
+        data["agentRef"] = forms.present(agentId=subject_id, version=version)
+    model = StartEvalRunBody if project_id is None else StartSuiteRunBody
+    return eval_run_api.start_request(forms.body_of(model, data))
+
+
+def _refused(error: KindgiError) -> dict[str, str]:
+    """A refused Try beside its field: the runs per case, or else below the form."""
+    if error.details.get("field") == "repetitions":
+        return {"repetitions": forms.reason_of(error)}
+    return {"try": error.message}
 
 
 async def try_on_suite(visit: Visit) -> Response:
     """`POST …/suites/{id}/try`: try a version on the set's latest version of test cases."""
     suite_id = visit.request.path_params["suiteId"]
     try:
-        request = start_request(visit, visit.field("kind"), visit.field("subject"))
-        request = replace(request, project_id=projects.get_default(visit.ctx).id)
+        project = projects.get_default(visit.ctx).id
+        request = start_request(visit, visit.field("kind"), visit.field("subject"), project)
         started = trials.start_on_suite(visit.ctx, suite_id, request)
     except KindgiError as error:
-        return await test_cases.suite(visit, {"try": error.message}, error.status)
+        return await test_cases.suite(visit, _refused(error), error.status)
     return redirect(f"/console/eval-runs/{started.run_id}")
 
 
@@ -96,7 +114,7 @@ async def try_on_test_set(visit: Visit) -> Response:
         request = start_request(visit, "agent", agent_id)
         started = trials.start_on_test_set(visit.ctx, agent_id, request)
     except KindgiError as error:
-        return await test_cases.agent_set(visit, {"try": error.message}, error.status)
+        return await test_cases.agent_set(visit, _refused(error), error.status)
     return redirect(f"/console/eval-runs/{started.run_id}")
 
 
@@ -106,22 +124,33 @@ def _answer(output: Any) -> Any:
     return text if text is not None else output
 
 
+def _first_run(visit: Visit, run_ids: list[str] | None) -> dict[str, Any] | None:
+    """The first of a case's replay runs, if it is still there."""
+    try:
+        return runs.get_record(visit.ctx, run_ids[0]) if run_ids else None
+    except NotFound:
+        return None
+
+
 def case_view(visit: Visit, entry: dict[str, Any]) -> dict[str, Any]:
-    """One case of the result, with the recorded answer and the version's beside it."""
-    replay = recorded = None
-    if entry.get("runIds"):
-        try:
-            replay = runs.get_record(visit.ctx, entry["runIds"][0])
-            if replay.get("replay_of"):
-                recorded = runs.get_record(visit.ctx, replay["replay_of"])
-        except NotFound:
-            replay = None
+    """One case of the result, with the recorded answer (a version baseline's, when it is
+    one) and the version's beside it."""
+    replay = _first_run(visit, entry.get("runIds"))
+    side = entry.get("baselineReplay")
+    baseline = None if side is None else _first_run(visit, side.get("runIds"))
+    past_id = (replay or baseline or {}).get("replay_of")
+    try:
+        recorded = runs.get_record(visit.ctx, past_id) if past_id else None
+    except NotFound:
+        recorded = None
+    before = recorded if side is None else baseline
     return {
         "entry": entry,
         "question": None if recorded is None else (recorded.get("input") or {}).get("userMessage"),
-        "recorded": None if recorded is None else _answer(recorded.get("output")),
+        "recorded": None if before is None else _answer(before.get("output")),
         "version": None if replay is None else _answer(replay.get("output")),
         "stopped": words.stopped(entry),
+        "baseline_runs": [] if side is None else side.get("runIds") or [],
     }
 
 
@@ -133,10 +162,16 @@ def metric_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-async def show(visit: Visit) -> Response:
-    """`/console/eval-runs/{id}`: the run on the test cases, in words and numbers; its
-    cases `CASES_SHOWN` at a time (`?from=N`), so a run of thousands opens as fast as one
-    of ten."""
+MADE = {
+    "live": "Made live: runs in this project that name no version now get it.",
+    "waiting": "Asked to make it live: it goes live once a reviewer approves it.",
+}
+
+
+async def show(visit: Visit, made: str | None = None, status: int = 200) -> Response:
+    """`/console/eval-runs/{id}`: the run on the test cases, in words and numbers, and the
+    gate's verdict on its version; its cases `CASES_SHOWN` at a time (`?from=N`), so a run
+    of thousands opens as fast as one of ten. `made` says what **Make it live** did."""
     record = eval_runs.get(visit.ctx, visit.request.path_params["runId"])
     total = record.result.summary.cases if isinstance(record.result, ComparisonResult) else 0
     first = _from(visit.request.query_params.get("from"), total)
@@ -148,10 +183,16 @@ async def show(visit: Visit) -> Response:
     done = record.status == "completed" and summary is not None
     return visit.render(
         "eval_run.html",
+        status,
         record=record,
+        gate=releases.gate_view(visit, record),
+        made=made or MADE.get(visit.request.query_params.get("made", "")),
         summary=summary,
         headline=words.headline(summary) if done and summary is not None else None,
         cost_line=words.cost_line(summary) if summary is not None else None,
+        noise=words.noise(summary) if done and summary is not None else None,
+        against=words.against(summary) if summary is not None else None,
+        baseline_column=(words.baseline_name(summary) if summary else None) or "Recorded runs",
         restricted=record.comparison is not None and record.comparison.restricted_only,
         restricted_line=words.RESTRICTED,
         metrics=metric_rows(summary) if summary else [],
@@ -160,6 +201,28 @@ async def show(visit: Visit) -> Response:
         whole=result or None,
         running=record.status in ("pending", "running"),
     )
+
+
+async def make_live(visit: Visit) -> Response:
+    """`POST /console/eval-runs/{runId}/make-live`: promote the version the run tried, judged
+    on it, for its project; back to the run's page saying what happened, or with the
+    gate's refusal."""
+    run_id = visit.request.path_params["runId"]
+    record = eval_runs.get(visit.ctx, run_id)
+    tried = releases.candidate(record)
+    if tried is None:
+        return await show(visit, made="This run tried no agent version to make live.", status=409)
+    agent_id, version = tried
+    reason = visit.field("reason") or f"Made live from the console, judged on eval run {run_id}."
+    scope = {"kind": "project", "projectId": record.project_id}
+    data = {"version": version, "scope": scope, "reason": reason, "evalRunId": run_id}
+    try:
+        body = forms.body_of(PromoteBody, data)
+        row = promotions.promote(visit.ctx, agent_id, body.record())
+    except KindgiError as error:
+        return await show(visit, made=error.message, status=error.status)
+    outcome = "waiting" if row.status == PENDING else "live"
+    return redirect(f"/console/eval-runs/{run_id}?made={outcome}")
 
 
 async def events(visit: Visit) -> Response:

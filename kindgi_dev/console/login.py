@@ -7,13 +7,14 @@ import hmac
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from .session import COOKIE
+from .session import cookie_name
 from .web import context_of, form_of, plain, same_origin, sessions_of, templates
 
 
-def _logged_in(session_id: str) -> Response:
+def _logged_in(request: Request, session_id: str) -> Response:
     response = RedirectResponse("/console/", status_code=303)
-    response.set_cookie(COOKIE, session_id, httponly=True, samesite="strict", path="/")
+    name = cookie_name(request.scope)
+    response.set_cookie(name, session_id, httponly=True, samesite="strict", path="/")
     return response
 
 
@@ -29,11 +30,11 @@ async def login(request: Request) -> Response:
         given = (await form_of(request)).get("token", "")
         token = context_of(request).identity.token
         if hmac.compare_digest(given.strip().encode(), token.encode()):
-            return _logged_in(sessions.open())
+            return _logged_in(request, sessions.open())
     else:
         session_id = sessions.exchange(request.query_params.get("token", ""))
         if session_id is not None:
-            return _logged_in(session_id)
+            return _logged_in(request, session_id)
     return templates.TemplateResponse(
         request, "login.html", {"csrf": "", "failed": True}, status_code=401
     )

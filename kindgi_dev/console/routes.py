@@ -82,6 +82,13 @@ def routes() -> list[BaseRoute]:
             _lazy("eval_runs:try_on_test_set"),
             methods=["POST"],
         ),
+        Route("/console/approvals", _lazy("approvals:index")),
+        Route("/console/approvals/{approvalId}", _lazy("approvals:decide"), methods=["POST"]),
         Route("/console/eval-runs/{runId}", _lazy("eval_runs:show")),
         Route("/console/eval-runs/{runId}/events", _lazy("eval_runs:events")),
+        Route(
+            "/console/eval-runs/{runId}/make-live",
+            _lazy("eval_runs:make_live"),
+            methods=["POST"],
+        ),
     ]

@@ -7,10 +7,12 @@ from typing import Any
 
 from starlette.responses import Response
 
+from ..api.runs import StartRunBody
 from ..domain.errors import BadInput
 from ..domain.items import answer_text, items_of
 from ..domain.status import TERMINAL
 from ..services import catalog, runs
+from . import forms
 from .web import Visit, redirect
 
 PAGE_SIZE = 50
@@ -54,6 +56,7 @@ async def list_runs(visit: Visit, error: BadInput | None = None) -> Response:
     agents = agent_ids(visit)
     return visit.render(
         "runs.html",
+        200 if error is None else error.status,
         runs=shown,
         page=page,
         agents=agents,
@@ -73,10 +76,12 @@ def agent_ids(visit: Visit) -> list[str]:
 
 
 async def start_run(visit: Visit) -> Response:
-    """Start an agent turn from the runs page and open its page when it ends."""
-    message = {"userMessage": visit.field("message")}
+    """Start an agent turn from the runs page (a `runs.start` body, parsed as the API
+    parses one) and open its page when it ends."""
+    data = {"agent": visit.field("agent"), "input": {"userMessage": visit.field("message")}}
     try:
-        run, _ = await runs.start(visit.ctx, visit.field("agent"), input=message)
+        body = forms.body_of(StartRunBody, data)
+        run, _ = await runs.start(visit.ctx, str(body.agent), input=body.input)
     except BadInput as error:
         return await list_runs(visit, error=error)
     return redirect(f"/console/runs/{run.id}")

@@ -1,8 +1,9 @@
 """Who may use the console: a one-time login link, session cookies, and CSRF tokens.
 
 The banner prints a link carrying a one-time token (as Jupyter does); following it
-swaps the token for a session cookie (HttpOnly, SameSite=Strict) and a fresh token
-takes its place. Sessions live in memory: a restart asks for the new banner's link.
+swaps the token for a session cookie (HttpOnly, SameSite=Strict, named for the instance's
+port) and a fresh token takes its place. Sessions live in memory: a restart asks for the
+new banner's link, and no other instance knows this one's session ids.
 """
 
 from __future__ import annotations
@@ -11,8 +12,24 @@ import hmac
 import secrets
 from dataclasses import dataclass, field
 
+from starlette.requests import HTTPConnection
+from starlette.types import Scope
+
 COOKIE = "kindgi_console"
 LOGIN_PATH = "/console/login"
+
+
+def cookie_name(scope: Scope) -> str:
+    """The session cookie's name for the instance serving this request: `kindgi_console_4000`
+    on port 4000. A browser sends a host's cookies to all its ports, so with one name two
+    consoles on two ports would each overwrite the other's login."""
+    server = scope.get("server")
+    return f"{COOKIE}_{server[1]}" if server and server[1] else COOKIE
+
+
+def session_of(request: HTTPConnection) -> str | None:
+    """The session id the request's cookie for this instance carries, if any."""
+    return request.cookies.get(cookie_name(request.scope))
 
 
 @dataclass

@@ -11,11 +11,10 @@ from typing import Any
 from starlette.responses import Response
 
 from ..api.eval_suites import BuildJudgedSuiteBody, selection_of
-from ..api.wire import parse
-from ..domain import corrections as rules
+from ..api.test_sets import AddCaseBody, RetireCaseBody, add_hand_case
 from ..domain.errors import KindgiError, ValidationFailed
-from ..domain.expectations import GivenItem
 from ..services import catalog, eval_runs, eval_suites, projects, test_sets
+from . import forms
 from .runs import agent_ids
 from .web import Visit, redirect
 
@@ -44,37 +43,28 @@ async def index(visit: Visit, errors: dict[str, str] | None = None, status: int 
     )
 
 
-def _min_judgments(text: str) -> int | None:
-    if not text:
-        return None
-    if not text.isdigit() or int(text) < 1:
-        raise ValidationFailed("minJudgments", "must be a whole number, 1 or more")
-    return int(text)
-
-
 async def build(visit: Visit) -> Response:
     """`POST /console/test-cases`: build a version of test cases from corrected runs."""
-    subject = visit.field("subject")
-    kind, _, subject_id = subject.partition(":")
-    suite_id = visit.field("id")
+    kind, _, subject_id = visit.field("subject").partition(":")
+    suite_id, judgments = visit.field("id"), visit.field("min-judgments")
     try:
         if not suite_id:
             raise ValidationFailed("id", "is required: the test cases' id")
-        body: dict[str, Any] = {
-            "version": visit.field("version"),
-            "projectId": projects.get_default(visit.ctx).id,
-            "agentId": subject_id if kind == "agent" else None,
-            "flowId": subject_id if kind == "flow" else None,
-            "agentVersion": visit.field("agent-version") or None,
-            "minJudgments": _min_judgments(visit.field("min-judgments")),
-        }
-        given = parse(BuildJudgedSuiteBody, {k: v for k, v in body.items() if v is not None})
+        body = forms.present(
+            version=visit.field("version"),
+            projectId=projects.get_default(visit.ctx).id,
+            agentId=subject_id if kind == "agent" else None,
+            flowId=subject_id if kind == "flow" else None,
+            agentVersion=visit.field("agent-version") or None,
+            minJudgments=forms.number_text(judgments) if judgments else None,
+        )
+        given = forms.body_of(BuildJudgedSuiteBody, body)
         eval_suites.build_from_judgments(visit.ctx, suite_id, selection_of(given))
     except KindgiError as error:
         field = str(error.details.get("field") or "form")
         field = "subject" if field in ("agentId", "flowId") else field
         return await index(visit, {field: error.message}, error.status)
-    return redirect(f"/console/test-cases/suites/{suite_id}?version={body['version']}")
+    return redirect(f"/console/test-cases/suites/{suite_id}?version={given.version}")
 
 
 def runs_on(visit: Visit, suite_id: str) -> list[eval_runs.EvalRun]:
@@ -163,31 +153,40 @@ async def agent_set(
         cases=cases,
         form={"kind": "agent", "id": agent_id, "versions": agent_versions(visit, agent_id)},
         eval_runs=runs_on(visit, summary.id),
+        values=dict(visit.form or {}),
         errors=errors or {},
     )
 
 
+ADD_FIELDS = {"runId": "run", "items/0/key": "key", "items/0/pointer": "pointer"}
+"""The Add a case form's field for each place in the `addCase` body a refusal may name."""
+
+
 async def add_case(visit: Visit) -> Response:
-    """`POST …/cases`: a hand case on one of the agent's runs, expecting one item's verdict."""
+    """`POST …/cases`: a hand case on one of the agent's runs, expecting one item's verdict;
+    the form is an `addCase` body, parsed and added as the API does."""
     agent_id = visit.request.path_params["agentId"]
-    item = GivenItem(visit.field("key"), visit.field("pointer"), visit.field("verdict"))
+    item = forms.present(
+        key=visit.field("key") or None,
+        pointer=visit.field("pointer"),
+        verdict=visit.field("verdict"),
+    )
+    data = forms.present(runId=visit.field("run") or None, items=[item])
     try:
-        if not visit.field("run"):
-            raise ValidationFailed("runId", "is required: the run the case is made on")
-        rules.check_items([item])
-        test_sets.add_case(visit.ctx, agent_id, visit.field("run"), items=[item])
+        body = forms.body_of(AddCaseBody, data)
+        add_hand_case(visit.ctx, agent_id, body)
     except KindgiError as error:
-        return await agent_set(visit, {"add": error.message}, error.status)
+        field = ADD_FIELDS.get(str(error.details.get("field")), "add")
+        return await agent_set(visit, {field: forms.reason_of(error)}, error.status)
     return redirect(f"/console/test-cases/agents/{agent_id}")
 
 
 async def retire(visit: Visit) -> Response:
-    """`POST …/cases/{caseId}/retire`: retire a case, with the reason."""
+    """`POST …/cases/{caseId}/retire`: retire a case, with the reason (a `retireCase` body)."""
     agent_id, case_id = visit.request.path_params["agentId"], visit.request.path_params["caseId"]
     try:
-        if not visit.field("reason"):
-            raise ValidationFailed("reason", "is required: why the case is retired")
-        test_sets.retire_case(visit.ctx, agent_id, case_id, visit.field("reason"))
+        body = forms.body_of(RetireCaseBody, forms.present(reason=visit.field("reason") or None))
+        test_sets.retire_case(visit.ctx, agent_id, case_id, body.reason)
     except KindgiError as error:
         return await agent_set(visit, {case_id: error.message}, error.status)
     return redirect(f"/console/test-cases/agents/{agent_id}")

@@ -21,7 +21,7 @@ from starlette.templating import Jinja2Templates
 from ..api import cursors
 from ..domain.errors import KindgiError, RequestTooLarge
 from ..services.context import Context
-from .session import COOKIE, Sessions
+from .session import Sessions, session_of
 
 log = logging.getLogger("kindgi_dev.console")
 
@@ -155,9 +155,15 @@ async def _refused_form(visit: Visit, sessions: Sessions) -> Response | None:
     if not same_origin(request):
         return plain(request, 403, "Refused", "This form was sent from another site.")
     visit.form = await form_of(request)
-    if not sessions.csrf_matches(request.cookies.get(COOKIE), visit.form.get("csrf", "")):
+    if not sessions.csrf_matches(session_of(request), visit.form.get("csrf", "")):
         return plain(request, 403, "Refused", "This form's CSRF token is not this session's.")
     return None
+
+
+FRONT_DOOR = "/console/"
+"""The console's own address: without a session it shows the login page with 200, as a
+deployed console loads before sign-in (the real CLI's `kindgi console` checks that it
+answers 2xx); every other page answers 401."""
 
 
 def page(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
@@ -168,9 +174,12 @@ def page(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
 
     async def endpoint(request: Request) -> Response:
         sessions = sessions_of(request)
-        csrf = sessions.csrf_of(request.cookies.get(COOKIE))
+        csrf = sessions.csrf_of(session_of(request))
         if csrf is None:
-            return templates.TemplateResponse(request, "login.html", {"csrf": ""}, status_code=401)
+            status = 200 if request.method == "GET" and request.url.path == FRONT_DOOR else 401
+            return templates.TemplateResponse(
+                request, "login.html", {"csrf": ""}, status_code=status
+            )
         visit = Visit(request, context_of(request), csrf)
         try:
             refused = await _refused_form(visit, sessions) if request.method == "POST" else None

@@ -7,7 +7,7 @@ is what one repetition of the candidate did; the functions here give each case's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -33,6 +33,8 @@ from .metrics import (
     score_case,
 )
 from .metrics import judged_coverage as coverage_measure
+from .outcomes import repeated, repetition_passed
+from .paired import Part, coverage_part, paired, precision_part, share_part
 from .replay import RecordedCall
 from .results import CaseResult, CorrectionCheck, CorrectionDifference
 
@@ -92,6 +94,8 @@ class Replayed:
     """A flow replay that stopped at a refused call: `{toolId, arguments, reason}`."""
     verdicts: tuple[Verdict, ...] = ()
     """Verdicts given on this replay itself (`fresh`), scored beside the case's in a rescore."""
+    guardrails: tuple[str, ...] = ()
+    """The guardrails this repetition tripped (a `halt` that failed it, or one recorded)."""
 
 
 def case_verdicts(case: ReplayCase) -> list[Verdict]:
@@ -133,7 +137,10 @@ def case_result(
     case: ReplayCase, replays: Sequence[Replayed], *, k: int, restricted_only: bool
 ) -> tuple[CaseResult, list[bool]]:
     """The case compared (the recorded run's score beside each repetition's), and whether
-    the candidate passed each of its checked parts."""
+    the candidate passed each of its checked parts.
+
+    A repetition that errored has no answer: it is left out of the scores and the checks,
+    and a case none of whose repetitions answered is `errored`."""
     verdicts = case_verdicts(case)
     baseline = score(case.output, verdicts, k=k, restricted_only=restricted_only)
     ran = [r for r in replays if r.error is None]
@@ -141,15 +148,19 @@ def case_result(
     first = done[0] if done else None
     counted = [v for v in verdicts if v.restricted] if restricted_only else verdicts
     errors = [r.error for r in replays if r.error]
-    checks, differences, passes = _corrections(case, done)
+    checks, differences, passes, per_repetition = _corrections(case, done)
+    candidate = [
+        score(r.output, [*verdicts, *r.verdicts], k=k, restricted_only=restricted_only)
+        for r in done
+    ]
+    over = repeated(
+        [repetition_passed(c, s) for c, s in zip(per_repetition, candidate, strict=True)]
+    )
     result = CaseResult(
         case_id=case.case_id,
         run_ids=[r.run_id for r in replays if r.run_id],
         baseline=baseline,
-        candidate=[
-            score(r.output, [*verdicts, *r.verdicts], k=k, restricted_only=restricted_only)
-            for r in done
-        ],
+        candidate=candidate,
         changes=None
         if first is None
         else changes(items_of(case.output), counted, items_of(first.output)),
@@ -162,6 +173,14 @@ def case_result(
         error=errors[0] if errors else None,
         corrections=checks,
         correction_differences=differences,
+        passed_all=None if over is None else over.passed_all,
+        passed_any=None if over is None else over.passed_any,
+        flaky=None if over is None else over.flaky,
+        passed_before=repetition_passed(baseline_passes(case), baseline)
+        if over is not None
+        else None,
+        errored=True if errors and not ran else None,
+        guardrails_tripped=sorted({g for r in replays for g in r.guardrails}) or None,
     )
     return result, passes
 
@@ -176,11 +195,14 @@ def _tool_entry(call: dict[str, Any]) -> dict[str, Any]:
 
 def _corrections(
     case: ReplayCase, done: Sequence[Replayed]
-) -> tuple[list[CorrectionCheck] | None, list[CorrectionDifference] | None, list[bool]]:
+) -> tuple[
+    list[CorrectionCheck] | None, list[CorrectionDifference] | None, list[bool], list[list[bool]]
+]:
     """Each checked part's outcome over every repetition, the first failing repetition's
-    differences, and each part's pass (nothing when the case checks no part)."""
+    differences, each part's pass (nothing when the case checks no part), and each
+    repetition's passes of the parts."""
     if not case.expectations:
-        return None, None, []
+        return None, None, [], [[] for _ in done]
     per_repetition = [checks_of(case, r) for r in done]
     results, differences, passes = [], [], []
     for position, expectation in enumerate(case.expectations):
@@ -200,7 +222,8 @@ def _corrections(
                     expectation.part, failing[0], failing[1], expectation.judgment_id
                 )
             )
-    return results, differences, passes
+    repetitions = [[not diff for _, diff in checks] for checks in per_repetition]
+    return results, differences, passes, repetitions
 
 
 def baseline_passes(case: ReplayCase) -> list[bool]:
@@ -225,20 +248,32 @@ def metrics(
     baseline_checks: Sequence[Sequence[bool]] = (),
     candidate_checks: Sequence[Sequence[bool]] = (),
 ) -> Metrics:
-    """The summary's metrics; a test-set run adds case coverage and the pass rate.
+    """The summary's metrics, each with its comparison case by case; a test-set run adds
+    case coverage and the pass rate.
 
-    The checks come one list per case; the pass rate's `n` counts the cases with a check,
-    as every metric's `n` counts the cases it rests on, and its weight the checks.
+    The sides come one entry per case, in the same order (a case left out of the metrics
+    is left out of both). The checks come one list per case; the pass rate's `n` counts
+    the cases with a check, as every metric's `n` counts the cases it rests on, and its
+    weight the checks.
     """
     found = comparison_metrics(baseline, candidate, k=k)
+    found = replace(
+        found,
+        weighted_yes_share=_with_paired(found.weighted_yes_share, share_part, baseline, candidate),
+        judged_coverage=_with_paired(found.judged_coverage, coverage_part, baseline, candidate),
+        weighted_precision_at_k=_with_paired(
+            found.weighted_precision_at_k, precision_part, baseline, candidate
+        ),
+    )
     if not test_set:
         return found
     flat_before = [p for case in baseline_checks for p in case]
     flat_after = [p for case in candidate_checks for p in case]
     before, after = pass_rate(flat_before), pass_rate(flat_after)
+    coverage = compare(coverage_measure, baseline, candidate)
     return replace(
         found,
-        case_coverage=compare(coverage_measure, baseline, candidate),
+        case_coverage=_with_paired(coverage, coverage_part, baseline, candidate),
         pass_rate=Metric(
             baseline=before,
             candidate=after,
@@ -247,5 +282,27 @@ def metrics(
             weight=len(flat_after),
             baseline_n=sum(1 for case in baseline_checks if case),
             baseline_weight=len(flat_before),
+            paired=paired(
+                [checks_part(c) for c in baseline_checks],
+                [[checks_part(c)] for c in candidate_checks],
+            ),
         ),
     )
+
+
+def _with_paired(
+    metric: Metric,
+    part: Callable[[CaseScore], Part],
+    baseline: Sequence[CaseScore],
+    candidate: Sequence[Sequence[CaseScore]],
+) -> Metric:
+    """The metric with its comparison case by case."""
+    return replace(
+        metric,
+        paired=paired([part(s) for s in baseline], [[part(s) for s in c] for c in candidate]),
+    )
+
+
+def checks_part(checks: Sequence[bool]) -> Part:
+    """A case's share of the pass rate: its checks passed, of its checks."""
+    return (float(sum(checks)), float(len(checks)))

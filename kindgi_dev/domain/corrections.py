@@ -11,6 +11,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from .bounds import ARGS_DEPTH, check_rank, check_value
 from .errors import ValidationFailed
 from .expectations import Answer, Decisions, ExpectedCall, GivenItem
 from .items import item_at
@@ -111,7 +112,8 @@ def check_item(
     words: Sequence[str] = RIGHT_WRONG,
     pointer_required: bool = True,
 ) -> CorrectedItem:
-    """One item's verdict: a `key`, a `pointer`, `rank` ≥ 0, `verdict` in `words`, `reason`."""
+    """One item's verdict: a `key`, a `pointer`, a `rank` (0 to `MAX_RANK`), `verdict` in
+    `words`, `reason`."""
     if not isinstance(item.key, str) or not item.key:
         raise ValidationFailed(_field(where, "key"), "is required: the item's stable id")
     pointer = item.pointer
@@ -119,9 +121,7 @@ def check_item(
         if pointer is None:
             raise ValidationFailed(_field(where, "pointer"), "is required")
         pointer = check_pointer(pointer, _field(where, "pointer"))
-    rank = item.rank
-    if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 0):
-        raise ValidationFailed(_field(where, "rank"), "must be an integer, 0 or more")
+    rank = check_rank(item.rank, _field(where, "rank"))
     if item.verdict not in words:
         raise ValidationFailed(_field(where, "verdict"), f"must be one of {', '.join(words)}")
     reason = check_reason(item.reason, _field(where, "reason"))
@@ -161,13 +161,15 @@ def check_decisions(decisions: Decisions, where: str = "decisions") -> Decisions
 
 
 def _should_call(calls: Sequence[ExpectedCall], where: str) -> tuple[ExpectedCall, ...]:
-    """Each call's tool id a non-empty string, and its args an object when given."""
+    """Each call's tool id a non-empty string, and its args an object when given, nested and
+    numbered as a request's may be (`bounds.check_value`)."""
     for i, call in enumerate(calls):
         at = _field(where, i)
         if not isinstance(call.tool_id, str) or not call.tool_id:
             raise ValidationFailed(_field(at, "toolId"), "is required: a tool id")
         if call.args is not None and not isinstance(call.args, Mapping):
             raise ValidationFailed(_field(at, "args"), "must be an object")
+        check_value(call.args, ARGS_DEPTH, _field(at, "args"))
     return tuple(calls)
 
 

@@ -117,9 +117,9 @@ def run_cost(totals: CostTotals) -> RunCost | None:
     return RunCost(totals.calls, tokens, round(totals.cost_usd, 6) if totals.priced else None)
 
 
-def total(turns: Iterable[Turn], prices: Prices) -> CostTotals:
-    """The totals of the turns that called a model."""
-    found = CostTotals()
+def total(turns: Iterable[Turn], prices: Prices, start: CostTotals | None = None) -> CostTotals:
+    """The totals of the turns that called a model (added to `start`)."""
+    found = start or CostTotals()
     for turn in turns:
         if turn.called_a_model:
             found = found.plus(turn, cost_of(turn, prices))

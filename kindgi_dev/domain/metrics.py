@@ -13,6 +13,7 @@ from statistics import fmean
 from typing import Any
 
 from kindgi_dev.domain.items import Item, same_value
+from kindgi_dev.domain.paired import Paired
 
 DEFAULT_K = 10
 
@@ -62,7 +63,9 @@ class Metric:
     repetitions), the change, and the cases (`n`) and weight each side rests on.
 
     `spread` is the candidate's range over repetitions (more than one), `fresh_weight` the
-    part of its weight given on the replays themselves, `k` precision at k's cut-off.
+    part of its weight given on the replays themselves, `k` precision at k's cut-off,
+    `paired` the comparison case by case (`domain.paired`); `baseline_spread` a version
+    baseline's range, replayed as many times.
     """
 
     baseline: float | None
@@ -73,9 +76,11 @@ class Metric:
     baseline_n: int
     baseline_weight: float
     direction: str = "higher"
+    baseline_spread: float | None = None
     spread: float | None = None
     fresh_weight: float | None = None
     k: int | None = None
+    paired: Paired | None = None
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,8 @@ class RecordedCall:
     arguments: Any
     result: Any = None
     error: str | None = None
+    approval: dict[str, Any] | None = None
+    """The reviewer's decision the past call ran on, when it waited for one."""
 
 
 @dataclass(frozen=True)

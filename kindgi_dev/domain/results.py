@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .baselines import LiveScope
 from .changes import Changes
 from .checks import Difference
 from .cost import RunCost
@@ -37,11 +38,33 @@ class CorrectionDifference:
 
 
 @dataclass(frozen=True)
+class BaselineReplay:
+    """A version baseline's replays of one case, under the candidate's rules: their runs,
+    each repetition's score, and what the first one did (`CaseResult`'s names)."""
+
+    run_ids: list[str]
+    scores: list[CaseScore]
+    diverged: bool
+    refused_writes: int
+    approval_skipped: bool
+    changes: Changes | None = None
+    tools: list[dict[str, Any]] | None = None
+    stopped: dict[str, Any] | None = None
+    error: str | None = None
+    corrections: list[CorrectionCheck] | None = None
+    correction_differences: list[CorrectionDifference] | None = None
+
+
+@dataclass(frozen=True)
 class CaseResult:
     """One case compared: the recorded run's score beside each repetition's, and what it did.
 
     `corrections` and `correction_differences` are set when the case has checked parts;
-    `rescored` is False on a rescore's case whose runs are gone.
+    `rescored` is False on a rescore's case whose runs are gone. `passed_all` (pass^n),
+    `passed_any`, `flaky` and `passed_before` (the recorded run, or a version baseline) are
+    set when the case has something to pass (`domain.outcomes`); `errored` when no
+    repetition had an answer. With a version baseline, `baseline` is its first repetition's
+    score and `baseline_replay` all of its replays.
     """
 
     case_id: str
@@ -59,6 +82,14 @@ class CaseResult:
     corrections: list[CorrectionCheck] | None = None
     correction_differences: list[CorrectionDifference] | None = None
     rescored: bool | None = None
+    passed_all: bool | None = None
+    passed_any: bool | None = None
+    flaky: bool | None = None
+    passed_before: bool | None = None
+    errored: bool | None = None
+    guardrails_tripped: list[str] | None = None
+    """The guardrails the candidate tripped on this case (in any repetition)."""
+    baseline_replay: BaselineReplay | None = None
 
 
 @dataclass(frozen=True)
@@ -70,6 +101,7 @@ class FinishedCase:
     baseline_checks: list[bool]
     made_on: str
     models: list[dict[str, str]] = field(default_factory=list)
+    baseline_models: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -103,10 +135,35 @@ class BaselineVersion:
 
 @dataclass(frozen=True)
 class Baseline:
-    """What the candidate is compared with: the recorded runs, by the version they ran."""
+    """What the candidate is compared with: the recorded runs, by the version they ran
+    (`recorded`), or another version replayed beside it (`version`: the agent's or the
+    flow's id and version, `via` explicit or live, the live scope asked for, and where the
+    live version came from: `latest-registered` until releases pin one)."""
 
     kind: str
-    versions: list[BaselineVersion]
+    versions: list[BaselineVersion] | None = None
+    agent_id: str | None = None
+    flow_id: str | None = None
+    version: str | None = None
+    via: str | None = None
+    live_scope: LiveScope | None = None
+    live_source: str | None = None
+
+    @property
+    def replayed(self) -> bool:
+        """Whether the baseline is a version replayed beside the candidate."""
+        return self.kind == "version"
+
+
+@dataclass(frozen=True)
+class BaselineCounts:
+    """A version baseline's own counts over the cases, beside the candidate's in the summary."""
+
+    diverged: int
+    refused_writes: int
+    errors: int
+    stopped: int
+    models: list[ModelUse]
 
 
 @dataclass(frozen=True)
@@ -151,6 +208,14 @@ class Judge:
 
 
 @dataclass(frozen=True)
+class FlakyCases:
+    """The cases some repetitions passed and some didn't (with more than one repetition)."""
+
+    count: int
+    case_ids: list[str]
+
+
+@dataclass(frozen=True)
 class Summary:
     """The comparison over every finished case, with the run's settings and counts."""
 
@@ -176,6 +241,11 @@ class Summary:
     judge: Judge | None = None
     rescore_of: str | None = None
     not_rescored: int | None = None
+    flaky: FlakyCases | None = None
+    resume_of: str | None = None
+    guardrails_tripped: dict[str, int] | None = None
+    """How many cases each guardrail tripped on, when one did."""
+    baseline_replays: BaselineCounts | None = None
     cost: RunCost | None = None
     """What the candidate's replays cost (an extension beside the contract's fields)."""
 
@@ -198,11 +268,23 @@ class PreviewCase:
 
 
 @dataclass(frozen=True)
+class ReplayCount:
+    """How many replays each side of a run would make: the candidate's, and a version
+    baseline's (0 against the recorded runs). Each is one agent turn or flow run, with one
+    model call or more."""
+
+    candidate: int
+    baseline: int
+
+
+@dataclass(frozen=True)
 class DryRunResult:
-    """A dry run's result: the cases it would replay, none replayed."""
+    """A dry run's result: the cases it would replay, none replayed, and the replays each
+    side would make."""
 
     dry_run: bool
     preview: list[PreviewCase]
+    replays: ReplayCount | None = None
 
 
 EvalResult = ComparisonResult | DryRunResult

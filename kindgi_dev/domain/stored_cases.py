@@ -21,10 +21,11 @@ class CopiedCall:
     arguments: object
     result: object
     error: str | None = None
+    approval: dict[str, Any] | None = None
 
     def recorded(self) -> RecordedCall:
         """The call as a replay reads it instead of the tool."""
-        return RecordedCall(self.tool_id, self.arguments, self.result, self.error)
+        return RecordedCall(self.tool_id, self.arguments, self.result, self.error, self.approval)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
+from .bounds import ARGS_DEPTH, check_rank, check_value
 from .errors import ValidationFailed
 from .expectations import Answer, Decisions, GivenItem
 from .pointers import parse_pointer, resolve
@@ -202,6 +203,7 @@ def check_expectation(
         if item.key in seen:
             raise ValidationFailed(f"items/{index}/key", f"{item.key!r} is given twice")
         seen.add(item.key)
+        check_rank(item.rank, f"items/{index}/rank")
         pointer = item.pointer
         if pointer is None:
             continue
@@ -216,6 +218,8 @@ def check_expectation(
             raise ValidationFailed("decisions", "wrong decisions need shouldCall or mustNotCall")
         if decisions.verdict == "right" and wants:
             raise ValidationFailed("decisions", "right decisions take no shouldCall/mustNotCall")
+        for index, call in enumerate(decisions.should_call or ()):
+            check_value(call.args, ARGS_DEPTH, f"decisions/shouldCall/{index}/args")
 
 
 REGISTRY_KINDS = (

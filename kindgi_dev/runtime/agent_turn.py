@@ -10,15 +10,17 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Coroutine, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from kindgi_dev.models import Message, Reply, ToolCall, ToolSpec, Turn
+from kindgi_dev.runtime.approval_gate import HeldCall
 from kindgi_dev.runtime.providers.base import ModelAdapter, ModelError
 from kindgi_dev.runtime.tool_calls import ToolCallRecord, ToolDispatcher
 from kindgi_dev.runtime.turn_history import HISTORY_LIMIT, history_messages
 from kindgi_dev.runtime.turn_outcome import TurnFailed, TurnOutcome, turn_result
+from kindgi_dev.runtime.turn_snapshot import TurnSnapshot
 from kindgi_dev.runtime.typed_output import output_problem, output_validator
 
 if TYPE_CHECKING:
@@ -29,6 +31,7 @@ __all__ = [
     "TurnFailed",
     "TurnOutcome",
     "history_messages",
+    "resume_agent_turn",
     "run_agent_turn",
     "turn_result",
 ]
@@ -52,12 +55,37 @@ async def run_agent_turn(
 
     The whole turn is bounded by `budget.maxWallMs` when the agent sets it, else `timeout_s`.
     """
-    budget = _Budget.of(agent, timeout_s)
-    state = _TurnState(agent, tools, adapter, dispatcher, budget)
+    state = _TurnState(agent, tools, adapter, dispatcher, _Budget.of(agent, timeout_s))
+    return await _drive(state, state.run(message, history))
+
+
+async def resume_agent_turn(
+    agent: Mapping[str, Any],
+    tools: Mapping[str, Mapping[str, Any]],
+    snapshot: TurnSnapshot,
+    adapter: ModelAdapter,
+    dispatcher: ToolDispatcher,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> TurnOutcome:
+    """Go on with a turn paused at a held call: the step's calls still to make (the held
+    one first, which the dispatcher now knows the decision on), then the model again."""
+    state = _TurnState(agent, tools, adapter, dispatcher, _Budget.of(agent, timeout_s))
+    state.restore(snapshot)
+    return await _drive(state, state.resume(snapshot.pending), already_ms=snapshot.elapsed_ms)
+
+
+async def _drive(
+    state: _TurnState, work: Coroutine[Any, Any, None], already_ms: int = 0
+) -> TurnOutcome:
+    """Run the turn within its wall time; a failure ends it, a held call pauses it."""
     started = time.monotonic()
+    wall_s = state.budget.wall_s
     try:
-        async with asyncio.timeout(budget.wall_s):
-            await state.run(message, history)
+        async with asyncio.timeout(wall_s):
+            await work
+    except _Paused:
+        pass
     except TurnFailed as failed:
         state.failure = failed.to_failure()
     except ModelError as error:
@@ -65,10 +93,14 @@ async def run_agent_turn(
     except TimeoutError:
         state.failure = TurnFailed(
             "budget-exceeded",
-            f"The turn did not finish within {budget.wall_s:g} s, so it was stopped.",
+            f"The turn did not finish within {wall_s:g} s, so it was stopped.",
             reason="max-wall-time",
         ).to_failure()
-    return state.outcome(round((time.monotonic() - started) * 1000))
+    return state.outcome(already_ms + round((time.monotonic() - started) * 1000))
+
+
+class _Paused(Exception):
+    """A call was held for an approval: the turn stops here, its snapshot kept."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +151,24 @@ class _TurnState:
     response: dict[str, Any] | None = None
     output: Any = None
     failure: dict[str, Any] | None = None
+    repairs: int = 0
+    paused: TurnSnapshot | None = None
+
+    def restore(self, snapshot: TurnSnapshot) -> None:
+        """Take up the state a paused turn kept."""
+        self.messages = list(snapshot.messages)
+        self.appended = list(snapshot.appended)
+        self.records = list(snapshot.records)
+        self.steps = snapshot.steps
+        self.prompt_tokens = snapshot.prompt_tokens
+        self.completion_tokens = snapshot.completion_tokens
+        self.model = snapshot.model
+        self.repairs = snapshot.repairs
+
+    async def resume(self, pending: Sequence[ToolCall]) -> None:
+        """Make the step's calls still to make, then ask the model on."""
+        await self._make_calls(pending)
+        await self._loop(output_validator(self.agent))
 
     async def run(self, message: str, history: Sequence[Mapping[str, Any]]) -> None:
         """Ask, call tools and repair until the model answers within the budget."""
@@ -136,7 +186,10 @@ class _TurnState:
             *history_messages(history),
             Message(role="user", content=message),
         ]
-        repairs = 0
+        await self._loop(validator)
+
+    async def _loop(self, validator: Draft202012Validator | None) -> None:
+        """Ask, call tools and repair until the model answers within the budget."""
         while self.steps < self.budget.max_steps:
             reply = await self._ask(validator)
             if reply.tool_calls:
@@ -146,13 +199,13 @@ class _TurnState:
             if problem is None:
                 self._answer(reply, typed=validator is not None)
                 return
-            if repairs >= self.budget.max_repairs:
+            if self.repairs >= self.budget.max_repairs:
                 raise TurnFailed(
                     "output-schema-violation",
                     f"The answer's output does not match the agent's output schema"
-                    f" after {repairs} repairs: {problem}",
+                    f" after {self.repairs} repairs: {problem}",
                 )
-            repairs += 1
+            self.repairs += 1
             self._ask_repair(reply, problem)
         raise TurnFailed(
             "budget-exceeded",
@@ -192,8 +245,17 @@ class _TurnState:
             }
         )
         self.messages.append(Message(role="assistant", content=reply.text, tool_calls=calls))
-        for call in calls:
-            record = await self._dispatch(self.steps - 1, call)
+        await self._make_calls(calls)
+
+    async def _make_calls(self, calls: Sequence[ToolCall]) -> None:
+        """Carry out each call and give the model its result; a held call pauses the turn
+        with the calls still to make."""
+        for position, call in enumerate(calls):
+            try:
+                record = await self._dispatch(self.steps - 1, call)
+            except HeldCall:
+                self.paused = self._snapshot(list(calls[position:]))
+                raise _Paused from None
             self.records.append(record)
             content = record.result if record.error is None else {"error": record.error}
             self.appended.append(
@@ -220,6 +282,8 @@ class _TurnState:
             return await self.dispatcher.call(
                 step, call, None if manifest is None else dict(manifest)
             )
+        except HeldCall:
+            raise
         except Exception as cause:
             return ToolCallRecord(
                 step=step,
@@ -248,8 +312,23 @@ class _TurnState:
         self.appended.append(self.response)
         self.output = reply.output if typed else None
 
+    def _snapshot(self, pending: list[ToolCall]) -> TurnSnapshot:
+        return TurnSnapshot(
+            messages=list(self.messages),
+            appended=list(self.appended),
+            records=list(self.records),
+            steps=self.steps,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            model=self.model,
+            repairs=self.repairs,
+            pending=pending,
+            elapsed_ms=0,
+        )
+
     def outcome(self, duration_ms: int) -> TurnOutcome:
-        """The turn as it ended."""
+        """The turn as it ended (or paused: its snapshot, with the time it took so far)."""
+        paused = None if self.paused is None else replace(self.paused, elapsed_ms=duration_ms)
         return TurnOutcome(
             appended=self.appended,
             response=self.response,
@@ -264,6 +343,7 @@ class _TurnState:
             },
             provider={"id": self.adapter.provider_id, "model": self.model or self.adapter.model},
             failure=self.failure,
+            paused=paused,
         )
 
 

@@ -10,6 +10,8 @@ from ..models import ToolCall
 from .tool_calls import ToolCallRecord, unknown_tool_record
 
 Invoke = Callable[..., Awaitable[Any]]
+Builtin = Callable[[int, ToolCall, dict[str, Any]], Awaitable[ToolCallRecord]]
+"""A built-in tool (`kindgi_<verb>`) the runtime carries out itself, not the pack service."""
 
 
 def tool_env(tool: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -33,9 +35,11 @@ class LiveDispatcher:
         run_id: str,
         env_of: Callable[[Mapping[str, Any]], dict[str, str]] = tool_env,
         timeout_ms: int = 60_000,
+        builtins: Mapping[str, Builtin] | None = None,
         settings: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self._invoke = invoke
+        self._builtins = dict(builtins or {})
         self._settings = {k: dict(v) for k, v in (settings or {}).items()}
         self._tenant_id = tenant_id
         self._project_id = project_id
@@ -48,6 +52,9 @@ class LiveDispatcher:
         """Invoke the tool; an error outcome goes back to the model as an error result."""
         if tool is None:
             return unknown_tool_record(step, call, [])
+        builtin = self._builtins.get(call.tool_id)
+        if builtin is not None:
+            return await builtin(step, call, tool)
         version = str(tool.get("version", ""))
         env = self._env_of(tool)
         self.tool_env[call.tool_id] = env

@@ -117,7 +117,7 @@ class Runtime:
         """Serve the first index: its pack service (when it has tools), then registration."""
         service = None
         self._problem = None
-        if index.tools:
+        if index.tools or index.guardrails:
             began = time.perf_counter()
             try:
                 service = await self._start_service(index)
@@ -142,7 +142,8 @@ class Runtime:
             problem = index.problem(self.pack_dir)
             if problem is not None:
                 raise problem
-            service = await self._start_service(index) if index.tools else None
+            serves = index.tools or index.guardrails
+            service = await self._start_service(index) if serves else None
         except (PackLoadFailed, PackServiceFailed) as error:
             self._print(f"  ✗ refresh failed [{error.wire_code}] {_describe(error)}")
             return
@@ -249,6 +250,26 @@ class Runtime:
             return None
         highest = max(found, key=lambda t: _version_key(str(t.get("version", ""))))
         return dict(highest)
+
+    def guardrails(self) -> list[dict[str, Any]]:
+        """The guardrails of the current index, as the SDK indexed them."""
+        return [dict(g) for g in self._index.guardrails] if self._index else []
+
+    async def check(
+        self,
+        check_id: str,
+        config: Mapping[str, Any],
+        trace: Mapping[str, Any],
+        *,
+        run_id: str,
+        request_id: str,
+    ) -> InvokeOutcome:
+        """Run a guardrail's check in the current pack service."""
+        service = self._service
+        if service is None:
+            why = self._problem or "the pack has no guardrails"
+            return InvokeOutcome.failure("pack-service-unavailable", f"no pack service runs: {why}")
+        return await service.check(check_id, config, trace, run_id=run_id, request_id=request_id)
 
     async def invoke(
         self,

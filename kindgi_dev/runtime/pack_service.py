@@ -23,6 +23,9 @@ from typing import Any
 import httpx
 
 from ..domain.errors import KindgiError
+from .pack_log import LEVELS, readable
+
+__all__ = ["InvokeOutcome", "PackService", "PackServiceFailed", "idempotency_key", "readable"]
 
 HOST = "127.0.0.1"
 BOOT_TIMEOUT_S = 15.0
@@ -31,14 +34,6 @@ MAX_RESTARTS = 5
 STABLE_AFTER_S = 10.0
 """A child that ran this long before exiting resets the count of restarts in a row."""
 IDEMPOTENCY_NAMESPACE = uuid.UUID("a70d5bff-e713-4322-b2ea-9d5c4926a861")
-LEVELS = ("trace", "debug", "info", "warn", "error")
-_QUIET_EVENTS = {"listening", "draining", "stopped"}
-"""Lifecycle records kindgi dev reports in its own words, so they are not forwarded."""
-_HIDDEN_KEYS = {
-    *("time", "level", "severity", "subsystem", "message", "event", "kind", "inMessage"),
-    *("packId", "artifactVersion", "tenantId", "toolId", "checkId"),
-}
-
 Printer = Callable[[str], None]
 
 
@@ -69,29 +64,6 @@ def idempotency_key(run_id: str, step_scope: str, tool_id: str) -> str:
     """UUIDv5 of the compact JSON `[runId, stepScope, toolId]`, as protocol v2 defines it."""
     name = json.dumps([run_id, step_scope, tool_id], separators=(",", ":"), ensure_ascii=False)
     return str(uuid.uuid5(IDEMPOTENCY_NAMESPACE, name))
-
-
-def readable(line: str, min_level: str = "info") -> str | None:
-    """A child's stderr line as `[pack] HH:MM:SS.mmm LEVEL message k=v`; None to drop it."""
-    try:
-        record = json.loads(line)
-    except ValueError:
-        record = None
-    if not isinstance(record, dict) or "message" not in record:
-        return f"[pack] {line}" if line.strip() else None
-    level = str(record.get("level", "info")).lower()
-    if record.get("event") in _QUIET_EVENTS and level == "info":
-        return None
-    if level in LEVELS and LEVELS.index(level) < LEVELS.index(min_level):
-        return None
-    hidden = _HIDDEN_KEYS | set(record.get("inMessage") or [])
-    extras = " ".join(
-        f"{key}={value if isinstance(value, str) else json.dumps(value)}"
-        for key, value in record.items()
-        if key not in hidden
-    )
-    moment = str(record.get("time", ""))[11:23]
-    return " ".join(p for p in ("[pack]", moment, level.upper(), record["message"], extras) if p)
 
 
 class PackService:
@@ -313,7 +285,7 @@ class PackService:
         step_scope: str | None = None,
         settings: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> InvokeOutcome:
-        """Run one tool call in the pack service (protocol v2); a 503 is tried once more."""
+        """Run one tool call in the pack service (protocol v2)."""
         ctx: dict[str, Any] = {"tenantId": tenant_id, "runId": run_id}
         if project_id is not None:
             ctx["projectId"] = project_id
@@ -327,6 +299,32 @@ class PackService:
         )
         tool: dict[str, Any] = {"id": tool_id, **({"version": version} if version else {})}
         body = {"v": 2, "kind": "invoke", "tool": tool, "input": input, "ctx": ctx}
+        return await self._send(body, run_id, request_id, timeout_ms)
+
+    async def check(
+        self,
+        check_id: str,
+        config: Mapping[str, Any],
+        trace: Mapping[str, Any],
+        *,
+        run_id: str,
+        request_id: str,
+        timeout_ms: int = 30_000,
+    ) -> InvokeOutcome:
+        """Run a guardrail check (`check-invoke`); its `CheckResult` is the outcome's output."""
+        body = {
+            "v": 2,
+            "kind": "check-invoke",
+            "check": {"id": check_id},
+            "config": dict(config),
+            "trace": dict(trace),
+        }
+        return await self._send(body, run_id, request_id, timeout_ms)
+
+    async def _send(
+        self, body: dict[str, Any], run_id: str, request_id: str, timeout_ms: int
+    ) -> InvokeOutcome:
+        """POST one message with protocol v2's headers; a 503 is tried once more."""
         headers = {
             "kindgi-pack-token": self.token,
             "kindgi-protocol": "2",
@@ -382,6 +380,8 @@ def _read_answer(response: httpx.Response) -> InvokeOutcome:
         )
     if answer.get("kind") == "result":
         return InvokeOutcome(ok=True, output=answer.get("output"))
+    if answer.get("kind") == "check-result":
+        return InvokeOutcome(ok=True, output=answer.get("result"))
     details = {k: v for k, v in answer.items() if k not in ("v", "kind", "code", "message")}
     return InvokeOutcome.failure(
         str(answer.get("code", "pack-service-error")),

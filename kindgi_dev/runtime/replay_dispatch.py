@@ -81,6 +81,7 @@ class ReplayDispatcher:
             )
         past = decision.recorded
         assert past is not None
+        followed = None if past.approval is None else {**past.approval, "followed": True}
         return ToolCallRecord(
             step,
             call.id,
@@ -90,6 +91,7 @@ class ReplayDispatcher:
             past.result,
             past.error,
             "recorded",
+            approval=followed,
         )
 
 

@@ -28,6 +28,9 @@ class ToolCallRecord:
     error: str | None
     source: Source
     reason: str | None = None
+    approval: dict[str, Any] | None = None
+    """The reviewer's decision the call waited for (`approvalId`, `decision`, `decidedBy`…),
+    or, in a replay, the recorded decision it followed."""
 
     def as_journal(self) -> dict[str, Any]:
         """The call as a run's journal and tool-call list keep it (the journal's camelCase
@@ -46,6 +49,8 @@ class ToolCallRecord:
             wire["error"] = self.error
         if self.reason is not None:
             wire["reason"] = self.reason
+        if self.approval is not None:
+            wire["approval"] = self.approval
         return wire
 
 

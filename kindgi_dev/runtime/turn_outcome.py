@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kindgi_dev.runtime.tool_calls import ToolCallRecord
+from kindgi_dev.runtime.turn_snapshot import TurnSnapshot
 
 
 @dataclass
@@ -19,11 +20,17 @@ class TurnOutcome:
     usage: dict[str, Any]
     provider: dict[str, str]
     failure: dict[str, Any] | None = None
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    """The guardrail violations on the turn: those a `halt` failed it for, or the others."""
+    guardrail_errors: list[dict[str, Any]] = field(default_factory=list)
+    """Guardrails whose check couldn't run."""
+    paused: TurnSnapshot | None = None
+    """Set when a call was held for an approval: the turn as it stood."""
 
     @property
     def ok(self) -> bool:
-        """Whether the turn answered."""
-        return self.failure is None
+        """Whether the turn answered (it neither failed nor paused)."""
+        return self.failure is None and self.paused is None
 
 
 class TurnFailed(Exception):
@@ -53,7 +60,11 @@ def turn_result(
     }
     if outcome.response is not None:
         result["response"] = outcome.response
-    result.update(retrieved=[], violations=[], usage=outcome.usage, provider=outcome.provider)
+    result.update(
+        retrieved=[], violations=outcome.violations, usage=outcome.usage, provider=outcome.provider
+    )
+    if outcome.guardrail_errors:
+        result["evaluationErrors"] = outcome.guardrail_errors
     if outcome.output is not None:
         result["output"] = outcome.output
     return result

@@ -207,3 +207,18 @@ def version_key(version: str) -> tuple[Any, ...]:
 def _highest(rows: Iterable[Any]) -> Any:
     """The row of the highest version."""
     return max(rows, key=lambda row: version_key(row["version"]))
+
+
+def content_updated_at(ctx: Context, kind: Kind, item_id: str, version: str) -> str | None:
+    """When a version's content was last saved (its registration, or an edit in place)."""
+    row = catalog.get(ctx.db, kind, item_id, version)
+    return None if row is None else str(row["updated_at"])
+
+
+def new_agent_versions(ctx: Context, index: PackIndex) -> list[tuple[str, str]]:
+    """The agent versions of `index` not registered yet: (id, version)."""
+    return [
+        (str(entry["id"]), str(entry["version"]))
+        for entry in index.agents
+        if catalog.get(ctx.db, "agent", entry["id"], entry["version"]) is None
+    ]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,26 @@ from ..store.instance import Identity
 
 @dataclass(frozen=True)
 class Caller:
-    """The principal behind a request: the token's user (or a service)."""
+    """The principal behind a request: the token's user (or a service), and what the token
+    may do (`admin`: the instance's own token; `member`: a key minted for another user)."""
 
     kind: str
     id: str
+    role: str = "admin"
+
+
+_CALLER: ContextVar[Caller | None] = ContextVar("kindgi_dev_caller", default=None)
+
+
+@contextmanager
+def acting_as(caller: Caller) -> Iterator[None]:
+    """Service calls made inside the block (and the threads they hand work to) act for
+    `caller`; outside one, for the instance's own user."""
+    token = _CALLER.set(caller)
+    try:
+        yield
+    finally:
+        _CALLER.reset(token)
 
 
 @dataclass
@@ -79,5 +96,6 @@ class Context:
 
     @property
     def caller(self) -> Caller:
-        """The token's user: kindgi dev has one token, so one caller."""
-        return Caller("user", self.identity.user_id)
+        """Who the request in progress acts for: the instance's user unless its token was a
+        key minted for another user (see `acting_as`)."""
+        return _CALLER.get() or Caller("user", self.identity.user_id)

@@ -1,4 +1,9 @@
-"""Conversations: an agent's turns in order, the history a turn reads, and their lists."""
+"""Conversations: opened, continued by turns, closed and unregistered; the history a turn
+reads, and their lists.
+
+A conversation pins its agent version when it opens: a follow-up turn that names no version
+runs the conversation's, whatever is live or latest since.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +12,114 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..domain.errors import Conflict, NotFound
+from ..domain.errors import BadInput, Conflict, NotFound, ValidationFailed
 from ..domain.paging import Page, clamp_limit, decode_cursor, fetch_page, make_page
 from ..domain.time import now_iso
 from ..store import conversations as store
 from ..store import runs as run_store
 from ..store.conversations import Message as Message
+from . import catalog, projects
 from .context import Context
+
+UNTITLED = "Untitled conversation"
+
+
+def principal(ctx: Context) -> str:
+    """The caller as a conversation's `openedBy` names it: `user:<id>`."""
+    return f"{ctx.caller.kind}:{ctx.caller.id}"
+
+
+@dataclass(frozen=True)
+class Opening:
+    """What `conversations.open` asks for: the agent version it pins, and its details."""
+
+    agent_id: str
+    agent_version: str
+    title: str | None = None
+    project_id: str | None = None
+    scope: dict[str, Any] | None = None
+    participant_id: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+def open_conversation(ctx: Context, opening: Opening) -> Conversation:
+    """Open a conversation pinned to an agent version; 400 when the project or the version
+    isn't one this runtime has. Nothing is stored on a refusal."""
+    try:
+        catalog.get_agent(ctx, opening.agent_id, opening.agent_version)
+    except NotFound:
+        reason = f"agent {opening.agent_id} has no version {opening.agent_version} here"
+        raise ValidationFailed(
+            "agentId",
+            reason,
+            code="reference-out-of-scope",
+            issues=[{"path": "/agentId", "message": reason}],
+        ) from None
+    try:
+        project_id = projects.require(ctx, opening.project_id)
+    except NotFound:
+        raise BadInput(
+            f"projectId: no project {opening.project_id} in this tenant.", field="projectId"
+        ) from None
+    conversation_id = str(uuid.uuid4())
+    store.insert(
+        ctx.db,
+        {
+            "id": conversation_id,
+            "tenant_id": ctx.tenant_id,
+            "project_id": project_id,
+            "agent_id": opening.agent_id,
+            "agent_version": opening.agent_version,
+            "title": opening.title if opening.title is not None else UNTITLED,
+            "participant_id": opening.participant_id,
+            "opened_by": principal(ctx),
+            "status": "open",
+            "opened_at": now_iso(),
+            "turn_count": 0,
+            "replay": 0,
+            "scope": opening.scope,
+            "metadata": opening.metadata,
+        },
+    )
+    return get(ctx, conversation_id)
+
+
+def close(ctx: Context, conversation_id: str) -> Conversation:
+    """Close it: it takes no more turns. Closing a closed one changes nothing."""
+    _live_row(ctx, conversation_id)
+    store.close(ctx.db, conversation_id, now_iso())
+    return get(ctx, conversation_id)
+
+
+def unregister(ctx: Context, conversation_id: str) -> Conversation:
+    """Tombstone it: no read, list or turn finds it again; the answer has `unregisteredAt`."""
+    _live_row(ctx, conversation_id)
+    store.unregister(ctx.db, conversation_id, now_iso())
+    row = store.get(ctx.db, conversation_id)
+    assert row is not None
+    return conversation_of(row)
+
+
+def _live_row(ctx: Context, conversation_id: str) -> dict[str, Any]:
+    """A conversation of this tenant not unregistered; 404 `conversation-not-found`."""
+    row = store.get(ctx.db, conversation_id)
+    if row is None or row["tenant_id"] != ctx.tenant_id or row["unregistered_at"]:
+        raise NotFound("conversation", conversation_id)
+    return row
+
+
+def pinned_version(ctx: Context, agent_id: str, data: Any) -> str | None:
+    """The version a follow-up turn runs when it names none: its conversation's (None for a
+    turn that opens one). The conversation must be this agent's."""
+    given = data.get("conversationId") if isinstance(data, dict) else None
+    if not isinstance(given, str) or not given:
+        return None
+    row = _live_row(ctx, given)
+    if row["agent_id"] != agent_id:
+        raise ValidationFailed(
+            "input/conversationId", f"is a conversation with agent {row['agent_id']}"
+        )
+    return str(row["agent_version"])
 
 
 def for_turn(
@@ -27,15 +133,19 @@ def for_turn(
     """The conversation a turn belongs to: the one named in its input, or a new one."""
     given = data.get("conversationId")
     if given:
-        row = store.get(ctx.db, given)
-        if row is None or row["tenant_id"] != ctx.tenant_id:
-            raise NotFound("conversation", given)
+        row = _live_row(ctx, given)
         if row["status"] != "open":
-            raise Conflict(f"Conversation {given} is closed.", code="conversation-closed")
+            raise Conflict(
+                f"Conversation {given} is closed: it takes no more turns.",
+                code="conversation-closed",
+                conversationId=given,
+            )
         if row["project_id"] != project_id:
             raise Conflict(
                 f"Conversation {given} is in another project.",
                 code="conversation-project-mismatch",
+                projectId=project_id,
+                conversationProjectId=row["project_id"],
             )
         return str(given)
     conversation_id = str(uuid.uuid4())
@@ -50,7 +160,7 @@ def for_turn(
             "agent_version": agent["version"],
             "title": (message[:77] + "…") if len(message) > 80 else message,
             "participant_id": data.get("participantId"),
-            "opened_by": ctx.caller.id,
+            "opened_by": principal(ctx),
             "status": "open",
             "opened_at": now_iso(),
             "turn_count": 0,
@@ -93,14 +203,6 @@ def record_turn(
 
 
 @dataclass(frozen=True)
-class ConversationScope:
-    """Where a conversation lives: its project."""
-
-    kind: str
-    project_id: str
-
-
-@dataclass(frozen=True)
 class Conversation:
     """An agent's conversation: who opened it, its turns, when it was last spoken in."""
 
@@ -111,13 +213,15 @@ class Conversation:
     title: str
     project_id: str
     opened_by: str
-    scope: ConversationScope
+    scope: dict[str, Any]
     status: str
     opened_at: str
     turn_count: int
     participant_id: str | None = None
     closed_at: str | None = None
     last_message_at: str | None = None
+    unregistered_at: str | None = None
+    metadata: dict[str, Any] | None = None
 
 
 def conversation_of(row: Mapping[str, Any]) -> Conversation:
@@ -130,21 +234,21 @@ def conversation_of(row: Mapping[str, Any]) -> Conversation:
         title=row["title"],
         project_id=row["project_id"],
         opened_by=row["opened_by"],
-        scope=ConversationScope("project", row["project_id"]),
+        scope=row["scope"] or {"kind": "project", "projectId": row["project_id"]},
         status=row["status"],
         opened_at=row["opened_at"],
         turn_count=row["turn_count"],
         participant_id=row["participant_id"] or None,
         closed_at=row["closed_at"] or None,
         last_message_at=row["last_message_at"] or None,
+        unregistered_at=row["unregistered_at"] or None,
+        metadata=row["metadata"],
     )
 
 
 def get(ctx: Context, conversation_id: str) -> Conversation:
-    """One conversation; 404 `conversation-not-found`."""
-    row = store.get(ctx.db, conversation_id)
-    if row is None or row["tenant_id"] != ctx.tenant_id:
-        raise NotFound("conversation", conversation_id)
+    """One conversation; 404 `conversation-not-found` (an unregistered one too)."""
+    row = _live_row(ctx, conversation_id)
     return conversation_of(row)
 
 

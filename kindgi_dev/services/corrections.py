@@ -1,4 +1,5 @@
-"""Corrections (0.4): create or replace one, add an item, list, read, change, and erasures.
+"""Corrections (0.4): create or replace one, add an item, list, read, change (erasures are
+`services.erasures`).
 
 Recording a verdict (the run's checks, the corrector, the run's copy) is `verdicts`, which
 `judgments` shares: a 0.1 judgment is a verdict of a correction.
@@ -82,16 +83,6 @@ class Correction:
     participant_id: str | None = None
     replaced_by: str | None = None
     erased: bool | None = None
-
-
-@dataclass(frozen=True)
-class Erasure:
-    """What erasing one person's words cleared."""
-
-    participant_id: str
-    erased_at: str
-    corrections: int
-    judgments: int
 
 
 def create(
@@ -219,13 +210,6 @@ def update(
         rules.check_tools(decided, agent_tools(ctx, run), "decisions")
     store.update_correction(ctx.db, correction_id, {**columns, "updated_at": now_iso()})
     return get(ctx, correction_id)
-
-
-def erase(ctx: Context, participant_id: str) -> Erasure:
-    """Clear one person's words in every correction and verdict, keeping the verdicts."""
-    now = now_iso()
-    corrections, verdicts = store.erase_participant(ctx.db, ctx.tenant_id, participant_id, now)
-    return Erasure(participant_id, now, corrections, verdicts)
 
 
 def _row(ctx: Context, correction_id: str) -> dict[str, Any]:

@@ -198,7 +198,20 @@ def usage(
     return Usage(group_usage(found, keys), watermark)
 
 
-def eval_run_cost(ctx: Context, eval_run_id: str) -> RunCost | None:
-    """What an eval run's replays cost: model calls, tokens, and the money of the priced
-    ones; None when no replay called a model."""
-    return run_cost(total(turns(ctx, filters={"eval_run_id": eval_run_id}), prices(ctx)))
+class Spent:
+    """What the replays an eval run's cases rest on cost, added a page of runs at a time
+    (a resumed run's cases carried over count with the run that replayed them)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self._ctx = ctx
+        self._prices = prices(ctx)
+        self._totals = CostTotals()
+
+    def add(self, run_ids: list[str]) -> None:
+        """Count these runs' model calls."""
+        rows = store.runs_by_ids(self._ctx.db, self._ctx.tenant_id, run_ids)
+        self._totals = total((_turn(row) for row in rows), self._prices, self._totals)
+
+    def cost(self) -> RunCost | None:
+        """Model calls, tokens and money so far; None when no replay called a model."""
+        return run_cost(self._totals)

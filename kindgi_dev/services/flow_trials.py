@@ -8,15 +8,17 @@ stops the case, which then has no output to rate and is left out of the metrics.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import replace
 
+from ..domain.catalog import Kind
 from ..domain.comparison import ReplayCase, Replayed
 from ..domain.errors import BadInput, NotFound
 from ..domain.flows import FlowDefinition
 from ..runtime.dispatch import tool_env
 from ..runtime.replay_dispatch import ReplayDispatcher
 from ..store import runs as run_store
-from . import catalog, eval_runs, flow_runs, projects, runs
+from . import catalog, eval_runs, flow_runs, projects, runnable, runs
 from .context import Context
 
 
@@ -30,31 +32,35 @@ def refused_version(path: str, message: str) -> BadInput:
 def check_overrides(
     ctx: Context, flow: FlowDefinition, versions: flow_runs.Overrides
 ) -> flow_runs.Overrides:
-    """The swaps, each of a tool or agent the flow uses and at a version kindgi dev serves."""
-    for kind, swaps in (("tools", versions.tools), ("agents", versions.agents)):
-        used = flow.used(kind[:-1])
+    """The swaps, each of a tool or agent the flow uses, at a registered version that can run
+    (any indexed agent version, as long as the pack serves the tool versions it pins)."""
+    kinds: tuple[tuple[Kind, Mapping[str, str]], ...] = (
+        ("tool", versions.tools),
+        ("agent", versions.agents),
+    )
+    for kind, swaps in kinds:
+        used = flow.used(kind)
         for item_id, version in swaps.items():
-            path = f"versions/{kind}/{item_id}"
+            path = f"versions/{kind}s/{item_id}"
             if item_id not in used:
                 raise refused_version(path, f"flow {flow.id} {flow.version} doesn't use {item_id}")
-            if kind == "tools":
-                try:
-                    catalog.get_tool(ctx, item_id, version)
-                except NotFound:
-                    raise refused_version(
-                        path, f"tool {item_id} has no version {version}"
-                    ) from None
-                continue
-            served = catalog.get_agent(ctx, item_id)["version"]
-            if version != served:
-                raise refused_version(
-                    path,
-                    (
-                        f"kindgi dev serves one version of agent {item_id}, its file's ({served}); "
-                        f"trying it at {version} needs a runtime you deploy to"
-                    ),
-                )
+            problem = _swap_problem(ctx, kind, item_id, version)
+            if problem is not None:
+                raise refused_version(path, problem)
     return flow_runs.Overrides(tools=dict(versions.tools), agents=dict(versions.agents))
+
+
+def _swap_problem(ctx: Context, kind: Kind, item_id: str, version: str) -> str | None:
+    """Why a tool or agent can't be swapped in at `version`, or None."""
+    try:
+        found = catalog.get(ctx, kind, item_id, version)
+    except NotFound:
+        return f"{kind} {item_id} has no version {version}"
+    if kind == "tool":
+        served = runnable.serves(ctx, item_id, version)
+        return None if served else f"tool {item_id} {version} is no longer served by the pack"
+    missing = runnable.missing_tools(ctx, found)
+    return runnable.why_not(f"agent {item_id}", version, missing) if missing else None
 
 
 def begin(
@@ -72,6 +78,8 @@ def begin(
     project_id = projects.require(ctx, request.project_id)
     flow = flow_runs.definition(ctx, ref.flow_id, ref.version)
     overrides = check_overrides(ctx, flow, request.versions)
+    runnable.flow(ctx, flow.id, flow.version, overrides.agents, overrides.tools)
+    baseline = eval_runs.resolve_baseline(ctx, request.baseline, "flow", flow.id)
     record = eval_runs.new_record(
         ctx,
         request,
@@ -79,17 +87,28 @@ def begin(
         suite_version=suite_version,
         project_id=project_id,
         cases=cases,
+        baseline=baseline,
     )
     record["flow_ref"] = eval_runs.flow_ref(eval_runs.FlowCandidate(flow.id, flow.version))
     if overrides.present():
         settings = eval_runs.settings_of(record)
         record["comparison"] = replace(settings, versions=overrides.present()).encoded()
 
-    async def replay(case: ReplayCase, reads: str) -> Replayed:
-        return await replay_case(ctx, record["run_id"], flow, overrides, project_id, case, reads)
+    def replays_of(version: FlowDefinition, swaps: flow_runs.Overrides) -> eval_runs.Replay:
+        async def replay(case: ReplayCase, reads: str) -> Replayed:
+            return await replay_case(ctx, record["run_id"], version, swaps, project_id, case, reads)
+
+        return replay
 
     concurrency = ctx.settings.eval_concurrency or os.cpu_count() or 1
-    return eval_runs.launch(ctx, record, request, cases, replay, concurrency)
+    other = None
+    if baseline is not None:  # another version of the flow, as it is: no swaps
+        other = replays_of(
+            flow_runs.definition(ctx, flow.id, baseline.version), flow_runs.Overrides()
+        )
+    return eval_runs.launch(
+        ctx, record, request, cases, replays_of(flow, overrides), concurrency, baseline=other
+    )
 
 
 async def replay_case(

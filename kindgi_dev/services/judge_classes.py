@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..domain import corrections as rules
+from ..domain.bounds import check_weight
 from ..domain.corrections import AssertableBy, AssertedClass, ClassScope
 from ..domain.errors import BadInput, Conflict, Forbidden, NotFound, ValidationFailed
 from ..domain.paging import Page, fetch_page
@@ -138,7 +139,7 @@ def create(
         "project_id": key[1],
         "agent_id": key[2],
         "name": name,
-        "weight": weight,
+        "weight": check_weight(weight),
         "description": description,
         "assertable_by": assertable_by,
         "created_at": now,
@@ -159,6 +160,8 @@ def update(ctx: Context, class_id: str, changes: Mapping[str, Any]) -> JudgeClas
     """Change `weight`, `description` or `assertable_by` (None lifts the restriction)."""
     if not changes:
         raise ValidationFailed("", "give at least one of weight, description, assertableBy")
+    if "weight" in changes:
+        check_weight(changes["weight"])
     with ctx.db.transaction():
         _live_row(ctx, class_id)
         store.update(ctx.db, class_id, {**changes, "updated_at": now_iso()})

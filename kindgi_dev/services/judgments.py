@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..domain import corrections as rules
+from ..domain.bounds import check_rank
 from ..domain.errors import BadInput, Conflict, Forbidden, NotFound, ValidationFailed
 from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
@@ -110,7 +111,7 @@ def create(
     item = rules.CorrectedItem(
         key,
         pointer,
-        rank,
+        check_rank(rank, "item/rank"),
         rules.stored_verdict(verdict),
         rules.check_reason(reason, "reason"),
     )

@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..runtime.host import Runtime
+from ..runtime.pack import PackIndex
 from ..settings import Settings
 from ..store.db import Database
-from . import catalog, eval_runs, identity, models, projects, runs
+from . import catalog, eval_runs, identity, live, models, projects, run_waits, runs
 from .context import Context
 
 Progress = Callable[[str, float], None]
@@ -29,6 +30,7 @@ class Instance:
     project_name: str
     agent_ids: tuple[str, ...]
     models_summary: str | None
+    live: tuple[str, ...]
     pack_service_port: int | None
     pack_service_token: str | None
 
@@ -74,6 +76,7 @@ def describe(ctx: Context) -> Instance:
         project_name=project.name,
         agent_ids=tuple(runtime.agent_ids()) if runtime is not None else (),
         models_summary=runtime.models_summary() if runtime is not None else None,
+        live=tuple(live.banner_lines(ctx)),
         pack_service_port=runtime.pack_service_port() if runtime is not None else None,
         pack_service_token=(
             runtime.pack_service_token if runtime is not None else ctx.pack_service_token
@@ -95,7 +98,7 @@ async def start(ctx: Context, progress: Progress | None = None) -> None:
     prestarted, ctx.prestarted_index = ctx.prestarted_index, None
     runtime = Runtime(
         ctx.settings,
-        on_index=lambda index: catalog.register(ctx, index),
+        on_index=lambda index: _register(ctx, index),
         pack_service_token=ctx.pack_service_token,
         printer=say,
         on_pack_service=lambda: _pack_service_moved(ctx),
@@ -108,6 +111,8 @@ async def start(ctx: Context, progress: Progress | None = None) -> None:
     except BaseException:
         await runtime.stop()
         raise
+    if run_waits.resume_decided(ctx):
+        say("  · runs whose approval was decided as kindgi dev stopped go on now")
 
 
 async def stop(ctx: Context) -> None:
@@ -122,6 +127,13 @@ async def stop(ctx: Context) -> None:
         await ctx.runtime.stop()
     await models.close(ctx)
     ctx.db.close()
+
+
+def _register(ctx: Context, index: PackIndex) -> list[str]:
+    """Register the index's new versions; the warnings, and a note for each new agent version
+    that a live pin keeps runs off."""
+    saved = catalog.new_agent_versions(ctx, index)
+    return catalog.register(ctx, index) + live.held_back_notes(ctx, saved)
 
 
 def _pack_service_moved(ctx: Context) -> None:

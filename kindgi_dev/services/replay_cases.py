@@ -47,7 +47,12 @@ def run_copy(ctx: Context, run_id: str) -> RunCopy | None:
         output=run.get("output"),
         tool_calls=tuple(
             CopiedCall(
-                c["toolId"], c["toolVersion"], c["arguments"], c["result"], c["error"] or None
+                c["toolId"],
+                c["toolVersion"],
+                c["arguments"],
+                c["result"],
+                c["error"] or None,
+                c.get("approval"),
             )
             for c in run_store.tool_calls(ctx.db, run_id)
         ),

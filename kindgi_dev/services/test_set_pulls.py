@@ -2,25 +2,26 @@
 version, read-only, marked with where it came from; and reading pulled versions back.
 
 Every case is read before anything is written, then the version is stored in one
-transaction, so a pull that fails half-way leaves nothing. The remote token is used for
-this one pull and kept nowhere.
+transaction, so a pull that fails half-way leaves nothing. A case holding what no answer
+renders (a weight beyond the bounds, nesting too deep: another runtime may be older) is
+kept repaired, as `m0029` repairs stored ones (an imported file's too); its digest is of
+what arrived. The remote token is used for this one pull and kept nowhere.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
+from ..domain import test_set_files
 from ..domain.errors import Conflict, NotFound, RemoteFailed, ValidationFailed
 from ..domain.paging import Page, clamp_limit, make_page, offset_of
 from ..domain.semver import is_semver
-from ..domain.test_sets import RegistryEntry
+from ..domain.stored_values import FROZEN_CASE, repaired
+from ..domain.test_sets import RegistryEntry, version_label
 from ..domain.time import now_iso
 from ..remote import OnProgress, Remote, RemoteError, UnsafeUrl
 from ..store import eval_suites as suite_store
@@ -29,7 +30,8 @@ from ..store import test_sets as local_store
 from .catalog import version_key
 from .context import Context
 
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,299}")
+FILE = "file:"
+"""How an imported version's source starts: `file:<the name it was imported as>`."""
 
 
 @dataclass(frozen=True)
@@ -57,13 +59,8 @@ def _record(row: store.PulledRow, pulled: bool) -> PulledVersion:
     )
 
 
-def _digest(cases: list[Any]) -> str:
-    text = json.dumps(cases, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def _check_names(test_set_id: str, version: str) -> None:
-    if not _ID.fullmatch(test_set_id):
+    if not test_set_files.ID.fullmatch(test_set_id):
         raise ValidationFailed("testSetId", "must be letters, digits, '.', '_', '~' or '-'")
     if not is_semver(version):
         raise ValidationFailed("version", f"must be a semver such as 1.0.0, not {version!r}")
@@ -76,7 +73,10 @@ def _refuse_local(ctx: Context, test_set_id: str, version: str) -> None:
     frozen = local_store.versions(ctx.db, test_set_id)
     if (
         any(e.version == version for e in published)
-        or any(str(v["version"]) == version and v["tenant_id"] == ctx.tenant_id for v in frozen)
+        or any(
+            version_label(v["version"]) == version and v["tenant_id"] == ctx.tenant_id
+            for v in frozen
+        )
         or suite_store.versions_of(ctx.db, ctx.tenant_id, test_set_id)
     ):
         raise Conflict(
@@ -125,14 +125,25 @@ async def pull(
             ) from None
     if not all(isinstance(case, dict) for case in cases):
         raise RemoteFailed(f"{remote.url} answered cases that aren't JSON objects.", url=remote.url)
-    digest = _digest(cases)
+    return store_version(ctx, test_set_id, version, cases, remote.url)
+
+
+def store_version(
+    ctx: Context, test_set_id: str, version: str, cases: list[Any], source_url: str
+) -> PulledVersion:
+    """Keep a version from elsewhere read-only, as a pull does: the same content again is a
+    no-op (`pulled` False), other content under that id and version, or a version made
+    here, is `409` and writes nothing."""
+    _check_names(test_set_id, version)
+    digest = test_set_files.digest(cases)
+    cases = [repaired(case, FROZEN_CASE) for case in cases]  # as m0029 repairs stored ones
     with ctx.db.transaction():
         found = store.find(ctx.db, ctx.tenant_id, test_set_id, version)
         if found is not None:
             if found.digest == digest:
                 return _record(found, pulled=False)
             raise Conflict(
-                f'Test set "{test_set_id}" version "{version}" was pulled from '
+                f'Test set "{test_set_id}" version "{version}" came from '
                 f"{found.source_url} with other content; a version never changes, so nothing "
                 "was written.",
                 code="version-already-exists",
@@ -140,7 +151,7 @@ async def pull(
             )
         _refuse_local(ctx, test_set_id, version)
         row = store.PulledRow(
-            test_set_id, version, ctx.tenant_id, len(cases), digest, remote.url, now_iso()
+            test_set_id, version, ctx.tenant_id, len(cases), digest, source_url, now_iso()
         )
         store.insert(ctx.db, row, cases)
     return _record(row, pulled=True)
@@ -170,7 +181,8 @@ def entry_of(found: PulledVersion, tenant_id: str) -> RegistryEntry:
         tenant_id=tenant_id,
         version=found.version,
         kind="corrections",
-        description=f"Pulled from {found.source.url}.",
+        description=f"{'Imported' if found.source.url.startswith(FILE) else 'Pulled'} from "
+        f"{found.source.url}.",
         spec={
             "source": {"url": found.source.url, "pulledAt": found.source.pulled_at},
             "caseCount": found.case_count,

@@ -155,6 +155,15 @@ def get_entry(ctx: Context, entry_id: str) -> RegistryEntry:
     return _entry_versions(ctx, entry_id)[1][-1]
 
 
+def entry_version(ctx: Context, entry_id: str, version: str) -> RegistryEntry:
+    """One version of an entry (a frozen agent's set, a pulled one, a suite built before, a
+    published entry); 404 `test-set-version-not-found`."""
+    for entry in _entry_versions(ctx, entry_id)[1]:
+        if entry.version == version:
+            return entry
+    raise NotFound("test-set-version", f"{entry_id}@{version}", id_field="test_set_id")
+
+
 def entry_versions(
     ctx: Context, entry_id: str, *, limit: int | None, cursor: str | None
 ) -> Page[RegistryEntry]:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..domain import comparison
+from ..domain import comparison, two_versions
 from ..domain.comparison import ReplayCase, Replayed
 from ..domain.errors import BadInput, Conflict
 from ..domain.metrics import Verdict
-from ..domain.results import CaseResult
+from ..domain.results import CaseResult, ComparisonResult, Summary
 from ..domain.test_sets import parse_set_id
 from ..domain.time import now_iso
 from ..store import eval_runs as store
@@ -41,13 +41,7 @@ def start_on_suite(
     if agent_set is not None and not eval_suites.exists(ctx, suite_id):
         return _start_on_agent_set(ctx, suite_id, agent_set, request)
     suite = eval_suites.get(ctx, suite_id)
-    restricted_only = request.restricted_only
-    cases = [
-        found
-        for case in eval_suites.all_cases(ctx, suite_id, suite.version)
-        if (found := replay_cases.from_suite_case(ctx, case, restricted_only=restricted_only))
-        is not None
-    ]
+    cases = _suite_cases(ctx, suite_id, suite.version, request.restricted_only)
     if request.flow is not None:
         return flow_trials.begin(
             ctx, suite_id=suite_id, suite_version=suite.version, request=request, cases=cases
@@ -55,6 +49,18 @@ def start_on_suite(
     return eval_runs.begin(
         ctx, suite_id=suite_id, suite_version=suite.version, request=request, cases=cases
     )
+
+
+def _suite_cases(
+    ctx: Context, suite_id: str, version: str, restricted_only: bool
+) -> list[ReplayCase]:
+    """A suite version's cases to replay, one per judged run."""
+    return [
+        found
+        for case in eval_suites.all_cases(ctx, suite_id, version)
+        if (found := replay_cases.from_suite_case(ctx, case, restricted_only=restricted_only))
+        is not None
+    ]
 
 
 def start_on_test_set(
@@ -108,13 +114,11 @@ def _test_set_cases(ctx: Context, cases: Iterable[Any], restricted_only: bool) -
     ]
 
 
-def _start_on_pulled(
-    ctx: Context, pulled: test_set_pulls.PulledVersion, request: eval_runs.StartRequest
-) -> eval_runs.Started:
-    """Try the candidate on a pulled version, as on a version frozen here: its cases carry
-    copies of their runs, with the recorded tool results."""
-    restricted_only = request.restricted_only
-    stored = list(test_set_pulls.all_cases(ctx, pulled.test_set_id, pulled.version))
+def _pulled_cases(
+    ctx: Context, test_set_id: str, version: str, restricted_only: bool
+) -> list[ReplayCase]:
+    """A pulled (or imported) version's cases to replay: frozen cases, then suite cases."""
+    stored = list(test_set_pulls.all_cases(ctx, test_set_id, version))
     cases = _test_set_cases(ctx, (c for c in stored if "expect" in c), restricted_only)
     built_before = (c for c in stored if "expect" not in c and "caseId" in c)
     cases += [
@@ -122,6 +126,15 @@ def _start_on_pulled(
         for case in built_before
         if (c := replay_cases.from_suite_case(ctx, case, restricted_only=restricted_only))
     ]
+    return cases
+
+
+def _start_on_pulled(
+    ctx: Context, pulled: test_set_pulls.PulledVersion, request: eval_runs.StartRequest
+) -> eval_runs.Started:
+    """Try the candidate on a pulled version, as on a version frozen here: its cases carry
+    copies of their runs, with the recorded tool results."""
+    cases = _pulled_cases(ctx, pulled.test_set_id, pulled.version, request.restricted_only)
     if request.flow is not None:
         return flow_trials.begin(
             ctx,
@@ -139,6 +152,79 @@ def _start_on_pulled(
         cases=cases,
         frozen_version=frozen,
     )
+
+
+def resume(ctx: Context, run_id: str) -> eval_runs.Started:
+    """A new eval run that replays only the cases an interrupted, cancelled or errored run
+    didn't finish (the same candidate, settings and cases), keeps the ones it did, and
+    sums up the whole set; it names the run it resumed (`resumeOf`)."""
+    original = eval_runs.get_record(ctx, run_id)
+    result = original.get("result")
+    errored = isinstance(result, ComparisonResult) and _has_errors(result.summary)
+    if original.get("dry_run") or not (original["status"] in ("failed", "cancelled") or errored):
+        raise Conflict(
+            f"Eval run {run_id} is {original['status']} with every case finished, so there is "
+            "nothing to resume.",
+            code="eval-run-not-resumable",
+            runId=run_id,
+        )
+    agent = eval_runs.agent_of(original)
+    if agent is None:
+        raise Conflict(
+            f"Eval run {run_id} tried a flow: kindgi dev resumes agent runs only.",
+            code="eval-run-not-resumable",
+            runId=run_id,
+        )
+    settings = eval_runs.settings_of(original)
+    request = eval_runs.StartRequest(
+        project_id=original["project_id"],
+        agent=agent,
+        reads=settings.reads,
+        repetitions=settings.repetitions,
+        k=settings.k,
+        class_weights=settings.class_weights,
+        sample=settings.sample,
+        baseline=settings.baseline,
+    )
+    kept = {
+        index: entry
+        for page in eval_runs.finished_after(ctx, run_id, after=-1)
+        for index, entry in page
+        if _answered(entry.result)
+    }
+    frozen = eval_runs.frozen_of(original)
+    suite_id, version = original["suite_id"], original["suite_version"]
+    restricted_only = settings.restricted_only
+    cases: Sequence[ReplayCase]
+    if frozen is not None and test_set_pulls.versions(ctx, frozen.test_set_id):
+        cases = _pulled_cases(ctx, frozen.test_set_id, frozen.version, restricted_only)
+    elif frozen is not None:
+        cases = replay_cases.FrozenCases(ctx, frozen.test_set_id, frozen.version, restricted_only)
+    else:
+        cases = _suite_cases(ctx, suite_id, version, restricted_only)
+    return eval_runs.begin(
+        ctx,
+        suite_id=suite_id,
+        suite_version=version,
+        request=request,
+        cases=cases,
+        frozen_version=frozen,
+        resumed=eval_runs.Resumed(run_id, kept, settings.baseline_version),
+    )
+
+
+def _has_errors(summary: Summary) -> bool:
+    """Whether a finished run has cases a side had no answer for (a version baseline's too)."""
+    side = summary.baseline_replays
+    return summary.errors > 0 or (side is not None and side.errors > 0)
+
+
+def _answered(result: CaseResult) -> bool:
+    """Whether a finished case is kept by a resume: the candidate (and a version baseline)
+    answered in one repetition at least."""
+    side = result.baseline_replay
+    baseline_answered = side is None or side.error is None or bool(side.scores)
+    return (result.error is None or bool(result.candidate)) and baseline_answered
 
 
 def rescore(ctx: Context, run_id: str) -> eval_runs.Started:
@@ -175,25 +261,12 @@ def rescore(ctx: Context, run_id: str) -> eval_runs.Started:
     finished = eval_runs.finished_after(ctx, run_id, after=-1)
     for index, previous in (pair for page in finished for pair in page):
         entry = previous.result
-        case = _fresh_case(ctx, entry.case_id, entry)
-        replays = [_stored_replay(ctx, rid, entry) for rid in entry.run_ids]
-        if case is None or any(r is None for r in replays):
+        rescored = _rescored(ctx, entry, settings)
+        if rescored is None:
             not_rescored += 1
             kept = replace(previous, result=replace(entry, rescored=False))
             store.add_case(ctx.db, new_id, index, entry.case_id, kept, now_iso())
             continue
-        scored, _ = comparison.case_result(
-            case,
-            [r for r in replays if r is not None],
-            k=settings.k,
-            restricted_only=settings.restricted_only,
-        )
-        rescored = replace(
-            entry,
-            baseline=scored.baseline,
-            candidate=scored.candidate,
-            changes=entry.changes if scored.changes is None else scored.changes,
-        )
         stored = replace(previous, result=rescored)
         store.add_case(ctx.db, new_id, index, entry.case_id, stored, now_iso())
     summary = replace(
@@ -225,7 +298,47 @@ def _fresh_case(ctx: Context, case_id: str, previous: CaseResult) -> ReplayCase 
     return replay_cases.build(ctx, case_id, past_id, verdicts, [])
 
 
-def _stored_replay(ctx: Context, run_id: str, entry: CaseResult) -> Replayed | None:
+def _rescored(
+    ctx: Context, entry: CaseResult, settings: eval_runs.RunSettings
+) -> CaseResult | None:
+    """A finished case scored again from its stored replays (a version baseline's too), with
+    the corrections there are now; None when its past run or a replay is gone."""
+    case = _fresh_case(ctx, entry.case_id, entry)
+    side = entry.baseline_replay
+    replays = [
+        _stored_replay(ctx, r, entry.diverged, entry.approval_skipped) for r in entry.run_ids
+    ]
+    sides = [] if side is None else [
+        _stored_replay(ctx, r, side.diverged, side.approval_skipped) for r in side.run_ids
+    ]  # fmt: skip
+    if case is None or any(r is None for r in (*replays, *sides)):
+        return None
+    scored = _scored(case, [r for r in replays if r is not None], settings)
+    rescored = replace(
+        entry,
+        baseline=scored.baseline,
+        candidate=scored.candidate,
+        changes=entry.changes if scored.changes is None else scored.changes,
+    )
+    if side is None:
+        return rescored
+    again = _scored(case, [r for r in sides if r is not None], settings)
+    return two_versions.rescored(rescored, side, again)
+
+
+def _scored(
+    case: ReplayCase, replays: list[Replayed], settings: eval_runs.RunSettings
+) -> CaseResult:
+    """A case's replays scored again, at the run's k and class weights."""
+    scored, _ = comparison.case_result(
+        case, replays, k=settings.k, restricted_only=settings.restricted_only
+    )
+    return scored
+
+
+def _stored_replay(
+    ctx: Context, run_id: str, diverged: bool, approval_skipped: bool
+) -> Replayed | None:
     """A stored replay with the verdicts given on it since (`fresh`); None when it's gone."""
     run = run_store.get(ctx.db, run_id)
     if run is None:
@@ -247,8 +360,8 @@ def _stored_replay(ctx: Context, run_id: str, entry: CaseResult) -> Replayed | N
         run_id,
         run.get("output"),
         run_store.tool_calls(ctx.db, run_id),
-        entry.diverged,
+        diverged,
         0,
-        entry.approval_skipped,
+        approval_skipped,
         verdicts=fresh,
     )

@@ -120,6 +120,7 @@ def run_copy_json(copy: RunCopy) -> dict[str, Any]:
             "arguments": c.arguments,
             "result": c.result,
             **({"error": c.error} if c.error else {}),
+            **({"approval": c.approval} if c.approval else {}),
         }
         for c in copy.tool_calls
     ]
@@ -155,6 +156,7 @@ def run_copy_of(data: Mapping[str, Any]) -> RunCopy:
                 c.get("arguments"),
                 c.get("result"),
                 c.get("error"),
+                c.get("approval"),
             )
             for c in calls
         ),

@@ -12,22 +12,49 @@ from .query import Where
 
 _FIELDS = (
     "id, tenant_id, project_id, agent_id, agent_version, title, participant_id, opened_by, "
-    "status, opened_at, closed_at, turn_count, last_message_at, replay"
+    "status, opened_at, closed_at, turn_count, last_message_at, replay, scope, metadata, "
+    "unregistered_at"
 )
+_NAMES = [name.strip() for name in _FIELDS.split(",")]
+_JSON = ("scope", "metadata")
 
 
 def insert(db: Database, conversation: dict[str, Any]) -> None:
-    """Open a conversation."""
-    db.run(
-        f"INSERT INTO conversations ({_FIELDS}) VALUES ({', '.join('?' * 14)})",
-        [conversation.get(name.strip()) for name in _FIELDS.split(",")],
-    )
+    """Open a conversation (`scope` and `metadata` kept as JSON)."""
+    values = [
+        dump(conversation.get(name)) if name in _JSON else conversation.get(name) for name in _NAMES
+    ]
+    db.run(f"INSERT INTO conversations ({_FIELDS}) VALUES ({', '.join('?' * len(_NAMES))})", values)
 
 
 def get(db: Database, conversation_id: str) -> dict[str, Any] | None:
-    """One conversation."""
+    """One conversation, unregistered or not."""
     row = db.one(f"SELECT {_FIELDS} FROM conversations WHERE id = ?", (conversation_id,))
-    return dict(row) if row else None
+    return _decoded(row) if row else None
+
+
+def _decoded(row: Any) -> dict[str, Any]:
+    found = dict(row)
+    for name in _JSON:
+        found[name] = load(found[name])
+    return found
+
+
+def close(db: Database, conversation_id: str, at: str) -> None:
+    """Close an open conversation at `at` (a closed one keeps its time)."""
+    db.run(
+        "UPDATE conversations SET status = 'closed', closed_at = ? "
+        "WHERE id = ? AND status = 'open'",
+        (at, conversation_id),
+    )
+
+
+def unregister(db: Database, conversation_id: str, at: str) -> None:
+    """Tombstone a conversation: no read or list returns it from now on."""
+    db.run(
+        "UPDATE conversations SET unregistered_at = ? WHERE id = ? AND unregistered_at IS NULL",
+        (at, conversation_id),
+    )
 
 
 def list_page(
@@ -40,7 +67,7 @@ def list_page(
     replays: str,
 ) -> list[dict[str, Any]]:
     """Up to `limit + 1` conversations, newest first."""
-    where = Where("tenant_id = ?", tenant_id)
+    where = Where("tenant_id = ? AND unregistered_at IS NULL", tenant_id)
     where.equal(filters)
     if replays == "exclude":
         where.add("replay = 0")
@@ -52,7 +79,7 @@ def list_page(
         "ORDER BY opened_at DESC, id DESC LIMIT ?",
         [*where.params, limit + 1],
     )
-    return [dict(row) for row in rows]
+    return [_decoded(row) for row in rows]
 
 
 @dataclass(frozen=True)
@@ -131,3 +158,32 @@ def turn_runs(db: Database, conversation_id: str) -> list[str]:
         (conversation_id,),
     )
     return [r["id"] for r in rows]
+
+
+def of_participant(db: Database, tenant_id: str, participant_id: str) -> list[str]:
+    """The conversations an app's end user had."""
+    rows = db.all(
+        "SELECT id FROM conversations WHERE tenant_id = ? AND participant_id = ?",
+        (tenant_id, participant_id),
+    )
+    return [r["id"] for r in rows]
+
+
+def erase(db: Database, conversation_ids: Sequence[str]) -> int:
+    """Clear the words of these conversations (messages, titles, who they were with), keeping
+    their structure; how many messages were cleared."""
+    cleared = 0
+    for start in range(0, len(conversation_ids), 500):
+        chunk = list(conversation_ids[start : start + 500])
+        marks = ", ".join("?" * len(chunk))
+        cleared += db.run(
+            "UPDATE conversation_messages SET content = NULL, tool_call = NULL "
+            f"WHERE conversation_id IN ({marks})",
+            chunk,
+        )
+        db.run(
+            "UPDATE conversations SET title = '', participant_id = NULL, scope = NULL, "
+            f"metadata = NULL WHERE id IN ({marks})",
+            chunk,
+        )
+    return cleared

@@ -315,3 +315,14 @@ def count_rows(db: Database) -> dict[str, int]:
     """How many rows each table of this store holds (for checks that nothing was written)."""
     tables = ("corrections", "verdicts", "judged_run_copies", "judge_classes")
     return {t: db.one(f"SELECT count(*) FROM {t}")[0] for t in tables}  # type: ignore[index]
+
+
+def erase_copies(db: Database, run_ids: Sequence[str]) -> None:
+    """Clear the content of the copies taken of these runs at their first verdict."""
+    for start in range(0, len(run_ids), 500):
+        chunk = list(run_ids[start : start + 500])
+        db.run(
+            "UPDATE judged_run_copies SET input = NULL, context = NULL, output = NULL "
+            f"WHERE run_id IN ({', '.join('?' * len(chunk))})",
+            chunk,
+        )

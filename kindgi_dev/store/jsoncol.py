@@ -7,13 +7,44 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..domain.stored_values import COPY, COPY_DEPTH, repaired
+
 if TYPE_CHECKING:
     from .db import Database
 
 
 def dump(value: Any) -> str | None:
-    """Compact JSON text, or NULL for None."""
-    return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON text, or NULL for None: always a value every answer can render.
+
+    What a model or a tool returned reached no request's checks, so a run's output may nest
+    hundreds of levels deep, hold a NaN or a lone surrogate; such a value is kept repaired
+    by the rule m0029 applies to older rows (`domain.stored_values`), not stored to make
+    every later read of it fail."""
+    if value is None:
+        return None
+    try:
+        text = _text(value)
+    except (ValueError, RecursionError):
+        return _text(repaired(value, COPY))
+    if text.count("[") + text.count("{") > COPY_DEPTH or not _utf8(text):
+        fixed = repaired(value, COPY)
+        return text if fixed is value else _text(fixed)
+    return text
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _utf8(text: str) -> bool:
+    """Whether SQLite can store the text: no lone surrogate in it."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def load(text: str | bytes | None) -> Any:

@@ -119,7 +119,8 @@ def add_tool_calls(db: Database, run_id: str, calls: Sequence[dict[str, Any]]) -
     with db.transaction() as conn:
         conn.executemany(
             "INSERT INTO run_tool_calls (run_id, seq, step, call_id, tool_id, tool_version, "
-            "arguments, result, error, source, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "arguments, result, error, source, reason, approval) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     run_id,
@@ -133,6 +134,7 @@ def add_tool_calls(db: Database, run_id: str, calls: Sequence[dict[str, Any]]) -
                     c.get("error"),
                     c["source"],
                     c.get("reason"),
+                    dump(c.get("approval")),
                 )
                 for seq, c in enumerate(calls)
             ],
@@ -142,12 +144,13 @@ def add_tool_calls(db: Database, run_id: str, calls: Sequence[dict[str, Any]]) -
 def tool_calls(db: Database, run_id: str) -> list[dict[str, Any]]:
     """A run's tool calls in order, as recorded."""
     rows = db.all(
-        "SELECT step, call_id, tool_id, tool_version, arguments, result, error, source, reason "
-        "FROM run_tool_calls WHERE run_id = ? ORDER BY seq",
+        "SELECT step, call_id, tool_id, tool_version, arguments, result, error, source, reason, "
+        "approval FROM run_tool_calls WHERE run_id = ? ORDER BY seq",
         (run_id,),
     )
-    return [
-        {
+    found = []
+    for r in rows:
+        call = {
             "step": r["step"],
             "callId": r["call_id"],
             "toolId": r["tool_id"],
@@ -158,8 +161,10 @@ def tool_calls(db: Database, run_id: str) -> list[dict[str, Any]]:
             "source": r["source"],
             "reason": r["reason"],
         }
-        for r in rows
-    ]
+        if r["approval"] is not None:
+            call["approval"] = load(r["approval"])
+        found.append(call)
+    return found
 
 
 @dataclass(frozen=True)
@@ -219,6 +224,40 @@ def running(db: Database, *, eval_run_id: str | None = None) -> list[str]:
             (eval_run_id,),
         )
     return [r["id"] for r in rows]
+
+
+def of_conversations(db: Database, conversation_ids: Sequence[str]) -> list[str]:
+    """The runs of these conversations' turns."""
+    found: list[str] = []
+    for start in range(0, len(conversation_ids), 500):
+        chunk = list(conversation_ids[start : start + 500])
+        rows = db.all(
+            f"SELECT id FROM runs WHERE conversation_id IN ({', '.join('?' * len(chunk))})",
+            chunk,
+        )
+        found.extend(r["id"] for r in rows)
+    return found
+
+
+def erase_content(db: Database, run_ids: Sequence[str], at: str) -> int:
+    """Clear what these runs said and were told (input, output, context, journal payloads,
+    tool arguments and results), keeping status, times and ids; how many runs."""
+    erased = 0
+    for start in range(0, len(run_ids), 500):
+        chunk = list(run_ids[start : start + 500])
+        marks = ", ".join("?" * len(chunk))
+        erased += db.run(
+            "UPDATE runs SET input = 'null', output = NULL, context = NULL, tool_env = NULL, "
+            f"failure_message = NULL, content_erased_at = ? WHERE id IN ({marks})",
+            [at, *chunk],
+        )
+        db.run(f"UPDATE run_journal SET payload = NULL WHERE run_id IN ({marks})", chunk)
+        db.run(
+            "UPDATE run_tool_calls SET arguments = 'null', result = NULL, error = NULL "
+            f"WHERE run_id IN ({marks})",
+            chunk,
+        )
+    return erased
 
 
 def failed_between(

@@ -44,6 +44,14 @@ class SettingsPack:
     async def stop(self) -> None:
         """Nothing runs."""
 
+    def not_ready(self) -> str | None:
+        """Always ready."""
+        return None
+
+    def tool_manifest(self, tool_id: str, version: str | None = None) -> dict[str, Any] | None:
+        """The picker's tools, as the pack would serve them."""
+        return next((t for t in tool_manifests() if t["id"] == tool_id), None)
+
 
 def publish(client: TestClient, version: str, values: dict[str, Any], **more: Any) -> Any:
     project = client.get("/v1/projects/default").json()["id"]

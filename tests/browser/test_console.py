@@ -169,7 +169,7 @@ def test_a_refused_correction_shows_why_beside_its_field_and_writes_nothing(
     row.locator("input[type=number]").fill("-1")
     page.click("text=Save the correction")
     error = row.locator(".field-error")
-    expect(error).to_have_text("must be an integer, 0 or more")
+    expect(error).to_have_text("Input should be greater than or equal to 0")
     expect(error).to_have_attribute("data-field", "items/0/rank")
     with server.client() as api:
         assert api.get("/v1/corrections", params={"runId": run_id}).json()["data"] == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from kindgi_dev.cli.main import cli
+from kindgi_dev.domain.test_set_files import case_text, digest
 
 
 def init(where: Path, *args: str) -> tuple[int, str]:
@@ -24,14 +26,28 @@ def test_init_writes_a_python_pack_named_after_its_last_segment(tmp_path: Path) 
     pack = tmp_path / "garden"
     assert sorted(str(p.relative_to(pack)) for p in pack.rglob("*") if p.is_file()) == [
         ".gitignore", "README.md", "agents/tip_picker.py", "dev_models.py", "pyproject.toml",
-        "tests/test_agent.py", "tools/search_tips.py",
+        "tests/cases/tip-picker-1.0.0.json", "tests/test_agent.py", "tests/test_cases.py",
+        "tools/search_tips.py",
     ]  # fmt: skip
     config = tomllib.loads((pack / "pyproject.toml").read_text())
     assert config["tool"]["kindgi"]["pack"] == {"id": "acme.garden", "version": "0.1.0"}
     assert config["tool"]["kindgi-dev"] == {"models": "dev_models.py"}
     assert 'id="acme.garden.tip-picker"' in (pack / "agents" / "tip_picker.py").read_text()
     assert "kindgi_dev" in (pack / "tests" / "test_agent.py").read_text()
-    assert output.splitlines()[0] == "✓ python pack acme.garden written to garden/ (7 files)"
+    assert output.splitlines()[0] == "✓ python pack acme.garden written to garden/ (9 files)"
+
+
+def test_the_shipped_cases_file_names_the_packs_agent_and_its_digest(tmp_path: Path) -> None:
+    code, output = init(tmp_path, "acme.garden")
+    assert code == 0, output
+    text = (tmp_path / "garden" / "tests" / "cases" / "tip-picker-1.0.0.json").read_text()
+    data = json.loads(text)
+    assert data["agents"] == [{"id": "acme.garden.tip-picker", "versions": ["0.1.0"]}]
+    assert data["id"].startswith("acme.garden.tip-picker~")
+    assert (data["caseCount"], data["version"]) == (4, "1.0.0")
+    assert data["sha256"] == digest(data["cases"])
+    assert "__PACK_ID__" not in text
+    assert text.replace("\n", "") == case_text(data)
 
 
 def test_the_sample_template_adds_a_guardrail_a_flow_and_a_second_tool(tmp_path: Path) -> None:

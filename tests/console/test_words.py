@@ -64,3 +64,34 @@ def test_the_cost_line_says_calls_tokens_and_money_where_priced() -> None:
         "What it cost: 1 model call, 7 tokens (5 in, 2 out), no price: its provider names none."
     )
     assert words.cost_line({"cases": 3}) is None
+
+
+def paired(verdict: str, low: float, high: float, wins: int = 5) -> dict[str, Any]:
+    interval = {"low": low, "high": high, "level": 0.95}
+    return {"wins": wins, "losses": 1, "ties": 2, "n": 8, "interval": interval,
+            "resamples": 2000, "seed": 25, "beyondNoise": verdict in ("better", "worse"),
+            "verdict": verdict}  # fmt: skip
+
+
+def with_paired(found: dict[str, Any]) -> dict[str, Any]:
+    shown = summary(0.4, 0.8)
+    shown["metrics"]["weightedYesShare"]["paired"] = found
+    return shown
+
+
+def test_the_headline_says_whether_the_change_is_beyond_noise() -> None:
+    assert words.noise(with_paired(paired("better", 0.41, 0.92))) == (
+        "Better, and beyond noise: +0.41 to +0.92; 5 cases better, 1 worse, 2 the same."
+    )
+    assert words.noise(with_paired(paired("worse", -0.5, -0.125, wins=0))) == (
+        "Worse, and beyond noise: -0.50 to -0.12; 0 cases better, 1 worse, 2 the same."
+    )
+    assert words.noise(with_paired(paired("no clear difference", -0.1, 0.3))) == (
+        "No clear difference: the change could be noise (-0.10 to +0.30); "
+        "5 cases better, 1 worse, 2 the same."
+    )
+    assert words.noise(with_paired(paired("too few cases", 0.667, 0.667))) == (
+        "Too few cases to tell a change from noise (+0.67 to +0.67); "
+        "5 cases better, 1 worse, 2 the same."
+    )
+    assert words.noise(summary(0.4, 0.8)) is None

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from contract_check import problems
+from contract_check import contract_summary, problems
 from devserver import KINDGI, DevServer, clean_env, copy_example, start
 from kindgi.client import Kindgi, comparison_of
 
@@ -76,8 +76,7 @@ def check_contract(server: DevServer, run_id: str, eval_run: dict[str, Any]) -> 
     assert problems("Run", run) == []
     assert problems("RunJournalPage", journal) == []
     assert problems("EvalRun", eval_run) == []
-    summary = {k: v for k, v in eval_run["result"]["summary"].items()
-               if k not in ("corrections", "judge")}  # fmt: skip
+    summary = contract_summary(eval_run["result"]["summary"])
     assert problems("JudgedComparisonSummary", summary) == []
 
 

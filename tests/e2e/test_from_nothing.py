@@ -30,7 +30,7 @@ def test_init_dev_correct_try_and_the_template_test(tmp_path: Path) -> None:
                             cwd=pack, env=clean_env(), capture_output=True, text=True,
                             timeout=300)  # fmt: skip
     assert tested.returncode == 0, tested.stdout + tested.stderr
-    assert "2 passed" in tested.stdout
+    assert "3 passed" in tested.stdout
     assert not (pack / ".kindgi").exists(), "the plugin serves a copy, with its own database"
 
     server = start(pack)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from devserver import DevServer, copy_example, start
-from test_tutorial import AGENT, NEW_INSTRUCTIONS, QUESTIONS, save_version, wait_for
+from test_tutorial import AGENT, NEW_INSTRUCTIONS, QUESTIONS, kindgi, save_version, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::UserWarning")]
 
@@ -116,3 +116,25 @@ def test_ctrl_c_mid_run_stops_cleanly_and_records_the_run_interrupted(tmp_path: 
     assert printed.rstrip().endswith("Stopping kindgi dev... stopped.")
     _, restarted = interrupted_after_restart(pack, run_id)
     assert "were going when kindgi dev last stopped" not in restarted
+
+
+def test_a_resumed_run_gets_the_summary_of_an_uninterrupted_one(tmp_path: Path) -> None:
+    pack = copy_example(tmp_path / "article-picker")
+    server, run_id = running_eval_run(pack)
+    server.stop(signal.SIGKILL)
+    again = start(pack, "--models", "slow_models.py")
+    try:
+        resumed = kindgi(again, "eval-runs", "start", f"--resume={run_id}", "--wait")
+        with again.client() as http:
+            project = http.get("/v1/projects/default").json()["id"]
+        whole = kindgi(again, "eval-runs", "start", "acme.article-picks", f"--project={project}",
+                       f"--agent={AGENT}", "--agent-version=0.2.0", "--wait")  # fmt: skip
+    finally:
+        again.stop()
+    summary = resumed["result"]["summary"]
+    assert (resumed["status"], summary["resumeOf"], summary["cases"]) == ("completed", run_id, 3)
+    ignored = ("evalRunId", "completedAt", "resumeOf")
+    assert {k: v for k, v in summary.items() if k not in ignored} == {
+        k: v for k, v in whole["result"]["summary"].items() if k not in ignored
+    }
+    assert summary["metrics"]["weightedYesShare"]["candidate"] == 1

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from devserver import DevServer, clean_env, copy_example, start
 
@@ -78,6 +80,18 @@ def test_version_whoami_and_doctor(real_kindgi: Path, server: DevServer) -> None
     assert checks["mcp-headers"]["message"] == "No MCP endpoint is registered."
 
 
+def test_console_finds_the_console_and_its_link_logs_in(
+    real_kindgi: Path, server: DevServer
+) -> None:
+    found = real(real_kindgi, server, "console", "--no-open", "--json")
+    assert found == {"url": f"{server.url}/console/", "opened": False}
+    link = re.search(r"Console\s+(http://\S+)", server.output())
+    assert link is not None
+    with httpx.Client() as browser:
+        assert browser.get(link.group(1), follow_redirects=False).status_code == 303
+        assert browser.get(f"{server.url}/console/runs").status_code == 200
+
+
 def test_projects_agents_runs_judgments_suites_and_eval_runs(
     real_kindgi: Path, server: DevServer
 ) -> None:
@@ -116,6 +130,15 @@ def test_projects_agents_runs_judgments_suites_and_eval_runs(
     assert tried["status"] == "completed"
     share = tried["result"]["summary"]["metrics"]["weightedYesShare"]
     assert (share["baseline"], share["candidate"]) == (pytest.approx(1 / 3), pytest.approx(1 / 3))
+
+    start = ("eval-runs", "start", "acme.picks", f"--project={project['id']}",
+             f"--agent={AGENT}", "--agent-version=0.1.0")  # fmt: skip
+    against = real(real_kindgi, server, *start, f"--baseline={AGENT}@0.1.0", "--wait")
+    assert against["result"]["summary"]["baseline"] == {
+        "kind": "version", "agentId": AGENT, "version": "0.1.0", "via": "explicit"}  # fmt: skip
+    live = real(real_kindgi, server, *start, "--baseline=live",
+                f"--baseline-project={project['id']}", "--dry-run")  # fmt: skip
+    assert live["dryRunPreview"]["replays"] == {"candidate": 1, "baseline": 1}
 
 
 def test_the_real_cli_kindgi_dev_finds_ours_running_and_answering(

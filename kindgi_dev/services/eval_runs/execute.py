@@ -8,14 +8,13 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from ...domain import comparison
 from ...domain.blocks import settings_differ
 from ...domain.checks import AnswerCheck
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import Conflict, NotFound
 from ...domain.expectations import Answer
 from ...domain.items import answer_text
-from ...domain.results import FinishedCase
+from ...domain.outcomes import errored_run, errored_tool
 from ...domain.status import TERMINAL
 from ...domain.time import now_iso
 from ...runtime import judge, memory
@@ -23,10 +22,12 @@ from ...runtime.dispatch import tool_env
 from ...runtime.eval_loop import EvalLoop
 from ...runtime.executor import execute
 from ...runtime.replay_dispatch import ReplayDispatcher
+from ...runtime.turn_outcome import TurnOutcome
 from ...store import eval_runs as store
 from ...store import runs as run_store
 from .. import catalog, models, runs
 from ..context import Context
+from .baselines import finished_case
 from .read import EvalRun, get, get_record
 from .result import finish, summarize
 from .settings import settings_of
@@ -41,13 +42,21 @@ INTERRUPTED = (
 
 
 def spawn(
-    ctx: Context, run_id: str, replay: Replay, cases: Sequence[ReplayCase], concurrency: int
+    ctx: Context,
+    run_id: str,
+    replay: Replay,
+    cases: Sequence[ReplayCase],
+    concurrency: int,
+    baseline: Replay | None = None,
+    skip: frozenset[int] = frozenset(),
 ) -> None:
-    """Start replaying the stored run's cases on the eval loop, `concurrency` at a time."""
+    """Start replaying the stored run's cases on the eval loop, `concurrency` at a time (but
+    those at the `skip` indices, already stored: a resumed run's), with a version
+    baseline's replays of each case too, as the same executor's work."""
     ctx.eval_concurrency[run_id] = concurrency
     if ctx.eval_loop is None:
         ctx.eval_loop = EvalLoop(ctx.home or asyncio.get_running_loop())
-    job = ctx.eval_loop.start(_run(ctx, run_id, replay, cases))
+    job = ctx.eval_loop.start(_run(ctx, run_id, replay, cases, baseline, skip))
     ctx.eval_tasks[run_id] = job
     job.add_done_callback(lambda: _forget(ctx, run_id))
 
@@ -57,36 +66,38 @@ def _forget(ctx: Context, run_id: str) -> None:
     ctx.eval_concurrency.pop(run_id, None)
 
 
-async def _run(ctx: Context, run_id: str, replay: Replay, cases: Sequence[ReplayCase]) -> None:
-    """Replay every case × repetition, store each case as it ends, then the result."""
+async def _run(
+    ctx: Context,
+    run_id: str,
+    replay: Replay,
+    cases: Sequence[ReplayCase],
+    baseline: Replay | None,
+    skip: frozenset[int],
+) -> None:
+    """Replay every case × repetition (× side, with a version baseline), store each case as
+    it ends, then the result."""
     record = store.get(ctx.db, run_id)
     assert record is not None
     settings = settings_of(record)
+    repetitions = settings.repetitions
+    sides = [replay] if baseline is None else [replay, baseline]
 
-    async def work(index: int, repetition: int) -> Replayed:
-        return await replay(cases[index], settings.reads)
+    async def work(index: int, unit: int) -> Replayed:
+        return await sides[unit // repetitions](cases[index], settings.reads)
 
     def finished(index: int, results: list[Any]) -> None:
         replays = [r if isinstance(r, Replayed) else _errored(r) for r in results]
-        result, passes = comparison.case_result(
-            cases[index], replays, k=settings.k, restricted_only=settings.restricted_only
-        )
-        stored = FinishedCase(
-            result=result,
-            checks=passes,
-            baseline_checks=comparison.baseline_passes(cases[index]),
-            made_on=cases[index].made_on,
-            models=[r.provider for r in replays if r.provider],
-        )
+        stored = finished_case(cases[index], replays[:repetitions], replays[repetitions:], settings)
         store.add_case(ctx.db, run_id, index, cases[index].case_id, stored, now_iso())
 
     try:
         await execute(
             len(cases),
-            settings.repetitions,
+            repetitions * len(sides),
             work,
             finished,
             concurrency=ctx.eval_concurrency.get(run_id, 1),
+            skip=skip,
         )
     except asyncio.CancelledError:
         if run_id in ctx.eval_tasks:  # a caller's cancel; `interrupt_all` took its tasks out
@@ -142,17 +153,33 @@ async def replay_case(
     outcome = await runs.perform_turn(ctx, run["id"], agent, case.message, case.history, dispatcher)
     stored = run_store.get(ctx.db, run["id"]) or {}
     judged = await _judge_answers(ctx, case, stored.get("output")) if outcome.ok else {}
+    tools = [c.as_journal() for c in outcome.tool_calls]
+    errored = errored_run(outcome.failure) or any(errored_tool(t) for t in tools)
     return Replayed(
         run_id=run["id"],
         output=stored.get("output"),
-        tools=[c.as_journal() for c in outcome.tool_calls],
+        tools=tools,
         diverged=dispatcher.diverged,
         refused=dispatcher.refused,
         approval_skipped=dispatcher.approval_skipped,
         provider=outcome.provider,
-        error=None if outcome.ok else (outcome.failure or {}).get("message"),
+        error=_error_of(outcome.failure, tools) if errored else None,
         judged=judged,
+        guardrails=tripped(outcome),
     )
+
+
+def _error_of(failure: dict[str, Any] | None, tools: list[dict[str, Any]]) -> str:
+    """What an errored replay says: its run's failure, else the tool call that errored."""
+    if failure:
+        return str(failure.get("message") or failure.get("code"))
+    return next(str(t["error"]) for t in tools if errored_tool(t))
+
+
+def tripped(outcome: TurnOutcome) -> tuple[str, ...]:
+    """The guardrails a replay tripped: its violations, and `halt` checks that couldn't run."""
+    broken = [e for e in outcome.guardrail_errors if e.get("action") == "halt"]
+    return tuple(v["guardrailId"] for v in [*outcome.violations, *broken])
 
 
 def _settings_differ(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ...domain.baselines import RECORDED, AskedBaseline
 from ...domain.sampling import Part
 from ..flow_runs import Overrides
 
@@ -41,7 +42,7 @@ class Sample:
 class StartRequest:
     """How to try a version: the project, the candidate, and the comparison's settings.
 
-    `baseline` is kept as given so the service can refuse any but the recorded one;
+    `baseline` is the recorded runs, another version or the live one (`domain.baselines`);
     `override_settings`/`override_prompts` name the blocks a caller asked to override,
     which kindgi dev refuses, saying why.
     """
@@ -52,7 +53,7 @@ class StartRequest:
     versions: Overrides = field(default_factory=Overrides)
     dry_run: bool = False
     correlation_id: str | None = None
-    baseline: object = "recorded"
+    baseline: AskedBaseline = RECORDED
     reads: Reads = "recorded"
     repetitions: int = 1
     k: int = 10

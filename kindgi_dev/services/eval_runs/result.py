@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -16,6 +16,7 @@ from ...domain.results import (
     CheckCount,
     DryRunResult,
     FinishedCase,
+    FlakyCases,
     Judge,
     ModelUse,
     Sampling,
@@ -27,6 +28,7 @@ from ...domain.time import now_iso
 from ...store import eval_runs as store
 from .. import cost, models
 from ..context import Context
+from .baselines import VersionTally
 from .settings import agent_of, flow_of, settings_of
 
 T = TypeVar("T", bound=Hashable)
@@ -39,27 +41,38 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
     assert record is not None
     settings = settings_of(record)
     tally = _Tally()
+    versus = None if settings.baseline_version is None else VersionTally()
+    spent = cost.Spent(ctx)
     for page in store.finished_pages(ctx.db, run_id):
         for entry in page:
             tally.add(entry)
-    metrics = comparison.metrics(
-        tally.baseline,
-        tally.candidate,
-        k=settings.k,
-        test_set=record.get("frozen_version") is not None,
-        baseline_checks=tally.baseline_checks,
-        candidate_checks=tally.checks,
+            if versus is not None:
+                versus.add(entry)
+        spent.add(replay_ids(entry.result for entry in page))
+    test_set = record.get("frozen_version") is not None
+    metrics = (
+        comparison.metrics(
+            tally.baseline,
+            tally.candidate,
+            k=settings.k,
+            test_set=test_set,
+            baseline_checks=tally.baseline_checks,
+            candidate_checks=tally.checks,
+        )
+        if versus is None
+        else versus.metrics(k=settings.k, test_set=test_set)
     )
     candidate, baseline_of = _candidate(record)
+    recorded = Baseline(
+        "recorded", [baseline_of(version, n) for version, n in sorted(tally.versions.items())]
+    )
     return Summary(
         eval_run_id=run_id,
         status="partial" if partial or tally.errors else "completed",
         completed_at=now_iso(),
         suite=SuiteRef(record["suite_id"], record["suite_version"]),
         candidate=candidate,
-        baseline=Baseline(
-            "recorded", [baseline_of(version, n) for version, n in sorted(tally.versions.items())]
-        ),
+        baseline=settings.baseline_version or recorded,
         scope=Scope(record["project_id"]),
         cases=tally.cases,
         diverged=tally.diverged,
@@ -76,8 +89,23 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
             sum(len(c) for c in tally.checks), sum(sum(c) for c in tally.checks)
         ),
         judge=_judge_summary(ctx) if tally.checks_answers else None,
-        cost=cost.eval_run_cost(ctx, run_id),
+        flaky=FlakyCases(len(tally.flaky), tally.flaky) if settings.repetitions > 1 else None,
+        resume_of=settings.resume_of,
+        guardrails_tripped=dict(sorted(tally.tripped.items())) or None,
+        baseline_replays=None if versus is None else versus.counts(),
+        cost=spent.cost(),
     )
+
+
+def replay_ids(results: Iterable[CaseResult]) -> list[str]:
+    """The runs the cases' comparisons rest on: each candidate repetition's, and a version
+    baseline's."""
+    found: list[str] = []
+    for result in results:
+        found += result.run_ids
+        if result.baseline_replay is not None:
+            found += result.baseline_replay.run_ids
+    return found
 
 
 @dataclass
@@ -101,6 +129,8 @@ class _Tally:
     baseline_checks: list[tuple[bool, ...]] = field(default_factory=list)
     versions: dict[str, int] = field(default_factory=dict)
     models: dict[tuple[str, str], int] = field(default_factory=dict)
+    flaky: list[str] = field(default_factory=list)
+    tripped: dict[str, int] = field(default_factory=dict)
     _kept: dict[Hashable, Any] = field(default_factory=dict)
 
     def _same(self, value: T) -> T:
@@ -109,8 +139,9 @@ class _Tally:
         return kept
 
     def add(self, entry: FinishedCase) -> None:
-        """Count one finished case: a stopped case has no scores; an errored one has only
-        its baseline's, unless its candidate ran."""
+        """Count one finished case. A stopped case, and one none of whose repetitions
+        answered (errored), are left out of both sides of the metrics and the checks, so
+        the sides rest on the same cases, one entry each, in order."""
         result = entry.result
         self.cases += 1
         self.diverged += result.diverged
@@ -118,13 +149,16 @@ class _Tally:
         self.errors += result.error is not None
         self.stopped += result.stopped is not None
         self.checks_answers = self.checks_answers or _checks_answers(result)
-        if result.stopped is None:
+        if result.flaky:
+            self.flaky.append(result.case_id)
+        if result.stopped is None and (result.error is None or result.candidate):
             self.baseline.append(self._same(result.baseline))
-            if result.error is None or result.candidate:
-                self.candidate.append(self._same(tuple(self._same(s) for s in result.candidate)))
-        self.checks.append(self._same(tuple(entry.checks)))
-        self.baseline_checks.append(self._same(tuple(entry.baseline_checks)))
+            self.candidate.append(self._same(tuple(self._same(s) for s in result.candidate)))
+            self.checks.append(self._same(tuple(entry.checks)))
+            self.baseline_checks.append(self._same(tuple(entry.baseline_checks)))
         self.versions[entry.made_on] = self.versions.get(entry.made_on, 0) + 1
+        for guardrail in result.guardrails_tripped or ():
+            self.tripped[guardrail] = self.tripped.get(guardrail, 0) + 1
         for m in entry.models:
             key = (m.get("id", ""), m.get("model", ""))
             self.models[key] = self.models.get(key, 0) + 1

@@ -12,6 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ...domain.baselines import RECORDED, AskedBaseline, LiveAsked, LiveScope, VersionAsked
+from ...domain.results import Baseline
+from ...domain.segments import Segment
 from ..test_sets import FrozenVersion
 from .request import AgentCandidate, ClassWeights, FlowCandidate, Reads, Sample, StartRequest
 
@@ -19,7 +22,8 @@ from .request import AgentCandidate, ClassWeights, FlowCandidate, Reads, Sample,
 @dataclass(frozen=True)
 class RunSettings:
     """How an eval run compares: reads, repetitions, k, which verdicts count, the sample it
-    ran on, a flow candidate's swaps, and the run it rescored."""
+    ran on, a flow candidate's swaps, the run it rescored or resumed, the baseline asked for
+    and, for a version baseline, the version it replays (`baseline_version`)."""
 
     reads: Reads = "recorded"
     repetitions: int = 1
@@ -28,7 +32,9 @@ class RunSettings:
     sample: Sample | None = None
     versions: dict[str, dict[str, str]] | None = None
     rescore_of: str | None = None
-    baseline: str = "recorded"
+    baseline: AskedBaseline = RECORDED
+    baseline_version: Baseline | None = None
+    resume_of: str | None = None
 
     @property
     def restricted_only(self) -> bool:
@@ -39,7 +45,13 @@ class RunSettings:
     def of(cls, request: StartRequest) -> RunSettings:
         """The settings a start request asks for (its sample and swaps are added once
         checked)."""
-        return cls(request.reads, request.repetitions, request.k, request.class_weights)
+        return cls(
+            request.reads,
+            request.repetitions,
+            request.k,
+            request.class_weights,
+            baseline=request.baseline,
+        )
 
     @classmethod
     def decode(cls, data: Mapping[str, Any]) -> RunSettings:
@@ -55,7 +67,9 @@ class RunSettings:
             else Sample(sample["part"], sample["seed"], sample["holdOutShare"]),
             versions=data.get("versions") or None,
             rescore_of=data.get("rescoreOf"),
-            baseline=data.get("baseline", "recorded"),
+            baseline=_asked_of(data.get("baseline", RECORDED)),
+            baseline_version=_version_of(data.get("baselineVersion")),
+            resume_of=data.get("resumeOf"),
         )
 
     def encoded(self) -> dict[str, Any]:
@@ -67,15 +81,83 @@ class RunSettings:
             if sample is None
             else {"part": sample.part, "seed": sample.seed, "holdOutShare": sample.hold_out_share},
             "rescoreOf": self.rescore_of,
+            "baselineVersion": _version_json(self.baseline_version),
+            "resumeOf": self.resume_of,
         }
         return {
-            "baseline": self.baseline,
+            "baseline": _asked_json(self.baseline),
             "reads": self.reads,
             "repetitions": self.repetitions,
             "k": self.k,
             "classWeights": self.class_weights,
             **{key: value for key, value in optional.items() if value},
         }
+
+
+def _asked_json(asked: AskedBaseline) -> Any:
+    """The baseline asked for, as the start body spells it."""
+    if isinstance(asked, VersionAsked):
+        named = {"flowId": asked.flow_id} if asked.flow_id else {"agentId": asked.agent_id}
+        return {**named, "version": asked.version}
+    if isinstance(asked, LiveAsked):
+        return {"live": _scope_json(asked.live)}
+    return asked
+
+
+def _asked_of(data: Any) -> AskedBaseline:
+    """The baseline asked for, as a run's row keeps it."""
+    if isinstance(data, dict) and isinstance(data.get("live"), dict):
+        return LiveAsked(_scope_of(data["live"]))
+    if isinstance(data, dict):
+        return VersionAsked(data["version"], data.get("agentId"), data.get("flowId"))
+    return RECORDED
+
+
+def _scope_json(scope: LiveScope) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    if scope.project_id is not None:
+        found["projectId"] = scope.project_id
+    if scope.segments:
+        found["segments"] = [{"key": s.key, "value": s.value} for s in scope.segments]
+    return found
+
+
+def _scope_of(data: Mapping[str, Any]) -> LiveScope:
+    segments = data.get("segments")
+    return LiveScope(
+        data.get("projectId"),
+        tuple(Segment(s["key"], s["value"]) for s in segments) if segments else None,
+    )
+
+
+def _version_json(found: Baseline | None) -> dict[str, Any] | None:
+    """A version baseline as the summary names it (`Baseline1`'s names)."""
+    if found is None:
+        return None
+    optional = {
+        "agentId": found.agent_id,
+        "flowId": found.flow_id,
+        "version": found.version,
+        "via": found.via,
+        "liveScope": None if found.live_scope is None else _scope_json(found.live_scope),
+        "liveSource": found.live_source,
+    }
+    return {"kind": found.kind, **{k: v for k, v in optional.items() if v is not None}}
+
+
+def _version_of(data: Mapping[str, Any] | None) -> Baseline | None:
+    if not data:
+        return None
+    scope = data.get("liveScope")
+    return Baseline(
+        data["kind"],
+        agent_id=data.get("agentId"),
+        flow_id=data.get("flowId"),
+        version=data.get("version"),
+        via=data.get("via"),
+        live_scope=None if scope is None else _scope_of(scope),
+        live_source=data.get("liveSource"),
+    )
 
 
 def settings_of(row: Mapping[str, Any]) -> RunSettings:

@@ -13,12 +13,13 @@ from typing import Any
 from ...domain import sampling
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import BadInput, ValidationFailed
-from ...domain.results import DryRunResult, PreviewCase
+from ...domain.results import Baseline, DryRunResult, FinishedCase, PreviewCase, ReplayCount
 from ...domain.time import now_iso
 from ...store import eval_runs as store
-from .. import catalog, models, projects
+from .. import catalog, models, projects, runnable
 from ..context import Context
 from ..test_sets import FrozenVersion
+from .baselines import resolve
 from .execute import Replay, replay_case, spawn
 from .request import AgentCandidate, Sample, StartRequest
 from .result import finish
@@ -27,10 +28,22 @@ from .settings import RunSettings, agent_ref, frozen_ref, settings_of
 
 @dataclass(frozen=True)
 class DryRunPreview:
-    """The cases a dry run would replay."""
+    """The cases a dry run would replay, and how many replays each side would make."""
 
     cases: int
     preview: list[PreviewCase]
+    replays: ReplayCount | None = None
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """What a resumed run keeps of the run it resumes: that run's id, its finished cases by
+    index (stored in the new run as they are; only the others replay), and the version
+    baseline it replayed, as it resolved then."""
+
+    run_id: str
+    kept: dict[int, FinishedCase]
+    baseline: Baseline | None = None
 
 
 @dataclass(frozen=True)
@@ -49,15 +62,22 @@ def begin(
     request: StartRequest,
     cases: Sequence[ReplayCase],
     frozen_version: FrozenVersion | None = None,
+    resumed: Resumed | None = None,
 ) -> Started:
-    """Store the eval run as `running` and start its replays; its id at once."""
+    """Store the eval run as `running` and start its replays (those `resumed` didn't
+    finish); its id at once."""
     ref = request.agent
     if request.flow is not None or ref is None:
         raise BadInput(
             "Give agentRef: kindgi dev tries agent versions on test cases.", field="agentRef"
         )
     project_id = projects.require(ctx, request.project_id)
-    agent = catalog.get_agent(ctx, ref.agent_id, ref.version)
+    agent = runnable.agent(ctx, ref.agent_id, ref.version)
+    baseline = (
+        resumed.baseline
+        if resumed is not None and resumed.baseline is not None
+        else resolve(ctx, request.baseline, "agent", agent["id"])
+    )
     record = new_record(
         ctx,
         request,
@@ -66,13 +86,24 @@ def begin(
         project_id=project_id,
         cases=cases,
         frozen_version=frozen_version,
+        baseline=baseline,
     )
     record["agent_ref"] = agent_ref(AgentCandidate(agent["id"], agent["version"]))
 
-    async def replay(case: ReplayCase, reads: str) -> Replayed:
-        return await replay_case(ctx, record["run_id"], agent, project_id, case, reads)
+    def replays_of(version: dict[str, Any]) -> Replay:
+        async def replay(case: ReplayCase, reads: str) -> Replayed:
+            return await replay_case(ctx, record["run_id"], version, project_id, case, reads)
 
-    return launch(ctx, record, request, cases, replay, models.eval_concurrency(ctx, agent))
+        return replay
+
+    concurrency = models.eval_concurrency(ctx, agent)
+    if baseline is None:
+        return launch(ctx, record, request, cases, replays_of(agent), concurrency, resumed)
+    other = runnable.agent(ctx, str(baseline.agent_id), baseline.version)
+    concurrency = min(concurrency, models.eval_concurrency(ctx, other))
+    return launch(
+        ctx, record, request, cases, replays_of(agent), concurrency, resumed, replays_of(other)
+    )
 
 
 def new_record(
@@ -84,11 +115,12 @@ def new_record(
     project_id: str,
     cases: Sequence[ReplayCase],
     frozen_version: FrozenVersion | None = None,
+    baseline: Baseline | None = None,
 ) -> dict[str, Any]:
-    """A `running` eval run's row with the comparison's settings; the caller adds its subject."""
-    if request.baseline != "recorded":
-        raise BadInput("Only the recorded baseline runs in kindgi dev.", field="baseline")
+    """A `running` eval run's row with the comparison's settings (and the version baseline
+    it replays, resolved); the caller adds its subject."""
     _check_overrides(ctx, request)
+    settings = replace(RunSettings.of(request), baseline_version=baseline)
     return {
         "run_id": str(uuid.uuid4()),
         "tenant_id": ctx.tenant_id,
@@ -100,7 +132,7 @@ def new_record(
         "dry_run": 1 if request.dry_run else 0,
         "started_at": now_iso(),
         "correlation_id": request.correlation_id,
-        "comparison": RunSettings.of(request).encoded(),
+        "comparison": settings.encoded(),
         "frozen_version": None if frozen_version is None else frozen_ref(frozen_version),
         "case_count": len(cases),
     }
@@ -113,25 +145,34 @@ def launch(
     cases: Sequence[ReplayCase],
     replay: Replay,
     concurrency: int,
+    resumed: Resumed | None = None,
+    baseline: Replay | None = None,
 ) -> Started:
-    """Store the eval run and start replaying its cases in the background (or preview them)."""
+    """Store the eval run and start replaying its cases in the background, with a version
+    baseline's replays beside the candidate's (or preview them, counting each side's); a
+    resumed run first stores the cases the run it resumes finished, and replays the rest."""
     run_id = record["run_id"]
+    settings = settings_of(record)
     if request.sample is not None:
         cases = _sampled(cases, request.sample)
-        record = {
-            **record,
-            "case_count": len(cases),
-            "comparison": replace(settings_of(record), sample=request.sample).encoded(),
-        }
+        settings = replace(settings, sample=request.sample)
+    if resumed is not None:
+        settings = replace(settings, resume_of=resumed.run_id)
+    record = {**record, "case_count": len(cases), "comparison": settings.encoded()}
     store.insert(ctx.db, record)
     if request.dry_run:
         preview = [
             PreviewCase(i, c.case_id, c.message if c.flow_input is None else c.flow_input)
             for i, c in enumerate(cases)
         ]
-        finish(ctx, run_id, "completed", DryRunResult(True, preview))
-        return Started(run_id, DryRunPreview(len(cases), preview))
-    spawn(ctx, run_id, replay, cases, concurrency)
+        each = len(cases) * request.repetitions
+        replays = ReplayCount(each, 0 if baseline is None else each)
+        finish(ctx, run_id, "completed", DryRunResult(True, preview, replays))
+        return Started(run_id, DryRunPreview(len(cases), preview, replays))
+    kept = resumed.kept if resumed is not None else {}
+    for index, entry in sorted(kept.items()):
+        store.add_case(ctx.db, run_id, index, entry.result.case_id, entry, now_iso())
+    spawn(ctx, run_id, replay, cases, concurrency, baseline, frozenset(kept))
     return Started(run_id)
 
 

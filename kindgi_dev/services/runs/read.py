@@ -13,6 +13,7 @@ from ...domain.status import TERMINAL
 from ...store import runs as run_store
 from ...store.runs import JournalEntry as JournalEntry
 from ..context import Context
+from . import pause
 from .record import finish_cancelled
 
 
@@ -58,6 +59,8 @@ class Run:
     versions: dict[str, dict[str, str]] | None = None
     """A flow replay's tools and agents at other versions than the flow's (`versions`)."""
     segments: list[dict[str, str]] | None = None
+    waiting_for: object | None = None
+    """What a suspended run waits for (`run_waits.WaitingFor`), on a read of one run."""
 
 
 def get_record(ctx: Context, run_id: str) -> dict[str, Any]:
@@ -137,6 +140,7 @@ async def cancel(ctx: Context, run_id: str) -> Run:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
     finish_cancelled(ctx, run_id)
+    pause.withdraw(ctx, run_id, "run-cancelled")
     return get(ctx, run_id)
 
 

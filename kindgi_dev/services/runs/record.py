@@ -19,10 +19,13 @@ def record_outcome(
     outcome: TurnOutcome,
     history: list[dict[str, Any]],
     sent_env: dict[str, Any],
+    *,
+    journaled: int = 0,
     asked_model: str | None = None,
 ) -> None:
-    """Store a finished turn: output, tool calls, journal, conversation messages, and the
-    model it asked for (what its cost is priced by: a provider may answer as another)."""
+    """Store a finished turn: output, tool calls, journal (but the first `journaled` calls,
+    written when it paused), conversation messages, and the model it asked for (what its
+    cost is priced by: a provider may answer as another)."""
     run = run_store.get(ctx.db, run_id)
     if run is None or run["status"] in TERMINAL:
         return
@@ -50,7 +53,7 @@ def record_outcome(
         )
     journal = [
         JournalEntry("step.completed", now, c.as_journal(), node_id=f"tool:{c.tool_id}")
-        for c in outcome.tool_calls
+        for c in outcome.tool_calls[journaled:]
     ]
     end = "run.completed" if outcome.ok else "run.failed"
     journal.append(JournalEntry(end, now, outcome.failure or {}))

@@ -8,16 +8,30 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...domain.errors import BadInput, NotFound, Unprocessable, ValidationFailed
+from ...domain.facts import REMEMBER_TOOL, RememberPolicy
 from ...domain.segments import Segment
 from ...domain.time import now_iso
-from ...runtime.agent_turn import TurnOutcome, run_agent_turn
+from ...runtime.agent_turn import TurnOutcome, resume_agent_turn, run_agent_turn
+from ...runtime.approval_gate import ApprovalGate
 from ...runtime.dispatch import LiveDispatcher, tool_env
 from ...runtime.replay_dispatch import DryRunDispatcher
 from ...runtime.tool_calls import ToolDispatcher
+from ...runtime.turn_snapshot import TurnSnapshot
 from ...store import runs as run_store
 from ...store.runs import JournalEntry
-from .. import blocks, catalog, conversations, models, projects
+from .. import (
+    blocks,
+    catalog,
+    conversations,
+    guardrails,
+    live,
+    models,
+    projects,
+    remember,
+    runnable,
+)
 from ..context import Context
+from . import pause
 from .read import Run, run_of
 from .record import finish_cancelled, record_outcome
 
@@ -75,35 +89,63 @@ async def start(
     wait: bool = True,
 ) -> tuple[Run, int]:
     """Start an agent turn on `input` (`{userMessage, parameters}`); answer when it ends
-    (`wait`) or at once."""
-    agent = catalog.get_agent(ctx, agent_id, agent_version)
+    (`wait`) or at once. A version whose pinned tools the pack no longer serves is refused."""
     project_id = projects.require(ctx, project_id)
+    version, via = chosen_version(ctx, agent_id, agent_version, project_id, input, segments)
+    agent = runnable.agent(ctx, agent_id, version)
     data = check_input(agent, input)
+    started_by = "person" if ctx.caller.kind == "user" else "key"
     run = open_run(
         ctx,
         agent,
         project_id,
         data,
         segments=segments,
-        started_by="person",
-        via="explicit" if agent_version else "latest",
+        started_by=started_by,
+        via=via,
         dry_run=dry_run,
     )
     history = conversations.history(ctx, run["conversation_id"], before_run=run["id"])
     live = live_dispatcher(ctx, project_id, run["id"], settings=settings_for(ctx, run))
-    dispatcher: ToolDispatcher = DryRunDispatcher(live) if dry_run else live
+    dispatcher: ToolDispatcher = (
+        DryRunDispatcher(live) if dry_run else ApprovalGate(live, unattended=started_by != "person")
+    )
     work = perform_turn(ctx, run["id"], agent, data["userMessage"], history, dispatcher)
     if wait:
         finished = await _track(ctx, run["id"], work)
         if finished["status"] == "failed":
+            output = finished.get("output") or {}
+            halted = finished.get("failure_code") == guardrails.GUARDRAIL_FAILED
             raise TurnFailedError(
                 finished.get("failure_message") or "The agent turn failed.",
                 code=finished.get("failure_code") or "model-invocation-failed",
                 runId=run["id"],
+                violations=output.get("violations") if halted else None,
+                evaluationErrors=output.get("evaluationErrors", []) if halted else None,
             )
         return run_of(finished), 201
     ctx.run_tasks[run["id"]] = asyncio.create_task(_track(ctx, run["id"], work))
     return run_of(run_store.get(ctx.db, run["id"]) or run), 202
+
+
+def chosen_version(
+    ctx: Context,
+    agent_id: str,
+    named: str | None,
+    project_id: str,
+    data: Any,
+    segments: Sequence[Segment] | None,
+) -> tuple[str, str]:
+    """The version a turn runs and why: the one named (`explicit`), a follow-up turn's
+    conversation's (`conversation`), else the one live for its project and segment path
+    (`live`), else the latest (`latest`)."""
+    if named:
+        return named, "explicit"
+    kept = conversations.pinned_version(ctx, agent_id, data)
+    if kept is not None:
+        return kept, "conversation"
+    serving = live.for_run(ctx, agent_id, project_id, segments or ())
+    return serving.version, serving.via
 
 
 def settings_for(ctx: Context, run: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -128,6 +170,7 @@ def live_dispatcher(
         project_id=project_id,
         run_id=run_id,
         env_of=env_of,
+        builtins=remember.builtins(ctx, run_id),
         settings=settings,
     )
 
@@ -207,8 +250,10 @@ async def perform_turn(
     dispatcher: ToolDispatcher,
     *,
     tool_env: Mapping[str, Mapping[str, str]] | None = None,
+    paused: TurnSnapshot | None = None,
 ) -> TurnOutcome:
-    """Run the turn and record everything it did; never raises for the turn's own failure."""
+    """Run the turn (or go on with the `paused` one) and record everything it did, or the
+    pause at a call held for an approval; never raises for the turn's own failure."""
     tools = tools_of(ctx, agent)
     asked: str | None = None
     try:
@@ -225,21 +270,36 @@ async def perform_turn(
             {"code": error.wire_code, "message": error.message},
         )
     else:
-        outcome = await run_agent_turn(agent, tools, message, history, adapter, dispatcher)
+        if paused is None:
+            outcome = await run_agent_turn(agent, tools, message, history, adapter, dispatcher)
+        else:
+            outcome = await resume_agent_turn(agent, tools, paused, adapter, dispatcher)
+        run = run_store.get(ctx.db, run_id)
+        if run is not None:
+            turn = conversations.turn_number(ctx, run["conversation_id"], run_id)
+            outcome = await guardrails.checked(ctx, dict(agent), run, outcome, turn)
+    if outcome.paused is not None:
+        held = tools.get(outcome.paused.held.tool_id) or {}
+        pause.hold(ctx, run_id, dict(agent), str(held.get("version", "")), outcome)
+        return outcome
     sent_env = dict(tool_env or getattr(dispatcher, "tool_env", {}) or {})
-    record_outcome(ctx, run_id, outcome, history, sent_env, asked)
+    journaled = 0 if paused is None else paused.journaled
+    record_outcome(ctx, run_id, outcome, history, sent_env, journaled=journaled, asked_model=asked)
     return outcome
 
 
 def tools_of(ctx: Context, agent: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The manifests of the tools an agent may call, at the versions it pins (else latest)."""
+    """The manifests of the tools an agent may call, at the versions it pins (the latest of
+    one it pins no version of), and the built-in `kindgi_remember` when the agent remembers:
+    never another version than the pinned one, which would run other content than the agent
+    version's (`runnable` refuses such a version first)."""
     found: dict[str, dict[str, Any]] = {}
+    policy = RememberPolicy.of(agent)
+    if policy is not None:
+        found[REMEMBER_TOOL] = policy.manifest()
     for ref in agent.get("tools") or []:
         try:
             found[ref["id"]] = catalog.get_tool(ctx, ref["id"], ref.get("version"))
         except NotFound:
-            try:
-                found[ref["id"]] = catalog.get_tool(ctx, ref["id"])
-            except NotFound:
-                continue
+            continue
     return found

@@ -1,0 +1,236 @@
+"""`/v1/memory/erasures`: erase a person's words as the 0.1.10 client and CLI ask, and the
+ledger of erasures. The 0.4 `/v1/erasures` (in `corrections`) erases the same."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from ..domain.paging import Page
+from ..services import erasures
+from .routing import Call, Endpoint
+from .wire import WireModel
+
+
+class SubjectSelector(WireModel):
+    """A person: an app's end user, or an external subject facts name."""
+
+    kind: Literal["participant", "external"]
+    id: str = Field(min_length=1, max_length=256)
+
+
+class CreateErasureBody(WireModel):
+    """Exactly one of `factId`, `subject` or `conversationId`."""
+
+    fact_id: str | None = Field(default=None, min_length=1, max_length=256)
+    subject: SubjectSelector | None = None
+    conversation_id: str | None = Field(default=None, min_length=1, max_length=256)
+
+    @model_validator(mode="after")
+    def _one(self) -> CreateErasureBody:
+        given = [n for n in ("fact_id", "subject", "conversation_id") if getattr(self, n)]
+        if len(given) != 1:
+            raise ValueError("name exactly one of factId, subject or conversationId")
+        return self
+
+    def selector(self) -> erasures.Selector:
+        if self.subject is not None:
+            return erasures.Selector(self.subject.kind, self.subject.id)
+        if self.fact_id is not None:
+            return erasures.Selector("fact", self.fact_id)
+        return erasures.Selector("conversation", str(self.conversation_id))
+
+
+class MemoryErasure(WireModel):
+    """An erasure as the ledger shows it: no selector once it completed."""
+
+    id: str
+    selector_kind: str
+    status: str
+    phase: str
+    requested_by: str
+    matchable: bool
+    counts: dict[str, int]
+    attempts: int
+    created_at: str
+    started_at: str | None = None
+    completed_at: str | None = None
+
+
+class ErasureWarning(WireModel):
+    """Something the caller should know about an erasure."""
+
+    code: str
+    message: str
+
+
+class MemoryErasureCreated(MemoryErasure):
+    """A new erasure, with why it can't be replayed after a restore."""
+
+    warnings: list[ErasureWarning] | None = None
+
+
+class ErasurePage(WireModel):
+    """A page of the ledger, newest first."""
+
+    data: list[MemoryErasure]
+    has_more: bool
+    next_cursor: str | None = None
+
+
+class LedgerEntry(WireModel):
+    """One erasure as the export holds it: no content, no identifier."""
+
+    id: str
+    selector_kind: str
+    selector_hmac: str | None = Field(default=None, pattern="^[0-9a-f]{64}$")
+    key_id: str | None = None
+    requested_by: str
+    status: str
+    created_at: str
+    completed_at: str | None = None
+
+
+class Ledger(WireModel):
+    """The whole ledger, oldest first."""
+
+    data: list[LedgerEntry]
+
+
+class ReplayBody(WireModel):
+    """`memory.replayErasures`: the ledger an export gave."""
+
+    erasures: list[LedgerEntry] = Field(max_length=10_000)
+
+
+class Unmatched(WireModel):
+    """An erasure a replay couldn't find its person for, and why."""
+
+    id: str
+    reason: str
+
+
+class ReplayResult(WireModel):
+    """What a replay did with each erasure."""
+
+    replayed: list[str]
+    restored: list[str]
+    unmatched: list[Unmatched]
+
+
+class ResumeBody(WireModel):
+    """`memory.resumeErasure`."""
+
+    force: bool | None = None
+
+
+class PageQuery(WireModel):
+    """Paging only."""
+
+    limit: int | None = None
+    cursor: str | None = None
+
+
+UNMATCHABLE = (
+    "kindgi dev keeps no erasure ledger key, so a replay after a backup restore can't find "
+    "this person again."
+)
+
+
+def create(call: Call[CreateErasureBody, Any]) -> dict[str, Any]:
+    done = erasures.erase(call.ctx, call.body.selector())
+    return {**vars(done), "warnings": [{"code": "erasure-unmatchable", "message": UNMATCHABLE}]}
+
+
+async def list_erasures(call: Call[Any, PageQuery]) -> Page[erasures.MemoryErasure]:
+    return erasures.list_page(call.ctx, limit=call.query.limit, cursor=call.query.cursor)
+
+
+async def get(call: Call[Any, Any]) -> erasures.MemoryErasure:
+    return erasures.get(call.ctx, call.path["erasureId"])
+
+
+async def export(call: Call[Any, Any]) -> dict[str, Any]:
+    return {"data": [_entry(e) for e in erasures.ledger(call.ctx)]}
+
+
+def _entry(erasure: erasures.MemoryErasure) -> dict[str, Any]:
+    fields = ("id", "selector_kind", "requested_by", "status", "created_at", "completed_at")
+    return {name: getattr(erasure, name) for name in fields}
+
+
+async def replay(call: Call[ReplayBody, Any]) -> dict[str, Any]:
+    unmatched = [
+        {"id": e.id, "reason": "no-keyed-hash" if e.selector_hmac is None else "unknown-key"}
+        for e in call.body.erasures
+    ]
+    return {"replayed": [], "restored": [], "unmatched": unmatched}
+
+
+async def resume(call: Call[ResumeBody, Any]) -> erasures.MemoryErasure:
+    return erasures.get(call.ctx, call.path["erasureId"])
+
+
+ENDPOINTS = [
+    Endpoint(
+        "POST",
+        "/v1/memory/erasures",
+        "memory.createErasure",
+        create,
+        "Erase a person's words (a fact, an end user, an external subject or a conversation).",
+        body=CreateErasureBody,
+        response=MemoryErasureCreated,
+        status=202,
+        errors=(400, 401, 404, 409, 413),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/memory/erasures",
+        "memory.listErasures",
+        list_erasures,
+        "The erasures, newest first.",
+        query=PageQuery,
+        response=ErasurePage,
+        errors=(400, 401),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/memory/erasures/export",
+        "memory.exportErasures",
+        export,
+        "The whole erasure ledger, oldest first.",
+        response=Ledger,
+        errors=(401,),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/memory/erasures/replay",
+        "memory.replayErasures",
+        replay,
+        "Replay erasures after a restore (none can be found again here: no ledger key).",
+        body=ReplayBody,
+        response=ReplayResult,
+        errors=(400, 401, 413),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/memory/erasures/{erasureId}/resume",
+        "memory.resumeErasure",
+        resume,
+        "Resume an erasure (kindgi dev's are done at once: it comes back as it is).",
+        body=ResumeBody,
+        body_optional=True,
+        response=MemoryErasure,
+        errors=(400, 401, 404, 413),
+    ),
+    Endpoint(
+        "GET",
+        "/v1/memory/erasures/{erasureId}",
+        "memory.getErasure",
+        get,
+        "One erasure.",
+        response=MemoryErasure,
+        errors=(401, 404),
+    ),
+]

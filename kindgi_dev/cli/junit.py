@@ -1,0 +1,89 @@
+"""`--junit=FILE`: a finished eval run as a JUnit XML report, one testcase per case, which
+GitHub, GitLab and Jenkins show natively.
+
+A case *fails* when some repetition failed it (`passedAll` false: a checked part failed,
+or it showed an item people marked wrong), or when the recorded run passed it and the
+candidate now shows nothing to pass; an errored case is an `<error>`, a flow case stopped
+at a refused call is `<skipped>`. Each failure says what differed.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+
+def failed(case: dict[str, Any]) -> bool:
+    """Whether a case is a failure in the report (see the module's docstring)."""
+    return case.get("passedAll") is False or (
+        case.get("passedBefore") is True and case.get("passedAll") is None
+    )
+
+
+def differences(case: dict[str, Any]) -> list[str]:
+    """What differed on a case, one line each: the corrected items kept, dropped and new,
+    each checked part's differences, and whether its repetitions disagreed."""
+    lines = []
+    changes = case.get("changes") or {}
+    kept = [f"{k['key']} (rank {k.get('rankBefore')} → {k.get('rank')})" for k in
+            changes.get("kept") or []]  # fmt: skip
+    if kept:
+        lines.append("kept: " + ", ".join(kept))
+    if changes.get("dropped"):
+        lines.append("dropped: " + ", ".join(d["key"] for d in changes["dropped"]))
+    if changes.get("new"):
+        lines.append("new: " + ", ".join(n["key"] for n in changes["new"]))
+    for found in case.get("correctionDifferences") or []:
+        for d in found.get("differences") or []:
+            said = {k: v for k, v in d.items() if k != "kind" and v is not None}
+            lines.append(
+                f"{found['part']}, repetition {found['repetition']}: {d['kind']} "
+                f"{json.dumps(said, ensure_ascii=False, sort_keys=True)}"
+            )
+    if case.get("flaky"):
+        lines.append("flaky: some repetitions passed, some failed")
+    return lines
+
+
+def report(run: dict[str, Any]) -> ET.Element:
+    """The run as a `<testsuites>` of one `<testsuite>`, a `<testcase>` per case."""
+    result = run.get("result") or {}
+    cases = result.get("perCase") or []
+    summary = result.get("summary") or {}
+    candidate = summary.get("candidate") or {}
+    tried = candidate.get("agentId") or candidate.get("flowId") or "candidate"
+    name = f"{run['suiteId']}@{run['suiteVersion']} · {tried} {candidate.get('version') or ''}"
+    suite = ET.Element("testsuite", name=name.strip(), timestamp=str(run.get("startedAt", "")))
+    counts = {"failures": 0, "errors": 0, "skipped": 0}
+    for case in cases:
+        entry = ET.SubElement(
+            suite, "testcase", classname=str(run["suiteId"]), name=str(case["caseId"]), time="0"
+        )
+        if case.get("errored"):
+            counts["errors"] += 1
+            ET.SubElement(entry, "error", message=str(case.get("error") or "errored"))
+        elif case.get("stopped"):
+            counts["skipped"] += 1
+            stopped = case["stopped"]
+            ET.SubElement(entry, "skipped", message=f"stopped at {stopped.get('toolId')}")
+        elif failed(case):
+            counts["failures"] += 1
+            said = differences(case)
+            failure = ET.SubElement(entry, "failure", message=said[0] if said else "failed")
+            failure.text = "\n".join(said)
+    suite.set("tests", str(len(cases)))
+    for key, value in counts.items():
+        suite.set(key, str(value))
+    root = ET.Element("testsuites", name=f"kindgi eval run {run['runId']}")
+    root.append(suite)
+    return root
+
+
+def write(run: dict[str, Any], path: Path) -> None:
+    """Write the run's report to `path` (its folder made when missing)."""
+    tree = ET.ElementTree(report(run))
+    ET.indent(tree)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tree.write(path, encoding="utf-8", xml_declaration=True)

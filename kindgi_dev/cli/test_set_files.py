@@ -1,0 +1,97 @@
+"""`kindgi test-sets export|import`: a frozen version as a file to commit, and back.
+
+Both stream: the export is written as it arrives and the import sent a chunk at a time,
+with a progress line on a terminal (quiet when piped).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..remote import Progress
+from .command import api_command
+from .http import Api
+from .test_set_moves import ProgressLine, split_reference
+
+CHUNK = 64 * 1024
+
+
+def add_to(group: click.Group) -> None:
+    """Add `export` and `import` to `kindgi test-sets`."""
+
+    @api_command(
+        group, "export", help="Write a version as a file to commit (keys sorted, a case a line)."
+    )
+    @click.argument("reference", metavar="<testSetId>@<version>")
+    @click.option(
+        "--output",
+        "-o",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="The file to write (default: stdout).",
+    )
+    def export(api: Api, reference: str, output: Path | None) -> Any:
+        """`GET …/versions/{v}/export`, written as it comes; with `-o`, what was written."""
+        test_set_id, version = split_reference(reference)
+        chunks = api.download(f"/v1/test-sets/{test_set_id}/versions/{version}/export")
+        progress = ProgressLine()
+        if output is None:
+            for chunk in _counted(chunks, progress, "exported"):
+                sys.stdout.buffer.write(chunk)
+            sys.stdout.buffer.flush()
+            progress.done()
+            return None
+        partial = output.with_name(f".{output.name}.partial")
+        output.parent.mkdir(parents=True, exist_ok=True)
+        written = 0
+        try:
+            with partial.open("wb") as handle:
+                for chunk in _counted(chunks, progress, "exported"):
+                    handle.write(chunk)
+                    written += len(chunk)
+            os.replace(partial, output)
+        finally:
+            partial.unlink(missing_ok=True)
+            progress.done()
+        return {"testSetId": test_set_id, "version": version, "file": str(output), "bytes": written}
+
+    @api_command(group, "import", help="Store a test-set file here read-only, as a pulled version.")
+    @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    def import_file(api: Api, file: Path) -> Any:
+        """`POST /v1/test-sets/import?source=<file>`, the file sent a chunk at a time."""
+        size = file.stat().st_size
+        progress = ProgressLine()
+        try:
+            return api.upload(
+                "/v1/test-sets/import",
+                _read(file, progress),
+                size=size,
+                params={"source": file.as_posix()},
+            )
+        finally:
+            progress.done()
+
+
+def _counted(chunks: Iterator[bytes], progress: ProgressLine, verb: str) -> Iterator[bytes]:
+    """The chunks, drawing how many cases (lines) and bytes have passed."""
+    lines = size = 0
+    for chunk in chunks:
+        lines += chunk.count(b"\n")
+        size += len(chunk)
+        progress(verb, Progress(max(lines - 1, 0), None, size))
+        yield chunk
+
+
+def _read(file: Path, progress: ProgressLine) -> Iterator[bytes]:
+    sent = lines = 0
+    with file.open("rb") as handle:
+        while chunk := handle.read(CHUNK):
+            sent += len(chunk)
+            lines += chunk.count(b"\n")
+            progress("sent", Progress(max(lines - 1, 0), None, sent))
+            yield chunk

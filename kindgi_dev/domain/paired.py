@@ -1,0 +1,229 @@
+"""Verdicts people can gate on: a metric compared case by case, with an interval for its change.
+
+Each metric is a ratio of sums over the cases it counts (a case's `Part`: numerator and
+denominator, counted when the denominator is above 0), so the summary's value and any
+resample of the cases are computed the same way. The interval is a paired bootstrap: the
+same cases drawn for both sides, with a fixed seed, so a run's numbers are reproducible.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import fmean
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .metrics import CaseScore
+
+SEED = 25
+"""The bootstrap's seed: the same cases always give the same interval."""
+RESAMPLES = 2000
+"""Resamples of the cases, fewer for large runs (see `resamples_for`)."""
+DRAW_BUDGET = 1_000_000
+"""Cases drawn per metric at most: a run of 5,000 cases or more gets 200 resamples, not 2,000."""
+MIN_RESAMPLES = 200
+LEVEL = 0.95
+MIN_CASES = 5
+"""Fewer cases compared than this, and no difference is called beyond noise: a bootstrap
+of two or three cases whose changes agree gives an interval of one point."""
+EPSILON = 1e-9
+
+Part = tuple[float, float]
+"""One case's share of a metric: (numerator, denominator); counted when the denominator > 0."""
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A confidence interval for a metric's change, candidate − baseline."""
+
+    low: float
+    high: float
+    level: float = LEVEL
+
+
+@dataclass(frozen=True)
+class Paired:
+    """A metric compared case by case: the cases that did better, worse or the same, and
+    whether the change is beyond what the cases' spread explains (its interval excludes 0)."""
+
+    wins: int
+    losses: int
+    ties: int
+    n: int
+    """Cases resampled: every case either side counts."""
+    interval: Interval | None
+    resamples: int
+    seed: int
+    beyond_noise: bool
+    verdict: str
+    """`better`, `worse`, `no clear difference`, or `too few cases`."""
+
+
+def share_part(score: CaseScore) -> Part:
+    """Weighted yes share: Σ yes weight / Σ total weight, over cases with corrected items."""
+    return (score.yes_weight, score.total_weight) if score.judged_items > 0 else (0.0, 0.0)
+
+
+def coverage_part(score: CaseScore) -> Part:
+    """Judged coverage: corrected items / all items, over cases with items."""
+    return (float(score.judged_items), float(score.items))
+
+
+def precision_part(score: CaseScore) -> Part:
+    """Precision at k: the mean of each case's top-k share, over cases with one."""
+    if score.top_k_total <= 0:
+        return (0.0, 0.0)
+    return (score.top_k_yes / score.top_k_total, 1.0)
+
+
+def ratio(parts: Sequence[Part]) -> float | None:
+    """Σ numerators / Σ denominators, or None when nothing counts."""
+    denominator = sum(d for _, d in parts)
+    return sum(n for n, _ in parts) / denominator if denominator > 0 else None
+
+
+def case_outcome(baseline: Part, candidate: Sequence[Part]) -> int | None:
+    """+1 when the candidate did better on the case, −1 worse, 0 the same; None when a
+    side doesn't count it. The candidate's value is its mean over repetitions."""
+    return repeated_outcome([baseline], candidate)
+
+
+def repeated_outcome(baseline: Sequence[Part], candidate: Sequence[Part]) -> int | None:
+    """`case_outcome` with both sides one part per repetition (a version baseline is
+    replayed as often as the candidate), each side's value its mean over them."""
+    before, after = _mean(baseline), _mean(candidate)
+    if before is None or after is None:
+        return None
+    change = after - before
+    return 0 if abs(change) <= EPSILON else (1 if change > 0 else -1)
+
+
+def _mean(parts: Sequence[Part]) -> float | None:
+    """The mean of the values of the parts that count, or None when none does."""
+    values = [v for part in parts if (v := ratio([part])) is not None]
+    return fmean(values) if values else None
+
+
+def resamples_for(cases: int) -> int:
+    """2,000 resamples, fewer when the cases are many (at least 200)."""
+    if cases <= 0:
+        return 0
+    return max(MIN_RESAMPLES, min(RESAMPLES, DRAW_BUDGET // cases))
+
+
+def paired(
+    baseline: Sequence[Part], candidate: Sequence[Sequence[Part]], *, seed: int = SEED
+) -> Paired:
+    """Compare the recorded runs and the candidate over the same cases: `baseline[i]` and
+    `candidate[i]` (one part per repetition) are case i."""
+    return paired_repeated([[part] for part in baseline], candidate, seed=seed)
+
+
+def paired_repeated(
+    baseline: Sequence[Sequence[Part]], candidate: Sequence[Sequence[Part]], *, seed: int = SEED
+) -> Paired:
+    """Compare two sides over the same cases, each one part per repetition on case i (a
+    version baseline is replayed as often as the candidate). The interval is the 2.5th to
+    97.5th percentile of the change over resamples of the cases, each drawn with
+    replacement for both sides."""
+    assert len(baseline) == len(candidate), "a paired comparison needs both sides per case"
+    outcomes = [repeated_outcome(b, c) for b, c in zip(baseline, candidate, strict=True)]
+    wins = sum(1 for o in outcomes if o == 1)
+    losses = sum(1 for o in outcomes if o == -1)
+    ties = sum(1 for o in outcomes if o == 0)
+    counted = [
+        i
+        for i, (b, c) in enumerate(zip(baseline, candidate, strict=True))
+        if any(p[1] > 0 for p in (*b, *c))
+    ]
+    count = resamples_for(len(counted))
+    interval = _bootstrap(
+        [baseline[i] for i in counted], [candidate[i] for i in counted], count, seed
+    )
+    compared = wins + losses + ties
+    return Paired(
+        wins=wins,
+        losses=losses,
+        ties=ties,
+        n=len(counted),
+        interval=interval,
+        resamples=count,
+        seed=seed,
+        beyond_noise=_beyond(interval) and compared >= MIN_CASES,
+        verdict=_verdict(interval, compared),
+    )
+
+
+def _beyond(interval: Interval | None) -> bool:
+    return interval is not None and (interval.low > EPSILON or interval.high < -EPSILON)
+
+
+def _verdict(interval: Interval | None, compared: int) -> str:
+    if interval is None or compared < MIN_CASES:
+        return "too few cases"
+    if interval.low > EPSILON:
+        return "better"
+    if interval.high < -EPSILON:
+        return "worse"
+    return "no clear difference"
+
+
+def _bootstrap(
+    baseline: Sequence[Sequence[Part]], candidate: Sequence[Sequence[Part]], count: int, seed: int
+) -> Interval | None:
+    """The percentile interval of the change over `count` resamples, or None when fewer than
+    half the resamples have a change (a side with nothing to count)."""
+    n = len(baseline)
+    if n == 0 or count == 0:
+        return None
+    before, after = _by_repetition(baseline), _by_repetition(candidate)
+    rng = random.Random(seed)
+    positions = range(n)
+    changes: list[float] = []
+    for _ in range(count):
+        drawn = rng.choices(positions, k=n)
+        old, new = _drawn_mean(before, drawn), _drawn_mean(after, drawn)
+        if old is not None and new is not None:
+            changes.append(new - old)
+    if len(changes) * 2 < count:
+        return None
+    changes.sort()
+    return Interval(_percentile(changes, 0.025), _percentile(changes, 0.975))
+
+
+def _by_repetition(side: Sequence[Sequence[Part]]) -> list[tuple[list[float], list[float]]]:
+    """A side's numerators and denominators, case by case, one pair of lists per repetition
+    (a case with fewer repetitions counts 0 in the others)."""
+    repetitions = max((len(c) for c in side), default=0)
+    return [
+        (
+            [c[r][0] if len(c) > r else 0.0 for c in side],
+            [c[r][1] if len(c) > r else 0.0 for c in side],
+        )
+        for r in range(repetitions)
+    ]
+
+
+def _drawn_mean(side: Sequence[tuple[list[float], list[float]]], drawn: list[int]) -> float | None:
+    """A side's value on the drawn cases: its repetitions' ratios, averaged."""
+    values = [v for nums, dens in side if (v := _drawn_ratio(nums, dens, drawn)) is not None]
+    return fmean(values) if values else None
+
+
+def _drawn_ratio(nums: list[float], dens: list[float], drawn: list[int]) -> float | None:
+    denominator = sum(map(dens.__getitem__, drawn))
+    if denominator <= 0:
+        return None
+    return sum(map(nums.__getitem__, drawn)) / denominator
+
+
+def _percentile(ordered: Sequence[float], q: float) -> float:
+    """The q-th quantile of sorted values, interpolated between the two nearest ranks."""
+    position = q * (len(ordered) - 1)
+    below = math.floor(position)
+    above = min(below + 1, len(ordered) - 1)
+    fraction = position - below
+    return ordered[below] + (ordered[above] - ordered[below]) * fraction

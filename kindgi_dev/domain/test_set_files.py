@@ -1,0 +1,186 @@
+"""A frozen test-set version as a file you commit: deterministic bytes, one case per line.
+
+The file is UTF-8 JSON with every object's keys sorted, in a small envelope: the agents and
+flows (with their versions) its cases' runs ran, `caseCount`, the `cases` in the version's
+own order, `format`, `id`, `kind: corrections`, the `sha256` of the canonical cases (the
+digest a pull keeps, so a pulled version and its file tell the same content), `version`.
+The same version always gives the same bytes, and a diff between two versions shows the
+cases that changed as lines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ValidationFailed
+from .semver import is_semver
+
+FORMAT = "kindgi.test-set/1"
+KIND = "corrections"
+ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,299}")
+
+
+def case_text(case: Any) -> str:
+    """A case as the file and the digest write it: compact JSON, keys sorted, UTF-8 as is."""
+    return json.dumps(case, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class Digest:
+    """The sha256 of canonical cases, fed one case at a time: that of `case_text` of the
+    whole list, `[case,case,…]`."""
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256(b"[")
+        self._first = True
+
+    def add(self, case: Any) -> None:
+        """Feed the next case."""
+        self._hash.update((case_text(case) if self._first else "," + case_text(case)).encode())
+        self._first = False
+
+    def hexdigest(self) -> str:
+        """The digest of the cases fed so far."""
+        done = self._hash.copy()
+        done.update(b"]")
+        return done.hexdigest()
+
+
+def digest(cases: Iterable[Any]) -> str:
+    """The sha256 of a version's canonical cases."""
+    found = Digest()
+    for case in cases:
+        found.add(case)
+    return found.hexdigest()
+
+
+@dataclass
+class Names:
+    """The agents and flows a version's cases ran, each with its versions, gathered case by
+    case."""
+
+    agents: dict[str, set[str]]
+    flows: dict[str, set[str]]
+
+    @classmethod
+    def empty(cls) -> Names:
+        """Nothing named yet."""
+        return cls({}, {})
+
+    def add(self, case: Mapping[str, Any]) -> None:
+        """Name what one case's run ran: a frozen case's `run`, or a suite case's `subject`."""
+        found_run, found_subject = case.get("run"), case.get("subject")
+        run: Mapping[str, Any] = found_run if isinstance(found_run, dict) else {}
+        subject: Mapping[str, Any] = found_subject if isinstance(found_subject, dict) else {}
+        if run.get("agentId"):
+            self._put(self.agents, run["agentId"], case.get("madeOn") or run.get("agentVersion"))
+        elif run.get("flowId"):
+            self._put(self.flows, run["flowId"], run.get("flowVersion"))
+        elif subject.get("id"):
+            named = self.flows if subject.get("kind") == "flow" else self.agents
+            self._put(named, subject["id"], subject.get("version"))
+
+    @staticmethod
+    def _put(into: dict[str, set[str]], ident: object, version: object) -> None:
+        into.setdefault(str(ident), set()).update([str(version)] if version else [])
+
+    def listed(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The agents, then the flows, as the file lists them: by id, versions sorted."""
+        return _listed(self.agents), _listed(self.flows)
+
+
+def _listed(named: dict[str, set[str]]) -> list[dict[str, Any]]:
+    return [{"id": ident, "versions": sorted(v)} for ident, v in sorted(named.items())]
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """What the file says of its version beside the cases."""
+
+    test_set_id: str
+    version: str
+    case_count: int
+    sha256: str
+    agents: list[dict[str, Any]]
+    flows: list[dict[str, Any]]
+
+
+def file_lines(envelope: Envelope, cases: Iterable[Any]) -> Iterator[str]:
+    """The file, a line at a time: the envelope's keys before `cases` on the first line, a
+    case per line, then the keys after it. Keys sort as JSON's sorted keys would."""
+    head = {"agents": envelope.agents, "caseCount": envelope.case_count}
+    tail = {
+        "flows": envelope.flows,
+        "format": FORMAT,
+        "id": envelope.test_set_id,
+        "kind": KIND,
+        "sha256": envelope.sha256,
+        "version": envelope.version,
+    }
+    yield case_text(head)[:-1] + ',"cases":['
+    separator = "\n"
+    for case in cases:
+        yield separator + case_text(case)
+        separator = ",\n"
+    yield "\n]," + case_text(tail)[1:] + "\n"
+
+
+@dataclass(frozen=True)
+class TestSetFile:
+    """A file read back and checked: its envelope and its cases."""
+
+    envelope: Envelope
+    cases: list[dict[str, Any]]
+
+
+def read_file(data: Mapping[str, Any]) -> TestSetFile:
+    """A parsed file checked: its format and kind, an id and semver version, cases that are
+    objects, as many as it says, and a `sha256` that is theirs (400 `digest-mismatch`
+    otherwise: the cases were changed after the file was written)."""
+    if data.get("format") != FORMAT:
+        raise ValidationFailed(
+            "format", f"must be {FORMAT!r}: a file kindgi test-sets export wrote"
+        )
+    if data.get("kind") != KIND:
+        raise ValidationFailed("kind", f"must be {KIND!r}: only corrections test sets are files")
+    test_set_id, version = data.get("id"), data.get("version")
+    if not isinstance(test_set_id, str) or not ID.fullmatch(test_set_id):
+        raise ValidationFailed("id", "must be letters, digits, '.', '_', '~' or '-'")
+    if not isinstance(version, str) or not is_semver(version):
+        raise ValidationFailed("version", f"must be a semver such as 1.0.0, not {version!r}")
+    cases = data.get("cases")
+    if not isinstance(cases, list) or not all(isinstance(c, dict) for c in cases):
+        raise ValidationFailed("cases", "must be a list of case objects")
+    if data.get("caseCount") != len(cases):
+        raise ValidationFailed(
+            "caseCount", f"says {data.get('caseCount')!r}, the file has {len(cases)}"
+        )
+    found = digest(cases)
+    if data.get("sha256") != found:
+        raise ValidationFailed(
+            "sha256",
+            "does not match the file's cases: they were changed after it was written, so "
+            "nothing was imported",
+            code="digest-mismatch",
+            expected=data.get("sha256"),
+            found=found,
+        )
+    names = Names.empty()
+    for case in cases:
+        names.add(case)
+    agents, flows = names.listed()
+    envelope = Envelope(test_set_id, version, len(cases), found, agents, flows)
+    return TestSetFile(envelope, list(cases))
+
+
+def envelope_of(test_set_id: str, version: str, cases: Sequence[Any]) -> Envelope:
+    """The envelope of a version's cases held at once (tests, small sets)."""
+    names = Names.empty()
+    for case in cases:
+        names.add(case)
+    agents, flows = names.listed()
+    return Envelope(test_set_id, version, len(cases), digest(cases), agents, flows)

@@ -1,0 +1,100 @@
+"""The approval gate of a live turn: a call of a tool that needs a person's yes when no
+person started the run (`needsApprovalWhenUnattended`) is held until a reviewer decides.
+
+Holding a call ends the turn for now (`HeldCall`); the turn is picked up again with the
+decision, and the gate then runs the call (approve) or answers the model that a reviewer
+rejected it (reject), as a deployed runtime does. Attended runs and reads pass straight on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..domain.replay import ToolFacts
+from ..models import ToolCall
+from .tool_calls import ToolCallRecord, ToolDispatcher
+
+REJECTED = "a reviewer rejected this call"
+
+
+class HeldCall(Exception):
+    """A call waits for an approval: the turn pauses before it runs."""
+
+    def __init__(self, call: ToolCall, tool: dict[str, Any]) -> None:
+        super().__init__(f"{call.tool_id} waits for an approval")
+        self.call = call
+        self.tool = tool
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """A reviewer's decision on a held call."""
+
+    approval_id: str
+    decision: str
+    decided_by: str
+    rationale: str | None = None
+
+    def journal(self) -> dict[str, Any]:
+        """The decision as the call's record keeps it."""
+        found = {
+            "approvalId": self.approval_id,
+            "decision": self.decision,
+            "decidedBy": self.decided_by,
+        }
+        return found if self.rationale is None else {**found, "rationale": self.rationale}
+
+
+def needs_approval(tool: Mapping[str, Any]) -> bool:
+    """Whether every call of the tool waits for a person in an unattended run."""
+    return ToolFacts.from_manifest(dict(tool)).needs_approval
+
+
+class ApprovalGate:
+    """Holds the calls that need an approval in an unattended run; passes the rest on."""
+
+    def __init__(
+        self,
+        inner: ToolDispatcher,
+        *,
+        unattended: bool,
+        decided: Mapping[str, GateDecision] | None = None,
+    ) -> None:
+        self._inner = inner
+        self._unattended = unattended
+        self._decided = dict(decided or {})
+
+    @property
+    def tool_env(self) -> dict[str, dict[str, str]]:
+        """The env values each live call was sent, by tool id."""
+        env: dict[str, dict[str, str]] = getattr(self._inner, "tool_env", {})
+        return env
+
+    async def call(self, step: int, call: ToolCall, tool: dict[str, Any] | None) -> ToolCallRecord:
+        """Hold, run (approved) or answer (rejected) a gated call; run any other one."""
+        if tool is None or not self._unattended or not needs_approval(tool):
+            return await self._inner.call(step, call, tool)
+        decided = self._decided.get(call.id)
+        if decided is None:
+            raise HeldCall(call, tool)
+        if decided.decision == "approve":
+            record = await self._inner.call(step, call, tool)
+            record.approval = decided.journal()
+            return record
+        answer: dict[str, Any] = {"status": "rejected"}
+        if decided.rationale is not None:
+            answer["rationale"] = decided.rationale
+        return ToolCallRecord(
+            step,
+            call.id,
+            call.tool_id,
+            str(tool.get("version", "")),
+            call.arguments,
+            answer,
+            None,
+            "refused",
+            REJECTED,
+            approval=decided.journal(),
+        )

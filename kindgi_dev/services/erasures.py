@@ -1,0 +1,176 @@
+"""Erasing a person's words: one fact, an app's end user (`participant`), an `external`
+subject facts name, or one conversation. Served at `/v1/memory/erasures` (the 0.1.10
+client and CLI) and, for a participant, at the 0.4 `/v1/erasures`: both erase the same.
+
+A participant's erasure clears their corrections' words (reasons, `shouldSay`, `why`; the
+verdicts stay), deletes the facts about them, and clears their conversations' messages and
+the content of the runs that served them. kindgi dev erases at once: an erasure answers
+`completed`, and its ledger row keeps no identifier (nor any keyed hash to replay it by).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from ..domain.errors import NotFound
+from ..domain.paging import Page, clamp_limit, decode_cursor, encode_cursor
+from ..domain.time import now_iso
+from ..store import conversations as conversation_store
+from ..store import corrections as correction_store
+from ..store import erasures as store
+from ..store import facts as fact_store
+from ..store import runs as run_store
+from ..store.erasures import ErasureRow
+from .context import Context
+
+
+@dataclass(frozen=True)
+class Selector:
+    """Whose words: `fact`, `participant`, `external` or `conversation`, and the id."""
+
+    kind: str
+    id: str
+
+
+@dataclass(frozen=True)
+class MemoryErasure:
+    """An erasure as the client reads it: done at once, so `completed` in phase `done`."""
+
+    id: str
+    selector_kind: str
+    status: str
+    phase: str
+    requested_by: str
+    matchable: bool
+    counts: dict[str, int]
+    attempts: int
+    created_at: str
+    started_at: str | None = None
+    completed_at: str | None = None
+
+
+@dataclass(frozen=True)
+class ParticipantErasure:
+    """What the 0.4 `/v1/erasures` answers: the corrections and judgments it touched."""
+
+    participant_id: str
+    erased_at: str
+    corrections: int
+    judgments: int
+
+
+def erase(ctx: Context, selector: Selector) -> MemoryErasure:
+    """Erase now and record it in the ledger; 404 for a fact or conversation that isn't
+    here. Everything is cleared in one transaction."""
+    now = now_iso()
+    with ctx.db.transaction():
+        counts = _clear(ctx, selector, now)
+        row = ErasureRow(
+            str(uuid.uuid4()),
+            ctx.tenant_id,
+            selector.kind,
+            "completed",
+            f"{ctx.caller.kind}:{ctx.caller.id}",
+            counts,
+            now,
+            now,
+            now,
+        )
+        store.insert(ctx.db, row)
+    return _erasure(row)
+
+
+def erase_participant(ctx: Context, participant_id: str) -> ParticipantErasure:
+    """The 0.4 erasure: the same as a memory erasure of the participant, answered in 0.4's
+    words (how many corrections and judgments it touched)."""
+    done = erase(ctx, Selector("participant", participant_id))
+    counts = done.counts
+    return ParticipantErasure(
+        participant_id, done.created_at, counts["corrections"], counts["judgments"]
+    )
+
+
+def _clear(ctx: Context, selector: Selector, now: str) -> dict[str, int]:
+    """Clear what the selector names; how many of each thing it cleared."""
+    db, tenant = ctx.db, ctx.tenant_id
+    if selector.kind == "fact":
+        if not fact_store.revisions(db, tenant, selector.id):
+            raise NotFound("fact", selector.id)
+        return {"facts": fact_store.erase(db, tenant, [selector.id])}
+    if selector.kind == "external":
+        found = fact_store.ids_about(db, tenant, external=selector.id)
+        return {"facts": fact_store.erase(db, tenant, found)}
+    if selector.kind == "conversation":
+        row = conversation_store.get(db, selector.id)
+        if row is None or row["tenant_id"] != tenant:
+            raise NotFound("conversation", selector.id)
+        conversations = [selector.id]
+        facts = fact_store.ids_about(db, tenant, conversation=selector.id)
+        counts: dict[str, int] = {}
+    else:
+        conversations = conversation_store.of_participant(db, tenant, selector.id)
+        facts = fact_store.ids_about(db, tenant, participant=selector.id)
+        corrections, judgments = correction_store.erase_participant(db, tenant, selector.id, now)
+        counts = {"corrections": corrections, "judgments": judgments}
+    runs = run_store.of_conversations(db, conversations)
+    correction_store.erase_copies(db, runs)
+    counts.update(
+        facts=fact_store.erase(db, tenant, facts),
+        conversations=len(conversations),
+        messages=conversation_store.erase(db, conversations),
+        runs=run_store.erase_content(db, runs, now),
+    )
+    return counts
+
+
+def _erasure(row: ErasureRow) -> MemoryErasure:
+    return MemoryErasure(
+        id=row.id,
+        selector_kind=row.selector_kind,
+        status=row.status,
+        phase="done",
+        requested_by=row.requested_by,
+        matchable=False,
+        counts=row.counts,
+        attempts=0,
+        created_at=row.created_at,
+        started_at=row.started_at,
+        completed_at=row.completed_at,
+    )
+
+
+def get(ctx: Context, erasure_id: str) -> MemoryErasure:
+    """One erasure of the ledger; 404 `erasure-not-found`."""
+    row = store.get(ctx.db, ctx.tenant_id, erasure_id)
+    if row is None:
+        raise NotFound("erasure", erasure_id)
+    return _erasure(row)
+
+
+def list_page(ctx: Context, *, limit: int | None, cursor: str | None) -> Page[MemoryErasure]:
+    """The ledger, newest first."""
+    size = clamp_limit(limit)
+    position = decode_cursor(cursor)
+    rows = store.page(
+        ctx.db, ctx.tenant_id, after=int(position[0]) if position else None, limit=size + 1
+    )
+    more = len(rows) > size
+    shown = rows[:size]
+    return Page(
+        [_erasure(row) for _, row in shown],
+        more,
+        encode_cursor([shown[-1][0]]) if more and shown else None,
+    )
+
+
+def ledger(ctx: Context) -> list[MemoryErasure]:
+    """The whole ledger, oldest first (content-free: no erasure keeps whom it erased)."""
+    found: list[MemoryErasure] = []
+    after = None
+    while True:
+        rows = store.page(ctx.db, ctx.tenant_id, after=after, limit=500, newest_first=False)
+        found.extend(_erasure(row) for _, row in rows)
+        if len(rows) < 500:
+            return found
+        after = rows[-1][0]

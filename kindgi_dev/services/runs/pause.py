@@ -1,0 +1,98 @@
+"""A run paused at a tool call that needs a person's yes: the approval it waits for (a
+`tool-call:pending` subject of the approvals mechanism), the turn kept in SQLite, the
+journal's `wait.suspended`; and the approval withdrawn when the run is cancelled.
+
+A paused run holds no worker: nothing runs until a reviewer decides (`run_waits`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+from typing import Any
+
+from ...domain import facts
+from ...domain.time import now_iso
+from ...runtime.turn_outcome import TurnOutcome
+from ...store import approvals as approval_store
+from ...store import run_waits as store
+from ...store import runs as run_store
+from ...store.run_waits import Wait
+from ...store.runs import JournalEntry
+from .. import approvals
+from ..context import Context
+
+SUBJECT = "tool-call:pending"
+"""The approval subject of a tool call held for review, as the 0.1.10 client names it."""
+
+
+def hold(
+    ctx: Context, run_id: str, agent: dict[str, Any], tool_version: str, outcome: TurnOutcome
+) -> None:
+    """Pause the run at its held call: open its approval, keep the turn, journal the wait."""
+    snapshot = outcome.paused
+    assert snapshot is not None
+    held = snapshot.held
+    run = run_store.get(ctx.db, run_id) or {}
+    token = f"wt-{uuid.uuid4()}"
+    now = now_iso()
+    subject = {
+        "conversationId": run.get("conversation_id"),
+        "agentId": agent["id"],
+        "agentVersion": agent["version"],
+        "toolId": held.tool_id,
+        "toolVersion": tool_version,
+        "callId": held.id,
+        "argsHash": facts.hash_of(held.arguments),
+        "arguments": held.arguments,
+    }
+    journal = [
+        JournalEntry("step.completed", now, r.as_journal(), node_id=f"tool:{r.tool_id}")
+        for r in snapshot.records
+    ]
+    with ctx.db.transaction():
+        approval = approvals.open_approval(
+            ctx,
+            SUBJECT,
+            subject,
+            required_role="standard",
+            separate_approver=False,
+            project_id=run.get("project_id"),
+            title=f"HITL review: {held.tool_id}",
+            description=f"Tool call {held.tool_id} awaiting reviewer approval before dispatch.",
+            wait=(token, run_id, None),
+        )
+        kept = replace(snapshot, journaled=len(snapshot.records))
+        store.insert(
+            ctx.db,
+            Wait(
+                token, run_id, approval.id, held.tool_id, tool_version, held.id, kept.to_json(), now
+            ),
+        )
+        waiting = {
+            "tokenId": token,
+            "approvalId": approval.id,
+            "toolId": held.tool_id,
+            "callId": held.id,
+        }
+        journal.append(JournalEntry("wait.suspended", now, waiting, node_id=f"tool:{held.tool_id}"))
+        run_store.add_journal(ctx.db, run_id, journal)
+        run_store.update(ctx.db, run_id, {"status": "suspended", "updated_at": now})
+
+
+def withdraw(ctx: Context, run_id: str, because: str) -> None:
+    """The run ended while it waited: its approval is withdrawn and its wait closed."""
+    wait = store.open_of(ctx.db, run_id)
+    if wait is None:
+        return
+    now = now_iso()
+    with ctx.db.transaction():
+        found = approval_store.get(ctx.db, ctx.tenant_id, wait.approval_id)
+        if found is not None and found.is_open:
+            approval_store.update(
+                ctx.db,
+                replace(found, status="withdrawn", updated_at=now, withdrawn_because=because),
+            )
+        store.resolve(ctx.db, wait.token_id, now)
+        cancelled = {"tokenId": wait.token_id, "approvalId": wait.approval_id, "reason": because}
+        run_store.add_journal(ctx.db, run_id, [JournalEntry("wait.cancelled", now, cancelled)])

@@ -1,0 +1,102 @@
+"""Runs waiting at a waitpoint: a turn paused at a held tool call, the approval it waits
+for, the turn's snapshot, and the decision once a reviewer made it."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from .db import Database
+from .jsoncol import dump, load
+
+_COLUMNS = (
+    "token_id, run_id, approval_id, tool_id, tool_version, call_id, snapshot, created_at, "
+    "decision, resolved_at"
+)
+
+
+@dataclass(frozen=True)
+class Wait:
+    """One waitpoint of a run: open until `resolved_at`; `decision` once decided."""
+
+    token_id: str
+    run_id: str
+    approval_id: str
+    tool_id: str
+    tool_version: str
+    call_id: str
+    snapshot: dict[str, Any]
+    created_at: str
+    decision: dict[str, Any] | None = None
+    resolved_at: str | None = None
+
+
+def _wait(row: sqlite3.Row) -> Wait:
+    return Wait(
+        row["token_id"],
+        row["run_id"],
+        row["approval_id"],
+        row["tool_id"],
+        row["tool_version"],
+        row["call_id"],
+        load(row["snapshot"]),
+        row["created_at"],
+        load(row["decision"]),
+        row["resolved_at"],
+    )
+
+
+def insert(db: Database, wait: Wait) -> None:
+    """Keep a new waitpoint."""
+    db.run(
+        f"INSERT INTO run_waits ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            wait.token_id,
+            wait.run_id,
+            wait.approval_id,
+            wait.tool_id,
+            wait.tool_version,
+            wait.call_id,
+            dump(wait.snapshot),
+            wait.created_at,
+            dump(wait.decision),
+            wait.resolved_at,
+        ),
+    )
+
+
+def open_of(db: Database, run_id: str) -> Wait | None:
+    """The run's waitpoint not yet resolved."""
+    row = db.one(
+        f"SELECT {_COLUMNS} FROM run_waits WHERE run_id = ? AND resolved_at IS NULL",
+        (run_id,),
+    )
+    return None if row is None else _wait(row)
+
+
+def of_approval(db: Database, approval_id: str) -> Wait | None:
+    """The waitpoint an approval is linked to."""
+    row = db.one(f"SELECT {_COLUMNS} FROM run_waits WHERE approval_id = ?", (approval_id,))
+    return None if row is None else _wait(row)
+
+
+def decide(db: Database, token_id: str, decision: dict[str, Any]) -> None:
+    """Record the decision a waitpoint goes on with."""
+    db.run("UPDATE run_waits SET decision = ? WHERE token_id = ?", (dump(decision), token_id))
+
+
+def relink(db: Database, token_id: str, approval_id: str) -> None:
+    """The waitpoint now waits for another approval (the one its approval escalated to)."""
+    db.run("UPDATE run_waits SET approval_id = ? WHERE token_id = ?", (approval_id, token_id))
+
+
+def resolve(db: Database, token_id: str, at: str) -> None:
+    """Close the waitpoint: the run went on (or ended)."""
+    db.run("UPDATE run_waits SET resolved_at = ? WHERE token_id = ?", (at, token_id))
+
+
+def decided_open(db: Database) -> list[str]:
+    """Runs whose waitpoint was decided but that haven't gone on yet (a stop came between)."""
+    rows = db.all("SELECT run_id FROM run_waits WHERE resolved_at IS NULL AND decision IS NOT NULL")
+    return [row["run_id"] for row in rows]

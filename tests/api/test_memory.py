@@ -1,0 +1,193 @@
+"""Memory as the 0.1.10 client describes it: facts an agent remembers in a live run (and
+never in a dry run), facts an app writes and changes revision by revision, retrieval, and
+erasures at `/v1/memory/erasures` and `/v1/erasures` erasing the same words."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from desk_pack import desk_served, turn
+from starlette.testclient import TestClient
+from tables import every_row
+
+from kindgi_dev.domain.time import parse_time
+from kindgi_dev.services.context import Context
+
+Served = tuple[TestClient, Context]
+
+
+@pytest.fixture(scope="module")
+def desk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    with desk_served(tmp_path_factory.mktemp("desk")) as served:
+        yield served
+
+
+def scope(ctx: Context, **narrower: str) -> dict[str, str]:
+    return {"tenantId": ctx.tenant_id, **narrower}
+
+
+def default_project(client: TestClient) -> str:
+    return str(client.get("/v1/projects/default").json()["id"])
+
+
+def written(client: TestClient, body: dict[str, Any]) -> dict[str, Any]:
+    answer = client.post("/v1/memory/facts", json=body)
+    assert answer.status_code == 201, answer.text
+    found: dict[str, Any] = answer.json()
+    return found
+
+
+def test_kindgi_remember_writes_a_real_fact_in_a_live_run_and_none_in_a_dry_run(
+    desk: Served,
+) -> None:
+    client, ctx = desk
+    run = turn(client, "Remember I prefer email", participantId="p-9").json()
+    assert run["output"]["response"]["content"] == "Noted."
+    call = client.get(f"/v1/runs/{run['id']}/journal").json()["data"][1]["payload"]
+    assert (call["toolId"], call["source"]) == ("kindgi_remember", "live")
+    fact = client.get(f"/v1/memory/facts/{call['result']['factId']}").json()
+    assert (fact["type"], fact["content"], fact["trust"], fact["version"]) == (
+        "preference",
+        {"text": "I prefer email"},
+        "unverified",
+        1,
+    )
+    assert fact["scope"] == scope(ctx, projectId=default_project(client), participantId="p-9")
+    assert fact["attributedTo"] == {"kind": "agent", "id": "acme-desk.helper",
+                                    "agentVersion": "1.0.0"}  # fmt: skip
+    assert fact["generatedBy"] == {"runId": run["id"], "toolCallId": call["callId"]}
+    kept = parse_time(fact["expiresAt"]) - parse_time(fact["createdAt"])
+    assert kept == timedelta(days=30)
+    listed = client.get("/v1/memory/facts", params={"scope": '{"participantId": "p-9"}'}).json()
+    assert [f["id"] for f in listed["data"]] == [fact["id"]]
+    before = every_row(ctx.settings.database_path)["fact_revisions"]
+    body = {"agent": "acme-desk.helper", "input": {"userMessage": "Remember I like phone calls"},
+            "options": {"dryRun": True}}  # fmt: skip
+    dry = client.post("/v1/runs", json=body).json()
+    refused = client.get(f"/v1/runs/{dry['id']}/journal").json()["data"][1]["payload"]
+    assert (refused["source"], refused["error"]) == (
+        "refused",
+        "dry run: this call changes things, so it was not carried out",
+    )
+    assert every_row(ctx.settings.database_path)["fact_revisions"] == before
+
+
+def test_a_fact_keeps_every_revision_and_refuses_a_stale_change(desk: Served) -> None:
+    client, ctx = desk
+    project = default_project(client)
+    first = written(client, {"type": "address", "scope": scope(ctx, projectId=project),
+                             "content": {"city": "Lyon"}})  # fmt: skip
+    assert (first["trust"], first["attributedTo"]) == (
+        "asserted",
+        {"kind": "user", "id": ctx.identity.user_id},
+    )
+    path = f"/v1/memory/facts/{first['id']}"
+    moved = client.post(f"{path}/supersede", json={"content": {"city": "Nantes"}}).json()
+    assert (moved["id"], moved["version"], moved["content"]) == (first["id"], 2, {"city": "Nantes"})
+    assert client.get(path, params={"version": 1}).json()["content"] == {"city": "Lyon"}
+    assert client.get(path, params={"asOf": first["createdAt"]}).json()["version"] == 1
+    checked = client.post(f"{path}/verify", json={"expectVersion": 2}).json()
+    assert (checked["version"], checked["trust"], checked["content"]) == (
+        3,
+        "verified",
+        {"city": "Nantes"},
+    )
+    assert checked["verifiedBy"] == f"user:{ctx.identity.user_id}"
+    before = every_row(ctx.settings.database_path)
+    stale = client.delete(path, params={"expectVersion": 2})
+    assert (stale.status_code, stale.json()["error"]["code"]) == (409, "fact-changed")
+    assert every_row(ctx.settings.database_path) == before
+    deleted = client.delete(path, params={"expectVersion": 3}).json()
+    assert deleted["invalidationReason"] == "deleted"
+    gone = client.get(path)
+    assert (gone.status_code, gone.json()["error"]["code"]) == (404, "fact-not-found")
+    history = client.get(f"{path}/revisions").json()["data"]
+    assert [(f["version"], f.get("invalidationReason")) for f in history] == [
+        (3, "deleted"),
+        (2, "superseded"),
+        (1, "superseded"),
+    ]
+
+
+def test_a_write_outside_the_tenant_or_without_a_project_is_refused(desk: Served) -> None:
+    client, ctx = desk
+    before = every_row(ctx.settings.database_path)
+    cases = [
+        ({"tenantId": "someone-else"}, "scope/tenantId"),
+        (scope(ctx, participantId="p-1"), "scope/participantId"),
+    ]
+    for given, field in cases:
+        answer = client.post("/v1/memory/facts", json={"type": "t", "scope": given, "content": 1})
+        assert (answer.status_code, answer.json()["error"]["code"]) == (400, "validation-failed")
+        assert answer.json()["error"]["details"]["field"] == field
+    assert every_row(ctx.settings.database_path) == before
+
+
+def test_retrieval_finds_by_words_and_has_no_search_by_meaning(desk: Served) -> None:
+    client, ctx = desk
+    tip = written(client, {"type": "tip", "scope": scope(ctx),
+                           "content": {"text": "Parcels ship from the Lille depot"}})  # fmt: skip
+    written(client, {"type": "tip", "scope": scope(ctx), "content": {"text": "Opening hours"}})
+    intent = {"mode": "keyword", "query": "lille parcels", "type": "tip"}
+    hits = client.post("/v1/memory/retrieve", json=intent)
+    assert [(h["fact"]["id"], h["score"]) for h in hits.json()["results"]] == [(tip["id"], 1.0)]
+    meaning = client.post("/v1/memory/retrieve", json={"mode": "semantic", "query": "x"})
+    assert (meaning.status_code, meaning.json()["error"]["code"]) == (422, "semantic-unavailable")
+
+
+def test_both_erasures_erase_the_same_words(desk: Served) -> None:
+    client, _ = desk
+    erased = {}
+    for person, path, body in (
+        ("p-21", "/v1/memory/erasures", {"subject": {"kind": "participant", "id": "p-21"}}),
+        ("p-22", "/v1/erasures", {"participantId": "p-22"}),
+    ):
+        run = turn(client, "Remember I prefer letters", participantId=person).json()
+        fact_id = client.get(f"/v1/runs/{run['id']}/journal").json()["data"][1]["payload"][
+            "result"]["factId"]  # fmt: skip
+        item = {"key": "answer", "pointer": "/appended/3/content", "verdict": "wrong",
+                "reason": f"{person} said so"}  # fmt: skip
+        correction = client.post("/v1/corrections", json={
+            "runId": run["id"], "items": [item], "participantId": person}).json()  # fmt: skip
+        answer = client.post(path, json=body)
+        assert answer.status_code in (200, 202), answer.text
+        erased[person] = answer.json()
+        assert client.get(f"/v1/memory/facts/{fact_id}").status_code == 404
+        assert client.get(f"/v1/corrections/{correction['id']}").json()["erased"] is True
+        conversation = run["agent"]["conversationId"]
+        messages = client.get(f"/v1/conversations/{conversation}/messages").json()["data"]
+        assert [m["content"] for m in messages] == [None] * len(messages)
+        assert "output" not in client.get(f"/v1/runs/{run['id']}").json()
+    counts = erased["p-21"]["counts"]
+    assert (erased["p-21"]["status"], erased["p-21"]["selectorKind"]) == (
+        "completed",
+        "participant",
+    )
+    assert counts == {"corrections": 1, "judgments": 1, "facts": 1, "conversations": 1,
+                      "messages": 4, "runs": 1}  # fmt: skip
+    assert "selector" not in erased["p-21"]
+    assert (erased["p-22"]["corrections"], erased["p-22"]["judgments"]) == (1, 1)
+    ledger = client.get("/v1/memory/erasures").json()["data"]
+    assert [e["selectorKind"] for e in ledger[:2]] == ["participant", "participant"]
+    assert ledger[1]["id"] == erased["p-21"]["id"]
+    assert client.get(f"/v1/memory/erasures/{erased['p-21']['id']}").json()["counts"] == counts
+    exported = client.get("/v1/memory/erasures/export").json()["data"]
+    assert [e["id"] for e in exported][-2] == erased["p-21"]["id"]
+
+
+def test_an_erasure_of_something_not_here_is_refused(desk: Served) -> None:
+    client, ctx = desk
+    before = every_row(ctx.settings.database_path)
+    for body, status, code in (
+        ({"factId": "nope"}, 404, "fact-not-found"),
+        ({"conversationId": "00000000-0000-4000-8000-000000000000"}, 404,
+         "conversation-not-found"),
+        ({"factId": "a", "conversationId": "b"}, 400, "validation-failed"),
+        ({"subject": {"kind": "user", "id": "u"}}, 400, "validation-failed"),
+    ):  # fmt: skip
+        answer = client.post("/v1/memory/erasures", json=body)
+        assert (answer.status_code, answer.json()["error"]["code"]) == (status, code)
+    assert every_row(ctx.settings.database_path) == before
