@@ -13,7 +13,7 @@ from ..domain.paging import Page
 from ..services import corrections, erasures
 from ..services.context import Context
 from .limits import MAX_ITEMS, MAX_KEY
-from .routing import Call, Endpoint
+from .routing import SHORT_WRITE_BYTES, Call, Endpoint
 from .wire import WireModel
 
 Verdict = Literal["right", "wrong"]
@@ -257,10 +257,6 @@ def update(call: Call[UpdateCorrectionBody, Any]) -> corrections.Correction:
 def erase(call: Call[ErasureBody, Any]) -> erasures.ParticipantErasure:
     return erasures.erase_participant(call.ctx, call.body.participant_id)
 
-
-SHORT_WRITE_BYTES = 8 * 1024
-"""A correction body this small (a hundred items or so) is a write of a millisecond or two:
-it runs on the event loop when no write is in flight, not in a worker thread."""
 
 ENDPOINTS = [
     Endpoint(

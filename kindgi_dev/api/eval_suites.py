@@ -10,7 +10,7 @@ from ..domain.errors import BadInput
 from ..domain.paging import Page
 from ..services import eval_suites
 from .judgments import JudgedSubject
-from .routing import Call, Endpoint
+from .routing import SHORT_WRITE_BYTES, Call, Endpoint
 from .runs import ScopeSegment
 from .wire import Number, OpenModel, WireModel
 
@@ -284,12 +284,12 @@ async def list_cases(call: Call[Any, PageQuery]) -> Page[Any]:
     return page
 
 
-async def unregister(call: Call[Any, Any]) -> eval_suites.Tombstoned:
+def unregister(call: Call[Any, Any]) -> eval_suites.Tombstoned:
     """Tombstone a version."""
     return eval_suites.unregister(call.ctx, call.path["suiteId"], call.path["version"])
 
 
-async def reinstate(call: Call[Any, Any]) -> eval_suites.Reinstated:
+def reinstate(call: Call[Any, Any]) -> eval_suites.Reinstated:
     """Reinstate a version."""
     return eval_suites.reinstate(call.ctx, call.path["suiteId"], call.path["version"])
 
@@ -376,6 +376,7 @@ ENDPOINTS = [
         "Tombstone a version (kept and readable).",
         response=UnregisterEvalSuiteResult,
         errors=(400, 401, 404, 409),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "POST",
@@ -385,5 +386,6 @@ ENDPOINTS = [
         "Reinstate a tombstoned version (idempotent).",
         response=ReinstateEvalSuiteVersionResult,
         errors=(400, 401, 404, 409),
+        inline_below=SHORT_WRITE_BYTES,
     ),
 ]

@@ -11,7 +11,7 @@ from ..domain.bounds import MAX_WEIGHT
 from ..domain.corrections import AssertableBy
 from ..domain.paging import Page
 from ..services import judge_classes
-from .routing import Call, Endpoint
+from .routing import SHORT_WRITE_BYTES, Call, Endpoint
 from .wire import Number, WireModel
 
 PrincipalKind = Literal["user", "service"]
@@ -144,7 +144,7 @@ class UnregisterJudgeClassResult(WireModel):
     unregistered: Literal[True]
 
 
-async def create(call: Call[CreateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
+def create(call: Call[CreateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
     body = call.body
     scope = body.scope
     return judge_classes.create(
@@ -177,7 +177,7 @@ async def get(call: Call[Any, Any]) -> judge_classes.JudgeClass:
     return judge_classes.get(call.ctx, call.path["judgeClassId"])
 
 
-async def update(call: Call[UpdateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
+def update(call: Call[UpdateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
     body = call.body
     changes: dict[str, Any] = {name: getattr(body, name) for name in body.model_fields_set}
     if body.assertable_by is not None:
@@ -185,7 +185,7 @@ async def update(call: Call[UpdateJudgeClassBody, Any]) -> judge_classes.JudgeCl
     return judge_classes.update(call.ctx, call.path["judgeClassId"], changes)
 
 
-async def unregister(call: Call[Any, Any]) -> judge_classes.Unregistered:
+def unregister(call: Call[Any, Any]) -> judge_classes.Unregistered:
     return judge_classes.unregister(call.ctx, call.path["judgeClassId"])
 
 
@@ -200,6 +200,7 @@ ENDPOINTS = [
         response=JudgeClass,
         status=201,
         errors=(400, 401, 404, 409, 413),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "GET",
@@ -229,6 +230,7 @@ ENDPOINTS = [
         body=UpdateJudgeClassBody,
         response=JudgeClass,
         errors=(400, 401, 404, 409, 413),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "POST",
@@ -239,5 +241,6 @@ ENDPOINTS = [
         body=None,
         response=UnregisterJudgeClassResult,
         errors=(400, 401, 404, 409),
+        inline_below=SHORT_WRITE_BYTES,
     ),
 ]

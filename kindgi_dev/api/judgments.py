@@ -10,7 +10,7 @@ from ..domain.bounds import MAX_RANK
 from ..domain.paging import Page
 from ..services import judgments
 from .limits import MAX_KEY
-from .routing import Call, Endpoint
+from .routing import SHORT_WRITE_BYTES, Call, Endpoint
 from .wire import OpenModel, WireModel
 
 
@@ -118,7 +118,7 @@ class UnregisterJudgmentResult(WireModel):
     unregistered: Literal[True]
 
 
-async def create(call: Call[CreateJudgmentBody, Any]) -> judgments.Judgment:
+def create(call: Call[CreateJudgmentBody, Any]) -> judgments.Judgment:
     body = call.body
     return judgments.create(
         call.ctx,
@@ -158,7 +158,7 @@ async def get(call: Call[Any, Any]) -> judgments.JudgmentWithCopies:
     return judgments.get(call.ctx, call.path["judgmentId"])
 
 
-async def unregister(call: Call[Any, Any]) -> judgments.Unregistered:
+def unregister(call: Call[Any, Any]) -> judgments.Unregistered:
     return judgments.unregister(call.ctx, call.path["judgmentId"])
 
 
@@ -173,6 +173,7 @@ ENDPOINTS = [
         response=Judgment,
         status=201,
         errors=(400, 401, 403, 404, 409, 410, 413),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "GET",
@@ -201,5 +202,6 @@ ENDPOINTS = [
         "Remove a judgment.",
         response=UnregisterJudgmentResult,
         errors=(400, 401, 403, 404, 409),
+        inline_below=SHORT_WRITE_BYTES,
     ),
 ]

@@ -10,7 +10,7 @@ from ..domain.errors import NotFound
 from ..domain.paging import Page
 from ..services import projects
 from .limits import MAX_KEY, MAX_NAME
-from .routing import Call, Endpoint
+from .routing import SHORT_WRITE_BYTES, Call, Endpoint
 from .wire import WireModel
 
 
@@ -76,7 +76,7 @@ async def get(call: Call[Any, Any]) -> projects.Project:
     return projects.get(call.ctx, call.path["projectId"])
 
 
-async def create(call: Call[ProjectSpec, Any]) -> CreateResourceResult:
+def create(call: Call[ProjectSpec, Any]) -> CreateResourceResult:
     spec = call.body
     if spec.org_id:
         raise NotFound("org", spec.org_id)
@@ -129,5 +129,6 @@ ENDPOINTS = [
         response=CreateResourceResult,
         status=201,
         errors=(400, 401, 404, 409, 413),
+        inline_below=SHORT_WRITE_BYTES,
     ),
 ]

@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from ..domain.errors import BadInput, Conflict, KindgiError, RequestTooLarge, Unauthenticated
@@ -35,6 +35,11 @@ B = TypeVar("B", bound=BaseModel)
 Q = TypeVar("Q", bound=BaseModel)
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+
+SHORT_WRITE_BYTES = 8 * 1024
+"""A write's body this small (a correction of a hundred items or so) is a write of a
+millisecond or two: it runs on the event loop when no write is in flight, not in a worker
+thread (an endpoint's `inline_below`)."""
 
 
 @dataclass
@@ -100,7 +105,9 @@ def route(endpoint: Endpoint) -> Route:
                     ctx.settings.body_idle_seconds,
                 )
                 key = request.headers.get("idempotency-key")
-                if key and request.method in WRITE_METHODS:
+                if key is not None and request.method in WRITE_METHODS:
+                    if not key.strip():
+                        raise BadInput("The Idempotency-Key header is empty: give a key, or none.")
                     return await _idempotent(ctx, request, endpoint, raw, key)
                 return await _answer(ctx, request, endpoint, raw)
         except KindgiError as error:
@@ -116,7 +123,11 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
     """Parse, handle, render. A plain-function handler does all three in a worker thread,
     so neither a large body nor a long write holds up the event loop; a body under the
     endpoint's `inline_below` is handled on the loop, unless a write is in flight (it is
-    never waited for on the loop)."""
+    never waited for on the loop).
+
+    A plain-function handler of a write method runs, and its answer is rendered, inside
+    one write transaction: an answer that fails to render rolls its write back, so no
+    request answers 500 after it stored something."""
     key = cursors.key_of(ctx.identity.token)
 
     def call() -> Call[Any, Any]:
@@ -137,11 +148,19 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
     if inspect.iscoroutinefunction(endpoint.handler):
         return finish(await endpoint.handler(call()))
     handler = endpoint.handler
+
+    def handled() -> Response:
+        given = call()
+        if request.method not in WRITE_METHODS:
+            return finish(handler(given))
+        with ctx.db.transaction():
+            return finish(handler(given))
+
     if len(raw) < endpoint.inline_below:
         with ctx.writer_if_free() as free:
             if free:
-                return finish(handler(call()))
-    return await asyncio.to_thread(lambda: finish(handler(call())))
+                return handled()
+    return await asyncio.to_thread(handled)
 
 
 def signed(body: Any, key: bytes) -> Any:
@@ -288,10 +307,29 @@ async def _idempotent(
         response.headers["Retry-After"] = "5"
         return response
     try:
-        response = await _answer(ctx, request, endpoint, raw)
+        response = await _whole(await _answer(ctx, request, endpoint, raw))
+        if response.status_code < 400:
+            content_type = response.headers.get("content-type", "application/json")
+            idempotency.remember(
+                ctx, held, response.status_code, content_type, bytes(response.body)
+            )
     finally:
         idempotency.release(ctx, held)
-    if response.status_code < 400:
-        content_type = response.headers.get("content-type", "application/json")
-        idempotency.remember(ctx, held, response.status_code, content_type, bytes(response.body))
     return response
+
+
+async def _whole(response: Response) -> Response:
+    """A streamed answer read to its end, as one answer with the same status and headers:
+    an answer kept under an Idempotency-Key is kept whole, to be replayed byte for byte."""
+    if not isinstance(response, StreamingResponse):
+        return response
+    chunks = [
+        chunk.encode(response.charset) if isinstance(chunk, str) else bytes(chunk)
+        async for chunk in response.body_iterator
+    ]
+    return Response(
+        b"".join(chunks),
+        response.status_code,
+        headers=dict(response.headers),
+        background=response.background,
+    )

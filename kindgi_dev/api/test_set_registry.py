@@ -11,7 +11,7 @@ from ..domain.paging import Page
 from ..domain.test_sets import RegistryEntry
 from ..services import test_set_registry
 from .responses import json_response
-from .routing import Call, Endpoint, shape
+from .routing import SHORT_WRITE_BYTES, Call, Endpoint, shape
 from .wire import OpenModel, WireModel
 
 RegistryKind = Literal[
@@ -78,7 +78,7 @@ async def list_entries(call: Call[Any, RegistryQuery]) -> Page[Any]:
     return test_set_registry.list_entries(call.ctx, q.kind, limit=q.limit, cursor=q.cursor)
 
 
-async def publish(call: Call[PublishTestSetBody, Any]) -> Response:
+def publish(call: Call[PublishTestSetBody, Any]) -> Response:
     """201 for a new version, 200 when the same content was published before."""
     body = call.body
     entry = RegistryEntry(
@@ -139,6 +139,7 @@ ENDPOINTS = [
         status=201,
         also=(200,),
         errors=(400, 401, 409, 413),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "GET",

@@ -15,7 +15,7 @@ from ..services import test_set_versions, test_sets
 from ..services.context import Context
 from .corrections import decisions_of
 from .limits import MAX_ITEMS, MAX_KEY
-from .routing import Call, Endpoint
+from .routing import SHORT_WRITE_BYTES, Call, Endpoint
 from .wire import WireModel
 
 Verdict = Literal["right", "wrong"]
@@ -205,7 +205,7 @@ async def list_cases(call: Call[Any, CaseQuery]) -> Page[Any]:
     return page
 
 
-async def add_case(call: Call[AddCaseBody, Any]) -> rules.TestCase:
+def add_case(call: Call[AddCaseBody, Any]) -> rules.TestCase:
     """Add a hand case (201)."""
     return add_hand_case(call.ctx, call.path["agentId"], call.body)
 
@@ -222,7 +222,7 @@ def add_hand_case(ctx: Context, agent_id: str, body: AddCaseBody) -> rules.TestC
     )
 
 
-async def retire_case(call: Call[RetireCaseBody, Any]) -> rules.TestCase:
+def retire_case(call: Call[RetireCaseBody, Any]) -> rules.TestCase:
     """Retire a case with the body's reason."""
     path = call.path
     return test_sets.retire_case(call.ctx, path["agentId"], path["caseId"], call.body.reason)
@@ -266,6 +266,7 @@ ENDPOINTS = [
         response=TestCase,
         status=201,
         errors=(400, 401, 404, 409, 410, 413),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "POST",
@@ -276,6 +277,7 @@ ENDPOINTS = [
         body=RetireCaseBody,
         response=TestCase,
         errors=(400, 401, 404, 409),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "POST",
