@@ -9,11 +9,11 @@ from typing import Any, Literal
 from pydantic import Field
 from starlette.responses import Response, StreamingResponse
 
+from ..domain.numbers import whole_number
 from ..domain.paging import Page
 from ..domain.status import TERMINAL
 from ..services import eval_runs, flow_runs, trials
 from ..services.context import Context
-from . import cursors
 from .baselines import AskedAnswer, BaselineField, ComparisonBaseline, asked
 from .eval_events import case_frame, end_chunks
 from .eval_results import (
@@ -25,7 +25,7 @@ from .eval_results import (
     mark_cases,
     stream_cases,
 )
-from .routing import Call, Endpoint, shape, signed
+from .routing import Call, Endpoint, pages_of, shape, signed
 from .wire import OpenModel, WireModel, WireTime
 
 EvalRunStatus = Literal["pending", "running", "completed", "failed", "cancelled"]
@@ -265,7 +265,7 @@ def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any] | Response:
     page = eval_runs.list_page(ctx, limit=q.limit, cursor=q.cursor, filters=filters)
     if not any(cases_apart(run.result) for run in page.items):
         return page
-    head = signed(shape(EvalRunPage, page), cursors.key_of(ctx.identity.token))
+    head = signed(shape(EvalRunPage, page), pages_of(ctx, call.request))
     cases = [
         (mark_cases(item), eval_runs.case_pages(ctx, run.run_id))
         for item, run in zip(head["data"], page.items, strict=True)
@@ -303,8 +303,8 @@ async def events(call: Call[Any, Any]) -> Response:
     ctx, run_id = call.ctx, call.path["runId"]
     eval_runs.get_record(ctx, run_id)
     last = call.request.headers.get("last-event-id", "")
-    tail = last.rsplit(":", 1)[-1]
-    after = int(tail) if tail.isdigit() else -1
+    given = whole_number(last.rsplit(":", 1)[-1])  # malformed: from the first case
+    after = -1 if given is None else given
 
     async def frames() -> AsyncIterator[bytes]:
         nonlocal after

@@ -21,6 +21,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from ..domain.errors import BadInput, Conflict, KindgiError, RequestTooLarge, Unauthenticated
+from ..domain.numbers import whole_number
 from ..domain.paging import Page
 from ..services import idempotency, identity
 from ..services.context import Caller, Context, acting_as
@@ -99,6 +100,9 @@ def route(endpoint: Endpoint) -> Route:
         try:
             caller = None if endpoint.public else _authenticate(request, ctx)
             with acting_as(caller or ctx.caller):
+                limits.check_url(
+                    request.scope.get("raw_path") or b"", request.scope["query_string"]
+                )
                 raw = await _read_body(
                     request,
                     endpoint.max_body or ctx.settings.max_body_bytes,
@@ -128,7 +132,7 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
     A plain-function handler of a write method runs, and its answer is rendered, inside
     one write transaction: an answer that fails to render rolls its write back, so no
     request answers 500 after it stored something."""
-    key = cursors.key_of(ctx.identity.token)
+    pages = pages_of(ctx, request)
 
     def call() -> Call[Any, Any]:
         return Call(
@@ -136,14 +140,14 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
             request=request,
             path=dict(request.path_params),
             body=_parse_body(endpoint, request, raw),
-            query=_parse_query(endpoint, request, key),
+            query=_parse_query(endpoint, request, pages),
             raw_body=raw,
         )
 
     def finish(result: Any) -> Response:
         if isinstance(result, Response):
             return result
-        return json_response(signed(render(endpoint, result), key), endpoint.status)
+        return json_response(signed(render(endpoint, result), pages), endpoint.status)
 
     if inspect.iscoroutinefunction(endpoint.handler):
         return finish(await endpoint.handler(call()))
@@ -163,10 +167,15 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
     return await asyncio.to_thread(handled)
 
 
-def signed(body: Any, key: bytes) -> Any:
-    """An answer with its page's `nextCursor` signed with `key` (see `cursors`)."""
+def pages_of(ctx: Context, request: Request) -> cursors.Signer:
+    """The signer of the cursors of the list a request reads: the list is its path."""
+    return cursors.signer(ctx.identity.token, request.scope["path"])
+
+
+def signed(body: Any, pages: cursors.Signer) -> Any:
+    """An answer with its page's `nextCursor` signed for its list (see `cursors`)."""
     if isinstance(body, dict) and isinstance(body.get("nextCursor"), str):
-        return {**body, "nextCursor": cursors.sign(body["nextCursor"], key)}
+        return {**body, "nextCursor": pages.sign(body["nextCursor"])}
     return body
 
 
@@ -236,8 +245,8 @@ def _authenticate(request: Request, ctx: Context) -> Caller:
 
 async def _read_body(request: Request, limit: int, idle_seconds: float) -> bytes:
     """The body, refused when larger than `limit` or stalled `idle_seconds` between chunks."""
-    declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > limit:
+    declared = whole_number(request.headers.get("content-length") or "")
+    if declared is not None and declared > limit:
         raise RequestTooLarge(f"The body is larger than {limit} bytes.", maxBytes=limit)
     chunks = []
     size = 0
@@ -270,8 +279,9 @@ def _parse_body(endpoint: Endpoint, request: Request, raw: bytes) -> BaseModel:
     return parse_body(endpoint.body, raw)
 
 
-def _parse_query(endpoint: Endpoint, request: Request, key: bytes) -> BaseModel:
-    """The query as the endpoint's model, its cursor unwrapped once its signature holds."""
+def _parse_query(endpoint: Endpoint, request: Request, pages: cursors.Signer) -> BaseModel:
+    """The query as the endpoint's model, its cursor unwrapped once its signature for this
+    list holds."""
     if endpoint.query is None:
         return _Empty()
     data: dict[str, Any] = {}
@@ -282,7 +292,7 @@ def _parse_query(endpoint: Endpoint, request: Request, key: bytes) -> BaseModel:
     limits.check_numbers(query.model_dump(by_alias=True))
     cursor = getattr(query, "cursor", None)
     if isinstance(cursor, str) and cursor:
-        query = query.model_copy(update={"cursor": cursors.verify(cursor, key)})
+        query = query.model_copy(update={"cursor": pages.verify(cursor)})
     return query
 
 

@@ -13,6 +13,7 @@ from pydantic import Field, field_validator
 from starlette.responses import Response, StreamingResponse
 
 from ..domain.errors import Unprocessable, ValidationFailed
+from ..domain.numbers import whole_number
 from ..domain.paging import Page
 from ..domain.segments import Segment
 from ..services import flow_runs, run_waits, runs
@@ -283,8 +284,8 @@ async def stream(call: Call[Any, Any]) -> Response:
     ctx, run_id = call.ctx, call.path["runId"]
     run = runs.get_record(ctx, run_id)
     last = call.request.headers.get("last-event-id", "")
-    tail = last.rsplit(":", 1)[-1]
-    since = int(tail) if tail.isdigit() else -1
+    given = whole_number(last.rsplit(":", 1)[-1])  # malformed: from the start
+    since = -1 if given is None else given
 
     async def frames() -> AsyncIterator[bytes]:
         nonlocal since
