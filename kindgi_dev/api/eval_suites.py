@@ -9,14 +9,10 @@ from pydantic import Field
 from ..domain.errors import BadInput
 from ..domain.paging import Page
 from ..services import eval_suites
+from .eval_suite_bodies import BuildJudgedSuiteBody, EvalKind, PublishEvalSuiteBody
 from .judgments import JudgedSubject
 from .routing import SHORT_WRITE_BYTES, Call, Endpoint
-from .runs import ScopeSegment
 from .wire import Number, OpenModel, WireModel
-
-EvalKind = Literal[
-    "accuracy", "pairwise", "regression", "human-review", "benchmark", "custom", "judged"
-]
 
 
 class EvalSuite(WireModel):
@@ -40,39 +36,11 @@ class EvalSuiteCollectionPage(WireModel):
     next_cursor: str | None = None
 
 
-class PublishEvalSuiteBody(WireModel):
-    """A suite version to publish; `spec` is the dispatcher's business."""
-
-    id: str = Field(min_length=1)
-    project_id: str = Field(min_length=1)
-    tenant_id: str | None = None
-    version: str
-    kind: EvalKind
-    description: str | None = None
-    spec: dict[str, Any]
-
-
 class PublishEvalSuiteResult(WireModel):
     """The published version."""
 
     suite_id: str
     version: str
-
-
-class BuildJudgedSuiteBody(WireModel):
-    """Which judged runs of one agent (or flow) in a project become the version's cases."""
-
-    version: str
-    project_id: str = Field(min_length=1)
-    agent_id: str | None = Field(default=None, min_length=1)
-    agent_version: str | None = Field(default=None, min_length=1)
-    flow_id: str | None = Field(default=None, min_length=1)
-    since: str | None = None
-    until: str | None = None
-    judge_class_ids: list[str] | None = None
-    min_judgments: int | None = Field(default=None, ge=1)
-    segments: list[ScopeSegment] | None = None
-    description: str | None = None
 
 
 class BuildJudgedSuiteResult(WireModel):

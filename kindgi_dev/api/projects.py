@@ -11,7 +11,7 @@ from ..domain.paging import Page
 from ..services import projects
 from .limits import MAX_KEY, MAX_NAME
 from .routing import SHORT_WRITE_BYTES, Call, Endpoint
-from .wire import WireModel
+from .wire import Omittable, WireModel
 
 
 class ProjectSpec(WireModel):
@@ -19,9 +19,9 @@ class ProjectSpec(WireModel):
 
     name: str = Field(min_length=1, max_length=MAX_NAME)
     slug: str = Field(min_length=1, max_length=MAX_KEY)
-    description: str | None = None
-    org_id: str | None = None
-    is_default: bool | None = None
+    description: Omittable[str] = None
+    org_id: Omittable[str] = None
+    is_default: Omittable[bool] = None
 
 
 class Project(WireModel):

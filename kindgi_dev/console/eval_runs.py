@@ -13,9 +13,10 @@ from typing import Any
 
 from starlette.responses import Response, StreamingResponse
 
-from ..api import eval_runs as eval_run_api
+from ..api import eval_run_bodies
 from ..api.eval_events import progress_frame, status_frame
-from ..api.eval_runs import EvalRun, StartEvalRunBody, StartSuiteRunBody
+from ..api.eval_run_bodies import StartEvalRunBody, StartSuiteRunBody
+from ..api.eval_runs import EvalRun
 from ..api.releases import PromoteBody
 from ..api.routing import shape
 from ..domain.errors import KindgiError, NotFound, ValidationFailed
@@ -91,7 +92,7 @@ def start_request(
     else:
         data["agentRef"] = forms.present(agentId=subject_id, version=version)
     model = StartEvalRunBody if project_id is None else StartSuiteRunBody
-    return eval_run_api.start_request(forms.body_of(model, data))
+    return eval_run_bodies.start_request(forms.body_of(model, data))
 
 
 def _refused(error: KindgiError) -> dict[str, str]:

@@ -10,7 +10,8 @@ from typing import Any
 
 from starlette.responses import Response
 
-from ..api.eval_suites import BuildJudgedSuiteBody, selection_of
+from ..api.eval_suite_bodies import BuildJudgedSuiteBody
+from ..api.eval_suites import selection_of
 from ..api.test_sets import AddCaseBody, RetireCaseBody, add_hand_case
 from ..domain.errors import KindgiError, ValidationFailed
 from ..services import catalog, eval_runs, eval_suites, projects, test_sets

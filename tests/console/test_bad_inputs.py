@@ -21,7 +21,7 @@ from kindgi_dev.services.context import Context
 
 BASE = "http://127.0.0.1"
 PASSWORD = next(iter(QUESTIONS))
-UNREADABLE = ["²", "٣", "9" * 5000, "-1", "1e3"]
+UNREADABLE = ["²", "٣", "9" * 5000, "-1", "1.5"]
 """Texts no whole number is read from: `isdigit()` is true of the first two."""
 
 
