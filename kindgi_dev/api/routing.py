@@ -85,6 +85,10 @@ class Endpoint:
     max_body: int | None = None
     """The largest body this operation takes, when not the instance's `max_body_bytes`
     (a test-set file carries a copy of each case's run)."""
+    keeps_refusals: bool = False
+    """A refusal this operation answers is recorded (a promotion its gate refused, kept in
+    the history): what its handler wrote before raising is committed, not rolled back with
+    the error answer as a write's are."""
 
 
 class _Empty(BaseModel):
@@ -158,7 +162,13 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
         if request.method not in WRITE_METHODS:
             return finish(handler(given))
         with ctx.db.transaction():
-            return finish(handler(given))
+            try:
+                return finish(handler(given))
+            except KindgiError as error:
+                if not endpoint.keeps_refusals:
+                    raise
+                refusal = error
+        raise refusal
 
     if len(raw) < endpoint.inline_below:
         with ctx.writer_if_free() as free:

@@ -135,12 +135,6 @@ Omittable = Annotated[T | None, BeforeValidator(_not_null), Field(json_schema_ex
 `null` it is refused (400), as a deployed runtime refuses it."""
 
 
-def at_least_one(*names: str) -> JsonDict:
-    """A model's JSON Schema rule: at least one of these fields is given and not null (what a
-    validator of the model checks, written where a client reads the schema)."""
-    return {"anyOf": [given(name) for name in names]}
-
-
 def exactly_one(*names: str) -> JsonDict:
     """A model's JSON Schema rule: one of these fields is given and not null, the others
     absent or null."""
