@@ -150,6 +150,37 @@ ALLOWANCES = [
     ),
     Allowance(
         POSITIVE,
+        lambda response, case: (
+            says("bad-input", "scopeKind")(response, case)
+            or says("bad-input", "A segment path needs a projectId")(response, case)
+        ),
+        "A release's scope is read from scopeKind, scopeId and segment together (a scopeId or "
+        "a segment needs its scopeKind, a project or segment scope its id, a segment path its "
+        "project): rules between query parameters a parameter list can't state.",
+        documents=("own",),
+    ),
+    Allowance(
+        POSITIVE,
+        says("bad-input", "An approval of a promotion takes a decision"),
+        "What completing an approval takes depends on what it approves (a promotion takes a "
+        "decision, not a value): the approval is stored state, which no schema knows.",
+        documents=("own",),
+        operations=("POST /v1/approvals/{approvalId}/complete",),
+    ),
+    Allowance(
+        POSITIVE,
+        lambda response, case: (
+            refused("validation-failed", "caseCount")(response, case)
+            or refused("digest-mismatch")(response, case)
+        ),
+        "A test-set file is what `test-sets export` wrote: its caseCount counts its cases and "
+        "its sha256 is theirs (400 digest-mismatch otherwise); no schema ties a field to a "
+        "count or a digest of another.",
+        documents=("own",),
+        operations=("POST /v1/test-sets/import",),
+    ),
+    Allowance(
+        POSITIVE,
         refused("validation-failed", "tenantId"),
         "A body's tenantId must be the caller's own tenant (cross-tenant writes are refused); "
         "no schema can name the tenant of whoever calls.",
@@ -169,7 +200,7 @@ ALLOWANCES = [
     ),
     Allowance(
         POSITIVE,
-        refused("validation-failed", "agent", "input*"),
+        refused("validation-failed", "agent", "flow", "input*"),
         "runs.start takes exactly one of agent / flow, and an agent turn's input is "
         "`{userMessage, parameters}` (README §7.2); the contract's StartRunBody says neither.",
         documents=("contract",),
@@ -270,10 +301,27 @@ ALLOWANCES = [
     ),
     Allowance(
         POSITIVE,
+        lambda response, case: says("validation-failed", "less than or equal to 1000000")(
+            response, case
+        ),
+        "A judge class's weight and an item's rank are at most 1,000,000 (issue 22: every "
+        "stored number bounded, so what is summed from it stays finite; docs/choices.md), "
+        "which our schemas say and the contract's don't.",
+        documents=("contract",),
+    ),
+    Allowance(
+        POSITIVE,
         says("bad-input", "64 bits"),
         "Every number of a body is held within 64 bits (SQLite's integers; issue 22: every "
         "stored value reads back), which our own schemas say and the contract's don't.",
         documents=("contract",),
+    ),
+    Allowance(
+        "ensure_resource_availability",
+        status(404, "project-not-found"),
+        "A 404 for the body's projectId (a project the fuzzer made up) after it created the "
+        "resource the request names: the project is not found, the created resource is.",
+        documents=("own",),
     ),
     Allowance(
         "status_code_conformance",
