@@ -16,7 +16,7 @@ from ..services import approval_subjects, approvals, identity, run_waits
 from .release_wire import UUID_PATTERN
 from .responses import json_response
 from .routing import Call, Endpoint, shape
-from .wire import OpenModel, WireModel, WireTime
+from .wire import JsonAny, OpenModel, WireModel, WireTime
 
 Role = Literal["standard", "senior", "admin"]
 Status = Literal[
@@ -107,7 +107,7 @@ class CompleteBody(WireModel):
 
     decision: Literal["approve", "reject", "escalate", "withdraw"]
     rationale: str | None = Field(default=None, max_length=4000)
-    value: Any = None
+    value: JsonAny = None
 
 
 class ReviewDecisionAnswer(WireModel):

@@ -82,8 +82,8 @@ class ConversationQuery(WireModel):
     status: Literal["open", "closed"] | None = None
     replays: Literal["exclude", "include", "only"] = "exclude"
     opened_by: Literal["me"] | None = None
-    scope_kind: str | None = None
-    scope_id: str | None = None
+    scope_kind: Literal["tenant", "org", "project"] | None = None
+    scope_id: str | None = Field(default=None, min_length=1)
 
 
 class PageQuery(WireModel):

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Annotated, Any, Literal, Protocol
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Literal, Protocol, get_args
 
-from pydantic import Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
+from pydantic.config import JsonDict
+from pydantic.json_schema import WithJsonSchema
 
 from ..domain.bounds import MAX_RANK
 from ..domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
 from ..domain.paging import Page
+from ..domain.pointers import POINTER_PATTERN
 from ..services import corrections, erasures
 from ..services.context import Context
 from .limits import MAX_ITEMS, MAX_KEY
-from .routing import Call, Endpoint
-from .wire import WireModel
+from .routing import SHORT_WRITE_BYTES, Call, Endpoint
+from .wire import WHOLE, JsonObject, WireModel, given
 
 Verdict = Literal["right", "wrong"]
 Status = Literal["open", "fixed", "with-owner", "wont-fix", "removed"]
@@ -24,8 +27,8 @@ class CorrectionItemBody(WireModel):
     """One item's verdict: its stable key, where it is, its rank, right or wrong, and why."""
 
     key: str = Field(min_length=1, max_length=MAX_KEY)
-    pointer: str = Field(max_length=MAX_KEY)
-    rank: int | None = Field(default=None, ge=0, le=MAX_RANK)
+    pointer: str = Field(max_length=MAX_KEY, json_schema_extra={"pattern": POINTER_PATTERN})
+    rank: Annotated[int, Field(ge=0, le=MAX_RANK), WHOLE] | None = None
     verdict: Verdict
     reason: str | None = Field(default=None, max_length=4000)
 
@@ -38,7 +41,7 @@ class ShouldCall(WireModel):
     """A tool the run should have called, with the arguments it should have had."""
 
     tool_id: str = Field(min_length=1, max_length=MAX_KEY)
-    args: dict[str, Any] | None = None
+    args: JsonObject | None = None
 
     def record(self) -> ExpectedCall:
         """The call as the service takes it."""
@@ -60,12 +63,34 @@ def decisions_of(
     )
 
 
+def _right_or_wrong(parts: tuple[str, str], wrong_part: Callable[[str], JsonDict]) -> JsonDict:
+    """The schema rule of a decisions or answer body: `right` with none of its two parts,
+    `wrong` with one or both (as `domain.corrections` checks it)."""
+    none: JsonDict = {"enum": [None, "", []]}
+    return {"anyOf": [
+        {"properties": {"verdict": {"const": "right"}, **{part: none for part in parts}}},
+        {"properties": {"verdict": {"const": "wrong"}},
+         "anyOf": [{"required": [part], "properties": {part: wrong_part(part)}}
+                   for part in parts]},
+    ]}  # fmt: skip
+
+
+DECISIONS_RULE = _right_or_wrong(
+    ("shouldCall", "mustNotCall"), lambda _: {"type": "array", "minItems": 1}
+)
+"""`right` calls nothing more; `wrong` says what it should or shouldn't have called."""
+ANSWER_RULE = _right_or_wrong(("shouldSay", "why"), lambda _: {"type": "string", "minLength": 1})
+"""`right` says nothing more; `wrong` says what it should have said, or why not."""
+
+
 class DecisionsCorrection(WireModel):
     """What the run should have done: right, or wrong with the calls it should (not) make."""
 
+    model_config = ConfigDict(json_schema_extra=DECISIONS_RULE)
+
     verdict: Verdict
     should_call: list[ShouldCall] | None = Field(default=None, max_length=MAX_ITEMS)
-    must_not_call: list[Annotated[str, Field(max_length=MAX_KEY)]] | None = Field(
+    must_not_call: list[Annotated[str, Field(min_length=1, max_length=MAX_KEY)]] | None = Field(
         default=None, max_length=MAX_ITEMS
     )
 
@@ -77,6 +102,8 @@ class DecisionsCorrection(WireModel):
 class AnswerCorrection(WireModel):
     """What the run's answer should have said: right, or wrong with `shouldSay`/`why`."""
 
+    model_config = ConfigDict(json_schema_extra=ANSWER_RULE)
+
     verdict: Verdict
     should_say: str | None = Field(default=None, max_length=4000)
     why: str | None = Field(default=None, max_length=4000)
@@ -86,8 +113,18 @@ class AnswerCorrection(WireModel):
         return Answer(self.verdict, self.should_say, self.why)
 
 
+SOMETHING_EXPECTED: JsonDict = {"anyOf": [
+    {"required": ["items"], "properties": {"items": {"minItems": 1}}},
+    given("decisions"),
+    given("answer"),
+]}  # fmt: skip
+"""A correction's (or a hand case's) schema rule: items, decisions or an answer."""
+
+
 class CreateCorrectionBody(WireModel):
     """The body of `corrections.create`: the whole correction of one run."""
+
+    model_config = ConfigDict(json_schema_extra=SOMETHING_EXPECTED)
 
     run_id: str = Field(min_length=1, max_length=MAX_KEY)
     items: list[CorrectionItemBody] = Field(default_factory=list, max_length=MAX_ITEMS)
@@ -98,9 +135,12 @@ class CreateCorrectionBody(WireModel):
 
 
 class UpdateCorrectionBody(WireModel):
-    """The body of `corrections.update`: status, decisions or answer (null removes a part)."""
+    """The body of `corrections.update`: status, decisions or answer (null removes a part;
+    a status can't be removed)."""
 
-    status: Status | None = None
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
+
+    status: Annotated[Status | None, WithJsonSchema({"enum": list(get_args(Status))})] = None
     decisions: DecisionsCorrection | None = None
     answer: AnswerCorrection | None = None
 
@@ -257,10 +297,6 @@ def update(call: Call[UpdateCorrectionBody, Any]) -> corrections.Correction:
 def erase(call: Call[ErasureBody, Any]) -> erasures.ParticipantErasure:
     return erasures.erase_participant(call.ctx, call.body.participant_id)
 
-
-SHORT_WRITE_BYTES = 8 * 1024
-"""A correction body this small (a hundred items or so) is a write of a millisecond or two:
-it runs on the event loop when no write is in flight, not in a worker thread."""
 
 ENDPOINTS = [
     Endpoint(

@@ -1,7 +1,11 @@
-"""Paging cursors signed with the instance's secret, so a cursor we didn't make never reaches SQL.
+"""Paging cursors signed with the instance's secret and bound to their list, so a cursor we
+didn't make for that list never reaches SQL.
 
-A page's `nextCursor` leaves as `<position>.<mac>`; a `cursor` that comes back is checked
-before its position is decoded, and anything else is a 400 naming `cursor`.
+A page's `nextCursor` leaves as `<position>.<mac>`, the MAC taken over the list it pages
+(its path: `/v1/runs`, `/v1/runs/{id}/journal`, a console page) and the position; a `cursor`
+that comes back is checked against the list it is given to before its position is
+decoded, and anything else is a 400 naming `cursor`. Positions differ in shape from list
+to list, so a cursor of `/v1/eval-suites` decoded by `/v1/runs` would fail in the store.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+from dataclasses import dataclass
 
 from ..domain.errors import BadInput
 
@@ -20,22 +25,34 @@ def key_of(secret: str) -> bytes:
     return hashlib.sha256(b"kindgi-dev cursor\x00" + secret.encode()).digest()
 
 
-def sign(position: str, key: bytes) -> str:
-    """The cursor a client gets for a page position."""
-    return f"{position}.{_mac(position, key)}"
+@dataclass(frozen=True)
+class Signer:
+    """Signs and checks the cursors of one list (`listing`) with the instance's key."""
+
+    key: bytes
+    listing: str
+
+    def sign(self, position: str) -> str:
+        """The cursor a client gets for a page position of this list."""
+        return f"{position}.{self._mac(position)}"
+
+    def verify(self, cursor: str) -> str:
+        """The page position of a cursor this instance signed for this list; 400 otherwise."""
+        position, dot, mac = cursor.rpartition(".")
+        if not dot or not hmac.compare_digest(mac.encode(), self._mac(position).encode()):
+            raise BadInput(
+                "cursor: not a cursor this server gave out for this list; use the nextCursor "
+                "of the previous page.",
+                field="cursor",
+            )
+        return position
+
+    def _mac(self, position: str) -> str:
+        signed = self.listing.encode("utf-8", "replace") + b"\x00" + position.encode()
+        digest = hmac.new(self.key, signed, hashlib.sha256).digest()[:_MAC_BYTES]
+        return base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
 
-def verify(cursor: str, key: bytes) -> str:
-    """The page position of a cursor this instance signed; 400 `bad-input` otherwise."""
-    position, dot, mac = cursor.rpartition(".")
-    if not dot or not hmac.compare_digest(mac.encode(), _mac(position, key).encode()):
-        raise BadInput(
-            "cursor: not a cursor this server gave out; use the nextCursor of the previous page.",
-            field="cursor",
-        )
-    return position
-
-
-def _mac(position: str, key: bytes) -> str:
-    digest = hmac.new(key, position.encode(), hashlib.sha256).digest()[:_MAC_BYTES]
-    return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+def signer(secret: str, listing: str) -> Signer:
+    """The signer of `listing`'s cursors for the instance whose secret is `secret`."""
+    return Signer(key_of(secret), listing)

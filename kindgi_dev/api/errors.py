@@ -10,6 +10,7 @@ from pydantic.alias_generators import to_camel
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..domain.errors import KindgiError
@@ -69,7 +70,25 @@ async def on_http_exception(request: Request, exc: Exception) -> Response:
     response = envelope(exc.status_code, code, message, request_id_of(request.scope))
     if exc.headers:
         response.headers.update(exc.headers)
+    if exc.status_code == 405:
+        response.headers["Allow"] = allowed_methods(request)
     return response
+
+
+def allowed_methods(request: Request) -> str:
+    """The methods served at a request's path, as `Allow` lists them: those of its most
+    specific routes (fewest parameters), as a client reads the path. Starlette names the
+    first route that matched only, so `/v1/corrections` said `POST` without its `GET`, and
+    `…/versions/from-judgments` said `GET` (of `…/versions/{version}`) for its `POST`."""
+    path = request.scope["path"]
+    matching = [
+        (route.path.count("{"), route.methods)
+        for route in request.app.routes
+        if isinstance(route, Route) and route.methods and route.path_regex.match(path)
+    ]
+    fewest = min((params for params, _ in matching), default=0)
+    methods = {m for params, served in matching if params == fewest for m in served or ()}
+    return ", ".join(sorted(methods))
 
 
 async def on_kindgi_error(request: Request, exc: Exception) -> Response:

@@ -9,12 +9,12 @@ from typing import Any, Literal
 from pydantic import Field
 from starlette.responses import Response, StreamingResponse
 
+from ..domain.numbers import whole_number
 from ..domain.paging import Page
 from ..domain.status import TERMINAL
-from ..services import eval_runs, flow_runs, trials
+from ..services import eval_runs, trials
 from ..services.context import Context
-from . import cursors
-from .baselines import AskedAnswer, BaselineField, ComparisonBaseline, asked
+from .baselines import AskedAnswer, ComparisonBaseline
 from .eval_events import case_frame, end_chunks
 from .eval_results import (
     DryRunPreview,
@@ -25,76 +25,16 @@ from .eval_results import (
     mark_cases,
     stream_cases,
 )
-from .routing import Call, Endpoint, shape, signed
+from .eval_run_bodies import (
+    RescoreBody,
+    StartEvalRunBody,
+    StartSuiteRunBody,
+    start_request,
+)
+from .routing import Call, Endpoint, pages_of, shape, signed
 from .wire import OpenModel, WireModel, WireTime
 
 EvalRunStatus = Literal["pending", "running", "completed", "failed", "cancelled"]
-
-
-class AgentRef(WireModel):
-    """The agent version to try."""
-
-    agent_id: str = Field(min_length=1)
-    version: str | None = Field(default=None, pattern=r"^\d+\.\d+\.\d+$")
-
-
-class FlowRef(WireModel):
-    """The flow version to try."""
-
-    flow_id: str = Field(min_length=1)
-    version: str | None = Field(default=None, pattern=r"^\d+\.\d+\.\d+$")
-
-
-class FlowVersionOverrides(WireModel):
-    """Tools and agents the flow runs at other versions: id → exact version."""
-
-    tools: dict[str, str] | None = None
-    agents: dict[str, str] | None = None
-
-
-class EvalSample(WireModel):
-    """Only one part of the cases: the hold-out share or the rest, split by a seed."""
-
-    part: Literal["search", "hold-out"]
-    seed: str = Field(min_length=1, max_length=200)
-    hold_out_share: float = Field(ge=0.1, le=0.9)
-
-
-class PromptOverride(WireModel):
-    """A prompt block's template to run instead of the pinned one."""
-
-    template: str
-
-
-class EvalOverrides(WireModel):
-    """Block content an agent candidate's replays run instead of its pinned content."""
-
-    settings: dict[str, dict[str, Any]] | None = Field(default=None, max_length=20)
-    prompts: dict[str, PromptOverride] | None = Field(default=None, max_length=1)
-
-
-class StartEvalRunBody(WireModel):
-    """How to try a version: the project, the candidate, and the comparison's settings."""
-
-    project_id: str | None = None
-    agent_ref: AgentRef | None = None
-    flow_ref: FlowRef | None = None
-    versions: FlowVersionOverrides | None = None
-    dry_run: bool | None = None
-    correlation_id: str | None = None
-    baseline: BaselineField = "recorded"
-    reads: Literal["recorded", "live"] = "recorded"
-    repetitions: int = Field(default=1, ge=1, le=10)
-    k: int = Field(default=10, ge=1, le=100)
-    class_weights: Literal["as-recorded", "restricted-only"] = "as-recorded"
-    overrides: EvalOverrides | None = None
-    sample: EvalSample | None = None
-
-
-class StartSuiteRunBody(StartEvalRunBody):
-    """A run on an eval suite names its project, as the contract requires."""
-
-    project_id: str = Field(min_length=1)
 
 
 class StartEvalRunResult(OpenModel):
@@ -199,43 +139,10 @@ class EvalRunQuery(WireModel):
     agent_id: str | None = None
     from_: WireTime | None = Field(default=None, alias="from")
     to: WireTime | None = None
-    scope_kind: str | None = None
-    scope_id: str | None = None
+    scope_kind: Literal["tenant", "org", "project"] | None = None
+    scope_id: str | None = Field(default=None, min_length=1)
     flow_id: str | None = None
     inherit: bool | None = None
-
-
-class RescoreBody(WireModel):
-    """`rescore`'s optional body."""
-
-    project_id: str | None = None
-
-
-def start_request(body: StartEvalRunBody) -> eval_runs.StartRequest:
-    """The validated start body as the services' request record."""
-    agent, flow, sample = body.agent_ref, body.flow_ref, body.sample
-    swaps, overrides = body.versions, body.overrides
-    return eval_runs.StartRequest(
-        project_id=body.project_id,
-        agent=None if agent is None else eval_runs.AgentCandidate(agent.agent_id, agent.version),
-        flow=None if flow is None else eval_runs.FlowCandidate(flow.flow_id, flow.version),
-        versions=flow_runs.Overrides(
-            tools=dict(swaps.tools or {}) if swaps else {},
-            agents=dict(swaps.agents or {}) if swaps else {},
-        ),
-        dry_run=bool(body.dry_run),
-        correlation_id=body.correlation_id,
-        baseline=asked(body.baseline),
-        reads=body.reads,
-        repetitions=body.repetitions,
-        k=body.k,
-        class_weights=body.class_weights,
-        override_settings=tuple(overrides.settings or {}) if overrides else (),
-        override_prompts=tuple(overrides.prompts or {}) if overrides else (),
-        sample=None
-        if sample is None
-        else eval_runs.Sample(sample.part, sample.seed, sample.hold_out_share),
-    )
 
 
 def start_on_suite(call: Call[StartSuiteRunBody, Any]) -> eval_runs.Started:
@@ -265,7 +172,7 @@ def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any] | Response:
     page = eval_runs.list_page(ctx, limit=q.limit, cursor=q.cursor, filters=filters)
     if not any(cases_apart(run.result) for run in page.items):
         return page
-    head = signed(shape(EvalRunPage, page), cursors.key_of(ctx.identity.token))
+    head = signed(shape(EvalRunPage, page), pages_of(ctx, call.request))
     cases = [
         (mark_cases(item), eval_runs.case_pages(ctx, run.run_id))
         for item, run in zip(head["data"], page.items, strict=True)
@@ -303,8 +210,8 @@ async def events(call: Call[Any, Any]) -> Response:
     ctx, run_id = call.ctx, call.path["runId"]
     eval_runs.get_record(ctx, run_id)
     last = call.request.headers.get("last-event-id", "")
-    tail = last.rsplit(":", 1)[-1]
-    after = int(tail) if tail.isdigit() else -1
+    given = whole_number(last.rsplit(":", 1)[-1])  # malformed: from the first case
+    after = -1 if given is None else given
 
     async def frames() -> AsyncIterator[bytes]:
         nonlocal after

@@ -9,14 +9,10 @@ from pydantic import Field
 from ..domain.errors import BadInput
 from ..domain.paging import Page
 from ..services import eval_suites
+from .eval_suite_bodies import BuildJudgedSuiteBody, EvalKind, PublishEvalSuiteBody
 from .judgments import JudgedSubject
-from .routing import Call, Endpoint
-from .runs import ScopeSegment
+from .routing import SHORT_WRITE_BYTES, Call, Endpoint
 from .wire import Number, OpenModel, WireModel
-
-EvalKind = Literal[
-    "accuracy", "pairwise", "regression", "human-review", "benchmark", "custom", "judged"
-]
 
 
 class EvalSuite(WireModel):
@@ -40,39 +36,11 @@ class EvalSuiteCollectionPage(WireModel):
     next_cursor: str | None = None
 
 
-class PublishEvalSuiteBody(WireModel):
-    """A suite version to publish; `spec` is the dispatcher's business."""
-
-    id: str = Field(min_length=1)
-    project_id: str = Field(min_length=1)
-    tenant_id: str | None = None
-    version: str
-    kind: EvalKind
-    description: str | None = None
-    spec: dict[str, Any]
-
-
 class PublishEvalSuiteResult(WireModel):
     """The published version."""
 
     suite_id: str
     version: str
-
-
-class BuildJudgedSuiteBody(WireModel):
-    """Which judged runs of one agent (or flow) in a project become the version's cases."""
-
-    version: str
-    project_id: str = Field(min_length=1)
-    agent_id: str | None = Field(default=None, min_length=1)
-    agent_version: str | None = Field(default=None, min_length=1)
-    flow_id: str | None = Field(default=None, min_length=1)
-    since: str | None = None
-    until: str | None = None
-    judge_class_ids: list[str] | None = None
-    min_judgments: int | None = Field(default=None, ge=1)
-    segments: list[ScopeSegment] | None = None
-    description: str | None = None
 
 
 class BuildJudgedSuiteResult(WireModel):
@@ -284,12 +252,12 @@ async def list_cases(call: Call[Any, PageQuery]) -> Page[Any]:
     return page
 
 
-async def unregister(call: Call[Any, Any]) -> eval_suites.Tombstoned:
+def unregister(call: Call[Any, Any]) -> eval_suites.Tombstoned:
     """Tombstone a version."""
     return eval_suites.unregister(call.ctx, call.path["suiteId"], call.path["version"])
 
 
-async def reinstate(call: Call[Any, Any]) -> eval_suites.Reinstated:
+def reinstate(call: Call[Any, Any]) -> eval_suites.Reinstated:
     """Reinstate a version."""
     return eval_suites.reinstate(call.ctx, call.path["suiteId"], call.path["version"])
 
@@ -376,6 +344,7 @@ ENDPOINTS = [
         "Tombstone a version (kept and readable).",
         response=UnregisterEvalSuiteResult,
         errors=(400, 401, 404, 409),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "POST",
@@ -385,5 +354,6 @@ ENDPOINTS = [
         "Reinstate a tombstoned version (idempotent).",
         response=ReinstateEvalSuiteVersionResult,
         errors=(400, 401, 404, 409),
+        inline_below=SHORT_WRITE_BYTES,
     ),
 ]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 from starlette.responses import Response
 
 from ..domain.gate_specs import (
@@ -22,7 +22,7 @@ from ..services import gate_policies
 from .release_wire import ScopeAnswer, ScopeBody, ScopeQuery, scope_answer
 from .responses import json_response
 from .routing import Call, Endpoint, plain, shape
-from .wire import WireModel
+from .wire import WHOLE, WireModel, given
 
 Role = Literal["standard", "senior", "admin"]
 
@@ -44,15 +44,21 @@ class ComparisonBody(WireModel):
 class EvidenceBody(WireModel):
     """The judged evidence behind each gated metric."""
 
-    min_cases: int | None = Field(default=None, ge=0)
+    min_cases: Annotated[int, Field(ge=0), WHOLE] | None = None
     min_weight: float | None = Field(default=None, ge=0)
 
 
 class MetricBody(WireModel):
     """One gated metric: what the candidate must reach."""
 
+    model_config = ConfigDict(json_schema_extra={"allOf": [
+        {"anyOf": [given("minCandidate"), given("maxDrop")]},
+        {"anyOf": [{"properties": {"name": {"const": "weightedPrecisionAtK"}}},
+                   {"not": given("k")}]},
+    ]})  # fmt: skip
+
     name: Literal["weightedYesShare", "judgedCoverage", "weightedPrecisionAtK"]
-    k: int | None = Field(default=None, ge=1, le=100)
+    k: Annotated[int, Field(ge=1, le=100), WHOLE] | None = None
     min_candidate: float | None = Field(default=None, ge=0, le=1)
     max_drop: float | None = Field(default=None, ge=0, le=1)
 
@@ -68,10 +74,10 @@ class MetricBody(WireModel):
 class ReplayBody(WireModel):
     """The most diverged, errored and stopped cases and refused writes allowed (0 if left out)."""
 
-    max_diverged: int | None = Field(default=None, ge=0)
-    max_errors: int | None = Field(default=None, ge=0)
-    max_refused_writes: int | None = Field(default=None, ge=0)
-    max_stopped: int | None = Field(default=None, ge=0)
+    max_diverged: Annotated[int, Field(ge=0), WHOLE] | None = None
+    max_errors: Annotated[int, Field(ge=0), WHOLE] | None = None
+    max_refused_writes: Annotated[int, Field(ge=0), WHOLE] | None = None
+    max_stopped: Annotated[int, Field(ge=0), WHOLE] | None = None
 
 
 class ApprovalsBody(WireModel):

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic.json_schema import WithJsonSchema
 
 from ..domain.bounds import MAX_WEIGHT
 from ..domain.corrections import AssertableBy
 from ..domain.paging import Page
 from ..services import judge_classes
-from .routing import Call, Endpoint
-from .wire import Number, WireModel
+from .routing import SHORT_WRITE_BYTES, Call, Endpoint
+from .wire import Number, Omittable, WireModel
 
 PrincipalKind = Literal["user", "service"]
 ReviewerRole = Literal["standard", "senior", "admin"]
@@ -45,9 +45,11 @@ JudgeClassScope = Annotated[TenantScope | ProjectScope | AgentScope, Field(discr
 class JudgeClassAssertableBy(WireModel):
     """Who may use a class: every part that is set must hold."""
 
-    min_reviewer_role: ReviewerRole | None = None
-    principal_kinds: list[PrincipalKind] | None = Field(default=None, min_length=1)
-    principal_ids: list[Annotated[str, Field(min_length=1)]] | None = Field(
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
+
+    min_reviewer_role: Omittable[ReviewerRole] = None
+    principal_kinds: Omittable[list[PrincipalKind]] = Field(default=None, min_length=1)
+    principal_ids: Omittable[list[Annotated[str, Field(min_length=1)]]] = Field(
         default=None, min_length=1, max_length=100
     )
 
@@ -80,8 +82,8 @@ class CreateJudgeClassBody(WireModel):
     scope: JudgeClassScope
     name: str = Field(min_length=1, max_length=100)
     weight: float = Field(ge=0, le=MAX_WEIGHT)
-    description: str | None = None
-    assertable_by: JudgeClassAssertableBy | None = None
+    description: Omittable[str] = None
+    assertable_by: Omittable[JudgeClassAssertableBy] = None
 
 
 class UpdateJudgeClassBody(WireModel):
@@ -90,10 +92,12 @@ class UpdateJudgeClassBody(WireModel):
     `weight` may be left out but not sent as null: a class always weighs something.
     """
 
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
+
     weight: Annotated[
         float | None, WithJsonSchema({"type": "number", "minimum": 0, "maximum": MAX_WEIGHT})
     ] = Field(default=None, ge=0, le=MAX_WEIGHT)
-    description: str | None = None
+    description: Omittable[str] = None
     assertable_by: JudgeClassAssertableBy | None = None
 
     @field_validator("weight", mode="before")
@@ -144,7 +148,7 @@ class UnregisterJudgeClassResult(WireModel):
     unregistered: Literal[True]
 
 
-async def create(call: Call[CreateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
+def create(call: Call[CreateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
     body = call.body
     scope = body.scope
     return judge_classes.create(
@@ -177,7 +181,7 @@ async def get(call: Call[Any, Any]) -> judge_classes.JudgeClass:
     return judge_classes.get(call.ctx, call.path["judgeClassId"])
 
 
-async def update(call: Call[UpdateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
+def update(call: Call[UpdateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
     body = call.body
     changes: dict[str, Any] = {name: getattr(body, name) for name in body.model_fields_set}
     if body.assertable_by is not None:
@@ -185,7 +189,7 @@ async def update(call: Call[UpdateJudgeClassBody, Any]) -> judge_classes.JudgeCl
     return judge_classes.update(call.ctx, call.path["judgeClassId"], changes)
 
 
-async def unregister(call: Call[Any, Any]) -> judge_classes.Unregistered:
+def unregister(call: Call[Any, Any]) -> judge_classes.Unregistered:
     return judge_classes.unregister(call.ctx, call.path["judgeClassId"])
 
 
@@ -200,6 +204,7 @@ ENDPOINTS = [
         response=JudgeClass,
         status=201,
         errors=(400, 401, 404, 409, 413),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "GET",
@@ -229,6 +234,7 @@ ENDPOINTS = [
         body=UpdateJudgeClassBody,
         response=JudgeClass,
         errors=(400, 401, 404, 409, 413),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "POST",
@@ -239,5 +245,6 @@ ENDPOINTS = [
         body=None,
         response=UnregisterJudgeClassResult,
         errors=(400, 401, 404, 409),
+        inline_below=SHORT_WRITE_BYTES,
     ),
 ]

@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from ..domain.bounds import MAX_RANK
 from ..domain.paging import Page
+from ..domain.pointers import POINTER_PATTERN
 from ..services import judgments
 from .limits import MAX_KEY
-from .routing import Call, Endpoint
-from .wire import OpenModel, WireModel
+from .routing import SHORT_WRITE_BYTES, Call, Endpoint
+from .wire import WHOLE, Omittable, OpenModel, WireModel
 
 
 class JudgedItem(WireModel):
     """The judged item: its stable key, where it is in the output, its rank."""
 
     key: str = Field(min_length=1, max_length=MAX_KEY)
-    pointer: str | None = Field(default=None, max_length=MAX_KEY)
-    rank: int | None = Field(default=None, ge=0, le=MAX_RANK)
+    pointer: Omittable[Annotated[str, Field(json_schema_extra={"pattern": POINTER_PATTERN})]] = (
+        Field(default=None, max_length=MAX_KEY)
+    )
+    rank: Omittable[Annotated[int, Field(ge=0, le=MAX_RANK), WHOLE]] = None
 
 
 class CreateJudgmentBody(WireModel):
@@ -28,9 +31,9 @@ class CreateJudgmentBody(WireModel):
     run_id: str = Field(min_length=1)
     item: JudgedItem
     verdict: Literal["yes", "no"]
-    reason: str | None = Field(default=None, max_length=4000)
-    judge_class_id: str | None = Field(default=None, min_length=1)
-    participant_id: str | None = Field(default=None, min_length=1)
+    reason: Omittable[str] = Field(default=None, max_length=4000)
+    judge_class_id: Omittable[str] = Field(default=None, min_length=1)
+    participant_id: Omittable[str] = Field(default=None, min_length=1)
 
 
 class JudgedSubject(WireModel):
@@ -118,7 +121,7 @@ class UnregisterJudgmentResult(WireModel):
     unregistered: Literal[True]
 
 
-async def create(call: Call[CreateJudgmentBody, Any]) -> judgments.Judgment:
+def create(call: Call[CreateJudgmentBody, Any]) -> judgments.Judgment:
     body = call.body
     return judgments.create(
         call.ctx,
@@ -158,7 +161,7 @@ async def get(call: Call[Any, Any]) -> judgments.JudgmentWithCopies:
     return judgments.get(call.ctx, call.path["judgmentId"])
 
 
-async def unregister(call: Call[Any, Any]) -> judgments.Unregistered:
+def unregister(call: Call[Any, Any]) -> judgments.Unregistered:
     return judgments.unregister(call.ctx, call.path["judgmentId"])
 
 
@@ -173,6 +176,7 @@ ENDPOINTS = [
         response=Judgment,
         status=201,
         errors=(400, 401, 403, 404, 409, 410, 413),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "GET",
@@ -201,5 +205,6 @@ ENDPOINTS = [
         "Remove a judgment.",
         response=UnregisterJudgmentResult,
         errors=(400, 401, 403, 404, 409),
+        inline_below=SHORT_WRITE_BYTES,
     ),
 ]

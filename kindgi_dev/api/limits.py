@@ -13,6 +13,7 @@ import json
 import math
 import re
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from ..domain.bounds import MAX_DEPTH, MAX_NUMBER, MIN_NUMBER
 from ..domain.errors import BadInput
@@ -27,6 +28,8 @@ MAX_NAME = 200
 """Characters in a name."""
 
 _BRACKETS = re.compile(rb"[\[\]{}]")
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""Where a body may hold a lone surrogate: only JSON's `\\u` escapes can write one."""
 _JSON_TYPES = re.compile(r"^application/(?:[\w.+-]+\+)?json$")
 
 
@@ -42,6 +45,20 @@ def check_content_type(header: str | None) -> None:
         name, _, value = param.partition("=")
         if name.strip().lower() == "charset" and value.strip().strip('"').lower() != "utf-8":
             raise BadInput("A JSON body must be UTF-8.", contentType=header, charset=value.strip())
+
+
+def check_url(raw_path: bytes, query: bytes) -> None:
+    """400 when the path or the query string, percent-decoded, is not UTF-8 (such as the
+    bytes of a lone surrogate, `%ED%A0%80`): decoded anyway, it would name other text."""
+    for part, text in (("path", raw_path), ("query string", query)):
+        try:
+            unquote_to_bytes(text.replace(b"+", b" ")).decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise BadInput(
+                f"The {part} is not UTF-8 once percent-decoded ({error.reason} at byte "
+                f"{error.start}).",
+                field=part,
+            ) from None
 
 
 def check_depth(raw: bytes, limit: int = MAX_DEPTH) -> None:
@@ -72,6 +89,8 @@ def load(raw: bytes, at: str = "") -> Any:
     except (ValueError, UnicodeDecodeError) as error:
         raise BadInput(f"The body is not valid JSON: {error}.") from None
     check_numbers(data, at)
+    if _ESCAPED_SURROGATE.search(raw):
+        check_text(data, at)
     return data
 
 
@@ -90,6 +109,27 @@ def check_numbers(value: Any, path: str = "") -> None:
     elif isinstance(value, list):
         for index, item in enumerate(value):
             check_numbers(item, f"{path}/{index}" if path else str(index))
+
+
+def check_text(value: Any, path: str = "") -> None:
+    """400 naming the field when a string (or a key) holds a lone surrogate, such as
+    `"\\ud800"`: valid JSON, but no Unicode text, so nothing can store or send it."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadInput(
+                f"{path or '<body>'}: holds a lone surrogate (\\ud800-\\udfff); "
+                "text must be Unicode.",
+                field=path,
+            ) from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_text(key, path)
+            check_text(item, f"{path}/{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            check_text(item, f"{path}/{index}" if path else str(index))
 
 
 def _no_constant(name: str) -> Any:

@@ -9,7 +9,9 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from .. import __version__
+from ..domain.bounds import MAX_NUMBER, MIN_NUMBER
 from .routing import Endpoint
+from .wire import JSON_VALUE
 
 _PARAM = re.compile(r"{(\w+)(?::\w+)?}")
 
@@ -43,10 +45,12 @@ def document(endpoints: list[Endpoint]) -> dict[str, Any]:
     )
     schemas: dict[str, Any] = dict(defs.get("$defs", {}))
     schemas["WireError"] = _ERROR_SCHEMA
+    schemas["JsonValue"] = JSON_VALUE
     paths: dict[str, Any] = {}
     for endpoint in endpoints:
         path = _PARAM.sub(r"{\1}", endpoint.path)
         paths.setdefault(path, {})[endpoint.method.lower()] = _operation(endpoint, path, keyed)
+    _bound_requests(paths, schemas)
     return {
         "openapi": "3.1.0",
         "info": {"title": "kindgi dev", "version": __version__},
@@ -57,6 +61,64 @@ def document(endpoints: list[Endpoint]) -> dict[str, Any]:
         },
         "security": [{"bearerAuth": []}],
     }
+
+
+def _bound_requests(paths: dict[str, Any], schemas: dict[str, Any]) -> None:
+    """Every number a request takes (its query's, its body's and the schemas they refer to)
+    bounded to 64 bits: answers are not bounded by it."""
+    taken = [
+        part
+        for operations in paths.values()
+        for operation in operations.values()
+        for part in (operation["parameters"], operation.get("requestBody"))
+        if part
+    ]
+    names = _referenced(taken, schemas)
+    for operations in paths.values():
+        for operation in operations.values():
+            operation["parameters"] = _in_64_bits(operation["parameters"])
+            if "requestBody" in operation:
+                operation["requestBody"] = _in_64_bits(operation["requestBody"])
+    for name in names:
+        schemas[name] = _in_64_bits(schemas[name])
+
+
+def _referenced(nodes: list[Any], schemas: dict[str, Any]) -> set[str]:
+    """The names of the component schemas `nodes` refer to, directly or through others."""
+    found: set[str] = set()
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+                name = ref.rsplit("/", 1)[1]
+                if name not in found and name in schemas:
+                    found.add(name)
+                    stack.append(schemas[name])
+            stack.extend(node.values())
+    return found
+
+
+def _in_64_bits(node: Any) -> Any:
+    """`node` with every number schema bounded to 64 bits where it names no bound: a query
+    or body number beyond them is refused (`limits.check_numbers`), so the schema says so."""
+    if isinstance(node, list):
+        return [_in_64_bits(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    bounded = {key: _in_64_bits(value) for key, value in node.items()}
+    kinds = node.get("type")
+    if kinds in ("integer", "number") or (
+        isinstance(kinds, list) and {"integer", "number"} & set(kinds)
+    ):
+        if "minimum" not in node and "exclusiveMinimum" not in node:
+            bounded["minimum"] = MIN_NUMBER
+        if "maximum" not in node and "exclusiveMaximum" not in node:
+            bounded["maximum"] = MAX_NUMBER
+    return bounded
 
 
 def _models(endpoints: list[Endpoint]) -> dict[str, list[type[BaseModel]]]:

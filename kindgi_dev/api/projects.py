@@ -11,8 +11,8 @@ from ..domain.errors import NotFound
 from ..domain.paging import Page
 from ..services import projects
 from .limits import MAX_KEY, MAX_NAME
-from .routing import Call, Endpoint
-from .wire import WireModel
+from .routing import SHORT_WRITE_BYTES, Call, Endpoint
+from .wire import Omittable, WireModel
 
 
 class ProjectSpec(WireModel):
@@ -20,9 +20,9 @@ class ProjectSpec(WireModel):
 
     name: str = Field(min_length=1, max_length=MAX_NAME)
     slug: str = Field(min_length=1, max_length=MAX_KEY)
-    description: str | None = None
-    org_id: str | None = None
-    is_default: bool | None = None
+    description: Omittable[str] = None
+    org_id: Omittable[str] = None
+    is_default: Omittable[bool] = None
 
 
 class Project(WireModel):
@@ -100,7 +100,7 @@ async def get(call: Call[Any, Any]) -> projects.Project:
     return projects.get(call.ctx, call.path["projectId"])
 
 
-async def create(call: Call[ProjectSpec, Any]) -> CreateResourceResult:
+def create(call: Call[ProjectSpec, Any]) -> CreateResourceResult:
     spec = call.body
     if spec.org_id:
         raise NotFound("org", spec.org_id)
@@ -172,6 +172,7 @@ ENDPOINTS = [
         response=CreateResourceResult,
         status=201,
         errors=(400, 401, 404, 409, 413),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "PATCH",

@@ -229,7 +229,7 @@ ENDPOINTS = [
     Endpoint("POST", AGENT + "/promotions", "agents.promotions.create", promote,
              "Make a version live for a scope, through its gate.", body=PromoteBody,
              response=PromotionAnswer, status=201, also=(202,),
-             errors=(400, 401, 404, 409, 413, 422)),
+             errors=(400, 401, 404, 409, 413, 422), keeps_refusals=True),
     Endpoint("GET", AGENT + "/gate-policy", "agents.gatePolicy.resolve", gate_policy,
              "The gate policy a promotion for the scope is checked against.",
              query=ScopeQuery, response=GatePolicyResolution, errors=(400, 401)),

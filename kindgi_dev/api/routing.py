@@ -17,10 +17,11 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from ..domain.errors import BadInput, Conflict, KindgiError, RequestTooLarge, Unauthenticated
+from ..domain.numbers import whole_number
 from ..domain.paging import Page
 from ..services import idempotency, identity
 from ..services.context import Caller, Context, acting_as
@@ -35,6 +36,11 @@ B = TypeVar("B", bound=BaseModel)
 Q = TypeVar("Q", bound=BaseModel)
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+
+SHORT_WRITE_BYTES = 8 * 1024
+"""A write's body this small (a correction of a hundred items or so) is a write of a
+millisecond or two: it runs on the event loop when no write is in flight, not in a worker
+thread (an endpoint's `inline_below`)."""
 
 
 @dataclass
@@ -79,6 +85,10 @@ class Endpoint:
     max_body: int | None = None
     """The largest body this operation takes, when not the instance's `max_body_bytes`
     (a test-set file carries a copy of each case's run)."""
+    keeps_refusals: bool = False
+    """A refusal this operation answers is recorded (a promotion its gate refused, kept in
+    the history): what its handler wrote before raising is committed, not rolled back with
+    the error answer as a write's are."""
 
 
 class _Empty(BaseModel):
@@ -105,13 +115,18 @@ def route(endpoint: Endpoint) -> Route:
         try:
             caller = None if endpoint.public else _authenticate(request, ctx)
             with acting_as(caller or ctx.caller):
+                limits.check_url(
+                    request.scope.get("raw_path") or b"", request.scope["query_string"]
+                )
                 raw = await _read_body(
                     request,
                     endpoint.max_body or ctx.settings.max_body_bytes,
                     ctx.settings.body_idle_seconds,
                 )
                 key = request.headers.get("idempotency-key")
-                if key and request.method in WRITE_METHODS:
+                if key is not None and request.method in WRITE_METHODS:
+                    if not key.strip():
+                        raise BadInput("The Idempotency-Key header is empty: give a key, or none.")
                     return await _idempotent(ctx, request, endpoint, raw, key)
                 return await _answer(ctx, request, endpoint, raw)
         except KindgiError as error:
@@ -127,8 +142,12 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
     """Parse, handle, render. A plain-function handler does all three in a worker thread,
     so neither a large body nor a long write holds up the event loop; a body under the
     endpoint's `inline_below` is handled on the loop, unless a write is in flight (it is
-    never waited for on the loop)."""
-    key = cursors.key_of(ctx.identity.token)
+    never waited for on the loop).
+
+    A plain-function handler of a write method runs, and its answer is rendered, inside
+    one write transaction: an answer that fails to render rolls its write back, so no
+    request answers 500 after it stored something."""
+    pages = pages_of(ctx, request)
 
     def call() -> Call[Any, Any]:
         return Call(
@@ -136,29 +155,48 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
             request=request,
             path=dict(request.path_params),
             body=_parse_body(endpoint, request, raw),
-            query=_parse_query(endpoint, request, key),
+            query=_parse_query(endpoint, request, pages),
             raw_body=raw,
         )
 
     def finish(result: Any) -> Response:
         if isinstance(result, Response):
             return result
-        return json_response(signed(render(endpoint, result), key), endpoint.status)
+        return json_response(signed(render(endpoint, result), pages), endpoint.status)
 
     if inspect.iscoroutinefunction(endpoint.handler):
         return finish(await endpoint.handler(call()))
     handler = endpoint.handler
+
+    def handled() -> Response:
+        given = call()
+        if request.method not in WRITE_METHODS:
+            return finish(handler(given))
+        with ctx.db.transaction():
+            try:
+                return finish(handler(given))
+            except KindgiError as error:
+                if not endpoint.keeps_refusals:
+                    raise
+                refusal = error
+        raise refusal
+
     if len(raw) < endpoint.inline_below:
         with ctx.writer_if_free() as free:
             if free:
-                return finish(handler(call()))
-    return await asyncio.to_thread(lambda: finish(handler(call())))
+                return handled()
+    return await asyncio.to_thread(handled)
 
 
-def signed(body: Any, key: bytes) -> Any:
-    """An answer with its page's `nextCursor` signed with `key` (see `cursors`)."""
+def pages_of(ctx: Context, request: Request) -> cursors.Signer:
+    """The signer of the cursors of the list a request reads: the list is its path."""
+    return cursors.signer(ctx.identity.token, request.scope["path"])
+
+
+def signed(body: Any, pages: cursors.Signer) -> Any:
+    """An answer with its page's `nextCursor` signed for its list (see `cursors`)."""
     if isinstance(body, dict) and isinstance(body.get("nextCursor"), str):
-        return {**body, "nextCursor": cursors.sign(body["nextCursor"], key)}
+        return {**body, "nextCursor": pages.sign(body["nextCursor"])}
     return body
 
 
@@ -228,8 +266,8 @@ def _authenticate(request: Request, ctx: Context) -> Caller:
 
 async def _read_body(request: Request, limit: int, idle_seconds: float) -> bytes:
     """The body, refused when larger than `limit` or stalled `idle_seconds` between chunks."""
-    declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > limit:
+    declared = whole_number(request.headers.get("content-length") or "")
+    if declared is not None and declared > limit:
         raise RequestTooLarge(f"The body is larger than {limit} bytes.", maxBytes=limit)
     chunks = []
     size = 0
@@ -262,8 +300,9 @@ def _parse_body(endpoint: Endpoint, request: Request, raw: bytes) -> BaseModel:
     return parse_body(endpoint.body, raw)
 
 
-def _parse_query(endpoint: Endpoint, request: Request, key: bytes) -> BaseModel:
-    """The query as the endpoint's model, its cursor unwrapped once its signature holds."""
+def _parse_query(endpoint: Endpoint, request: Request, pages: cursors.Signer) -> BaseModel:
+    """The query as the endpoint's model, its cursor unwrapped once its signature for this
+    list holds."""
     if endpoint.query is None:
         return _Empty()
     data: dict[str, Any] = {}
@@ -274,7 +313,7 @@ def _parse_query(endpoint: Endpoint, request: Request, key: bytes) -> BaseModel:
     limits.check_numbers(query.model_dump(by_alias=True))
     cursor = getattr(query, "cursor", None)
     if isinstance(cursor, str) and cursor:
-        query = query.model_copy(update={"cursor": cursors.verify(cursor, key)})
+        query = query.model_copy(update={"cursor": pages.verify(cursor)})
     return query
 
 
@@ -299,10 +338,29 @@ async def _idempotent(
         response.headers["Retry-After"] = "5"
         return response
     try:
-        response = await _answer(ctx, request, endpoint, raw)
+        response = await _whole(await _answer(ctx, request, endpoint, raw))
+        if response.status_code < 400:
+            content_type = response.headers.get("content-type", "application/json")
+            idempotency.remember(
+                ctx, held, response.status_code, content_type, bytes(response.body)
+            )
     finally:
         idempotency.release(ctx, held)
-    if response.status_code < 400:
-        content_type = response.headers.get("content-type", "application/json")
-        idempotency.remember(ctx, held, response.status_code, content_type, bytes(response.body))
     return response
+
+
+async def _whole(response: Response) -> Response:
+    """A streamed answer read to its end, as one answer with the same status and headers:
+    an answer kept under an Idempotency-Key is kept whole, to be replayed byte for byte."""
+    if not isinstance(response, StreamingResponse):
+        return response
+    chunks = [
+        chunk.encode(response.charset) if isinstance(chunk, str) else bytes(chunk)
+        async for chunk in response.body_iterator
+    ]
+    return Response(
+        b"".join(chunks),
+        response.status_code,
+        headers=dict(response.headers),
+        background=response.background,
+    )

@@ -9,16 +9,19 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
+from pydantic.config import JsonDict
 from starlette.responses import Response, StreamingResponse
 
 from ..domain.errors import Unprocessable, ValidationFailed
+from ..domain.numbers import whole_number
 from ..domain.paging import Page
 from ..domain.segments import Segment
+from ..domain.text import NOT_BLANK_PATTERN
 from ..services import flow_runs, run_waits, runs
 from .responses import json_response
 from .routing import Call, Endpoint, shape
-from .wire import OpenModel, WireModel, WireTime
+from .wire import JSON_OBJECT, JsonAny, OpenModel, WireModel, WireTime, WireUuid
 
 RunStatus = Literal["pending", "running", "suspended", "completed", "failed", "cancelled"]
 
@@ -41,8 +44,36 @@ class StartRunOptions(WireModel):
     wait: bool | None = None
 
 
+_TURN_INPUT: JsonDict = {
+    "type": "object",
+    "required": ["userMessage"],
+    "properties": {
+        "userMessage": {"type": "string", "pattern": NOT_BLANK_PATTERN},
+        "parameters": {"anyOf": [{"type": "null"}, JSON_OBJECT]},
+    },
+}
+"""An agent turn's input: a message that isn't blank, and the agent's parameters."""
+_NAMED: JsonDict = {"type": "string", "minLength": 1}
+
+
 class StartRunBody(WireModel):
     """The body of `runs.start`: one of `agent` / `flow`, and its input."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "oneOf": [
+                {
+                    "required": ["agent", "input"],
+                    "properties": {"agent": _NAMED, "flow": {"type": "null"}, "input": _TURN_INPUT},
+                },
+                {
+                    "required": ["flow", "input"],
+                    "properties": {"flow": _NAMED, "agent": {"type": "null"},
+                                   "input": {"not": {"type": "null"}}},
+                },
+            ]
+        }
+    )  # fmt: skip
 
     agent: str | None = Field(default=None, min_length=1)
     agent_version: str | None = None
@@ -50,7 +81,7 @@ class StartRunBody(WireModel):
     flow_version: str | None = None
     project_id: str | None = None
     segments: list[ScopeSegment] | None = Field(default=None, max_length=8)
-    input: Any = None
+    input: JsonAny = None
     options: StartRunOptions | None = None
 
 
@@ -136,22 +167,22 @@ class RunQuery(WireModel):
 
     limit: int | None = None
     cursor: str | None = None
-    agent_id: str | None = None
-    agent_version: str | None = None
-    flow_id: str | None = None
-    flow_version: str | None = None
-    eval_run_id: str | None = None
+    agent_id: str | None = Field(default=None, min_length=1)
+    agent_version: str | None = Field(default=None, min_length=1)
+    flow_id: str | None = Field(default=None, min_length=1)
+    flow_version: str | None = Field(default=None, min_length=1)
+    eval_run_id: str | None = Field(default=None, min_length=1)
     replays: Literal["exclude", "include", "only"] = "exclude"
     include_dry_runs: bool = False
     include: Literal["output"] | None = None
     status: list[RunStatus] = Field(default_factory=list)
     created_after: WireTime | None = None
     created_before: WireTime | None = None
-    scope_kind: str | None = None
-    scope_id: str | None = None
-    parent_run_id: str | None = None
+    scope_kind: Literal["tenant", "org", "project"] | None = None
+    scope_id: str | None = Field(default=None, min_length=1)
+    parent_run_id: WireUuid | None = None
     top_level: bool | None = None
-    trigger_id: str | None = None
+    trigger_id: WireUuid | None = None
 
     @field_validator("status", mode="before")
     @classmethod
@@ -169,7 +200,8 @@ class JournalQuery(WireModel):
 
     limit: int | None = None
     cursor: str | None = None
-    since: int = Field(default=-1, ge=-1)
+    since: int | None = Field(default=None, ge=0)
+    """Only entries after this sequence number; none: from the first."""
 
 
 class JournalEntry(WireModel):
@@ -262,7 +294,8 @@ async def cancel(call: Call[Any, Any]) -> runs.Run:
 
 async def journal(call: Call[Any, JournalQuery]) -> Page[runs.JournalEntry]:
     q = call.query
-    return runs.journal(call.ctx, call.path["runId"], since=q.since, limit=q.limit, cursor=q.cursor)
+    since = -1 if q.since is None else q.since
+    return runs.journal(call.ctx, call.path["runId"], since=since, limit=q.limit, cursor=q.cursor)
 
 
 WIRE_KINDS = {
@@ -283,8 +316,8 @@ async def stream(call: Call[Any, Any]) -> Response:
     ctx, run_id = call.ctx, call.path["runId"]
     run = runs.get_record(ctx, run_id)
     last = call.request.headers.get("last-event-id", "")
-    tail = last.rsplit(":", 1)[-1]
-    since = int(tail) if tail.isdigit() else -1
+    given = whole_number(last.rsplit(":", 1)[-1])  # malformed: from the start
+    since = -1 if given is None else given
 
     async def frames() -> AsyncIterator[bytes]:
         nonlocal since

@@ -8,12 +8,14 @@ from typing import Any
 from pydantic import Field
 from starlette.responses import Response, StreamingResponse
 
+from ..domain.semver import SEMVER_PATTERN
+from ..domain.test_set_files import FORMAT, ID, KIND
 from ..services import test_set_files
 from ..services.test_set_pulls import PulledVersion
 from .responses import json_response
 from .routing import Call, Endpoint, shape
 from .test_set_pulls import PullSource
-from .wire import WireModel
+from .wire import JsonObject, WireModel
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """The largest file an import takes: each case carries a copy of its run (about 10 kB)."""
@@ -31,13 +33,13 @@ class TestSetFile(WireModel):
 
     agents: list[NamedVersions]
     case_count: int = Field(ge=0)
-    cases: list[dict[str, Any]]
+    cases: list[JsonObject]
     flows: list[NamedVersions]
-    format: str = Field(max_length=100)
-    id: str = Field(max_length=300)
-    kind: str = Field(max_length=100)
+    format: str = Field(max_length=100, json_schema_extra={"const": FORMAT})
+    id: str = Field(max_length=300, json_schema_extra={"pattern": f"^{ID.pattern}$"})
+    kind: str = Field(max_length=100, json_schema_extra={"const": KIND})
     sha256: str = Field(max_length=100)
-    version: str = Field(max_length=100)
+    version: str = Field(max_length=100, json_schema_extra={"pattern": SEMVER_PATTERN})
 
 
 class ImportQuery(WireModel):

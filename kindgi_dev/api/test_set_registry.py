@@ -8,11 +8,12 @@ from pydantic import Field
 from starlette.responses import Response
 
 from ..domain.paging import Page
-from ..domain.test_sets import RegistryEntry
+from ..domain.semver import SEMVER_PATTERN
+from ..domain.test_sets import ENTRY_ID_PATTERN, RegistryEntry
 from ..services import test_set_registry
 from .responses import json_response
-from .routing import Call, Endpoint, shape
-from .wire import OpenModel, WireModel
+from .routing import SHORT_WRITE_BYTES, Call, Endpoint, shape
+from .wire import JsonObject, OpenModel, WireModel
 
 RegistryKind = Literal[
     "accuracy", "pairwise", "regression", "human-review", "benchmark", "custom", "corrections"
@@ -27,18 +28,18 @@ class TestSetEntry(WireModel):
     version: str
     kind: RegistryKind
     description: str | None = None
-    spec: dict[str, Any]
+    spec: JsonObject
 
 
 class PublishTestSetBody(WireModel):
     """A registry entry to publish: `spec` is kept as opaque JSON."""
 
-    id: str = Field(min_length=1)
+    id: str = Field(min_length=1, json_schema_extra={"pattern": ENTRY_ID_PATTERN})
     tenant_id: str = Field(min_length=1)
-    version: str = Field(min_length=1)
+    version: str = Field(min_length=1, json_schema_extra={"pattern": SEMVER_PATTERN})
     kind: RegistryKind
     description: str | None = None
-    spec: dict[str, Any]
+    spec: JsonObject
 
 
 class TestSetPage(WireModel):
@@ -78,7 +79,7 @@ async def list_entries(call: Call[Any, RegistryQuery]) -> Page[Any]:
     return test_set_registry.list_entries(call.ctx, q.kind, limit=q.limit, cursor=q.cursor)
 
 
-async def publish(call: Call[PublishTestSetBody, Any]) -> Response:
+def publish(call: Call[PublishTestSetBody, Any]) -> Response:
     """201 for a new version, 200 when the same content was published before."""
     body = call.body
     entry = RegistryEntry(
@@ -139,6 +140,7 @@ ENDPOINTS = [
         status=201,
         also=(200,),
         errors=(400, 401, 409, 413),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "GET",

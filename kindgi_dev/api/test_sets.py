@@ -3,20 +3,22 @@ and freezing; the `/v1/test-sets` registry is `test_set_registry`."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from ..domain import test_sets as rules
 from ..domain.bounds import MAX_RANK
 from ..domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
 from ..domain.paging import Page
+from ..domain.pointers import POINTER_PATTERN
+from ..domain.text import NOT_BLANK_PATTERN
 from ..services import test_set_versions, test_sets
 from ..services.context import Context
-from .corrections import decisions_of
+from .corrections import ANSWER_RULE, DECISIONS_RULE, SOMETHING_EXPECTED, decisions_of
 from .limits import MAX_ITEMS, MAX_KEY
-from .routing import Call, Endpoint
-from .wire import WireModel
+from .routing import SHORT_WRITE_BYTES, Call, Endpoint
+from .wire import WHOLE, JsonObject, WireModel
 
 Verdict = Literal["right", "wrong"]
 CaseKind = Literal["correction", "hand"]
@@ -26,8 +28,10 @@ class CaseItem(WireModel):
     """An item a case expects: its key, where it is, its rank, and right or wrong."""
 
     key: str = Field(min_length=1, max_length=MAX_KEY)
-    pointer: str | None = Field(default=None, max_length=MAX_KEY)
-    rank: int | None = Field(default=None, ge=0, le=MAX_RANK)
+    pointer: str | None = Field(
+        default=None, max_length=MAX_KEY, json_schema_extra={"pattern": POINTER_PATTERN}
+    )
+    rank: Annotated[int, Field(ge=0, le=MAX_RANK), WHOLE] | None = None
     verdict: Verdict
     reason: str | None = Field(default=None, max_length=4000)
 
@@ -40,7 +44,7 @@ class CaseCall(WireModel):
     """A tool the run should have called, with the arguments it should have had."""
 
     tool_id: str = Field(min_length=1)
-    args: dict[str, Any] | None = None
+    args: JsonObject | None = None
 
     def record(self) -> ExpectedCall:
         """The call as the service takes it."""
@@ -50,9 +54,11 @@ class CaseCall(WireModel):
 class CaseDecisions(WireModel):
     """What the run should have done: right, or wrong with what it should (not) call."""
 
+    model_config = ConfigDict(json_schema_extra=DECISIONS_RULE)
+
     verdict: Verdict
     should_call: list[CaseCall] | None = None
-    must_not_call: list[str] | None = None
+    must_not_call: list[Annotated[str, Field(min_length=1)]] | None = None
 
     def record(self) -> Decisions:
         """The decisions as the service takes them."""
@@ -61,6 +67,8 @@ class CaseDecisions(WireModel):
 
 class CaseAnswer(WireModel):
     """What the answer should have said: right, or wrong with `shouldSay` and/or `why`."""
+
+    model_config = ConfigDict(json_schema_extra=ANSWER_RULE)
 
     verdict: Verdict
     should_say: str | None = Field(default=None, max_length=4000)
@@ -74,6 +82,8 @@ class CaseAnswer(WireModel):
 class AddCaseBody(WireModel):
     """A hand case: a correction's body on one of the agent's finished runs."""
 
+    model_config = ConfigDict(json_schema_extra=SOMETHING_EXPECTED)
+
     run_id: str = Field(min_length=1, max_length=MAX_KEY)
     items: list[CaseItem] = Field(default_factory=list, max_length=MAX_ITEMS)
     decisions: CaseDecisions | None = None
@@ -83,7 +93,9 @@ class AddCaseBody(WireModel):
 class RetireCaseBody(WireModel):
     """Why the case no longer applies."""
 
-    reason: str = Field(min_length=1, max_length=4000)
+    reason: str = Field(
+        min_length=1, max_length=4000, json_schema_extra={"pattern": NOT_BLANK_PATTERN}
+    )
 
 
 class CasePrincipal(WireModel):
@@ -205,7 +217,7 @@ async def list_cases(call: Call[Any, CaseQuery]) -> Page[Any]:
     return page
 
 
-async def add_case(call: Call[AddCaseBody, Any]) -> rules.TestCase:
+def add_case(call: Call[AddCaseBody, Any]) -> rules.TestCase:
     """Add a hand case (201)."""
     return add_hand_case(call.ctx, call.path["agentId"], call.body)
 
@@ -222,7 +234,7 @@ def add_hand_case(ctx: Context, agent_id: str, body: AddCaseBody) -> rules.TestC
     )
 
 
-async def retire_case(call: Call[RetireCaseBody, Any]) -> rules.TestCase:
+def retire_case(call: Call[RetireCaseBody, Any]) -> rules.TestCase:
     """Retire a case with the body's reason."""
     path = call.path
     return test_sets.retire_case(call.ctx, path["agentId"], path["caseId"], call.body.reason)
@@ -266,6 +278,7 @@ ENDPOINTS = [
         response=TestCase,
         status=201,
         errors=(400, 401, 404, 409, 410, 413),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "POST",
@@ -276,6 +289,7 @@ ENDPOINTS = [
         body=RetireCaseBody,
         response=TestCase,
         errors=(400, 401, 404, 409),
+        inline_below=SHORT_WRITE_BYTES,
     ),
     Endpoint(
         "POST",

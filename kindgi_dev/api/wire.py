@@ -5,15 +5,19 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
+from pydantic.config import JsonDict
 from pydantic.json_schema import WithJsonSchema
 
+from ..domain.bounds import MAX_NUMBER, MIN_NUMBER
 from ..domain.errors import BadInput, ValidationFailed
-from ..domain.time import format_time, parse_time
+from ..domain.ids import UUID_PATTERN
+from ..domain.time import format_time, parse_given_time
 from . import limits
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 Number = Annotated[int | float, WithJsonSchema({"type": "number"})]
 """A JSON number answered as given: a whole weight stays `2`, not `2.0`."""
@@ -34,13 +38,18 @@ WholeNumber = Annotated[
 
 def _wire_time(text: str) -> str:
     try:
-        return format_time(parse_time(text))
+        return format_time(parse_given_time(text))
     except ValueError:
         raise ValueError("is not a date-time with a zone, such as 2026-01-01T00:00:00Z") from None
 
 
-WireTime = Annotated[str, AfterValidator(_wire_time)]
-"""A date-time filter: refused unless ISO-8601 with a zone, then in the stored form."""
+WireTime = Annotated[
+    str, AfterValidator(_wire_time), WithJsonSchema({"type": "string", "format": "date-time"})
+]
+"""A date-time filter: refused unless RFC 3339 (ISO-8601 with a zone), then in the stored form."""
+
+WireUuid = Annotated[str, Field(pattern=UUID_PATTERN, json_schema_extra={"format": "uuid"})]
+"""An id the contract types as a UUID, refused (400) in any other spelling."""
 
 
 class WireModel(BaseModel):
@@ -66,6 +75,82 @@ class OpenModel(WireModel):
         defer_build=True,
         cache_strings="keys",
     )
+
+
+JSON_VALUE: JsonDict = {
+    "anyOf": [
+        {"type": ["string", "boolean", "null"]},
+        {"type": "number", "minimum": MIN_NUMBER, "maximum": MAX_NUMBER},
+        {"type": "array", "items": {"$ref": "#/components/schemas/JsonValue"}},
+        {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/JsonValue"}},
+    ]
+}
+"""Any JSON a body may carry (`/components/schemas/JsonValue`): its numbers within 64 bits,
+as `limits.check_numbers` holds every number of a body."""
+JsonAny = Annotated[Any, WithJsonSchema({"allOf": [{"$ref": "#/components/schemas/JsonValue"}]})]
+"""A body's opaque JSON value (an input, a spec, a call's arguments)."""
+JSON_OBJECT: JsonDict = {
+    "type": "object",
+    "additionalProperties": {"$ref": "#/components/schemas/JsonValue"},
+}
+JsonObject = Annotated[dict[str, Any], WithJsonSchema(JSON_OBJECT)]
+"""A body's opaque JSON object."""
+
+
+def _whole(value: Any) -> Any:
+    return (
+        int(value)
+        if isinstance(value, float) and value.is_integer() and MIN_NUMBER <= value <= MAX_NUMBER
+        else value
+    )
+
+
+WHOLE = BeforeValidator(_whole)
+"""An integer field's reading of JSON as JSON Schema counts integers: `2.0` is 2 (`2.5` is
+refused). Put after the field's bounds (`Annotated[int, Field(ge=0), WHOLE]`), so the bounds
+stay in its schema."""
+
+
+def _not_null(value: Any) -> Any:
+    if value is None:
+        raise ValueError("may be left out, but not null")
+    return value
+
+
+def _null_dropped(schema: JsonDict) -> None:
+    """The field's schema without its `null` branch (nor the `null` default)."""
+    branches = schema.pop("anyOf", None)
+    if isinstance(branches, list):
+        kept = [branch for branch in branches if branch != {"type": "null"}]
+        if len(kept) == 1 and isinstance(kept[0], dict):
+            schema.update(kept[0])
+        else:
+            schema["anyOf"] = kept
+    if schema.get("default", 0) is None:
+        del schema["default"]
+
+
+Omittable = Annotated[T | None, BeforeValidator(_not_null), Field(json_schema_extra=_null_dropped)]
+"""An optional field the contract types without `null`: left out it is None, sent as
+`null` it is refused (400), as a deployed runtime refuses it."""
+
+
+def exactly_one(*names: str) -> JsonDict:
+    """A model's JSON Schema rule: one of these fields is given and not null, the others
+    absent or null."""
+    return {
+        "oneOf": [
+            {**given(name), "properties": {
+                other: {"not": {"type": "null"}} if other == name else {"type": "null"}
+                for other in names}}
+            for name in names
+        ]
+    }  # fmt: skip
+
+
+def given(name: str) -> JsonDict:
+    """A JSON Schema rule: the field is present and not null."""
+    return {"required": [name], "properties": {name: {"not": {"type": "null"}}}}
 
 
 def issue_path(location: tuple[int | str, ...]) -> str:

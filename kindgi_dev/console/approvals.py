@@ -20,7 +20,7 @@ DONE = {
 async def index(visit: Visit, error: KindgiError | None = None, status: int = 200) -> Response:
     """`/console/approvals`: the approvals still to decide, oldest first."""
     query = approvals.ApprovalQuery(statuses=OPEN, order="asc")
-    page = approvals.list_page(visit.ctx, query, limit=PAGE_SIZE, cursor=visit.cursor())
+    page = approvals.list_page(visit.ctx, query, limit=PAGE_SIZE, cursor=visit.cursor("approvals"))
     decided = DONE.get(visit.request.query_params.get("decided", ""))
     went_on = visit.request.query_params.get("run")
     return visit.render(

@@ -13,13 +13,15 @@ from typing import Any
 
 from starlette.responses import Response, StreamingResponse
 
-from ..api import eval_runs as eval_run_api
+from ..api import eval_run_bodies
 from ..api.eval_events import progress_frame, status_frame
-from ..api.eval_runs import EvalRun, StartEvalRunBody, StartSuiteRunBody
+from ..api.eval_run_bodies import StartEvalRunBody, StartSuiteRunBody
+from ..api.eval_runs import EvalRun
 from ..api.releases import PromoteBody
 from ..api.routing import shape
-from ..domain.errors import KindgiError, NotFound
+from ..domain.errors import KindgiError, NotFound, ValidationFailed
 from ..domain.items import answer_text
+from ..domain.numbers import whole_number
 from ..domain.releases import PENDING
 from ..domain.results import ComparisonResult
 from ..domain.status import TERMINAL
@@ -33,8 +35,13 @@ CASES_SHOWN = 50
 
 
 def _from(text: str | None, total: int) -> int:
-    """The first case to show: `?from=` when it is a case's index, else the first."""
-    start = int(text) if text and text.isdigit() else 0
+    """The first case to show: `?from=`, a case's index (the first past the last); 400 when
+    it is no whole number."""
+    if not text:
+        return 0
+    start = whole_number(text)
+    if start is None:
+        raise ValidationFailed("from", "must be a case's index: a whole number, 0 or more")
     return start if start < total else 0
 
 
@@ -85,7 +92,7 @@ def start_request(
     else:
         data["agentRef"] = forms.present(agentId=subject_id, version=version)
     model = StartEvalRunBody if project_id is None else StartSuiteRunBody
-    return eval_run_api.start_request(forms.body_of(model, data))
+    return eval_run_bodies.start_request(forms.body_of(model, data))
 
 
 def _refused(error: KindgiError) -> dict[str, str]:

@@ -13,6 +13,10 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
+
+from ..api.limits import check_url
+from ..domain.errors import BadInput
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -42,6 +46,22 @@ def _lazy(target: str, *, as_page: bool = True) -> Endpoint:
     return endpoint
 
 
+class _Static(StaticFiles):
+    """The console's own files; a path no file can have (a NUL byte, `%00`, or bytes that
+    are no UTF-8) is a 400 page, where the file system would fail on it."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        try:
+            check_url(scope.get("raw_path") or b"", b"")
+            if "\x00" in path:
+                raise BadInput("A file's path can't hold a NUL byte (%00).")
+        except BadInput as error:
+            from .web import plain
+
+            return plain(Request(scope), 400, "Not a file's path", error.message)
+        return await super().get_response(path, scope)
+
+
 def routes() -> list[BaseRoute]:
     """Every console route, and `/` redirecting to it."""
     return [
@@ -49,7 +69,7 @@ def routes() -> list[BaseRoute]:
         Route("/console/login", _lazy("login:login", as_page=False), methods=["GET", "POST"]),
         Mount(
             "/console/static",
-            StaticFiles(packages=[("kindgi_dev.console", "static")]),
+            _Static(packages=[("kindgi_dev.console", "static")]),
             name="console-static",
         ),
         Route("/console/", _lazy("runs:list_runs")),

@@ -46,7 +46,7 @@ async def list_runs(visit: Visit, error: BadInput | None = None) -> Response:
     page = runs.list_records(
         visit.ctx,
         limit=PAGE_SIZE,
-        cursor=visit.cursor(),
+        cursor=visit.cursor("runs"),
         filters={"agent_id": agent or None, "agent_version": version or None},
         statuses=(),
         replays=replays,

@@ -10,7 +10,8 @@ from typing import Any
 
 from starlette.responses import Response
 
-from ..api.eval_suites import BuildJudgedSuiteBody, selection_of
+from ..api.eval_suite_bodies import BuildJudgedSuiteBody
+from ..api.eval_suites import selection_of
 from ..api.test_sets import AddCaseBody, RetireCaseBody, add_hand_case
 from ..domain.errors import KindgiError, ValidationFailed
 from ..services import catalog, eval_runs, eval_suites, projects, test_sets
@@ -119,7 +120,7 @@ async def suite(visit: Visit, errors: dict[str, str] | None = None, status: int 
         suite_id,
         current.version,
         limit=CASES_PAGE,
-        cursor=visit.cursor(),
+        cursor=visit.cursor(f"suite {suite_id} {current.version}"),
     )
     subject = current.spec.get("subject") or {}
     return visit.render(
@@ -142,8 +143,9 @@ async def agent_set(
     """`/console/test-cases/agents/{id}`: the agent's test set, active and retired cases."""
     agent_id = visit.request.path_params["agentId"]
     summary = test_sets.get(visit.ctx, agent_id)
+    cursor = visit.cursor(f"agent {agent_id}")
     cases = test_sets.list_cases(
-        visit.ctx, agent_id, None, include_retired=True, limit=100, cursor=visit.cursor()
+        visit.ctx, agent_id, None, include_retired=True, limit=100, cursor=cursor
     )
     return visit.render(
         "agent_set.html",

@@ -19,6 +19,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.templating import Jinja2Templates
 
 from ..api import cursors
+from ..api.limits import check_url
 from ..domain.errors import KindgiError, RequestTooLarge
 from ..services.context import Context
 from .session import Sessions, session_of
@@ -80,24 +81,28 @@ class Visit:
     ctx: Context
     csrf: str
     form: dict[str, str] | None = None
+    listing: str = ""
+    """The list this page pages through (`/console/runs`, a set's cases): its cursors are
+    bound to it, the ones it takes and the one it hands out."""
 
     def field(self, name: str) -> str:
         """A form field's text, stripped; empty when absent."""
         return (self.form or {}).get(name, "").strip()
 
-    def cursor(self) -> str | None:
-        """The page position of the `cursor` query parameter, checked as the API checks it."""
+    def cursor(self, listing: str) -> str | None:
+        """The page position of the `cursor` query parameter, checked as the API checks it:
+        signed by this instance for `listing`, the list this page shows."""
+        self.listing = listing
         given = self.request.query_params.get("cursor")
-        return cursors.verify(given, self._cursor_key()) if given else None
+        return self._pages().verify(given) if given else None
 
-    def _cursor_key(self) -> bytes:
-        return cursors.key_of(self.ctx.identity.token)
+    def _pages(self) -> cursors.Signer:
+        return cursors.signer(self.ctx.identity.token, "console:" + self.listing)
 
     def render(self, template: str, status: int = 200, **context: Any) -> Response:
         """The template as an HTML page, with the CSRF token its forms carry and `signed`
-        to hand out a next page's cursor."""
-        key = self._cursor_key()
-        shown = {"csrf": self.csrf, "signed": lambda position: cursors.sign(position, key)}
+        to hand out the cursor of the next page of its list."""
+        shown = {"csrf": self.csrf, "signed": self._pages().sign}
         return templates.TemplateResponse(
             self.request, template, {**shown, **context}, status_code=status
         )
@@ -182,6 +187,7 @@ def page(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
             )
         visit = Visit(request, context_of(request), csrf)
         try:
+            check_url(request.scope.get("raw_path") or b"", request.scope["query_string"])
             refused = await _refused_form(visit, sessions) if request.method == "POST" else None
             return refused or await handler(visit)
         except KindgiError as error:

@@ -7,6 +7,9 @@ from collections.abc import Iterable
 from typing import Any
 
 _BAD_TILDE = re.compile(r"~(?![01])")
+POINTER_PATTERN = r"^(?:/(?:[^~/]|~[01])*)*$"
+"""What `parse_pointer` takes, as a JSON Schema `pattern`: "" or "/"-led tokens, "~" only
+as "~0" or "~1"."""
 INDEX = re.compile(r"0|[1-9][0-9]*")
 """A list index as a pointer token spells it: no sign, no leading zero."""
 

@@ -233,6 +233,8 @@ REGISTRY_KINDS = (
 )
 """The registry's closed `kind` enum (`corrections`: built from corrections of past runs)."""
 _ENTRY_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,199}")
+ENTRY_ID_PATTERN = f"^{_ENTRY_ID.pattern}$"
+"""A registry entry's id, as a JSON Schema `pattern`."""
 """A registry id; `~` too, so an agent's test set pushed from another runtime keeps its id."""
 
 

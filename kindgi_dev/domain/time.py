@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
+
+_RFC_3339 = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})"
+)
 
 
 def format_time(moment: datetime) -> str:
@@ -18,6 +23,14 @@ def parse_time(text: str) -> datetime:
     if moment.tzinfo is None:
         raise ValueError("a time needs a zone, such as Z")
     return moment.astimezone(UTC)
+
+
+def parse_given_time(text: str) -> datetime:
+    """A time a request gives: RFC 3339's date-time (JSON Schema's `date-time` format, which
+    the API's schemas name), as an aware datetime; ValueError for anything else."""
+    if not _RFC_3339.fullmatch(text):
+        raise ValueError(f"{text!r} is not an RFC 3339 date-time, such as 2026-01-01T00:00:00Z")
+    return parse_time(text)
 
 
 def now_iso() -> str:

@@ -17,6 +17,7 @@ from ..domain.errors import BadInput, Conflict, Gone, NotFound, ValidationFailed
 from ..domain.expectations import Answer, Decisions, GivenItem
 from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
 from ..domain.status import TERMINAL
+from ..domain.text import BLANK
 from ..domain.time import now_iso
 from ..store import expectations as codec
 from ..store import test_sets as store
@@ -208,7 +209,7 @@ def _check_tools(ctx: Context, run: dict[str, Any], decisions: Decisions) -> Non
 
 def retire_case(ctx: Context, agent_id: str, case_id: str, reason: str) -> rules.TestCase:
     """Retire a case with a reason; kept, never un-retired, its correction left as it is."""
-    reason = reason.strip()
+    reason = reason.strip(BLANK)
     if not reason:
         raise ValidationFailed("reason", "is required: why the case no longer applies")
     catalog.get_agent(ctx, agent_id)

@@ -162,6 +162,7 @@ class Database:
                 self._conn.execute(f"PRAGMA {pragma}")
         self._depth = 0
         self._writing: int | None = None
+        self._after_commit: list[Callable[[], object]] = []
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
@@ -199,7 +200,8 @@ class Database:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction: committed when the block ends, rolled back if it raises."""
+        """A write transaction: committed when the block ends, rolled back if it raises.
+        A transaction opened inside another is part of it: the outermost one commits."""
         with self._lock:
             if self._depth:
                 self._depth += 1
@@ -227,6 +229,18 @@ class Database:
                         self._conn.execute("ROLLBACK")
                 self._depth = 0
                 self._writing = None
+                committed, self._after_commit = self._after_commit, []
+        for callback in committed:
+            callback()
+
+    def after_commit(self, callback: Callable[[], object]) -> None:
+        """Call `callback` once this thread's write transaction commits (at once when it has
+        none in flight), never if it rolls back: for work handed to another thread, which
+        reads on a connection of its own and sees only what is committed."""
+        if self._writing != threading.get_ident():
+            callback()
+            return
+        self._after_commit.append(callback)
 
     @contextmanager
     def writer_if_free(self) -> Iterator[bool]:

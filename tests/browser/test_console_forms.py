@@ -87,7 +87,7 @@ ARGS_REFUSED = {
     "NaN": ('{"q": NaN}', "The body is not valid JSON: NaN is not JSON."),
     "a lone surrogate": (
         '{"q": "\\ud800"}',
-        "Invalid JSON: unexpected end of hex escape at line 1 column 173",
+        "q: holds a lone surrogate (\\ud800-\\udfff); text must be Unicode.",
     ),
 }
 

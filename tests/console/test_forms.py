@@ -88,7 +88,7 @@ ARGS_REFUSED = {
     "an infinite number": ('{"q": 1e400}', "q: numbers must be finite."),
     "a lone surrogate": (
         '{"q": "\\ud800"}',
-        "Invalid JSON: unexpected end of hex escape at line 1 column 173",
+        "q: holds a lone surrogate (\\ud800-\\udfff); text must be Unicode.",
     ),
 }
 

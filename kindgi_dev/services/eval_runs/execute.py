@@ -52,13 +52,19 @@ def spawn(
 ) -> None:
     """Start replaying the stored run's cases on the eval loop, `concurrency` at a time (but
     those at the `skip` indices, already stored: a resumed run's), with a version
-    baseline's replays of each case too, as the same executor's work."""
-    ctx.eval_concurrency[run_id] = concurrency
+    baseline's replays of each case too, as the same executor's work; once the write that
+    stored the run commits (the loop's thread reads only what is committed)."""
     if ctx.eval_loop is None:
         ctx.eval_loop = EvalLoop(ctx.home or asyncio.get_running_loop())
-    job = ctx.eval_loop.start(_run(ctx, run_id, replay, cases, baseline, skip))
-    ctx.eval_tasks[run_id] = job
-    job.add_done_callback(lambda: _forget(ctx, run_id))
+    loop = ctx.eval_loop
+
+    def begin() -> None:
+        ctx.eval_concurrency[run_id] = concurrency
+        job = loop.start(_run(ctx, run_id, replay, cases, baseline, skip))
+        ctx.eval_tasks[run_id] = job
+        job.add_done_callback(lambda: _forget(ctx, run_id))
+
+    ctx.db.after_commit(begin)
 
 
 def _forget(ctx: Context, run_id: str) -> None:

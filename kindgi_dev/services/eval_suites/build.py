@@ -8,7 +8,7 @@ from typing import Any
 
 from ...domain import judged_suites as suites
 from ...domain.errors import ValidationFailed
-from ...domain.time import format_time, now_iso, parse_time
+from ...domain.time import format_time, now_iso, parse_given_time
 from ...store import case_json
 from ...store import eval_suites as store
 from ...store import expectations as codec
@@ -117,7 +117,7 @@ def _stored_time(text: str | None, name: str) -> str | None:
     if text is None:
         return None
     try:
-        return format_time(parse_time(text))
+        return format_time(parse_given_time(text))
     except ValueError as error:
         raise ValidationFailed(name, f"must be an ISO-8601 time with a zone: {error}") from None
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from ...domain.errors import BadInput, Conflict, NotFound, ValidationFailed
+from ...domain.errors import BadInput, Conflict, ValidationFailed
+from ...domain.ids import is_uuid
+from ...domain.semver import is_release
 from ...domain.time import now_iso
 from ...store import eval_suites as store
 from ...store import pulled_test_sets
@@ -15,7 +16,6 @@ from ..context import Context
 from .read import get_version
 
 EVAL_KINDS = ("accuracy", "pairwise", "regression", "human-review", "benchmark", "custom", "judged")
-_VERSION = re.compile(r"\d+\.\d+\.\d+")
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class Reinstated:
 
 def check_version(version: str, field: str = "version") -> None:
     """400 unless `version` is MAJOR.MINOR.PATCH, as the contract's suite versions are."""
-    if not _VERSION.fullmatch(version):
+    if not is_release(version):
         raise ValidationFailed(field, f"must be a semver such as 1.0.0, not {version!r}")
 
 
@@ -103,10 +103,11 @@ def publish(ctx: Context, new: NewVersion) -> Published:
         )
     if new.kind == "judged":
         raise ValidationFailed("kind", "a judged suite is built with versions/from-judgments")
-    try:
-        project_id = projects.get(ctx, new.project_id).id
-    except NotFound:
-        raise BadInput(f"projectId: no project {new.project_id} in your tenant.") from None
+    if not is_uuid(new.project_id):
+        raise BadInput(
+            f"projectId: {new.project_id!r} is not a project id (a UUID).", field="projectId"
+        )
+    project_id = projects.get(ctx, new.project_id).id
     row = {
         "id": new.id,
         "version": new.version,

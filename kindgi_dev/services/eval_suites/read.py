@@ -10,6 +10,7 @@ from typing import Any
 from ...domain.errors import NotFound
 from ...domain.paging import Page, clamp_limit, make_page, offset_of, page_of
 from ...store import eval_suites as store
+from .. import projects
 from ..catalog import version_key
 from ..context import Context
 
@@ -92,7 +93,10 @@ def list_suites(
 
 
 def get(ctx: Context, suite_id: str, project_id: str | None = None) -> EvalSuite:
-    """The latest active version; 404 when none (or none in the project asked about)."""
+    """The latest active version; 404 when none (or none in the project asked about, or
+    that project is none of this tenant's)."""
+    if project_id is not None:
+        projects.get(ctx, project_id)
     latest = _latest(store.versions_of(ctx.db, ctx.tenant_id, suite_id), False)
     if latest is None or (project_id and latest["project_id"] not in (None, project_id)):
         raise NotFound("eval-suite", suite_id, id_field="suite_id")

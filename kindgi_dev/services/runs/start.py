@@ -10,6 +10,7 @@ from typing import Any
 from ...domain.errors import BadInput, NotFound, Unprocessable, ValidationFailed
 from ...domain.facts import REMEMBER_TOOL, RememberPolicy
 from ...domain.segments import Segment
+from ...domain.text import is_blank
 from ...domain.time import now_iso
 from ...runtime.agent_turn import TurnOutcome, resume_agent_turn, run_agent_turn
 from ...runtime.approval_gate import ApprovalGate
@@ -50,9 +51,10 @@ def check_input(agent: Mapping[str, Any], data: Any) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValidationFailed("input", "must be an object with userMessage")
     message = data.get("userMessage")
-    if not isinstance(message, str) or not message.strip():
+    if not isinstance(message, str) or is_blank(message):
         raise ValidationFailed("input/userMessage", "is required: the user's message, a string")
-    given = data.get("parameters") or {}
+    given = data.get("parameters")
+    given = {} if given is None else given
     if not isinstance(given, dict):
         raise ValidationFailed("input/parameters", "must be an object")
     kinds: dict[str, type | tuple[type, ...]] = {
