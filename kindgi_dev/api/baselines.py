@@ -43,6 +43,7 @@ BASELINE_SCHEMA = {
                 "version": {"type": "string", "pattern": SEMVER},
             },
             "required": ["version"],
+            "oneOf": [{"required": ["agentId"]}, {"required": ["flowId"]}],
             "additionalProperties": False,
         },
         {
@@ -51,7 +52,7 @@ BASELINE_SCHEMA = {
                 "live": {
                     "type": "object",
                     "properties": {
-                        "projectId": {"type": "string", "minLength": 1},
+                        "projectId": {"type": ["string", "null"], "minLength": 1},
                         "segments": {"type": "array", "maxItems": 8, "items": _SEGMENT_SCHEMA},
                     },
                     "additionalProperties": False,
@@ -112,7 +113,7 @@ class LiveBaseline(WireModel):
 
 def asked(value: Any) -> AskedBaseline:
     """A start body's `baseline` as the services take it; 400 naming the field otherwise."""
-    if value is None or value == RECORDED:
+    if value == RECORDED:  # null too is refused: left out, the baseline is the recorded runs
         return RECORDED
     if isinstance(value, dict) and "live" in value:
         live = parse(LiveBaseline, value, where="baseline", strict=True).live

@@ -9,7 +9,7 @@ from pydantic import Field
 from ..domain.paging import Page
 from ..services import conversations
 from .routing import Call, Endpoint, plain
-from .wire import WireModel
+from .wire import JsonObject, WireModel
 
 
 class Conversation(WireModel):
@@ -40,9 +40,9 @@ class OpenConversationBody(WireModel):
     agent_version: str = Field(min_length=1)
     title: str | None = None
     project_id: str | None = Field(default=None, min_length=1)
-    scope: dict[str, Any] | None = None
+    scope: JsonObject | None = None
     participant_id: str | None = Field(default=None, min_length=1)
-    metadata: dict[str, Any] | None = None
+    metadata: JsonObject | None = None
 
 
 class ConversationPage(WireModel):

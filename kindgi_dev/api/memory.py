@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from ..domain.errors import BadInput
 from ..domain.facts import Fact as FactRecord
@@ -13,14 +13,14 @@ from ..domain.facts import FactSubject, Retention
 from ..domain.paging import Page
 from ..services import memory
 from .routing import Call, Endpoint, plain
-from .wire import WireModel, WireTime
+from .wire import WHOLE, JsonAny, JsonObject, WireModel, WireTime
 
 
 class RetentionWire(WireModel):
     """How long a fact is kept."""
 
     keep_until: WireTime | None = None
-    keep_days: int | None = Field(default=None, ge=1)
+    keep_days: Annotated[int, Field(ge=1), WHOLE] | None = None
     legal_hold: bool | None = None
 
     def record(self) -> Retention:
@@ -98,8 +98,8 @@ class WriteFactBody(WireModel):
     """`memory.writeFact`."""
 
     type: str = Field(min_length=1)
-    scope: dict[str, Any]
-    content: Any
+    scope: JsonObject
+    content: JsonAny
     retention: RetentionWire | None = None
     content_hash: str | None = None
     subjects: list[SubjectWire] | None = Field(default=None, max_length=20)
@@ -127,8 +127,8 @@ def _subjects(given: list[SubjectWire] | None) -> tuple[FactSubject, ...] | None
 class SupersedeFactBody(WireModel):
     """`memory.supersedeFact`: the next content, and what else changes."""
 
-    content: Any
-    expect_version: int | None = Field(default=None, ge=1)
+    content: JsonAny
+    expect_version: Annotated[int, Field(ge=1), WHOLE] | None = None
     retention: RetentionWire | None = None
     subjects: list[SubjectWire] | None = Field(default=None, max_length=20)
     valid_from: WireTime | None = None
@@ -139,7 +139,7 @@ class SupersedeFactBody(WireModel):
 class VerifyFactBody(WireModel):
     """`memory.verifyFact`."""
 
-    expect_version: int | None = Field(default=None, ge=1)
+    expect_version: Annotated[int, Field(ge=1), WHOLE] | None = None
 
 
 class FactQuery(WireModel):
@@ -165,17 +165,22 @@ class GetFactQuery(WireModel):
 class DeleteFactQuery(WireModel):
     """`memory.deleteFact`."""
 
-    expect_version: int | None = Field(default=None, ge=1)
+    expect_version: Annotated[int, Field(ge=1), WHOLE] | None = None
 
 
 class RetrieveBody(WireModel):
     """`memory.retrieve`: an intent."""
 
+    model_config = ConfigDict(json_schema_extra={"anyOf": [
+        {"properties": {"mode": {"enum": ["list", "semantic"]}}},
+        {"required": ["query"], "properties": {"query": {"type": "string", "minLength": 1}}},
+    ]})  # fmt: skip
+
     mode: Literal["list", "keyword", "semantic", "both"]
     query: str | None = None
     type: str | None = Field(default=None, min_length=1)
-    scope: dict[str, Any] | None = None
-    limit: int | None = Field(default=None, ge=1)
+    scope: JsonObject | None = None
+    limit: Annotated[int, Field(ge=1), WHOLE] | None = None
     embedding_model: str | None = None
 
 

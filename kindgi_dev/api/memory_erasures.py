@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from ..domain.paging import Page
 from ..services import erasures
 from .routing import Call, Endpoint
-from .wire import WireModel
+from .wire import WireModel, exactly_one
 
 
 class SubjectSelector(WireModel):
@@ -22,6 +22,8 @@ class SubjectSelector(WireModel):
 
 class CreateErasureBody(WireModel):
     """Exactly one of `factId`, `subject` or `conversationId`."""
+
+    model_config = ConfigDict(json_schema_extra=exactly_one("factId", "subject", "conversationId"))
 
     fact_id: str | None = Field(default=None, min_length=1, max_length=256)
     subject: SubjectSelector | None = None

@@ -54,6 +54,7 @@ _TURN_INPUT: JsonDict = {
 }
 """An agent turn's input: a message that isn't blank, and the agent's parameters."""
 _NAMED: JsonDict = {"type": "string", "minLength": 1}
+JSON_VALUE_REF: JsonDict = {"$ref": "#/components/schemas/JsonValue"}
 
 
 class StartRunBody(WireModel):
@@ -193,6 +194,8 @@ class RunQuery(WireModel):
 
 class ResumeBody(OpenModel):
     """`runs.resume`'s body, never read: the route always answers 422."""
+
+    model_config = ConfigDict(json_schema_extra={"additionalProperties": JSON_VALUE_REF})
 
 
 class JournalQuery(WireModel):

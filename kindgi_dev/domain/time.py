@@ -22,7 +22,10 @@ def parse_time(text: str) -> datetime:
     moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
     if moment.tzinfo is None:
         raise ValueError("a time needs a zone, such as Z")
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00:00+01:00 is before the year 1 in UTC
+        raise ValueError(f"{text!r} is out of range in UTC") from None
 
 
 def parse_given_time(text: str) -> datetime:

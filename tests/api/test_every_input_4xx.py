@@ -133,3 +133,12 @@ def test_path_and_query_bytes_that_are_no_utf8_are_refused(app: Any) -> None:
         assert "not UTF-8" in answer.json()["error"]["message"]
     assert client.get("/v1/runs?agentId=%C3%A9").status_code == 200, "é is UTF-8"
     assert every_row(Path(ctx.db.path)) == before
+
+
+def test_a_time_beyond_utc_s_years_is_refused(app: Any) -> None:
+    client, ctx, _ = app
+    before = every_row(Path(ctx.db.path))
+    for given in ("0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"):
+        refused(client.get("/v1/runs", params={"createdAfter": given}), "validation-failed",
+                "createdAfter")  # fmt: skip
+    assert every_row(Path(ctx.db.path)) == before

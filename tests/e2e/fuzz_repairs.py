@@ -49,9 +49,18 @@ def _drop(node: Any, steps: list[str]) -> None:
 EXTENSIONS = [
     Extension(
         ("GET /v1/eval-runs", "GET /v1/eval-runs/{runId}", "POST /v1/eval-runs/{runId}/cancel"),
-        ("frozenVersion", "data/*/frozenVersion"),
+        (
+            "frozenVersion",
+            "data/*/frozenVersion",
+            "comparison/baselineVersion",
+            "data/*/comparison/baselineVersion",
+            "comparison/resumeOf",
+            "data/*/comparison/resumeOf",
+        ),
         "An eval run on an agent's test set names the frozen version it ran on (the 0.4 spec's "
-        "`frozenVersion`, DESIGN.md); the 0.1 contract's EvalRun is closed to it.",
+        "`frozenVersion`, DESIGN.md), a version or live baseline the version it replayed "
+        "(`baselineVersion`, issue 24), a resumed run the run it resumed (`resumeOf`): the 0.1 "
+        "contract's EvalRun and EvalComparison are closed to them.",
     ),
 ]
 
