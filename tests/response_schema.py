@@ -10,13 +10,11 @@ import httpx
 from starlette.routing import compile_path
 
 from kindgi_dev.api.app import endpoints
-from kindgi_dev.api.routing import Endpoint, specificity
+from kindgi_dev.api.routing import Endpoint
 
 ROUTES: list[tuple[str, re.Pattern[str], Endpoint]] = [
-    (e.method, compile_path(e.path)[0], e)
-    for e in sorted(endpoints(), key=lambda e: specificity(e.path))
+    (e.method, compile_path(e.path)[0], e) for e in endpoints()
 ]
-"""In the order the app tries them: `/v1/runs/failures` before `/v1/runs/{runId}`."""
 
 
 def endpoint_of(method: str, path: str) -> Endpoint | None:

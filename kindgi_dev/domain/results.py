@@ -12,7 +12,6 @@ from typing import Any
 from .baselines import LiveScope
 from .changes import Changes
 from .checks import Difference
-from .cost import RunCost
 from .metrics import CaseScore, Metrics
 
 
@@ -246,8 +245,6 @@ class Summary:
     guardrails_tripped: dict[str, int] | None = None
     """How many cases each guardrail tripped on, when one did."""
     baseline_replays: BaselineCounts | None = None
-    cost: RunCost | None = None
-    """What the candidate's replays cost (an extension beside the contract's fields)."""
 
 
 @dataclass(frozen=True)

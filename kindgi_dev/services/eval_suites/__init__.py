@@ -20,7 +20,6 @@ from .publish import (
 from .read import (
     EvalSuite,
     all_cases,
-    exists,
     get,
     get_version,
     judged_latest,
@@ -43,7 +42,6 @@ __all__ = [
     "all_cases",
     "build_from_judgments",
     "check_version",
-    "exists",
     "get",
     "get_version",
     "judged_latest",

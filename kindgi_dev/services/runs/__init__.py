@@ -4,7 +4,6 @@
 callers use them through this package.
 """
 
-from .failures import failures
 from .read import (
     JournalEntry,
     Run,
@@ -28,7 +27,6 @@ from .start import (
     live_dispatcher,
     open_run,
     perform_turn,
-    settings_for,
     start,
     tools_of,
 )
@@ -44,7 +42,6 @@ __all__ = [
     "cancel",
     "check_input",
     "fail_interrupted",
-    "failures",
     "finish_cancelled",
     "get",
     "get_record",
@@ -56,7 +53,6 @@ __all__ = [
     "perform_turn",
     "record_outcome",
     "run_of",
-    "settings_for",
     "start",
     "tool_calls",
     "tools_of",
