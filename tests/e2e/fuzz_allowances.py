@@ -104,6 +104,10 @@ class Allowance:
 
 
 POSITIVE = "positive_data_acceptance"
+SERVED_BEYOND_SUBSET = {("POST", "/v1/conversations")}
+"""Methods kindgi dev serves on a path of the contract's subset that the subset leaves out."""
+ALLOWED = {"/v1/conversations": "GET, HEAD, POST"}
+"""The `Allow` of those paths: the subset's methods and those."""
 ALLOWANCES = [
     Allowance(
         POSITIVE,
@@ -189,6 +193,14 @@ ALLOWANCES = [
     ),
     Allowance(
         POSITIVE,
+        refused("bad-input", "projectId"),
+        "A conversation opens in a project of the tenant (conversations.open answers one of "
+        "no project 400): the tenant's projects are stored state, which no schema knows.",
+        documents=("own",),
+        operations=("POST /v1/conversations",),
+    ),
+    Allowance(
+        POSITIVE,
         refused("reference-out-of-scope", "agentId"),
         "A conversation opens on a version its agent has: the agent's versions are stored "
         "state, which no schema knows (an unknown agent is a 404).",
@@ -210,7 +222,7 @@ ALLOWANCES = [
             "baseline/agentId",
             "baseline/flowId",
             "baseline/version",
-            "baseline/live/*",
+            "baseline/live*",
         ),
         "A version baseline names the agent (or flow) whose version it is and a "
         "MAJOR.MINOR.PATCH version, a live one the project it reads the live pin of; the "
@@ -222,21 +234,22 @@ ALLOWANCES = [
         "allow_header_conformance",
         lambda response, case: (
             response.status_code == 405
-            and response.headers.get("allow", [""])[0] == "GET, HEAD, POST"
+            and response.headers.get("allow", [""])[0] == ALLOWED.get(case.operation.path)
         ),
-        "kindgi dev serves conversations.open (POST /v1/conversations), which the contract's "
-        "subset leaves out (README §7: not in the subset), so its Allow names POST too.",
+        "kindgi dev serves conversations.open, which the contract's subset leaves out (README "
+        "§7: not in the subset), so the Allow of its path names POST too.",
         documents=("contract",),
-        operations=("GET /v1/conversations",),
     ),
     Allowance(
         "unsupported_method",
-        lambda response, case: case.method == "POST" and response.status_code == 400,
-        "kindgi dev serves conversations.open (POST /v1/conversations), which the contract's "
-        "subset leaves out though the platform has it (README §7: not in the subset): the "
-        "method is supported, so its answer to an empty body is a 400.",
+        lambda response, case: (
+            (case.method, case.operation.path) in SERVED_BEYOND_SUBSET
+            and response.status_code == 400
+        ),
+        "kindgi dev serves conversations.open, which the contract's subset leaves out though "
+        "the platform has it (README §7: not in the subset): the method is supported, so its "
+        "answer to an empty body is a 400, not a 405.",
         documents=("contract",),
-        operations=("GET /v1/conversations",),
     ),
     Allowance(
         POSITIVE,
