@@ -84,15 +84,19 @@ def start_request(
         baseline=_baseline(visit, subject_kind, subject_id),
     )
     if subject_kind == "flow":
-        prefix = "agent:"
-        given = (visit.form or {}).items()
-        agents = {k[len(prefix) :]: v for k, v in given if k.startswith(prefix) and v}
         data["flowRef"] = forms.present(flowId=subject_id, version=version)
-        data["versions"] = {"agents": agents}
+        data["versions"] = {"agents": _swaps(visit, "agent:"), "tools": _swaps(visit, "tool:")}
     else:
         data["agentRef"] = forms.present(agentId=subject_id, version=version)
     model = StartEvalRunBody if project_id is None else StartSuiteRunBody
     return eval_run_bodies.start_request(forms.body_of(model, data))
+
+
+def _swaps(visit: Visit, prefix: str) -> dict[str, str]:
+    """The Try form's pickers of one kind (`tool:<id>`, `agent:<id>`): id → the version
+    chosen, leaving out those left at the flow's own."""
+    given = (visit.form or {}).items()
+    return {k[len(prefix) :]: v for k, v in given if k.startswith(prefix) and v}
 
 
 def _refused(error: KindgiError) -> dict[str, str]:
@@ -139,9 +143,9 @@ def _first_run(visit: Visit, run_ids: list[str] | None) -> dict[str, Any] | None
         return None
 
 
-def case_view(visit: Visit, entry: dict[str, Any]) -> dict[str, Any]:
-    """One case of the result, with the recorded answer (a version baseline's, when it is
-    one) and the version's beside it."""
+def case_view(visit: Visit, entry: dict[str, Any], index: int) -> dict[str, Any]:
+    """One case of the result (the `index`th of the run), titled by its question, with the
+    recorded answer (a version baseline's, when it is one) and the version's beside it."""
     replay = _first_run(visit, entry.get("runIds"))
     side = entry.get("baselineReplay")
     baseline = None if side is None else _first_run(visit, side.get("runIds"))
@@ -153,7 +157,7 @@ def case_view(visit: Visit, entry: dict[str, Any]) -> dict[str, Any]:
     before = recorded if side is None else baseline
     return {
         "entry": entry,
-        "question": None if recorded is None else (recorded.get("input") or {}).get("userMessage"),
+        "title": words.case_title(None if recorded is None else recorded.get("input"), index),
         "recorded": None if before is None else _answer(before.get("output")),
         "version": None if replay is None else _answer(replay.get("output")),
         "stopped": words.stopped(entry),
@@ -192,6 +196,7 @@ async def show(visit: Visit, made: str | None = None, status: int = 200) -> Resp
         "eval_run.html",
         status,
         record=record,
+        tried=words.tried(record),
         gate=releases.gate_view(visit, record),
         made=made or MADE.get(visit.request.query_params.get("made", "")),
         summary=summary,
@@ -202,7 +207,7 @@ async def show(visit: Visit, made: str | None = None, status: int = 200) -> Resp
         restricted=record.comparison is not None and record.comparison.restricted_only,
         restricted_line=words.RESTRICTED,
         metrics=metric_rows(summary) if summary else [],
-        cases=[case_view(visit, e) for e in result.get("perCase") or []],
+        cases=[case_view(visit, e, first + i) for i, e in enumerate(result.get("perCase") or [])],
         pages=_pages(first, len(shown), total),
         whole=result or None,
         running=record.status in ("pending", "running"),

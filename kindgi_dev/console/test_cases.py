@@ -6,6 +6,7 @@ its active and retired cases, hand cases, Add a case and Retire.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.responses import Response
@@ -13,9 +14,11 @@ from starlette.responses import Response
 from ..api.eval_suite_bodies import BuildJudgedSuiteBody
 from ..api.eval_suites import selection_of
 from ..api.test_sets import AddCaseBody, RetireCaseBody, add_hand_case
+from ..domain.catalog import Kind
 from ..domain.errors import KindgiError, ValidationFailed
+from ..domain.results import ComparisonResult
 from ..services import catalog, eval_runs, eval_suites, projects, test_sets
-from . import forms
+from . import forms, words
 from .runs import agent_ids
 from .web import Visit, redirect
 
@@ -68,45 +71,82 @@ async def build(visit: Visit) -> Response:
     return redirect(f"/console/test-cases/suites/{suite_id}?version={given.version}")
 
 
-def runs_on(visit: Visit, suite_id: str) -> list[eval_runs.EvalRun]:
+@dataclass(frozen=True)
+class RunRow:
+    """One eval run in a set's list: when, what it tried (named whole), on which version of
+    the set, its status and its share marked right before and after."""
+
+    run_id: str
+    started_at: str
+    tried: str
+    suite_version: str
+    status: str
+    before: float | None
+    after: float | None
+    restricted: bool
+
+
+def run_row(record: eval_runs.EvalRun) -> RunRow:
+    """An eval run's list row, from its record."""
+    result = record.result
+    share = (
+        result.summary.metrics.weighted_yes_share if isinstance(result, ComparisonResult) else None
+    )
+    return RunRow(
+        record.run_id, record.started_at, words.tried(record), record.suite_version,
+        record.status, share.baseline if share else None, share.candidate if share else None,
+        record.comparison is not None and record.comparison.restricted_only,
+    )  # fmt: skip
+
+
+def runs_on(visit: Visit, suite_id: str) -> list[RunRow]:
     """The runs on a set's test cases, newest first, with their summaries (the page shows
     no case, so none is read)."""
     page = eval_runs.list_page(visit.ctx, limit=50, cursor=None, filters={"suite_id": suite_id})
-    return page.items
+    return [run_row(record) for record in page.items]
 
 
-def agent_versions(visit: Visit, agent_id: str) -> list[str]:
-    """An agent's versions, oldest first."""
+def versions_of(visit: Visit, kind: Kind, ident: str) -> list[str]:
+    """An agent's, a tool's or a flow's versions, oldest first."""
     found = catalog.list_versions(
-        visit.ctx, "agent", agent_id, limit=100, cursor=None, include_tombstoned=False
+        visit.ctx, kind, ident, limit=100, cursor=None, include_tombstoned=False
     )
     return [entry["version"] for entry in found.items]
 
 
-def flow_agents(flow: dict[str, Any]) -> list[str]:
-    """The agents a flow's steps run: its agent nodes and its pinned agents."""
-    named = [node.get("ref") for node in flow.get("nodes") or [] if node.get("kind") == "agent"]
-    pinned = list(((flow.get("pins") or {}).get("agents") or {}).keys())
+def agent_versions(visit: Visit, agent_id: str) -> list[str]:
+    """An agent's versions, oldest first."""
+    return versions_of(visit, "agent", agent_id)
+
+
+def flow_parts(flow: dict[str, Any], kind: str) -> list[str]:
+    """The tools (or agents) a flow's steps run: its nodes of that kind and its pins."""
+    named = [node.get("ref") for node in flow.get("nodes") or [] if node.get("kind") == kind]
+    pinned = list(((flow.get("pins") or {}).get(f"{kind}s") or {}).keys())
     return sorted({str(a).partition("@")[0] for a in [*named, *pinned] if a})
 
 
-def try_form(visit: Visit, subject: dict[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class TryForm:
+    """What the Try a version form offers: the subject's versions and, for a flow, a version
+    picker per tool and agent its steps run (`--with`)."""
+
+    kind: str
+    id: str
+    versions: list[str]
+    tools: dict[str, list[str]]
+    agents: dict[str, list[str]]
+
+
+def try_form(visit: Visit, subject: dict[str, Any]) -> TryForm:
     """What the Try a version form offers for a set's subject (an agent, or a flow)."""
+    ident = str(subject.get("id"))
     if subject.get("kind") == "flow":
-        flow = catalog.get_flow(visit.ctx, subject["id"])
-        versions = [
-            entry["version"]
-            for entry in catalog.list_versions(
-                visit.ctx, "flow", subject["id"], limit=100, cursor=None, include_tombstoned=False
-            ).items
-        ]
-        pickers = {agent: agent_versions(visit, agent) for agent in flow_agents(flow)}
-        return {"kind": "flow", "id": subject["id"], "versions": versions, "agents": pickers}
-    return {
-        "kind": "agent",
-        "id": subject.get("id"),
-        "versions": agent_versions(visit, str(subject.get("id"))),
-    }
+        flow = catalog.get_flow(visit.ctx, ident)
+        tools = {tool: versions_of(visit, "tool", tool) for tool in flow_parts(flow, "tool")}
+        agents = {agent: agent_versions(visit, agent) for agent in flow_parts(flow, "agent")}
+        return TryForm("flow", ident, versions_of(visit, "flow", ident), tools, agents)
+    return TryForm("agent", ident, agent_versions(visit, ident), {}, {})
 
 
 async def suite(visit: Visit, errors: dict[str, str] | None = None, status: int = 200) -> Response:
@@ -153,7 +193,7 @@ async def agent_set(
         agent_id=agent_id,
         test_set=summary,
         cases=cases,
-        form={"kind": "agent", "id": agent_id, "versions": agent_versions(visit, agent_id)},
+        form=TryForm("agent", agent_id, agent_versions(visit, agent_id), {}, {}),
         eval_runs=runs_on(visit, summary.id),
         values=dict(visit.form or {}),
         errors=errors or {},
