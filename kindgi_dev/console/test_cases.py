@@ -16,9 +16,9 @@ from ..api.eval_suites import selection_of
 from ..api.test_sets import AddCaseBody, RetireCaseBody, add_hand_case
 from ..domain.catalog import Kind
 from ..domain.errors import KindgiError, ValidationFailed
-from ..domain.results import ComparisonResult
-from ..services import catalog, eval_runs, eval_suites, projects, test_sets
-from . import forms, words
+from ..domain.paging import Page
+from ..services import catalog, eval_suites, projects, test_set_pulls, test_sets
+from . import forms, set_views, words
 from .runs import agent_ids
 from .web import Visit, redirect
 
@@ -38,8 +38,9 @@ async def index(visit: Visit, errors: dict[str, str] | None = None, status: int 
     return visit.render(
         "test_cases.html",
         status,
-        agent_sets=[test_sets.get(visit.ctx, agent) for agent in agent_ids(visit)],
-        suites=eval_suites.judged_latest(visit.ctx),
+        agent_sets=set_views.agent_rows(visit.ctx, agent_ids(visit)),
+        suites=set_views.built_rows(visit.ctx),
+        pulled=set_views.pulled_rows(visit.ctx),
         agents=agent_ids(visit),
         flows=_flow_ids(visit),
         values=values,
@@ -71,39 +72,9 @@ async def build(visit: Visit) -> Response:
     return redirect(f"/console/test-cases/suites/{suite_id}?version={given.version}")
 
 
-@dataclass(frozen=True)
-class RunRow:
-    """One eval run in a set's list: when, what it tried (named whole), on which version of
-    the set, its status and its share marked right before and after."""
-
-    run_id: str
-    started_at: str
-    tried: str
-    suite_version: str
-    status: str
-    before: float | None
-    after: float | None
-    restricted: bool
-
-
-def run_row(record: eval_runs.EvalRun) -> RunRow:
-    """An eval run's list row, from its record."""
-    result = record.result
-    share = (
-        result.summary.metrics.weighted_yes_share if isinstance(result, ComparisonResult) else None
-    )
-    return RunRow(
-        record.run_id, record.started_at, words.tried(record), record.suite_version,
-        record.status, share.baseline if share else None, share.candidate if share else None,
-        record.comparison is not None and record.comparison.restricted_only,
-    )  # fmt: skip
-
-
-def runs_on(visit: Visit, suite_id: str) -> list[RunRow]:
-    """The runs on a set's test cases, newest first, with their summaries (the page shows
-    no case, so none is read)."""
-    page = eval_runs.list_page(visit.ctx, limit=50, cursor=None, filters={"suite_id": suite_id})
-    return [run_row(record) for record in page.items]
+def runs_on(visit: Visit, suite_id: str) -> list[set_views.RunRow]:
+    """The runs on a set's test cases, newest first, each named whole."""
+    return [set_views.run_row(record) for record in set_views.runs_on(visit.ctx, suite_id)]
 
 
 def versions_of(visit: Visit, kind: Kind, ident: str) -> list[str]:
@@ -152,6 +123,8 @@ def try_form(visit: Visit, subject: dict[str, Any]) -> TryForm:
 async def suite(visit: Visit, errors: dict[str, str] | None = None, status: int = 200) -> Response:
     """`/console/test-cases/suites/{id}`: versions, one version's cases, Try, and the runs."""
     suite_id = visit.request.path_params["suiteId"]
+    if test_set_pulls.versions(visit.ctx, suite_id):
+        return await pulled_set(visit, errors, status)
     versions = eval_suites.versions(visit.ctx, suite_id)
     chosen = visit.request.query_params.get("version") or versions[-1].version
     current = next((v for v in versions if v.version == chosen), versions[-1])
@@ -170,11 +143,60 @@ async def suite(visit: Visit, errors: dict[str, str] | None = None, status: int 
         versions=versions,
         current=current,
         cases=cases,
+        titles=[words.case_title(c.get("input"), i) for i, c in enumerate(cases.items)],
         subject=subject,
+        version_rows=set_views.version_rows(
+            visit.ctx, suite_id, [(v.version, None) for v in versions]
+        ),
         form=try_form(visit, subject),
         eval_runs=runs_on(visit, suite_id),
         errors=errors or {},
     )
+
+
+async def pulled_set(visit: Visit, errors: dict[str, str] | None, status: int) -> Response:
+    """A pulled or imported set's page: where it came from, its versions, one version's
+    cases, Try (on its latest version, as the API tries it) and the runs."""
+    suite_id = visit.request.path_params["suiteId"]
+    versions = test_set_pulls.versions(visit.ctx, suite_id)
+    chosen = visit.request.query_params.get("version") or versions[-1].version
+    current = next((v for v in versions if v.version == chosen), versions[-1])
+    cursor = visit.cursor(f"pulled {suite_id} {current.version}")
+    cases = test_set_pulls.page(
+        visit.ctx, suite_id, current.version, limit=CASES_PAGE, cursor=cursor
+    )
+    first = [c for c in cases.items if isinstance(c, dict)]
+    shown = [set_views.pulled_case(case, i) for i, case in enumerate(first)]
+    given = [(v.version, v.case_count) for v in versions]
+    return visit.render(
+        "pulled_set.html",
+        status,
+        suite_id=suite_id,
+        current=current,
+        source=set_views.source_of(current),
+        version_rows=set_views.version_rows(visit.ctx, suite_id, given),
+        cases=shown,
+        more=signed_next(cases),
+        form=try_form(visit, subject_of(first)),
+        eval_runs=runs_on(visit, suite_id),
+        errors=errors or {},
+    )
+
+
+def signed_next(cases: Page[Any]) -> str | None:
+    """The next page's cursor, when there is one (signed in the template)."""
+    return cases.next_cursor if cases.has_more else None
+
+
+def subject_of(cases: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a pulled set's cases ran, from its first case: an agent, or a flow."""
+    case = cases[0] if cases else {}
+    run, subject = case.get("run") or {}, case.get("subject") or {}
+    if run.get("flowId"):
+        return {"kind": "flow", "id": run["flowId"]}
+    if run.get("agentId"):
+        return {"kind": "agent", "id": run["agentId"]}
+    return {"kind": subject.get("kind", "agent"), "id": subject.get("id")}
 
 
 async def agent_set(
@@ -193,6 +215,9 @@ async def agent_set(
         agent_id=agent_id,
         test_set=summary,
         cases=cases,
+        questions=[
+            set_views.case_question(visit.ctx, c.run_id, i) for i, c in enumerate(cases.items)
+        ],
         form=TryForm("agent", agent_id, agent_versions(visit, agent_id), {}, {}),
         eval_runs=runs_on(visit, summary.id),
         values=dict(visit.form or {}),
