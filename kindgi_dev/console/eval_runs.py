@@ -166,11 +166,21 @@ def case_view(visit: Visit, entry: dict[str, Any], index: int) -> dict[str, Any]
 
 
 def metric_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each metric's name, the recorded runs' value, the version's, and the change."""
-    return [
-        {"name": words.metric_name(name, metric), "key": name, **metric}
-        for name, metric in (summary.get("metrics") or {}).items()
-    ]
+    """Each metric's name and meaning, the recorded runs' value, the version's, the change
+    and, where the paired statistics give one, its 95% interval on the bar's scale."""
+    rows = []
+    for name, metric in (summary.get("metrics") or {}).items():
+        interval = (metric.get("paired") or {}).get("interval")
+        before = metric.get("baseline")
+        low = high = None
+        if interval and before is not None:
+            low = min(max(before + interval["low"], 0.0), 1.0) * 120
+            high = min(max(before + interval["high"], 0.0), 1.0) * 120
+        rows.append({
+            **metric, "name": words.metric_name(name, metric), "key": name,
+            "meaning": words.metric_meaning(name, metric.get("k") or 10), "low": low, "high": high,
+        })  # fmt: skip
+    return rows
 
 
 MADE = {

@@ -18,7 +18,7 @@ from ..domain.catalog import Kind
 from ..domain.errors import KindgiError, ValidationFailed
 from ..domain.paging import Page
 from ..services import catalog, eval_suites, projects, test_set_pulls, test_sets
-from . import forms, set_views, words
+from . import charts, forms, set_views, words
 from .runs import agent_ids
 from .web import Visit, redirect
 
@@ -72,9 +72,12 @@ async def build(visit: Visit) -> Response:
     return redirect(f"/console/test-cases/suites/{suite_id}?version={given.version}")
 
 
-def runs_on(visit: Visit, suite_id: str) -> list[set_views.RunRow]:
-    """The runs on a set's test cases, newest first, each named whole."""
-    return [set_views.run_row(record) for record in set_views.runs_on(visit.ctx, suite_id)]
+def runs_on(visit: Visit, suite_id: str) -> dict[str, Any]:
+    """The runs on a set's test cases, newest first, each named whole (`eval_runs`), and
+    each metric drawn across them (`charts`)."""
+    records = set_views.runs_on(visit.ctx, suite_id)
+    rows = [set_views.run_row(record) for record in records]
+    return {"eval_runs": rows, "charts": charts.charts(records)}
 
 
 def versions_of(visit: Visit, kind: Kind, ident: str) -> list[str]:
@@ -149,7 +152,7 @@ async def suite(visit: Visit, errors: dict[str, str] | None = None, status: int 
             visit.ctx, suite_id, [(v.version, None) for v in versions]
         ),
         form=try_form(visit, subject),
-        eval_runs=runs_on(visit, suite_id),
+        **runs_on(visit, suite_id),
         errors=errors or {},
     )
 
@@ -178,7 +181,7 @@ async def pulled_set(visit: Visit, errors: dict[str, str] | None, status: int) -
         cases=shown,
         more=signed_next(cases),
         form=try_form(visit, subject_of(first)),
-        eval_runs=runs_on(visit, suite_id),
+        **runs_on(visit, suite_id),
         errors=errors or {},
     )
 
@@ -219,7 +222,7 @@ async def agent_set(
             set_views.case_question(visit.ctx, c.run_id, i) for i, c in enumerate(cases.items)
         ],
         form=TryForm("agent", agent_id, agent_versions(visit, agent_id), {}, {}),
-        eval_runs=runs_on(visit, summary.id),
+        **runs_on(visit, summary.id),
         values=dict(visit.form or {}),
         errors=errors or {},
     )

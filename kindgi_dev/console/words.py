@@ -198,6 +198,26 @@ def stopped(entry: dict[str, Any]) -> str | None:
     )
 
 
+METRIC_MEANINGS = {
+    "weightedYesShare": "Of the items people corrected, the weighted share they marked "
+    "right. Higher is better.",
+    "judgedCoverage": "Of the answers' items, the share people had corrected: an item no one "
+    "corrected can't be scored. Lower is no worse an answer; it means the other numbers rest "
+    "on fewer items.",
+    "weightedPrecisionAtK": "Of the corrected items in each answer's first {k}, the weighted "
+    "share marked right, averaged over the cases. Higher is better.",
+    "caseCoverage": "Of the cases, the share with an item people corrected. It says how many "
+    "cases the numbers rest on, not which version is better.",
+    "passRate": "Of the checks the cases hold (the decisions and answers people corrected), "
+    "the share passed on every run. Higher is better.",
+}
+
+
+def metric_meaning(name: str, k: int = 10) -> str:
+    """What a metric means in one line, and which way is better."""
+    return METRIC_MEANINGS.get(name, "").format(k=k)
+
+
 def metric_name(name: str, metric: dict[str, Any]) -> str:
     """The console's name of a metric (`Top 10 marked right` for precision at k)."""
     return METRIC_NAMES.get(name, name).format(k=metric.get("k", 10))
