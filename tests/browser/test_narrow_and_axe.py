@@ -83,6 +83,14 @@ def seeded(server: DevServer) -> None:
         with remote(cases["cases"]) as url:
             pulled = api.post(f"/v1/test-sets/{PULLED}/versions/1.0.0/pull", json={"from": url})
         assert pulled.status_code == 201, pulled.text
+        scope = {"kind": "project", "projectId": project}
+        promoted = api.post(f"/v1/agents/{AGENT}/promotions", json={"version": "0.1.0",
+                            "scope": scope})  # fmt: skip
+        assert promoted.status_code in (200, 201), promoted.text
+        spec = {"metrics": [{"name": "weightedYesShare", "minCandidate": 0.9}]}
+        policy = {"id": "acme.prod", "version": "1.0.0", "agentId": AGENT, "scope": scope,
+                  "spec": spec}  # fmt: skip
+        assert api.post("/v1/gate-policies", json=policy).status_code == 201
 
 
 def remote(cases: list[dict[str, Any]]) -> Any:
@@ -151,17 +159,23 @@ def test_the_flow_demo_named_charted_and_pulled(
     expect(pulled).to_contain_text("1.0.0 · 3 cases · 0 eval runs")
     page.screenshot(path=str(shots / "test-cases-all.png"), full_page=True)
     page.click(f"#pulled a:text('{PULLED}')")
-    expect(page.locator("#cases section.case h3")).to_have_count(3)
-    expect(page.locator("#cases section.case h3").first).not_to_have_text(
-        re.compile("^[0-9a-f-]{36}$")
-    )
+    expect(page.locator("#cases section.case h3")).to_have_text(list(QUESTIONS)[::-1])
+
+    page.select_option("#try select[name=version]", "0.1.0")
+    page.click("#try button")
+    page.wait_for_url(re.compile(r".*/console/eval-runs/[0-9a-f-]{36}$"))
+    expect(page.locator("h1#tried")).to_have_text(f"{AGENT} 0.1.0", timeout=30_000)
+    gate = page.locator(".verdict.with-gate #gate")
+    expect(gate.locator("#gate-verdict")).to_have_text("The gate would refuse this version:")
+    expect(gate.locator("#make-live button")).to_be_disabled()
+    page.screenshot(path=str(shots / "eval-run-gate.png"), full_page=True)
 
 
 def every_page(server: DevServer) -> list[str]:
     """Each kind of console page, with the ids this server's data gives them."""
     with server.client() as api:
         run = api.get("/v1/runs", params={"agentId": AGENT, "limit": 1}).json()["data"][0]
-        listed = api.get("/v1/eval-runs", params={"suiteId": SUITE, "limit": 10})
+        listed = api.get("/v1/eval-runs", params={"limit": 10})
         assert listed.status_code == 200, listed.text
         evals = listed.json()["data"]
     paths = [
@@ -181,7 +195,7 @@ def test_every_page_fits_390_px_and_axe_finds_nothing_serious(
                                  storage_state=person.storage_state())  # fmt: skip
     page = narrow.new_page()
     paths = every_page(server)
-    assert any(p.startswith("/console/eval-runs/") for p in paths)
+    assert len([p for p in paths if p.startswith("/console/eval-runs/")]) == 3
     widths, found = {}, {}
     for path in paths:
         page.goto(f"{server.url}{path}")
