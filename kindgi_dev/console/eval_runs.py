@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from starlette.responses import Response, StreamingResponse
@@ -19,11 +19,12 @@ from ..api.eval_run_bodies import StartEvalRunBody, StartSuiteRunBody
 from ..api.eval_runs import EvalRun
 from ..api.releases import PromoteBody
 from ..api.routing import shape
+from ..domain.changes import Changes
 from ..domain.errors import KindgiError, NotFound, ValidationFailed
 from ..domain.items import answer_text
 from ..domain.numbers import whole_number
 from ..domain.releases import PENDING
-from ..domain.results import ComparisonResult
+from ..domain.results import CaseResult, ComparisonResult
 from ..domain.status import TERMINAL
 from ..services import eval_runs, projects, promotions, runs, trials
 from . import forms, releases, test_cases, words
@@ -143,26 +144,63 @@ def _first_run(visit: Visit, run_ids: list[str] | None) -> dict[str, Any] | None
         return None
 
 
-def case_view(visit: Visit, entry: dict[str, Any], index: int) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ToolLine:
+    """A tool call a case's replay made: its step, tool, arguments and where its result
+    came from (and why, when the replay says)."""
+
+    step: Any
+    tool_id: str
+    arguments: Any
+    source: str
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class CaseView:
+    """One case of the result as its page shows it, from the case's record and its runs."""
+
+    title: str
+    stopped: str | None
+    error: str | None
+    recorded: Any
+    version: Any
+    run_ids: list[str]
+    baseline_runs: list[str]
+    changes: Changes | None
+    diverged: bool
+    tools: list[ToolLine]
+
+
+def case_view(visit: Visit, case: CaseResult, index: int) -> CaseView:
     """One case of the result (the `index`th of the run), titled by its question, with the
     recorded answer (a version baseline's, when it is one) and the version's beside it."""
-    replay = _first_run(visit, entry.get("runIds"))
-    side = entry.get("baselineReplay")
-    baseline = None if side is None else _first_run(visit, side.get("runIds"))
+    replay = _first_run(visit, case.run_ids)
+    side = case.baseline_replay
+    baseline = None if side is None else _first_run(visit, side.run_ids)
     past_id = (replay or baseline or {}).get("replay_of")
     try:
         recorded = runs.get_record(visit.ctx, past_id) if past_id else None
     except NotFound:
         recorded = None
     before = recorded if side is None else baseline
-    return {
-        "entry": entry,
-        "title": words.case_title(None if recorded is None else recorded.get("input"), index),
-        "recorded": None if before is None else _answer(before.get("output")),
-        "version": None if replay is None else _answer(replay.get("output")),
-        "stopped": words.stopped(entry),
-        "baseline_runs": [] if side is None else side.get("runIds") or [],
-    }
+    tools = [
+        ToolLine(t.get("step"), str(t.get("toolId")), t.get("arguments"), str(t.get("source")),
+                 t.get("reason"))
+        for t in case.tools or []
+    ]  # fmt: skip
+    return CaseView(
+        title=words.case_title(None if recorded is None else recorded.get("input"), index),
+        stopped=words.stopped({"stopped": case.stopped}),
+        error=case.error,
+        recorded=None if before is None else _answer(before.get("output")),
+        version=None if replay is None else _answer(replay.get("output")),
+        run_ids=case.run_ids,
+        baseline_runs=[] if side is None else side.run_ids,
+        changes=case.changes,
+        diverged=case.diverged,
+        tools=tools,
+    )
 
 
 def metric_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
@@ -217,7 +255,7 @@ async def show(visit: Visit, made: str | None = None, status: int = 200) -> Resp
         restricted=record.comparison is not None and record.comparison.restricted_only,
         restricted_line=words.RESTRICTED,
         metrics=metric_rows(summary) if summary else [],
-        cases=[case_view(visit, e, first + i) for i, e in enumerate(result.get("perCase") or [])],
+        cases=[case_view(visit, case, first + i) for i, case in enumerate(shown)],
         pages=_pages(first, len(shown), total),
         whole=result or None,
         running=record.status in ("pending", "running"),
