@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from starlette.responses import Response, StreamingResponse
@@ -22,12 +22,13 @@ from ..api.routing import shape
 from ..domain.changes import Changes
 from ..domain.errors import KindgiError, NotFound, ValidationFailed
 from ..domain.items import answer_text
+from ..domain.metrics import Metric, Metrics
 from ..domain.numbers import whole_number
 from ..domain.releases import PENDING
 from ..domain.results import CaseResult, ComparisonResult
 from ..domain.status import TERMINAL
 from ..services import eval_runs, projects, promotions, runs, trials
-from . import forms, releases, test_cases, words
+from . import charts, forms, releases, test_cases, words
 from .web import Visit, redirect
 
 WATCH_SECONDS = 300
@@ -203,21 +204,44 @@ def case_view(visit: Visit, case: CaseResult, index: int) -> CaseView:
     )
 
 
-def metric_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each metric's name and meaning, the recorded runs' value, the version's, the change
-    and, where the paired statistics give one, its 95% interval on the bar's scale."""
+@dataclass(frozen=True)
+class MetricRow:
+    """A metric as the eval run's table shows it: its name and meaning, the two values, the
+    change and, where the paired statistics give one, its 95% interval on the bar's scale
+    (0 to 120)."""
+
+    key: str
+    name: str
+    meaning: str
+    baseline: float | None
+    candidate: float | None
+    delta: float | None
+    low: float | None
+    high: float | None
+
+
+def _on_bar(value: float) -> float:
+    """A share's place on the 120-wide bar, clamped to it."""
+    return min(max(value, 0.0), 1.0) * 120
+
+
+def metric_rows(metrics: Metrics) -> list[MetricRow]:
+    """Each metric the run has, in the summary's order, from its record."""
     rows = []
-    for name, metric in (summary.get("metrics") or {}).items():
-        interval = (metric.get("paired") or {}).get("interval")
-        before = metric.get("baseline")
-        low = high = None
-        if interval and before is not None:
-            low = min(max(before + interval["low"], 0.0), 1.0) * 120
-            high = min(max(before + interval["high"], 0.0), 1.0) * 120
-        rows.append({
-            **metric, "name": words.metric_name(name, metric), "key": name,
-            "meaning": words.metric_meaning(name, metric.get("k") or 10), "low": low, "high": high,
-        })  # fmt: skip
+    for field in fields(Metrics):
+        metric: Metric | None = getattr(metrics, field.name)
+        if metric is None:
+            continue
+        key = charts.METRIC_KEYS[field.name]
+        interval = None if metric.paired is None else metric.paired.interval
+        before, low, high = metric.baseline, None, None
+        if interval is not None and before is not None:
+            low, high = _on_bar(before + interval.low), _on_bar(before + interval.high)
+        name = words.metric_name(key, {"k": metric.k or 10})
+        meaning = words.metric_meaning(key, metric.k or 10)
+        rows.append(
+            MetricRow(key, name, meaning, before, metric.candidate, metric.delta, low, high)
+        )
     return rows
 
 
@@ -254,7 +278,9 @@ async def show(visit: Visit, made: str | None = None, status: int = 200) -> Resp
         baseline_column=(words.baseline_name(summary) if summary else None) or "Recorded runs",
         restricted=record.comparison is not None and record.comparison.restricted_only,
         restricted_line=words.RESTRICTED,
-        metrics=metric_rows(summary) if summary else [],
+        metrics=metric_rows(record.result.summary.metrics)
+        if isinstance(record.result, ComparisonResult)
+        else [],
         cases=[case_view(visit, case, first + i) for i, case in enumerate(shown)],
         pages=_pages(first, len(shown), total),
         whole=result or None,
