@@ -83,18 +83,29 @@ def case_link(run: dict[str, Any], correction_id: str) -> str | None:
     return f"/console/test-cases/agents/{run['agent_id']}#case-{correction_id}"
 
 
+def _yours(ctx: Context, correction: corrections.Correction) -> bool:
+    """Whether the caller made it for no user of their app (one made for a user is theirs)."""
+    made_by = (correction.corrected_by.kind, correction.corrected_by.id)
+    return made_by == (ctx.caller.kind, ctx.caller.id) and correction.participant_id is None
+
+
+def _by(correction: corrections.Correction) -> str:
+    """Who made it: the principal, or the app's user it was made for."""
+    if correction.participant_id:
+        return f"{correction.participant_id} (via {correction.corrected_by.id})"
+    return correction.corrected_by.id
+
+
 def saved_on(ctx: Context, run: dict[str, Any]) -> Saved:
     """The run's live corrections, the caller's first, then newest first."""
     page = corrections.list_page(
         ctx, limit=100, cursor=None, filters={"run_id": run["id"]}, statuses=(),
         include_replaced=False,
     )  # fmt: skip
-    me = (ctx.caller.kind, ctx.caller.id)
     saved, groups = Saved(), dict[str, Group]()
-    ordered = sorted(page.items, key=lambda c: (c.corrected_by.kind, c.corrected_by.id) != me)
-    for correction in ordered:
-        mine = (correction.corrected_by.kind, correction.corrected_by.id) == me
-        by = "you" if mine else correction.corrected_by.id
+    for correction in sorted(page.items, key=lambda c: not _yours(ctx, c)):
+        mine = _yours(ctx, correction)
+        by = "you" if mine else _by(correction)
         group = _group(ctx, correction.judge_class_id, groups)
         saved.corrections.append(
             ShownCorrection(

@@ -187,3 +187,12 @@ def test_the_correct_form_asks_about_the_answer_once(queue: Queue) -> None:
     assert 'name="answer-verdict"' not in page
     assert re.search(r'placeholder="tool ids, comma-separated"', page)
     assert 'size="32" placeholder="tool ids, comma-separated"' in page
+
+
+def test_an_answer_right_with_words_is_refused_beside_the_answer(queue: Queue) -> None:
+    before = every_row(queue.ctx.settings.database_path)
+    form = {"answer-right": "1", "why": "It names the wrong article"}
+    answer = queue.post(f"/console/runs/{queue.runs['fourth']}/correct", form)
+    assert answer.status_code == 400
+    assert every_row(queue.ctx.settings.database_path) == before
+    assert 'data-field="answer">right takes no shouldSay or why<' in html.unescape(answer.text)
