@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 from starlette.responses import Response
 
 from ..api.runs import StartRunBody
-from ..domain.errors import BadInput
+from ..domain.errors import BadInput, NotFound
 from ..domain.items import answer_text, items_of
 from ..domain.status import TERMINAL
 from ..services import catalog, correction_queue, runs
@@ -81,6 +81,34 @@ async def list_runs(visit: Visit, error: BadInput | None = None) -> Response:
         queue=queue,
         error=error,
     )
+
+
+def to_pick(visit: Visit, agent_id: str) -> list[dict[str, str]]:
+    """The agent's 50 newest finished runs (not replays), for a run picker: id, when, question."""
+    page = runs.list_records(
+        visit.ctx,
+        limit=50,
+        cursor=None,
+        filters={"agent_id": agent_id},
+        statuses=sorted(TERMINAL),
+        replays="exclude",
+        with_output=False,
+    )
+    return [
+        {"id": r["id"], "when": r["created_at"], "question": question_of(r)} for r in page.items
+    ]
+
+
+def questions_of(visit: Visit, run_ids: list[str]) -> dict[str, str]:
+    """Each run's question, for lists of what was made on them (empty for an erased run)."""
+    found: dict[str, str] = {}
+    for run_id in dict.fromkeys(run_ids):
+        try:
+            run = runs.get_record(visit.ctx, run_id)
+        except NotFound:
+            continue
+        found[run_id] = "" if run.get("content_erased_at") else question_of(run)
+    return found
 
 
 def agent_ids(visit: Visit) -> list[str]:

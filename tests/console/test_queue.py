@@ -196,3 +196,32 @@ def test_an_answer_right_with_words_is_refused_beside_the_answer(queue: Queue) -
     assert answer.status_code == 400
     assert every_row(queue.ctx.settings.database_path) == before
     assert 'data-field="answer">right takes no shouldSay or why<' in html.unescape(answer.text)
+
+
+def test_add_a_case_picks_a_run_and_takes_a_rank_and_cases_show_their_question(
+    queue: Queue,
+) -> None:
+    path = f"/console/test-cases/agents/{AGENT}"
+    page = html.unescape(queue.client.get(path).text)
+    picks = re.findall(r'<option value="([^"]+)" >[^<]*· ([^<]*)</option>', page)
+    first, second, third, fourth = (queue.runs[n] for n in ("first", "second", "third", "fourth"))
+    assert picks == [(fourth, PASSWORD), (third, PACKAGE), (second, CHARGED), (first, PASSWORD)]
+    before = every_row(queue.ctx.settings.database_path)
+    form = {"run": second, "key": "kb-203", "pointer": "/output/articles/1", "rank": "1.5",
+            "verdict": "wrong"}  # fmt: skip
+    refused = queue.post(f"{path}/cases", form)
+    assert refused.status_code == 400
+    assert 'data-field="rank">Input should be a valid integer' in refused.text
+    assert every_row(queue.ctx.settings.database_path) == before
+    added = queue.post(f"{path}/cases", {**form, "rank": "1"})
+    assert added.status_code == 303, added.text
+    cases = queue.client.get(f"/v1/agents/{AGENT}/test-set/cases").json()["data"]
+    hand = [case for case in cases if case["kind"] == "hand"]
+    expected = {"key": "kb-203", "pointer": "/output/articles/1", "rank": 1, "verdict": "wrong"}
+    assert [(c["runId"], c["expect"]["items"]) for c in hand] == [(second, [expected])]
+    page = html.unescape(queue.client.get(path).text)
+    row = r'<tr class="active" id="case-([^"]+)">\s*<td>(\w+)[^\n]*\n<td class="question">([^<]*)<'
+    rows = re.findall(row, page)
+    assert sorted((kind, question) for _, kind, question in rows) == sorted(
+        [("hand", CHARGED)] + [("correction", q) for q in (PASSWORD, PACKAGE, CHARGED, CHARGED)]
+    )
