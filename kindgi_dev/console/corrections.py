@@ -23,12 +23,13 @@ from .web import Visit, redirect
 
 
 def _mine(visit: Visit, run_id: str) -> corrections.Correction | None:
-    """The caller's live correction of the run, if any, to start the form from."""
+    """The caller's live correction of the run, if any, to start the form from (not one
+    made for a user of their app: saving the form makes the caller's own)."""
     page = corrections.list_page(
         visit.ctx,
         limit=1,
         cursor=None,
-        filters={"run_id": run_id, "corrected_by": "me"},
+        filters={"run_id": run_id, "corrected_by": "me", "participant_id": ""},
         statuses=(),
         include_replaced=False,
     )

@@ -165,18 +165,27 @@ def test_what_was_saved_is_shown_on_the_run_page_and_marked_on_the_list(queue: Q
     with acting_as(Caller("user", "usr_sam")):
         theirs = [GivenItem("kb-201", "/output/articles/0", "wrong", 0, "Not a refund")]
         other = corrections.create(queue.ctx, run_id, items=theirs, answer=Answer("right"))
+    for_a_user = [GivenItem("kb-201", "/output/articles/0", "wrong", 0, "Asked for a refund")]
+    corrections.create(queue.ctx, run_id, items=for_a_user, participant_id="end-user-7")
     page = html.unescape(queue.client.get(f"/console/runs/{run_id}").text)
     verdicts = re.findall(r'class="verdict [^"]*" data-by="[^"]*">([^<]*)<', page)
-    assert verdicts == [
-        "you: Yes · Experts, weighs 3 — “The refund steps”",
+    assert verdicts[0] == "you: Yes · Experts, weighs 3 — “The refund steps”"
+    assert sorted(verdicts[1:]) == [  # the others newest first: made in the same millisecond
+        f"end-user-7 (via {queue.ctx.identity.user_id}): No · no group, weighs 1"
+        " — “Asked for a refund”",
         "usr_sam: No · no group, weighs 1 — “Not a refund”",
     ]
+    form = html.unescape(queue.client.get(f"/console/runs/{run_id}/correct").text)
+    assert re.findall(r'name="verdict-(\d)" value="(right|wrong)" checked', form) == [
+        ("0", "right")
+    ]
+    assert 'value="The refund steps"' in form
     assert f'href="/console/test-cases/agents/{AGENT}#case-{other.id}"' in page
     assert "Change your correction" in page
     listed = html.unescape(queue.client.get("/console/runs").text)
     row = r'href="/console/runs/([^"]+)">.*?(?:corrected-mark"[^>]*>([^<]*)<|</tr>)'
     marks = dict(re.findall(row, listed, re.S))
-    assert marks[run_id] == "✓ 2 corrections, yours among them"
+    assert marks[run_id] == "✓ 3 corrections, yours among them"
     assert marks[queue.runs["fourth"]] == ""
 
 
@@ -221,7 +230,9 @@ def test_add_a_case_picks_a_run_and_takes_a_rank_and_cases_show_their_question(
     assert [(c["runId"], c["expect"]["items"]) for c in hand] == [(second, [expected])]
     page = html.unescape(queue.client.get(path).text)
     row = r'<tr class="active" id="case-([^"]+)">\s*<td>(\w+)[^\n]*\n<td class="question">([^<]*)<'
-    rows = re.findall(row, page)
-    assert sorted((kind, question) for _, kind, question in rows) == sorted(
-        [("hand", CHARGED)] + [("correction", q) for q in (PASSWORD, PACKAGE, CHARGED, CHARGED)]
+    asked = dict(
+        zip((first, second, third, fourth), (PASSWORD, CHARGED, PACKAGE, PASSWORD), strict=True)
     )
+    shown = {case_id: (kind, question) for case_id, kind, question in re.findall(row, page)}
+    assert shown == {case["id"]: (case["kind"], asked[case["runId"]]) for case in cases}
+    assert shown[hand[0]["id"]] == ("hand", CHARGED)
