@@ -9,11 +9,13 @@ import html
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlencode
 
 import httpx
 import pytest
 from factories import AGENT, QUESTIONS, recorded_run, served
+from flow_pack import SUGGEST, flow_served
 from starlette.testclient import TestClient
 from tables import every_row
 
@@ -236,3 +238,26 @@ def test_add_a_case_picks_a_run_and_takes_a_rank_and_cases_show_their_question(
     shown = {case_id: (kind, question) for case_id, kind, question in re.findall(row, page)}
     assert shown == {case["id"]: (case["kind"], asked[case["runId"]]) for case in cases}
     assert shown[hand[0]["id"]] == ("hand", CHARGED)
+
+
+def test_a_flows_runs_are_a_queue_and_its_form_saves_and_opens_the_next(tmp_path: Path) -> None:
+    with flow_served(tmp_path) as (client, _ctx, _pack):
+        made = []
+        for question in (PASSWORD, CHARGED):
+            run = client.post("/v1/runs", json={"flow": SUGGEST, "input": {"question": question}})
+            assert run.status_code == 201, run.text
+            made.append(run.json()["id"])
+        client.get(console_link(client.app, BASE))
+        page = html.unescape(client.get("/console/queue", params={"agent": SUGGEST}).text)
+        assert (progress(page), next_run(page)) == ("0 of 2 runs corrected in this queue.", made[0])
+        assert progress(html.unescape(client.get("/console/queue?agent=" + AGENT).text)) == (
+            "No finished runs are in this queue."
+        )
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page)
+        assert csrf is not None
+        form = {"csrf": csrf.group(1), "verdict-0": "right", "queue": f"agent={SUGGEST}"}
+        saved = client.post(f"/console/runs/{made[0]}/correct", data=form,
+                            headers={"Origin": BASE}, follow_redirects=False)  # fmt: skip
+        assert saved.status_code == 303, saved.text
+        page = html.unescape(client.get(saved.headers["location"]).text)
+    assert (progress(page), next_run(page)) == ("1 of 2 runs corrected in this queue.", made[1])
