@@ -2,7 +2,8 @@
 only (no mouse): three runs corrected with `j`/`k`, `y`/`n`, `r` and `Enter`, the `?` list of
 keys, then the saved verdicts on a run's page and the marks on the runs list.
 
-Set KINDGI_CONSOLE_SCREENSHOTS=1 to refresh docs/console/queue.png and keys.png.
+Set KINDGI_CONSOLE_SCREENSHOTS=1 to refresh docs/console/queue.png, keys.png and
+run-corrected.png.
 """
 
 from __future__ import annotations
@@ -135,9 +136,10 @@ def test_three_runs_corrected_with_the_keyboard_then_shown_back(
     expect(page.locator(".correction.mine a")).to_have_attribute(
         "href", re.compile(rf"/console/test-cases/agents/{AGENT}#case-")
     )
+    page.screenshot(path=str(shots(tmp_path) / "run-corrected.png"), full_page=True)
     page.goto(f"{server.url}/console/runs")
     marks = page.locator("#runs .corrected-mark")
-    expect(marks).to_have_text(["✓ 1 correction, yours among them"] * 3)
+    expect(marks).to_have_text(["✓ 1 correction (yours)"] * 3)
     with server.client() as api:
         saved = {run_id: saved_items(api, run_id) for run_id in run_ids}
     assert saved == {

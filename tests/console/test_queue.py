@@ -187,7 +187,7 @@ def test_what_was_saved_is_shown_on_the_run_page_and_marked_on_the_list(queue: Q
     listed = html.unescape(queue.client.get("/console/runs").text)
     row = r'href="/console/runs/([^"]+)">.*?(?:corrected-mark"[^>]*>([^<]*)<|</tr>)'
     marks = dict(re.findall(row, listed, re.S))
-    assert marks[run_id] == "✓ 3 corrections, yours among them"
+    assert marks[run_id] == "✓ 3 corrections, one of them yours"
     assert marks[queue.runs["fourth"]] == ""
 
 
