@@ -5,16 +5,17 @@ adds the keys (`j`/`k`, `y`/`n`, `r`, `Enter`, `?`)."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
 from starlette.responses import Response
 
+from ..domain.errors import BadInput
 from ..services import catalog, correction_queue, projects
-from ..services.correction_queue import QueueCounts
+from ..services.correction_queue import QueueCounts, QueueFilter
 from ..services.projects import Project
-from . import corrections
+from . import corrections, forms
 from .queue_filters import chosen, filter_of, progress_words
 from .web import Visit
 
@@ -25,6 +26,17 @@ class Choices:
 
     subjects: list[str]
     projects: list[Project]
+
+
+@dataclass
+class Read:
+    """What the queue's page read: the choices, and the counts and next run's form when the
+    filters were taken."""
+
+    choices: Choices
+    counts: QueueCounts | None = None
+    parts: dict[str, Any] = field(default_factory=dict)
+    values: dict[str, str] = field(default_factory=dict)
 
 
 def _choices(visit: Visit) -> Choices:
@@ -39,31 +51,38 @@ def _choices(visit: Visit) -> Choices:
     return Choices(subjects, list(found.items))
 
 
-def _read(visit: Visit, given: dict[str, str]) -> dict[str, Any]:
-    """The queue's counts, its next run's form (when one is left) and the filters' choices."""
-    counts: QueueCounts = correction_queue.counts(
-        visit.ctx, filter_of(given), newest_first=given["order"] == "newest"
-    )
-    parts: dict[str, Any] = {}
-    values: dict[str, str] = {}
-    if counts.next_run_id is not None:
-        parts, values = corrections.filled(visit, counts.next_run_id)
-    return {"counts": counts, "parts": parts, "values": values, "choices": _choices(visit)}
+def _read(visit: Visit, given: dict[str, str], chosen_filter: QueueFilter | None) -> Read:
+    """The queue's counts, its next run's form (when one is left) and the filters' choices;
+    no counts for a filter refused."""
+    read = Read(_choices(visit))
+    if chosen_filter is None:
+        return read
+    newest_first = given["order"] == "newest"
+    read.counts = correction_queue.counts(visit.ctx, chosen_filter, newest_first=newest_first)
+    if read.counts.next_run_id is not None:
+        read.parts, read.values = corrections.filled(visit, read.counts.next_run_id)
+    return read
 
 
 async def show(visit: Visit) -> Response:
-    """`GET /console/queue`: the filters, the progress in words, and the next run's form."""
+    """`GET /console/queue`: the filters, the progress in words, and the next run's form; a
+    segment that isn't `key=value` is refused beside its field."""
     given = chosen(visit.request.query_params)
-    read = await asyncio.to_thread(_read, visit, given)
-    counts: QueueCounts = read["counts"]
+    errors: dict[str, str] = {}
+    try:
+        chosen_filter: QueueFilter | None = filter_of(given)
+    except BadInput as error:
+        chosen_filter, errors = None, {"segment": forms.reason_of(error)}
+    read = await asyncio.to_thread(_read, visit, given, chosen_filter)
     return visit.render(
         "queue.html",
+        400 if errors else 200,
         given=given,
         queue=urlencode(given),
-        counts=counts,
-        progress=progress_words(counts),
-        choices=read["choices"],
-        values=read["values"],
-        errors={},
-        **read["parts"],
+        counts=read.counts,
+        progress="" if read.counts is None else progress_words(read.counts),
+        choices=read.choices,
+        values=read.values,
+        errors=errors,
+        **read.parts,
     )

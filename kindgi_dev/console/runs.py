@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
@@ -83,8 +84,17 @@ async def list_runs(visit: Visit, error: BadInput | None = None) -> Response:
     )
 
 
-def to_pick(visit: Visit, agent_id: str) -> list[dict[str, str]]:
-    """The agent's 50 newest finished runs (not replays), for a run picker: id, when, question."""
+@dataclass(frozen=True)
+class RunPick:
+    """A run as a picker lists it: its id, when it ran, and its question."""
+
+    id: str
+    when: str
+    question: str
+
+
+def to_pick(visit: Visit, agent_id: str) -> list[RunPick]:
+    """The agent's 50 newest finished runs (not replays), for a run picker."""
     page = runs.list_records(
         visit.ctx,
         limit=50,
@@ -94,9 +104,7 @@ def to_pick(visit: Visit, agent_id: str) -> list[dict[str, str]]:
         replays="exclude",
         with_output=False,
     )
-    return [
-        {"id": r["id"], "when": r["created_at"], "question": question_of(r)} for r in page.items
-    ]
+    return [RunPick(r["id"], r["created_at"], question_of(r)) for r in page.items]
 
 
 def questions_of(visit: Visit, run_ids: list[str]) -> dict[str, str]:

@@ -120,7 +120,9 @@ def test_the_queue_holds_finished_runs_as_filtered_in_the_order_asked(queue: Que
 def test_a_segment_that_is_not_key_value_is_refused(queue: Queue) -> None:
     answer = queue.client.get("/console/queue", params={"segment": "acme"})
     assert answer.status_code == 400
-    assert "segment: must be key=value, as company=acme" in html.unescape(answer.text)
+    page = html.unescape(answer.text)
+    assert 'data-field="segment">must be key=value, as company=acme<' in page
+    assert next_run(page) is None and 'id="queue-progress"' not in page
 
 
 def test_a_bad_form_in_the_queue_writes_nothing_and_keeps_its_queue(queue: Queue) -> None:
