@@ -58,7 +58,9 @@ def _read(visit: Visit, given: dict[str, str], chosen_filter: QueueFilter | None
     if chosen_filter is None:
         return read
     newest_first = given["order"] == "newest"
-    read.counts = correction_queue.counts(visit.ctx, chosen_filter, newest_first=newest_first)
+    read.counts = correction_queue.counts(
+        visit.ctx, chosen_filter, newest_first=newest_first, after=given.get("after")
+    )
     if read.counts.next_run_id is not None:
         read.parts, read.values = corrections.filled(visit, read.counts.next_run_id)
     return read
@@ -79,6 +81,10 @@ async def show(visit: Visit) -> Response:
         400 if errors else 200,
         given=given,
         queue=urlencode(given),
+        skip=urlencode({**given, "after": read.counts.next_run_id})
+        if read.counts and read.counts.next_run_id
+        else "",
+        start_over=urlencode({k: v for k, v in given.items() if k != "after"}),
         counts=read.counts,
         progress="" if read.counts is None else progress_words(read.counts),
         choices=read.choices,

@@ -11,13 +11,14 @@ from ..services import correction_queue
 from ..services.correction_queue import QueueCounts, QueueFilter
 
 FIELDS = ("agent", "version", "project", "segment")
+"""The queue's filters; `after` (a run skipped) and `order` say where in it to go on."""
 ORDERS = ("oldest", "newest")
 
 
 def chosen(params: Mapping[str, str]) -> dict[str, str]:
-    """The queue's filters given (stripped, empty ones left out) and its order (oldest first
-    unless `newest`)."""
-    given = {name: params.get(name, "").strip() for name in FIELDS}
+    """The queue's filters given (stripped, empty ones left out), the run skipped last
+    (`after`), and its order (oldest first unless `newest`)."""
+    given = {name: params.get(name, "").strip() for name in (*FIELDS, "after")}
     order = "newest" if params.get("order") == "newest" else "oldest"
     return {**{name: value for name, value in given.items() if value}, "order": order}
 

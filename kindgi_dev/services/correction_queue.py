@@ -9,6 +9,7 @@ from ..domain.errors import ValidationFailed
 from ..domain.segments import Segment
 from ..store import correction_queue as store
 from ..store.correction_queue import QueueCounts, QueueFilter
+from . import runs
 from .context import Context
 from .verdicts import corrector_of
 
@@ -25,10 +26,18 @@ def segment_of(text: str, where: str = "segment") -> Segment | None:
     return Segment(key.strip(), value.strip())
 
 
-def counts(ctx: Context, given: QueueFilter, *, newest_first: bool) -> QueueCounts:
-    """The queue's runs, those the caller corrected, and the next one to correct."""
+def counts(
+    ctx: Context, given: QueueFilter, *, newest_first: bool, after: str | None = None
+) -> QueueCounts:
+    """The queue's runs, those the caller corrected, and the next one to correct: past the
+    run `after` (one skipped) when given; 404 when that run is not one of the tenant's."""
+    position = None
+    if after is not None:
+        skipped = runs.get_record(ctx, after)
+        position = (str(skipped["created_at"]), str(skipped["id"]))
+    corrector = corrector_of(ctx, None)
     return store.counts(
-        ctx.db, ctx.tenant_id, corrector_of(ctx, None), given, newest_first=newest_first
+        ctx.db, ctx.tenant_id, corrector, given, newest_first=newest_first, after=position
     )
 
 

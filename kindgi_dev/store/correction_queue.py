@@ -64,9 +64,16 @@ def _where(tenant_id: str, given: QueueFilter) -> Where:
 
 
 def counts(
-    db: Database, tenant_id: str, corrector: Corrector, given: QueueFilter, *, newest_first: bool
+    db: Database,
+    tenant_id: str,
+    corrector: Corrector,
+    given: QueueFilter,
+    *,
+    newest_first: bool,
+    after: tuple[str, str] | None = None,
 ) -> QueueCounts:
-    """The queue's size, what the corrector corrected of it, and its next run in order."""
+    """The queue's size, what the corrector corrected of it, and its next run in order (past
+    `after`, the (created_at, id) of a run skipped, when given)."""
     where = _where(tenant_id, given)
     mine = (corrector.kind, corrector.id, corrector.participant_id)
     row = db.one(
@@ -74,10 +81,11 @@ def counts(
         [*mine, *where.params],
     )
     order = "DESC" if newest_first else "ASC"
+    past = f" AND (created_at, id) {'<' if newest_first else '>'} (?, ?)" if after else ""
     following = db.one(
-        f"SELECT id FROM runs WHERE {where} AND NOT {_MINE} "
+        f"SELECT id FROM runs WHERE {where} AND NOT {_MINE}{past} "
         f"ORDER BY created_at {order}, id {order} LIMIT 1",
-        [*where.params, *mine],
+        [*where.params, *mine, *(after or ())],
     )
     runs, corrected = (row["runs"], row["corrected"]) if row else (0, 0)
     return QueueCounts(runs, corrected, following["id"] if following else None)

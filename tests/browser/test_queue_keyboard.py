@@ -148,3 +148,17 @@ def test_three_runs_corrected_with_the_keyboard_then_shown_back(
                      ("kb-203", "wrong", None)],
         run_ids[2]: [("answer", "wrong", "Names no article"), ("kb-301", "right", None)],
     }  # fmt: skip
+
+
+def test_s_skips_the_queues_run(page: Page, server: DevServer) -> None:
+    with server.client() as api:
+        body = {"agent": AGENT, "input": {"userMessage": "Where do I change my address?"}}
+        run = api.post("/v1/runs", json=body)
+    assert run.status_code == 201, run.text
+    page.goto(f"{server.url}/console/queue?agent={AGENT}&order=newest")
+    expect(page.locator("form#correct")).to_have_attribute(
+        "action", f"/console/runs/{run.json()['id']}/correct"
+    )
+    keys(page, "j", "s")
+    expect(page.locator("main")).to_contain_text("No run is left past the ones you skipped.")
+    assert f"after={run.json()['id']}" in page.url

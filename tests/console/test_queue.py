@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 import httpx
 import pytest
@@ -115,6 +115,26 @@ def test_the_queue_holds_finished_runs_as_filtered_in_the_order_asked(queue: Que
         "segment, newest": ("0 of 2 runs corrected in this queue.", "third"),
         "segment of no run": ("No finished runs are in this queue.", None),
     }
+
+
+def test_skipping_a_run_goes_on_past_it_and_saving_there_goes_on_from_there(
+    queue: Queue,
+) -> None:
+    newest = queue.page(order="newest")
+    assert next_run(newest) == queue.runs["fourth"]  # never corrected: the newest left
+    skip = re.search(r'href="/console/queue\?([^"]+)" id="skip"', newest)
+    assert skip is not None
+    assert dict(parse_qsl(skip.group(1))) == {"order": "newest", "after": queue.runs["fourth"]}
+    past = queue.page(**dict(parse_qsl(skip.group(1))))
+    assert progress(past) == progress(newest)
+    assert next_run(past) not in (None, queue.runs["fourth"])
+    skipped_to = run_store.get(queue.ctx.db, str(next_run(past)))
+    assert skipped_to is not None and skipped_to["created_at"] < "2026-11-04"
+    assert "Start over from the first" in past
+    end = queue.page(order="newest", after=queue.runs["first"])
+    assert next_run(end) is None
+    assert "No run is left past the ones you skipped." in end
+    assert queue.client.get("/console/queue", params={"after": "nope"}).status_code == 404
 
 
 def test_a_segment_that_is_not_key_value_is_refused(queue: Queue) -> None:

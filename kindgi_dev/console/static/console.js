@@ -16,7 +16,8 @@
 })();
 
 // The correct form's keys (the queue's and Correct this run's): j/k move between items,
-// y/n mark the focused one Yes/No, r writes its reason, Enter saves, ? lists the keys.
+// y/n mark the focused one Yes/No, r writes its reason, Enter saves, s skips the queue's
+// run, ? lists the keys.
 // Without this script the form is a plain form and works the same by mouse or Tab.
 (function () {
   "use strict";
@@ -80,6 +81,10 @@
       r: function () {
         var reason = rows.length && rows[at].querySelector("input[name^=reason-]");
         if (reason) { reason.focus(); }
+      },
+      s: function () {
+        var skip = document.getElementById("skip");
+        if (skip) { window.location.href = skip.href; }
       },
       "?": function () { showKeys(true); },
       Enter: function () { form.requestSubmit(); }
