@@ -117,6 +117,8 @@ def test_three_runs_corrected_with_the_keyboard_then_shown_back(
     expect(page.locator("#keys")).to_be_visible()
     expect(page.locator("#keys")).to_contain_text("Mark the item Yes / No")
     page.screenshot(path=str(shots(tmp_path) / "keys.png"))
+    keys(page, "Tab", "Tab")
+    expect(page.locator("#keys-close")).to_be_focused()
     keys(page, "?")
     expect(page.locator("#keys")).to_be_hidden()
     keys(page, "Enter")

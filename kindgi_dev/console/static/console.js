@@ -67,6 +67,7 @@
     var target = event.target;
     if (overlay && !overlay.hidden) {
       if (event.key === "Escape" || event.key === "?") { event.preventDefault(); showKeys(false); }
+      if (event.key === "Tab") { event.preventDefault(); close.focus(); }  // its one control
       return;
     }
     if (typing(target)) {
