@@ -112,7 +112,6 @@ def filled(visit: Visit, run_id: str) -> tuple[dict[str, Any], dict[str, str]]:
 async def form(visit: Visit) -> Response:
     """`GET /console/runs/{id}/correct`: the form, filled with the caller's correction."""
     parts, values = await asyncio.to_thread(filled, visit, visit.request.path_params["runId"])
-    values["queue"] = visit.request.query_params.get("queue", "")
     return _show(visit, parts, values, {})
 
 
