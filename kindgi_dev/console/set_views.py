@@ -9,9 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..domain.errors import NotFound
 from ..domain.results import ComparisonResult
-from ..services import eval_runs, eval_suites, runs, test_set_pulls, test_set_versions, test_sets
+from ..services import eval_runs, eval_suites, test_set_pulls, test_set_versions, test_sets
 from ..services.context import Context
 from . import words
 
@@ -154,12 +153,3 @@ def pulled_case(case: dict[str, Any], index: int) -> PulledCase:
     expects += [f"{i.get('key')}: {i.get('yes', 0)} yes, {i.get('no', 0)} no"
                 for i in case.get("items") or [] if not expect]  # fmt: skip
     return PulledCase(words.case_title(given, index), ran.strip(), expects)
-
-
-def case_question(ctx: Context, run_id: str, index: int) -> str:
-    """The question of an agent test set's case: its run's input, `Case N` once erased."""
-    try:
-        given = runs.get_record(ctx, run_id).get("input")
-    except NotFound:
-        given = None
-    return words.case_title(given, index)

@@ -19,7 +19,7 @@ from ..domain.errors import KindgiError, ValidationFailed
 from ..domain.paging import Page
 from ..services import catalog, eval_suites, projects, test_set_pulls, test_sets
 from . import charts, forms, set_views, words
-from .runs import agent_ids
+from .runs import agent_ids, questions_of, to_pick
 from .web import Visit, redirect
 
 CASES_PAGE = 50
@@ -218,9 +218,8 @@ async def agent_set(
         agent_id=agent_id,
         test_set=summary,
         cases=cases,
-        questions=[
-            set_views.case_question(visit.ctx, c.run_id, i) for i, c in enumerate(cases.items)
-        ],
+        questions=questions_of(visit, [case.run_id for case in cases.items]),
+        runs_to_pick=to_pick(visit, agent_id),
         form=TryForm("agent", agent_id, agent_versions(visit, agent_id), {}, {}),
         **runs_on(visit, summary.id),
         values=dict(visit.form or {}),
@@ -228,7 +227,12 @@ async def agent_set(
     )
 
 
-ADD_FIELDS = {"runId": "run", "items/0/key": "key", "items/0/pointer": "pointer"}
+ADD_FIELDS = {
+    "runId": "run",
+    "items/0/key": "key",
+    "items/0/pointer": "pointer",
+    "items/0/rank": "rank",
+}
 """The Add a case form's field for each place in the `addCase` body a refusal may name."""
 
 
@@ -236,9 +240,11 @@ async def add_case(visit: Visit) -> Response:
     """`POST …/cases`: a hand case on one of the agent's runs, expecting one item's verdict;
     the form is an `addCase` body, parsed and added as the API does."""
     agent_id = visit.request.path_params["agentId"]
+    rank = visit.field("rank")
     item = forms.present(
         key=visit.field("key") or None,
         pointer=visit.field("pointer"),
+        rank=forms.number_text(rank) if rank else None,
         verdict=visit.field("verdict"),
     )
     data = forms.present(runId=visit.field("run") or None, items=[item])

@@ -165,7 +165,7 @@ def test_the_flow_demo_named_charted_and_pulled(
     page.click("#try button")
     page.wait_for_url(re.compile(r".*/console/eval-runs/[0-9a-f-]{36}$"))
     expect(page.locator("h1#tried")).to_have_text(f"{AGENT} 0.1.0", timeout=30_000)
-    gate = page.locator(".verdict.with-gate #gate")
+    gate = page.locator(".judged.with-gate #gate")
     expect(gate.locator("#gate-verdict")).to_have_text("The gate would refuse this version:")
     expect(gate.locator("#make-live button")).to_be_disabled()
     page.screenshot(path=str(shots / "eval-run-gate.png"), full_page=True)
@@ -182,7 +182,7 @@ def every_page(server: DevServer) -> list[str]:
         "/console/runs", f"/console/runs/{run['id']}", f"/console/runs/{run['id']}/correct",
         "/console/test-cases", f"/console/test-cases/suites/{SUITE}",
         f"/console/test-cases/suites/{PULLED}", f"/console/test-cases/agents/{AGENT}",
-        "/console/approvals", "/console/runs/no-such-run",
+        "/console/approvals", "/console/runs/no-such-run", f"/console/queue?agent={AGENT}",
     ]  # fmt: skip
     return paths + [f"/console/eval-runs/{e['runId']}" for e in evals]
 
