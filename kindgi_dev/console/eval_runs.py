@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from starlette.responses import Response, StreamingResponse
@@ -19,14 +19,16 @@ from ..api.eval_run_bodies import StartEvalRunBody, StartSuiteRunBody
 from ..api.eval_runs import EvalRun
 from ..api.releases import PromoteBody
 from ..api.routing import shape
+from ..domain.changes import Changes
 from ..domain.errors import KindgiError, NotFound, ValidationFailed
 from ..domain.items import answer_text
+from ..domain.metrics import Metric, Metrics
 from ..domain.numbers import whole_number
 from ..domain.releases import PENDING
-from ..domain.results import ComparisonResult
+from ..domain.results import CaseResult, ComparisonResult
 from ..domain.status import TERMINAL
 from ..services import eval_runs, projects, promotions, runs, trials
-from . import forms, releases, test_cases, words
+from . import charts, forms, releases, test_cases, words
 from .web import Visit, redirect
 
 WATCH_SECONDS = 300
@@ -84,15 +86,19 @@ def start_request(
         baseline=_baseline(visit, subject_kind, subject_id),
     )
     if subject_kind == "flow":
-        prefix = "agent:"
-        given = (visit.form or {}).items()
-        agents = {k[len(prefix) :]: v for k, v in given if k.startswith(prefix) and v}
         data["flowRef"] = forms.present(flowId=subject_id, version=version)
-        data["versions"] = {"agents": agents}
+        data["versions"] = {"agents": _swaps(visit, "agent:"), "tools": _swaps(visit, "tool:")}
     else:
         data["agentRef"] = forms.present(agentId=subject_id, version=version)
     model = StartEvalRunBody if project_id is None else StartSuiteRunBody
     return eval_run_bodies.start_request(forms.body_of(model, data))
+
+
+def _swaps(visit: Visit, prefix: str) -> dict[str, str]:
+    """The Try form's pickers of one kind (`tool:<id>`, `agent:<id>`): id → the version
+    chosen, leaving out those left at the flow's own."""
+    given = (visit.form or {}).items()
+    return {k[len(prefix) :]: v for k, v in given if k.startswith(prefix) and v}
 
 
 def _refused(error: KindgiError) -> dict[str, str]:
@@ -139,34 +145,104 @@ def _first_run(visit: Visit, run_ids: list[str] | None) -> dict[str, Any] | None
         return None
 
 
-def case_view(visit: Visit, entry: dict[str, Any]) -> dict[str, Any]:
-    """One case of the result, with the recorded answer (a version baseline's, when it is
-    one) and the version's beside it."""
-    replay = _first_run(visit, entry.get("runIds"))
-    side = entry.get("baselineReplay")
-    baseline = None if side is None else _first_run(visit, side.get("runIds"))
+@dataclass(frozen=True)
+class ToolLine:
+    """A tool call a case's replay made: its step, tool, arguments and where its result
+    came from (and why, when the replay says)."""
+
+    step: Any
+    tool_id: str
+    arguments: Any
+    source: str
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class CaseView:
+    """One case of the result as its page shows it, from the case's record and its runs."""
+
+    title: str
+    stopped: str | None
+    error: str | None
+    recorded: Any
+    version: Any
+    run_ids: list[str]
+    baseline_runs: list[str]
+    changes: Changes | None
+    diverged: bool
+    tools: list[ToolLine]
+
+
+def case_view(visit: Visit, case: CaseResult, index: int) -> CaseView:
+    """One case of the result (the `index`th of the run), titled by its question, with the
+    recorded answer (a version baseline's, when it is one) and the version's beside it."""
+    replay = _first_run(visit, case.run_ids)
+    side = case.baseline_replay
+    baseline = None if side is None else _first_run(visit, side.run_ids)
     past_id = (replay or baseline or {}).get("replay_of")
     try:
         recorded = runs.get_record(visit.ctx, past_id) if past_id else None
     except NotFound:
         recorded = None
     before = recorded if side is None else baseline
-    return {
-        "entry": entry,
-        "question": None if recorded is None else (recorded.get("input") or {}).get("userMessage"),
-        "recorded": None if before is None else _answer(before.get("output")),
-        "version": None if replay is None else _answer(replay.get("output")),
-        "stopped": words.stopped(entry),
-        "baseline_runs": [] if side is None else side.get("runIds") or [],
-    }
+    tools = [
+        ToolLine(t.get("step"), str(t.get("toolId")), t.get("arguments"), str(t.get("source")),
+                 t.get("reason"))
+        for t in case.tools or []
+    ]  # fmt: skip
+    return CaseView(
+        title=words.case_title(None if recorded is None else recorded.get("input"), index),
+        stopped=words.stopped({"stopped": case.stopped}),
+        error=case.error,
+        recorded=None if before is None else _answer(before.get("output")),
+        version=None if replay is None else _answer(replay.get("output")),
+        run_ids=case.run_ids,
+        baseline_runs=[] if side is None else side.run_ids,
+        changes=case.changes,
+        diverged=case.diverged,
+        tools=tools,
+    )
 
 
-def metric_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each metric's name, the recorded runs' value, the version's, and the change."""
-    return [
-        {"name": words.metric_name(name, metric), "key": name, **metric}
-        for name, metric in (summary.get("metrics") or {}).items()
-    ]
+@dataclass(frozen=True)
+class MetricRow:
+    """A metric as the eval run's table shows it: its name and meaning, the two values, the
+    change and, where the paired statistics give one, its 95% interval on the bar's scale
+    (0 to 120)."""
+
+    key: str
+    name: str
+    meaning: str
+    baseline: float | None
+    candidate: float | None
+    delta: float | None
+    low: float | None
+    high: float | None
+
+
+def _on_bar(value: float) -> float:
+    """A share's place on the 120-wide bar, clamped to it."""
+    return min(max(value, 0.0), 1.0) * 120
+
+
+def metric_rows(metrics: Metrics) -> list[MetricRow]:
+    """Each metric the run has, in the summary's order, from its record."""
+    rows = []
+    for field in fields(Metrics):
+        metric: Metric | None = getattr(metrics, field.name)
+        if metric is None:
+            continue
+        key = charts.METRIC_KEYS[field.name]
+        interval = None if metric.paired is None else metric.paired.interval
+        before, low, high = metric.baseline, None, None
+        if interval is not None and before is not None:
+            low, high = _on_bar(before + interval.low), _on_bar(before + interval.high)
+        name = words.metric_name(key, {"k": metric.k or 10})
+        meaning = words.metric_meaning(key, metric.k or 10)
+        rows.append(
+            MetricRow(key, name, meaning, before, metric.candidate, metric.delta, low, high)
+        )
+    return rows
 
 
 MADE = {
@@ -192,6 +268,7 @@ async def show(visit: Visit, made: str | None = None, status: int = 200) -> Resp
         "eval_run.html",
         status,
         record=record,
+        tried=words.tried(record),
         gate=releases.gate_view(visit, record),
         made=made or MADE.get(visit.request.query_params.get("made", "")),
         summary=summary,
@@ -201,8 +278,10 @@ async def show(visit: Visit, made: str | None = None, status: int = 200) -> Resp
         baseline_column=(words.baseline_name(summary) if summary else None) or "Recorded runs",
         restricted=record.comparison is not None and record.comparison.restricted_only,
         restricted_line=words.RESTRICTED,
-        metrics=metric_rows(summary) if summary else [],
-        cases=[case_view(visit, e) for e in result.get("perCase") or []],
+        metrics=metric_rows(record.result.summary.metrics)
+        if isinstance(record.result, ComparisonResult)
+        else [],
+        cases=[case_view(visit, case, first + i) for i, case in enumerate(shown)],
         pages=_pages(first, len(shown), total),
         whole=result or None,
         running=record.status in ("pending", "running"),

@@ -6,6 +6,7 @@ its active and retired cases, hand cases, Add a case and Retire.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.responses import Response
@@ -13,9 +14,11 @@ from starlette.responses import Response
 from ..api.eval_suite_bodies import BuildJudgedSuiteBody
 from ..api.eval_suites import selection_of
 from ..api.test_sets import AddCaseBody, RetireCaseBody, add_hand_case
+from ..domain.catalog import Kind
 from ..domain.errors import KindgiError, ValidationFailed
-from ..services import catalog, eval_runs, eval_suites, projects, test_sets
-from . import forms
+from ..domain.paging import Page
+from ..services import catalog, eval_suites, projects, test_set_pulls, test_sets
+from . import charts, forms, set_views, words
 from .runs import agent_ids, questions_of, to_pick
 from .web import Visit, redirect
 
@@ -35,8 +38,9 @@ async def index(visit: Visit, errors: dict[str, str] | None = None, status: int 
     return visit.render(
         "test_cases.html",
         status,
-        agent_sets=[test_sets.get(visit.ctx, agent) for agent in agent_ids(visit)],
-        suites=eval_suites.judged_latest(visit.ctx),
+        agent_sets=set_views.agent_rows(visit.ctx, agent_ids(visit)),
+        suites=set_views.built_rows(visit.ctx),
+        pulled=set_views.pulled_rows(visit.ctx),
         agents=agent_ids(visit),
         flows=_flow_ids(visit),
         values=values,
@@ -68,50 +72,62 @@ async def build(visit: Visit) -> Response:
     return redirect(f"/console/test-cases/suites/{suite_id}?version={given.version}")
 
 
-def runs_on(visit: Visit, suite_id: str) -> list[eval_runs.EvalRun]:
-    """The runs on a set's test cases, newest first, with their summaries (the page shows
-    no case, so none is read)."""
-    page = eval_runs.list_page(visit.ctx, limit=50, cursor=None, filters={"suite_id": suite_id})
-    return page.items
+def runs_on(visit: Visit, suite_id: str) -> dict[str, Any]:
+    """The runs on a set's test cases, newest first, each named whole (`eval_runs`), and
+    each metric drawn across them (`charts`)."""
+    records = set_views.runs_on(visit.ctx, suite_id)
+    rows = [set_views.run_row(record) for record in records]
+    return {"eval_runs": rows, "charts": charts.charts(records)}
 
 
-def agent_versions(visit: Visit, agent_id: str) -> list[str]:
-    """An agent's versions, oldest first."""
+def versions_of(visit: Visit, kind: Kind, ident: str) -> list[str]:
+    """An agent's, a tool's or a flow's versions, oldest first."""
     found = catalog.list_versions(
-        visit.ctx, "agent", agent_id, limit=100, cursor=None, include_tombstoned=False
+        visit.ctx, kind, ident, limit=100, cursor=None, include_tombstoned=False
     )
     return [entry["version"] for entry in found.items]
 
 
-def flow_agents(flow: dict[str, Any]) -> list[str]:
-    """The agents a flow's steps run: its agent nodes and its pinned agents."""
-    named = [node.get("ref") for node in flow.get("nodes") or [] if node.get("kind") == "agent"]
-    pinned = list(((flow.get("pins") or {}).get("agents") or {}).keys())
+def agent_versions(visit: Visit, agent_id: str) -> list[str]:
+    """An agent's versions, oldest first."""
+    return versions_of(visit, "agent", agent_id)
+
+
+def flow_parts(flow: dict[str, Any], kind: str) -> list[str]:
+    """The tools (or agents) a flow's steps run: its nodes of that kind and its pins."""
+    named = [node.get("ref") for node in flow.get("nodes") or [] if node.get("kind") == kind]
+    pinned = list(((flow.get("pins") or {}).get(f"{kind}s") or {}).keys())
     return sorted({str(a).partition("@")[0] for a in [*named, *pinned] if a})
 
 
-def try_form(visit: Visit, subject: dict[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class TryForm:
+    """What the Try a version form offers: the subject's versions and, for a flow, a version
+    picker per tool and agent its steps run (`--with`)."""
+
+    kind: str
+    id: str
+    versions: list[str]
+    tools: dict[str, list[str]]
+    agents: dict[str, list[str]]
+
+
+def try_form(visit: Visit, subject: dict[str, Any]) -> TryForm:
     """What the Try a version form offers for a set's subject (an agent, or a flow)."""
+    ident = str(subject.get("id"))
     if subject.get("kind") == "flow":
-        flow = catalog.get_flow(visit.ctx, subject["id"])
-        versions = [
-            entry["version"]
-            for entry in catalog.list_versions(
-                visit.ctx, "flow", subject["id"], limit=100, cursor=None, include_tombstoned=False
-            ).items
-        ]
-        pickers = {agent: agent_versions(visit, agent) for agent in flow_agents(flow)}
-        return {"kind": "flow", "id": subject["id"], "versions": versions, "agents": pickers}
-    return {
-        "kind": "agent",
-        "id": subject.get("id"),
-        "versions": agent_versions(visit, str(subject.get("id"))),
-    }
+        flow = catalog.get_flow(visit.ctx, ident)
+        tools = {tool: versions_of(visit, "tool", tool) for tool in flow_parts(flow, "tool")}
+        agents = {agent: agent_versions(visit, agent) for agent in flow_parts(flow, "agent")}
+        return TryForm("flow", ident, versions_of(visit, "flow", ident), tools, agents)
+    return TryForm("agent", ident, agent_versions(visit, ident), {}, {})
 
 
 async def suite(visit: Visit, errors: dict[str, str] | None = None, status: int = 200) -> Response:
     """`/console/test-cases/suites/{id}`: versions, one version's cases, Try, and the runs."""
     suite_id = visit.request.path_params["suiteId"]
+    if test_set_pulls.versions(visit.ctx, suite_id):
+        return await pulled_set(visit, errors, status)
     versions = eval_suites.versions(visit.ctx, suite_id)
     chosen = visit.request.query_params.get("version") or versions[-1].version
     current = next((v for v in versions if v.version == chosen), versions[-1])
@@ -130,11 +146,60 @@ async def suite(visit: Visit, errors: dict[str, str] | None = None, status: int 
         versions=versions,
         current=current,
         cases=cases,
+        titles=[words.case_title(c.get("input"), i) for i, c in enumerate(cases.items)],
         subject=subject,
+        version_rows=set_views.version_rows(
+            visit.ctx, suite_id, [(v.version, None) for v in versions]
+        ),
         form=try_form(visit, subject),
-        eval_runs=runs_on(visit, suite_id),
+        **runs_on(visit, suite_id),
         errors=errors or {},
     )
+
+
+async def pulled_set(visit: Visit, errors: dict[str, str] | None, status: int) -> Response:
+    """A pulled or imported set's page: where it came from, its versions, one version's
+    cases, Try (on its latest version, as the API tries it) and the runs."""
+    suite_id = visit.request.path_params["suiteId"]
+    versions = test_set_pulls.versions(visit.ctx, suite_id)
+    chosen = visit.request.query_params.get("version") or versions[-1].version
+    current = next((v for v in versions if v.version == chosen), versions[-1])
+    cursor = visit.cursor(f"pulled {suite_id} {current.version}")
+    cases = test_set_pulls.page(
+        visit.ctx, suite_id, current.version, limit=CASES_PAGE, cursor=cursor
+    )
+    first = [c for c in cases.items if isinstance(c, dict)]
+    shown = [set_views.pulled_case(case, i) for i, case in enumerate(first)]
+    given = [(v.version, v.case_count) for v in versions]
+    return visit.render(
+        "pulled_set.html",
+        status,
+        suite_id=suite_id,
+        current=current,
+        source=set_views.source_of(current),
+        version_rows=set_views.version_rows(visit.ctx, suite_id, given),
+        cases=shown,
+        more=signed_next(cases),
+        form=try_form(visit, subject_of(first)),
+        **runs_on(visit, suite_id),
+        errors=errors or {},
+    )
+
+
+def signed_next(cases: Page[Any]) -> str | None:
+    """The next page's cursor, when there is one (signed in the template)."""
+    return cases.next_cursor if cases.has_more else None
+
+
+def subject_of(cases: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a pulled set's cases ran, from its first case: an agent, or a flow."""
+    case = cases[0] if cases else {}
+    run, subject = case.get("run") or {}, case.get("subject") or {}
+    if run.get("flowId"):
+        return {"kind": "flow", "id": run["flowId"]}
+    if run.get("agentId"):
+        return {"kind": "agent", "id": run["agentId"]}
+    return {"kind": subject.get("kind", "agent"), "id": subject.get("id")}
 
 
 async def agent_set(
@@ -155,8 +220,8 @@ async def agent_set(
         cases=cases,
         questions=questions_of(visit, [case.run_id for case in cases.items]),
         runs_to_pick=to_pick(visit, agent_id),
-        form={"kind": "agent", "id": agent_id, "versions": agent_versions(visit, agent_id)},
-        eval_runs=runs_on(visit, summary.id),
+        form=TryForm("agent", agent_id, agent_versions(visit, agent_id), {}, {}),
+        **runs_on(visit, summary.id),
         values=dict(visit.form or {}),
         errors=errors or {},
     )

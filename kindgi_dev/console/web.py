@@ -62,7 +62,7 @@ def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("kindgi_dev.console", "templates"),
         autoescape=True,
-        undefined=jinja2.ChainableUndefined,
+        undefined=jinja2.StrictUndefined,
     )
     env.filters.update(
         percent=_percent, change=_change, pretty=_pretty, compact=_compact, when=_when
@@ -183,7 +183,7 @@ def page(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         if csrf is None:
             status = 200 if request.method == "GET" and request.url.path == FRONT_DOOR else 401
             return templates.TemplateResponse(
-                request, "login.html", {"csrf": ""}, status_code=status
+                request, "login.html", {"csrf": "", "failed": False}, status_code=status
             )
         visit = Visit(request, context_of(request), csrf)
         try:

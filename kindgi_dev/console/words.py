@@ -1,12 +1,18 @@
-"""What an eval run's page says in words: the headline, the restricted line, a stopped case.
+"""What an eval run's page says in words: the headline, the restricted line, a stopped case,
+the name of what was tried, and a case's title.
 
-Pure functions of the `JudgedComparisonResult`, so the words are tested without a browser.
+Pure functions of the `JudgedComparisonResult` (or of an eval run's record), so the words
+are tested without a browser.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
+
+from ..domain.results import Baseline, ComparisonResult
+from ..services.eval_runs import EvalRun
 
 RESTRICTED = "Only experts' corrections counted; the others weighed 0."
 RESTRICTED_MARK = "restricted classes only"
@@ -24,12 +30,78 @@ def percent(value: float) -> str:
     return f"{value * 100:.0f}%"
 
 
+def swapped(versions: Mapping[str, Mapping[str, str]] | None) -> str:
+    """The parts a flow ran at other versions (`--with`), as words to follow its name:
+    ` with acme-ops.find-articles 0.2.0`; empty when it ran as published."""
+    parts = [
+        f"{ident} {version}"
+        for kind in ("tools", "agents")
+        for ident, version in sorted(((versions or {}).get(kind) or {}).items())
+    ]
+    return f" with {' and '.join(parts)}" if parts else ""
+
+
 def candidate_name(summary: dict[str, Any]) -> str:
-    """`acme-ops.article-picker 0.2.0`, or the flow's id and version."""
+    """`acme-ops.article-picker 0.2.0`, or the flow's id and version with each tool and
+    agent it ran at another version: `acme-ops.suggest-articles 0.1.0 with
+    acme-ops.find-articles 0.2.0`."""
     candidate = summary.get("candidate") or {}
     ident = candidate.get("agentId") or candidate.get("flowId") or "the version"
     version = candidate.get("version")
-    return f"{ident} {version}" if version else str(ident)
+    name = f"{ident} {version}" if version else str(ident)
+    return name + swapped(candidate.get("versions"))
+
+
+def tried(record: EvalRun) -> str:
+    """What an eval run tried, whole, for its list row and its page's name: the candidate
+    with its swapped parts and, with a version baseline, `against` it (`acme-ops.article-picker
+    0.3.0 against 0.2.0`). A finished run names the versions it resolved; a running one what
+    it was asked."""
+    result = record.result
+    baseline: Baseline | None
+    if isinstance(result, ComparisonResult):
+        tried_as = result.summary.candidate
+        ident = tried_as.agent_id or tried_as.flow_id or record.suite_id
+        name = f"{ident} {tried_as.version or ''}".strip() + swapped(tried_as.versions)
+        baseline = result.summary.baseline
+    else:
+        ref = record.agent_ref or record.flow_ref
+        ident = record.flow_ref.flow_id if record.flow_ref else record.suite_id
+        ident = record.agent_ref.agent_id if record.agent_ref else ident
+        version = ref.version if ref is not None else None
+        versions = record.comparison.versions if record.comparison else None
+        name = f"{ident} {version or '(its served version)'}" + swapped(versions)
+        baseline = record.comparison.baseline_version if record.comparison else None
+    if baseline is None or not baseline.replayed:
+        return name
+    other = str(baseline.version)
+    if (baseline.agent_id or baseline.flow_id) not in (ident, None):
+        other = f"{baseline.agent_id or baseline.flow_id} {other}"
+    live = " (the live version)" if baseline.via == "live" else ""
+    return f"{name} against {other}{live}"
+
+
+def case_title(given: Any, index: int) -> str:
+    """A case's title: the question it asked (an agent turn's `userMessage`, a flow's one
+    text field), else its input in one short line; `Case N` when its input is gone."""
+    if isinstance(given, Mapping):
+        texts = [v for v in given.values() if isinstance(v, str) and v.strip()]
+        text = given.get("userMessage") or given.get("question")
+        if not isinstance(text, str) and len(texts) == 1:
+            text = texts[0]
+        if isinstance(text, str) and text.strip():
+            return _short(text.strip())
+    if isinstance(given, str) and given.strip():
+        return _short(given.strip())
+    if given is None or given == {}:
+        return f"Case {index + 1}"
+    return _short(json.dumps(given, ensure_ascii=False, separators=(", ", ": ")))
+
+
+def _short(text: str, most: int = 120) -> str:
+    """A title's text on one line, cut at `most` characters with an ellipsis."""
+    line = " ".join(text.split())
+    return line if len(line) <= most else line[: most - 1].rstrip() + "…"
 
 
 def baseline_name(summary: dict[str, Any]) -> str | None:
@@ -124,6 +196,26 @@ def stopped(entry: dict[str, Any]) -> str | None:
         f"It stopped at a tool call the replay refused: it would have called {found['toolId']} "
         f"with `{arguments}`. That call wasn't carried out, and there's no output to rate."
     )
+
+
+METRIC_MEANINGS = {
+    "weightedYesShare": "Of the items people corrected, the weighted share they marked "
+    "right. Higher is better.",
+    "judgedCoverage": "Of the answers' items, the share people had corrected: an item no one "
+    "corrected can't be scored. Lower is no worse an answer; it means the other numbers rest "
+    "on fewer items.",
+    "weightedPrecisionAtK": "Of the corrected items in each answer's first {k}, the weighted "
+    "share marked right, averaged over the cases. Higher is better.",
+    "caseCoverage": "Of the cases, the share with an item people corrected. It says how many "
+    "cases the numbers rest on, not which version is better.",
+    "passRate": "Of the checks the cases hold (the decisions and answers people corrected), "
+    "the share passed on every run. Higher is better.",
+}
+
+
+def metric_meaning(name: str, k: int = 10) -> str:
+    """What a metric means in one line, and which way is better."""
+    return METRIC_MEANINGS.get(name, "").format(k=k)
 
 
 def metric_name(name: str, metric: dict[str, Any]) -> str:

@@ -253,7 +253,10 @@ def test_add_a_case_picks_a_run_and_takes_a_rank_and_cases_show_their_question(
     expected = {"key": "kb-203", "pointer": "/output/articles/1", "rank": 1, "verdict": "wrong"}
     assert [(c["runId"], c["expect"]["items"]) for c in hand] == [(second, [expected])]
     page = html.unescape(queue.client.get(path).text)
-    row = r'<tr class="active" id="case-([^"]+)">\s*<td>(\w+)[^\n]*\n<td class="question">([^<]*)<'
+    row = (
+        r'<tr class="active" id="case-([^"]+)">\s*<td[^>]*>(\w+)[^\n]*\n'
+        r'<td[^>]*class="question">([^<]*)<'
+    )
     asked = dict(
         zip((first, second, third, fourth), (PASSWORD, CHARGED, PACKAGE, PASSWORD), strict=True)
     )
