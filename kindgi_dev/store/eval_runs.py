@@ -8,7 +8,7 @@ ending a run nor reading it holds every case at once.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -141,6 +141,26 @@ def add_case(
             conn.execute(
                 "UPDATE eval_runs SET cases_done = cases_done + 1 WHERE run_id = ?", (run_id,)
             )
+
+
+def add_cases(
+    db: Database, run_id: str, cases: Sequence[tuple[int, str, FinishedCase, str]]
+) -> None:
+    """Keep a page of finished cases (index, case id, result, finished at), each index new
+    to the run (an executor stores a case once), and count them on the run's row."""
+    with db.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO eval_run_cases (eval_run_id, case_index, case_id, result, finished_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [
+                (run_id, index, case_id, dump(_CASE.dump_python(result, mode="json")), at)
+                for index, case_id, result, at in cases
+            ],
+        )
+        conn.execute(
+            "UPDATE eval_runs SET cases_done = cases_done + ? WHERE run_id = ?",
+            (len(cases), run_id),
+        )
 
 
 _CASES_AFTER = (
