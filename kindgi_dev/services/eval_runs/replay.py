@@ -40,7 +40,7 @@ from .page import ReplayRows
 CANCELLED = "The eval run was cancelled."
 
 
-SLOW_CALL_S = 0.005
+SLOW_CALL_S = 0.05
 """A function model call longer than this blocks (it sleeps or waits on I/O): its later
 calls go to a worker thread, so a cancel or another replay never waits behind one."""
 
