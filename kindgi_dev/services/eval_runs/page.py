@@ -9,7 +9,7 @@ on land in the same transaction, so a stop never keeps a case without its runs.
 
 from __future__ import annotations
 
-import time
+import asyncio
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,8 +25,8 @@ from ..context import Context
 PAGE_CASES = 50
 """Cases a page holds at most: the memory their rows take stays small (about 10 kB each)."""
 PAGE_SECONDS = 0.25
-"""How long a finished case may wait to be stored: progress, as a poll reads it, lags at
-most this much behind the replays (with a slow model, a page fills slowly)."""
+"""How long a finished case waits to be stored at most: progress, as a poll reads it, lags
+no more behind the replays (with a slow model, a page fills slowly)."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class Page:
     eval_run_id: str
     replays: list[ReplayRows] = field(default_factory=list)
     cases: list[tuple[int, str, FinishedCase, str]] = field(default_factory=list)
-    since: float | None = None
+    due: asyncio.TimerHandle | None = None
 
     def add_replay(self, rows: ReplayRows) -> None:
         """Keep a replay's rows until the page is stored."""
@@ -58,15 +58,19 @@ class Page:
     def add_case(self, index: int, case_id: str, result: FinishedCase, at: str) -> None:
         """Keep a finished case; store the page once it is full or its first case waited."""
         self.cases.append((index, case_id, result, at))
-        if self.since is None:
-            self.since = time.monotonic()
-        if len(self.cases) >= PAGE_CASES or time.monotonic() - self.since >= PAGE_SECONDS:
+        if len(self.cases) >= PAGE_CASES:
             self.store()
+        elif self.due is None:  # on the eval loop: stored then, if no other case fills it
+            self.due = asyncio.get_running_loop().call_later(PAGE_SECONDS, self.store)
 
     def store(self) -> None:
-        """Write everything held in one transaction (nothing when the page is empty)."""
+        """Write everything held in one transaction (nothing when the page is empty). A
+        write that fails keeps it all, for the run's last store to try again and fail the
+        run saying why (a timer's failure is only logged)."""
+        if self.due is not None:
+            self.due.cancel()
+            self.due = None
         replays, cases = self.replays, self.cases
-        self.replays, self.cases, self.since = [], [], None
         if not replays and not cases:
             return
         db = self.ctx.db
@@ -80,6 +84,7 @@ class Page:
                 run_store.add_new_journals(db, [(r.run["id"], r.journal) for r in replays])
             if cases:
                 store.add_cases(db, self.eval_run_id, cases)
+        self.replays, self.cases = [], []
 
 
 current: ContextVar[Page | None] = ContextVar("eval_run_page", default=None)
