@@ -49,16 +49,26 @@ def eval_remarks(summary: dict[str, Any], cases: int, provider: str) -> str:
 
 
 def row_start(lab: Lab) -> list[Row]:
-    """1: cold starts, each on a fresh copy."""
-    times = []
+    """1: cold starts, each on a fresh copy, then a warm one on the same copy (its index
+    kept under `.kindgi/dev/` from the cold one, no file changed)."""
+    cold, warm = [], []
     for attempt in range(lab.sizes.starts):
-        server = lab.start(lab.pack("start"))
-        times.append(server.start_s)
-        say(f"  start {attempt + 1}: {server.start_s:.2f} s")
-        lab.stop(server)
+        pack = lab.pack("start")
+        for kind, times in (("cold", cold), ("warm", warm)):
+            server = lab.start(pack)
+            times.append(server.start_s)
+            say(f"  start {attempt + 1} ({kind}): {server.start_s:.2f} s")
+            lab.stop(server)
+    return [
+        Row(f"{WHAT[1]}, cold", "< 1 s", _spread(cold), statistics.median(cold) < 1.0),
+        Row(f"{WHAT[1]}, warm (index cached)", "< 0.5 s", _spread(warm),
+            statistics.median(warm) < 0.5),
+    ]  # fmt: skip
+
+
+def _spread(times: list[float]) -> str:
     median = statistics.median(times)
-    measured = f"median {median:.2f} s (min {min(times):.2f}, max {max(times):.2f}; n={len(times)})"
-    return [Row(WHAT[1], TARGET[1], measured, median < 1.0)]
+    return f"median {median:.2f} s (min {min(times):.2f}, max {max(times):.2f}; n={len(times)})"
 
 
 def row_save(lab: Lab) -> list[Row]:
@@ -228,7 +238,7 @@ WHAT = {
     13: "`/health` and a runs list while a 14,000-item correction is replaced",
 }
 TARGET = {
-    1: "< 1 s",
+    1: "< 1 s cold, < 0.5 s warm",
     2: "< 1 s",
     3: "p50 < 50 ms",
     4: "p50 < 5 ms, ≥ 1,000/s",

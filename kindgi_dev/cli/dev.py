@@ -170,7 +170,7 @@ def dev(
                 prestarted=prestarted,
             )
         finally:
-            if prestarted.poll() is None:
+            if prestarted is not None and prestarted.poll() is None:
                 prestarted.kill()
     finally:
         for lock in reversed(locks):

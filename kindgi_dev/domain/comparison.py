@@ -34,7 +34,7 @@ from .metrics import (
 )
 from .metrics import judged_coverage as coverage_measure
 from .outcomes import repeated, repetition_passed
-from .paired import Part, coverage_part, paired, precision_part, share_part
+from .paired import Part, coverage_part, paired_together, precision_part, share_part
 from .replay import RecordedCall
 from .results import CaseResult, CorrectionCheck, CorrectionDifference
 
@@ -257,13 +257,17 @@ def metrics(
     weight the checks.
     """
     found = comparison_metrics(baseline, candidate, k=k)
+    sides = [_parts(part, baseline, candidate) for part in (share_part, coverage_part,
+                                                              precision_part)]  # fmt: skip
+    if test_set:
+        before_checks = [[checks_part(c)] for c in baseline_checks]
+        sides.append((before_checks, [[checks_part(c)] for c in candidate_checks]))
+    share, covered, precision, *checks = paired_together(sides)  # one draw a resample for all
     found = replace(
         found,
-        weighted_yes_share=_with_paired(found.weighted_yes_share, share_part, baseline, candidate),
-        judged_coverage=_with_paired(found.judged_coverage, coverage_part, baseline, candidate),
-        weighted_precision_at_k=_with_paired(
-            found.weighted_precision_at_k, precision_part, baseline, candidate
-        ),
+        weighted_yes_share=replace(found.weighted_yes_share, paired=share),
+        judged_coverage=replace(found.judged_coverage, paired=covered),
+        weighted_precision_at_k=replace(found.weighted_precision_at_k, paired=precision),
     )
     if not test_set:
         return found
@@ -273,7 +277,7 @@ def metrics(
     coverage = compare(coverage_measure, baseline, candidate)
     return replace(
         found,
-        case_coverage=_with_paired(coverage, coverage_part, baseline, candidate),
+        case_coverage=replace(coverage, paired=covered),  # judged coverage's parts, compared
         pass_rate=Metric(
             baseline=before,
             candidate=after,
@@ -282,25 +286,18 @@ def metrics(
             weight=len(flat_after),
             baseline_n=sum(1 for case in baseline_checks if case),
             baseline_weight=len(flat_before),
-            paired=paired(
-                [checks_part(c) for c in baseline_checks],
-                [[checks_part(c)] for c in candidate_checks],
-            ),
+            paired=checks[0],
         ),
     )
 
 
-def _with_paired(
-    metric: Metric,
+def _parts(
     part: Callable[[CaseScore], Part],
     baseline: Sequence[CaseScore],
     candidate: Sequence[Sequence[CaseScore]],
-) -> Metric:
-    """The metric with its comparison case by case."""
-    return replace(
-        metric,
-        paired=paired([part(s) for s in baseline], [[part(s) for s in c] for c in candidate]),
-    )
+) -> tuple[list[list[Part]], list[list[Part]]]:
+    """A metric's part of each case on each side, one per repetition (the recorded run one)."""
+    return [[part(s)] for s in baseline], [[part(s) for s in c] for c in candidate]
 
 
 def checks_part(checks: Sequence[bool]) -> Part:

@@ -129,28 +129,61 @@ def paired_repeated(
     version baseline is replayed as often as the candidate). The interval is the 2.5th to
     97.5th percentile of the change over resamples of the cases, each drawn with
     replacement for both sides."""
+    return paired_together([(baseline, candidate)], seed=seed)[0]
+
+
+Sides = tuple[Sequence[Sequence[Part]], Sequence[Sequence[Part]]]
+"""A comparison's baseline and candidate, one part per repetition on each case."""
+
+
+def paired_together(comparisons: Sequence[Sides], *, seed: int = SEED) -> list[Paired]:
+    """Several comparisons at once (a summary's metrics), each as `paired_repeated` gives
+    it: those resting on as many cases share each resample's draw, the same draw each
+    would make alone (every bootstrap seeds its generator alike), drawn once."""
+    counted = [_counted(baseline, candidate) for baseline, candidate in comparisons]
+    intervals: dict[int, Interval | None] = {}
+    for n in sorted({len(kept) for kept in counted}):
+        group = [i for i, kept in enumerate(counted) if len(kept) == n]
+        sides = [
+            ([comparisons[i][0][c] for c in counted[i]], [comparisons[i][1][c] for c in counted[i]])
+            for i in group
+        ]
+        intervals.update(zip(group, _bootstrap(sides, resamples_for(n), seed), strict=True))
+    return [
+        _paired(baseline, candidate, len(counted[i]), intervals[i], seed)
+        for i, (baseline, candidate) in enumerate(comparisons)
+    ]
+
+
+def _counted(baseline: Sequence[Sequence[Part]], candidate: Sequence[Sequence[Part]]) -> list[int]:
+    """The cases a comparison counts: those with a part of either side above 0."""
     assert len(baseline) == len(candidate), "a paired comparison needs both sides per case"
-    outcomes = [repeated_outcome(b, c) for b, c in zip(baseline, candidate, strict=True)]
-    wins = sum(1 for o in outcomes if o == 1)
-    losses = sum(1 for o in outcomes if o == -1)
-    ties = sum(1 for o in outcomes if o == 0)
-    counted = [
+    return [
         i
         for i, (b, c) in enumerate(zip(baseline, candidate, strict=True))
         if any(p[1] > 0 for p in (*b, *c))
     ]
-    count = resamples_for(len(counted))
-    interval = _bootstrap(
-        [baseline[i] for i in counted], [candidate[i] for i in counted], count, seed
-    )
+
+
+def _paired(
+    baseline: Sequence[Sequence[Part]],
+    candidate: Sequence[Sequence[Part]],
+    n: int,
+    interval: Interval | None,
+    seed: int,
+) -> Paired:
+    outcomes = [repeated_outcome(b, c) for b, c in zip(baseline, candidate, strict=True)]
+    wins = sum(1 for o in outcomes if o == 1)
+    losses = sum(1 for o in outcomes if o == -1)
+    ties = sum(1 for o in outcomes if o == 0)
     compared = wins + losses + ties
     return Paired(
         wins=wins,
         losses=losses,
         ties=ties,
-        n=len(counted),
+        n=n,
         interval=interval,
-        resamples=count,
+        resamples=resamples_for(n),
         seed=seed,
         beyond_noise=_beyond(interval) and compared >= MIN_CASES,
         verdict=_verdict(interval, compared),
@@ -172,22 +205,30 @@ def _verdict(interval: Interval | None, compared: int) -> str:
 
 
 def _bootstrap(
-    baseline: Sequence[Sequence[Part]], candidate: Sequence[Sequence[Part]], count: int, seed: int
-) -> Interval | None:
-    """The percentile interval of the change over `count` resamples, or None when fewer than
-    half the resamples have a change (a side with nothing to count)."""
-    n = len(baseline)
+    comparisons: Sequence[tuple[Sequence[Sequence[Part]], Sequence[Sequence[Part]]]],
+    count: int,
+    seed: int,
+) -> list[Interval | None]:
+    """Each comparison's percentile interval of the change over `count` resamples of its
+    cases (all of them as many), or None when fewer than half the resamples have a change
+    (a side with nothing to count)."""
+    n = len(comparisons[0][0])
     if n == 0 or count == 0:
-        return None
-    before, after = _by_repetition(baseline), _by_repetition(candidate)
+        return [None] * len(comparisons)
+    sides = [(_by_repetition(b), _by_repetition(c)) for b, c in comparisons]
     rng = random.Random(seed)
     positions = range(n)
-    changes: list[float] = []
+    changes: list[list[float]] = [[] for _ in comparisons]
     for _ in range(count):
         drawn = rng.choices(positions, k=n)
-        old, new = _drawn_mean(before, drawn), _drawn_mean(after, drawn)
-        if old is not None and new is not None:
-            changes.append(new - old)
+        for (before, after), kept in zip(sides, changes, strict=True):
+            old, new = _drawn_mean(before, drawn), _drawn_mean(after, drawn)
+            if old is not None and new is not None:
+                kept.append(new - old)
+    return [_interval(kept, count) for kept in changes]
+
+
+def _interval(changes: list[float], count: int) -> Interval | None:
     if len(changes) * 2 < count:
         return None
     changes.sort()

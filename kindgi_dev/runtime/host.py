@@ -89,7 +89,7 @@ class Runtime:
             return
         began = time.perf_counter()
         try:
-            index = await self._index_pack()
+            index = await self._index_pack(reuse=True)
         except PackLoadFailed as error:
             self._problem = f"the pack failed to index: {error.describe()}"
             self._print(f"  ✗ indexer: {error.describe()}")
@@ -138,7 +138,7 @@ class Runtime:
             return
         began = time.perf_counter()
         try:
-            index = await self._index_pack()
+            index = await self._index_pack(reuse=True)
             problem = index.problem(self.pack_dir)
             if problem is not None:
                 raise problem
@@ -181,8 +181,9 @@ class Runtime:
         elapsed = round((time.perf_counter() - began) * 1000)
         self._print(f"  ✓ models reloaded from {path.name} in {elapsed}ms")
 
-    async def _index_pack(self) -> PackIndex:
-        """Index into the staging file (the models file is not pack code, so not checked)."""
+    async def _index_pack(self, *, reuse: bool = False) -> PackIndex:
+        """Index into the staging file (the models file is not pack code, so not checked);
+        at start (`reuse`), the cached index when no file changed since it was made."""
         skip = [self.models_file] if self.models_file else []
         prestarted, self.prestarted = self.prestarted, None
         return await index_pack(
@@ -192,6 +193,7 @@ class Runtime:
             publish=False,
             skip=skip,
             prestarted=prestarted,
+            reuse=reuse,
         )
 
     async def _start_service(self, index: PackIndex) -> PackService:

@@ -8,6 +8,9 @@ into a staging file, which is renamed to `.kindgi/dev/index.json` once it is goo
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
+import importlib.metadata
 import json
 import os
 import re
@@ -120,10 +123,68 @@ def index_command(pack_dir: Path, interpreter: str) -> list[str]:
     ]
 
 
-def prestart_index(pack_dir: Path, env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
-    """Start the indexer before kindgi dev's own imports, so the two overlap at start."""
+def cache_path(pack_dir: Path) -> Path:
+    """The last good index with the key of the files it was made from (`index_key`)."""
+    return dev_dir(pack_dir) / "index-cache.json"
+
+
+def index_key(pack_dir: Path, interpreter: str) -> str:
+    """What an index depends on: the content of every file of the pack (dot folders,
+    caches and environments aside), the interpreter, and the SDK that indexes."""
+    digest = hashlib.sha256()
+    python = Path(interpreter)
+    try:
+        stamp = python.stat().st_mtime_ns
+    except OSError:
+        stamp = 0
+    digest.update(f"{python.resolve()}\0{stamp}\0{_sdk_version()}\0".encode())
+    for root, dirs, files in os.walk(pack_dir):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
+        for name in sorted(files):
+            path = Path(root) / name
+            with contextlib.suppress(OSError):
+                content = path.read_bytes()
+                digest.update(f"{path.relative_to(pack_dir)}\0{len(content)}\0".encode())
+                digest.update(content)
+    return digest.hexdigest()
+
+
+def _sdk_version() -> str:
+    try:
+        return importlib.metadata.version("kindgi")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
+def _cached(pack_dir: Path, key: str) -> dict[str, Any] | None:
+    """The cached index and the indexer's report when made from these very files."""
+    try:
+        cached = json.loads(cache_path(pack_dir).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return cached if isinstance(cached, dict) and cached.get("key") == key else None
+
+
+def _remember(pack_dir: Path, key: str, index: PackIndex, report: dict[str, Any]) -> None:
+    """Keep a good index (one every file indexed in) for the next start on the same files."""
+    if index.file_errors:
+        return
+    data = json.loads(index.path.read_text("utf-8"))
+    entry = {"key": key, "index": data, "report": report}
+    temporary = cache_path(pack_dir).with_suffix(".next")
+    temporary.write_text(json.dumps(entry), "utf-8")
+    os.replace(temporary, cache_path(pack_dir))
+
+
+def prestart_index(
+    pack_dir: Path, env: Mapping[str, str] | None = None
+) -> subprocess.Popen[bytes] | None:
+    """Start the indexer before kindgi dev's own imports, so the two overlap at start;
+    None when no file changed since the last good index (`index_pack` then uses it)."""
     pack_dir = pack_dir.resolve()
     staging_path(pack_dir).parent.mkdir(parents=True, exist_ok=True)
+    if _cached(pack_dir, index_key(pack_dir, pack_python(pack_dir))) is not None:
+        return None
     return subprocess.Popen(
         index_command(pack_dir, pack_python(pack_dir)),
         cwd=pack_dir,
@@ -142,8 +203,11 @@ async def index_pack(
     publish: bool = True,
     skip: Iterable[Path] = (),
     prestarted: subprocess.Popen[bytes] | None = None,
+    reuse: bool = False,
 ) -> PackIndex:
     """Syntax-check and index the pack; `PackLoadFailed` says which file and line failed.
+    With `reuse` (at start), the last good index made from these very files, as it was
+    (its artifact version too), when there is one; a save always indexes anew.
 
     With `publish` the staging file is renamed to `index.json` at once; without, the caller
     calls `publish_index` when the new index serves. `skip`: files left out of the syntax
@@ -153,6 +217,12 @@ async def index_pack(
     interpreter = python or pack_python(pack_dir)
     staging = staging_path(pack_dir)
     staging.parent.mkdir(parents=True, exist_ok=True)
+    key = index_key(pack_dir, interpreter)
+    cached = _cached(pack_dir, key) if reuse and prestarted is None else None
+    if cached is not None:  # these files indexed (and compiled) before: the same index
+        staging.write_text(json.dumps(cached["index"]), "utf-8")
+        index = _index_of(cached["report"], staging)
+        return publish_index(index, pack_dir) if publish else index
     indexer = (
         _collect(prestarted)
         if prestarted is not None
@@ -167,7 +237,9 @@ async def index_pack(
     if isinstance(indexed, BaseException):
         raise indexed
     stdout, stderr, returncode = indexed
-    index = _read_outcome(stdout, stderr, returncode, pack_dir, staging)
+    report = _read_outcome(stdout, stderr, returncode, pack_dir)
+    index = _index_of(report, staging)
+    _remember(pack_dir, key, index, report)
     return publish_index(index, pack_dir) if publish else index
 
 
@@ -309,10 +381,9 @@ async def _run(
     return out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), process.returncode or 0
 
 
-def _read_outcome(
-    stdout: str, stderr: str, returncode: int, pack_dir: Path, staging: Path
-) -> PackIndex:
-    """The indexer's one JSON line (pack code may print before it) as an index, or the error."""
+def _read_outcome(stdout: str, stderr: str, returncode: int, pack_dir: Path) -> dict[str, Any]:
+    """The indexer's report from its one JSON line (pack code may print before it), or the
+    error it gave."""
     outcome = None
     for line in reversed(stdout.splitlines()):
         if line.startswith('{"kind":'):
@@ -325,7 +396,12 @@ def _read_outcome(
         )
     if outcome["kind"] == "err":
         raise _indexer_error(outcome["error"], pack_dir)
-    report = outcome["value"]
+    report: dict[str, Any] = outcome["value"]
+    return report
+
+
+def _index_of(report: dict[str, Any], staging: Path) -> PackIndex:
+    """The index written into `staging`, with what the indexer reported of it."""
     data = json.loads(staging.read_text("utf-8"))
     return PackIndex(
         pack_id=data["packId"],

@@ -158,7 +158,7 @@ def for_turn(
             "project_id": project_id,
             "agent_id": agent["id"],
             "agent_version": agent["version"],
-            "title": (message[:77] + "…") if len(message) > 80 else message,
+            "title": title_of(message),
             "participant_id": data.get("participantId"),
             "opened_by": principal(ctx),
             "status": "open",
@@ -168,6 +168,11 @@ def for_turn(
         },
     )
     return conversation_id
+
+
+def title_of(message: str) -> str:
+    """A conversation's title: its first message, cut at 80 characters."""
+    return (message[:77] + "…") if len(message) > 80 else message
 
 
 def history(ctx: Context, conversation_id: str, *, before_run: str) -> list[dict[str, Any]]:

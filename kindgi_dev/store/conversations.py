@@ -27,6 +27,31 @@ def insert(db: Database, conversation: dict[str, Any]) -> None:
     db.run(f"INSERT INTO conversations ({_FIELDS}) VALUES ({', '.join('?' * len(_NAMES))})", values)
 
 
+def insert_turns(
+    db: Database, turns: Sequence[tuple[dict[str, Any], str, Sequence[Message]]]
+) -> None:
+    """Open conversations that each hold one finished turn (run id, messages) already
+    counted in their row: an eval run's page of replays, in two statements."""
+    with db.transaction() as conn:
+        conn.executemany(
+            f"INSERT INTO conversations ({_FIELDS}) VALUES ({', '.join('?' * len(_NAMES))})",
+            [
+                [dump(c.get(name)) if name in _JSON else c.get(name) for name in _NAMES]
+                for c, _, _ in turns
+            ],
+        )
+        conn.executemany(
+            "INSERT INTO conversation_messages (conversation_id, sequence, role, content, "
+            "tool_call, actor, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (c["id"], i, m.role, dump(m.content), dump(m.tool_call), m.actor, run_id,
+                 c["last_message_at"])
+                for c, run_id, items in turns
+                for i, m in enumerate(items)
+            ],
+        )  # fmt: skip
+
+
 def get(db: Database, conversation_id: str) -> dict[str, Any] | None:
     """One conversation, unregistered or not."""
     row = db.one(f"SELECT {_FIELDS} FROM conversations WHERE id = ?", (conversation_id,))

@@ -8,8 +8,9 @@ ending a run nor reading it holds every case at once.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from functools import cache
+from typing import Any, TypeVar
 
 from pydantic import TypeAdapter
 from pydantic_core import from_json
@@ -20,10 +21,16 @@ from .jsoncol import JsonRows, dump, load
 from .query import Where
 
 _ROWS = JsonRows("agent_ref", "flow_ref", "result", "comparison", "frozen_version")
-_SUMMARY = TypeAdapter(Summary)
-_DRY_RUN = TypeAdapter(DryRunResult)
-_CASE = TypeAdapter(FinishedCase)
-_CASE_RESULT = TypeAdapter(CaseResult)
+T = TypeVar("T")
+
+
+@cache
+def _adapter(kind: type[T]) -> TypeAdapter[T]:
+    """A record's pydantic adapter, built when first used: building these at import took
+    a sizeable share of start, and no request before the first eval run needs them."""
+    return TypeAdapter(kind)
+
+
 CASE_PAGE = 50
 """Finished cases read at once when a run's cases are walked: small enough not to grow the
 process for good (see `services.replay_cases.PAGE`)."""
@@ -73,9 +80,9 @@ def _stored(run: dict[str, Any]) -> dict[str, Any]:
     """A run's columns with its result record as plain data."""
     result = run.get("result")
     if isinstance(result, Summary):
-        return {**run, "result": {"summary": _SUMMARY.dump_python(result, mode="json")}}
+        return {**run, "result": {"summary": _adapter(Summary).dump_python(result, mode="json")}}
     if isinstance(result, DryRunResult):
-        return {**run, "result": _DRY_RUN.dump_python(result, mode="json")}
+        return {**run, "result": _adapter(DryRunResult).dump_python(result, mode="json")}
     return run
 
 
@@ -87,11 +94,13 @@ def _decoded(row: Any) -> dict[str, Any]:
     if stored is None:
         return record
     if "summary" not in stored:
-        record["result"] = _DRY_RUN.validate_python(stored)
+        record["result"] = _adapter(DryRunResult).validate_python(stored)
         return record
-    summary = _SUMMARY.validate_python(stored["summary"])
+    summary = _adapter(Summary).validate_python(stored["summary"])
     kept = stored.get("per_case") or []  # written before m0028, cases not found to match
-    record["result"] = ComparisonResult(summary, [_CASE_RESULT.validate_python(c) for c in kept])
+    record["result"] = ComparisonResult(
+        summary, [_adapter(CaseResult).validate_python(c) for c in kept]
+    )
     return record
 
 
@@ -135,12 +144,49 @@ def add_case(
         conn.execute(
             "INSERT OR REPLACE INTO eval_run_cases (eval_run_id, case_index, case_id, result, "
             "finished_at) VALUES (?, ?, ?, ?, ?)",
-            (run_id, index, case_id, dump(_CASE.dump_python(result, mode="json")), at),
+            (
+                run_id,
+                index,
+                case_id,
+                dump(_adapter(FinishedCase).dump_python(result, mode="json")),
+                at,
+            ),
         )
         if known is None:
             conn.execute(
                 "UPDATE eval_runs SET cases_done = cases_done + 1 WHERE run_id = ?", (run_id,)
             )
+
+
+def add_cases(
+    db: Database, run_id: str, cases: Sequence[tuple[int, str, FinishedCase, str]]
+) -> None:
+    """Keep a page of finished cases (index, case id, result, finished at), each index new
+    to the run (an executor stores a case once), and count them on the run's row."""
+    with db.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO eval_run_cases (eval_run_id, case_index, case_id, result, finished_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [
+                (
+                    run_id,
+                    index,
+                    case_id,
+                    dump(_adapter(FinishedCase).dump_python(result, mode="json")),
+                    at,
+                )
+                for index, case_id, result, at in cases
+            ],
+        )
+        conn.execute(
+            "UPDATE eval_runs SET cases_done = cases_done + ? WHERE run_id = ?",
+            (len(cases), run_id),
+        )
+
+
+def _case_json(result: FinishedCase) -> str | None:
+    """A finished case as its row keeps it."""
+    return dump(_adapter(FinishedCase).dump_python(result, mode="json"))
 
 
 _CASES_AFTER = (
@@ -182,7 +228,10 @@ def _finished(text: str) -> FinishedCase:
     """A stored finished case, read with only its field names kept in pydantic's string
     cache: its ids and words would stay there for good, scattered over the memory a large
     run's reading took, which then can't go back to the system."""
-    return _CASE.validate_python(from_json(text, cache_strings="keys"))
+    case: FinishedCase = _adapter(FinishedCase).validate_python(
+        from_json(text, cache_strings="keys")
+    )
+    return case
 
 
 def case_pages(db: Database, run_id: str) -> Iterator[list[CaseResult]]:

@@ -56,6 +56,11 @@ def insert(db: Database, run: dict[str, Any]) -> None:
     _ROWS.insert(db, "runs", [f for f in _FIELDS if f in run], [run])
 
 
+def insert_many(db: Database, runs: Sequence[dict[str, Any]]) -> None:
+    """Add finished runs at once (an eval run's page of replays), every column given."""
+    _ROWS.insert(db, "runs", _FIELDS, runs)
+
+
 def update(db: Database, run_id: str, changes: dict[str, Any]) -> None:
     """Set some columns of a run."""
     _ROWS.update(db, "runs", ("id", run_id), changes)
@@ -114,6 +119,11 @@ def list_page(
 
 def add_tool_calls(db: Database, run_id: str, calls: Sequence[dict[str, Any]]) -> None:
     """Record a run's tool calls, in order."""
+    add_tool_calls_of(db, [(run_id, calls)])
+
+
+def add_tool_calls_of(db: Database, runs: Sequence[tuple[str, Sequence[dict[str, Any]]]]) -> None:
+    """Record the tool calls of several runs (each run's in order) in one statement."""
     with db.transaction() as conn:
         conn.executemany(
             "INSERT INTO run_tool_calls (run_id, seq, step, call_id, tool_id, tool_version, "
@@ -134,6 +144,7 @@ def add_tool_calls(db: Database, run_id: str, calls: Sequence[dict[str, Any]]) -
                     c.get("reason"),
                     dump(c.get("approval")),
                 )
+                for run_id, calls in runs
                 for seq, c in enumerate(calls)
             ],
         )
@@ -188,6 +199,20 @@ def add_journal(db: Database, run_id: str, entries: Sequence[JournalEntry]) -> N
             "VALUES (?, ?, ?, ?, ?, ?)",
             [
                 (run_id, last + 1 + i, e.kind, e.node_id, dump(e.payload), e.timestamp)
+                for i, e in enumerate(entries)
+            ],
+        )
+
+
+def add_new_journals(db: Database, runs: Sequence[tuple[str, Sequence[JournalEntry]]]) -> None:
+    """The whole journals of runs that have none yet (numbered from 0), in one statement."""
+    with db.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO run_journal (run_id, sequence, kind, node_id, payload, timestamp) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (run_id, i, e.kind, e.node_id, dump(e.payload), e.timestamp)
+                for run_id, entries in runs
                 for i, e in enumerate(entries)
             ],
         )

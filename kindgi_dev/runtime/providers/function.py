@@ -42,17 +42,23 @@ class ModelsFileError(ModelUnavailable):
 
 @dataclass(frozen=True)
 class FunctionModelAdapter:
-    """Answers a turn by calling one `@model` function (sync ones in a worker thread)."""
+    """Answers a turn by calling one `@model` function (sync ones in a worker thread, or
+    `inline` on the caller's: an eval run's own loop, where blocking holds up no request)."""
 
     model: str
     function: Any
     provider_id: str = PROVIDER_ID
+    inline: bool = False
 
     async def next_step(self, turn: Turn) -> Reply:
         """Call the function with the turn; its exceptions become `ModelError`s."""
         try:
             if inspect.iscoroutinefunction(self.function):
                 answer = await self.function(turn)
+            elif self.inline:
+                answer = self.function(turn)
+                if inspect.isawaitable(answer):
+                    answer = await answer
             else:
                 answer = await asyncio.to_thread(self.function, turn)
                 if inspect.isawaitable(answer):

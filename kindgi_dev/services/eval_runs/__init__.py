@@ -8,7 +8,7 @@ sums up a version baseline; callers use them through this package.
 
 from .baselines import live_version
 from .baselines import resolve as resolve_baseline
-from .execute import Replay, cancel, fail_interrupted, interrupt_all, replay_case
+from .execute import Replay, cancel, fail_interrupted, interrupt_all
 from .read import (
     EvalRun,
     Progress,
@@ -20,6 +20,7 @@ from .read import (
     list_page,
     record_of,
 )
+from .replay import replay_case
 from .request import AgentCandidate, FlowCandidate, Sample, StartRequest
 from .result import finish, summarize
 from .settings import RunSettings, agent_of, flow_ref, frozen_of, settings_of

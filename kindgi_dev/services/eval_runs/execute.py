@@ -8,25 +8,20 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from ...domain.checks import AnswerCheck
 from ...domain.comparison import ReplayCase, Replayed
-from ...domain.errors import Conflict, NotFound
-from ...domain.expectations import Answer
-from ...domain.items import answer_text
-from ...domain.outcomes import errored_run, errored_tool
+from ...domain.errors import Conflict
 from ...domain.status import TERMINAL
 from ...domain.time import now_iso
-from ...runtime import judge, memory
-from ...runtime.dispatch import tool_env
+from ...runtime import memory
 from ...runtime.eval_loop import EvalLoop
 from ...runtime.executor import execute
-from ...runtime.replay_dispatch import ReplayDispatcher
-from ...runtime.turn_outcome import TurnOutcome
 from ...store import eval_runs as store
 from ...store import runs as run_store
-from .. import catalog, models, runs
+from .. import runs
 from ..context import Context
+from . import page as pages
 from .baselines import finished_case
+from .page import Page
 from .read import EvalRun, get, get_record
 from .result import finish, summarize
 from .settings import settings_of
@@ -90,10 +85,13 @@ async def _run(
     async def work(index: int, unit: int) -> Replayed:
         return await sides[unit // repetitions](cases[index], settings.reads)
 
+    page = Page(ctx, run_id)
+    pages.current.set(page)  # the workers' tasks copy it: their replays write into it
+
     def finished(index: int, results: list[Any]) -> None:
         replays = [r if isinstance(r, Replayed) else _errored(r) for r in results]
         stored = finished_case(cases[index], replays[:repetitions], replays[repetitions:], settings)
-        store.add_case(ctx.db, run_id, index, cases[index].case_id, stored, now_iso())
+        page.add_case(index, cases[index].case_id, stored, now_iso())
 
     try:
         await execute(
@@ -105,12 +103,15 @@ async def _run(
             skip=skip,
         )
     except asyncio.CancelledError:
+        page.store()  # what finished before the cancel or the stop is kept
         if run_id in ctx.eval_tasks:  # a caller's cancel; `interrupt_all` took its tasks out
             finish(ctx, run_id, "cancelled", summarize(ctx, run_id, partial=True))
         raise
     except Exception as error:  # the executor itself failing ends the run, said plainly
+        page.store()
         finish(ctx, run_id, "failed", summarize(ctx, run_id, partial=True), error=str(error))
     else:
+        page.store()
         finish(ctx, run_id, "completed", summarize(ctx, run_id))
     ctx.db.release_memory()  # a run that ended by itself; a cancel answers without waiting
     memory.give_back()
@@ -118,95 +119,6 @@ async def _run(
 
 def _errored(error: BaseException) -> Replayed:
     return Replayed("", None, [], False, 0, False, error=f"{type(error).__name__}: {error}")
-
-
-async def replay_case(
-    ctx: Context,
-    eval_run_id: str,
-    agent: dict[str, Any],
-    project_id: str,
-    case: ReplayCase,
-    reads: str,
-) -> Replayed:
-    """One replay of a case: an ordinary run marked `replayOf` and `evalRunId`."""
-    run = runs.open_run(
-        ctx,
-        agent,
-        project_id,
-        {"userMessage": case.message},
-        started_by=None,
-        via="explicit",
-        replay_of=case.run_id,
-        eval_run_id=eval_run_id,
-    )
-    recorded = list(case.recorded)
-    live = runs.live_dispatcher(
-        ctx,
-        project_id,
-        run["id"],
-        env_of=lambda tool: dict(case.tool_env.get(str(tool.get("id")), tool_env(tool))),
-    )
-    dispatcher = ReplayDispatcher(
-        recorded,
-        live,
-        reads=reads,  # type: ignore[arg-type]
-        strict=case.strict,
-        tool_env=case.tool_env,
-        settings_differ=_settings_differ(ctx, agent, case),
-    )
-    outcome = await runs.perform_turn(ctx, run["id"], agent, case.message, case.history, dispatcher)
-    stored = run_store.get(ctx.db, run["id"]) or {}
-    judged = await _judge_answers(ctx, case, stored.get("output")) if outcome.ok else {}
-    tools = [c.as_journal() for c in outcome.tool_calls]
-    errored = errored_run(outcome.failure) or any(errored_tool(t) for t in tools)
-    return Replayed(
-        run_id=run["id"],
-        output=stored.get("output"),
-        tools=tools,
-        diverged=dispatcher.diverged,
-        refused=dispatcher.refused,
-        approval_skipped=dispatcher.approval_skipped,
-        provider=outcome.provider,
-        error=_error_of(outcome.failure, tools) if errored else None,
-        judged=judged,
-        guardrails=tripped(outcome),
-    )
-
-
-def _error_of(failure: dict[str, Any] | None, tools: list[dict[str, Any]]) -> str:
-    """What an errored replay says: its run's failure, else the tool call that errored."""
-    if failure:
-        return str(failure.get("message") or failure.get("code"))
-    return next(str(t["error"]) for t in tools if errored_tool(t))
-
-
-def tripped(outcome: TurnOutcome) -> tuple[str, ...]:
-    """The guardrails a replay tripped: its violations, and `halt` checks that couldn't run."""
-    broken = [e for e in outcome.guardrail_errors if e.get("action") == "halt"]
-    return tuple(v["guardrailId"] for v in [*outcome.violations, *broken])
-
-
-def _settings_differ(ctx: Context, agent: dict[str, Any], case: ReplayCase) -> bool:
-    """Whether the candidate pins other settings blocks than the version the past run ran."""
-    try:
-        past = catalog.get_agent(ctx, case.agent_id, case.made_on)
-    except NotFound:
-        return False
-    return (agent.get("settings") or []) != (past.get("settings") or [])
-
-
-async def _judge_answers(ctx: Context, case: ReplayCase, output: Any) -> dict[int, AnswerCheck]:
-    """The judging model's verdict on each answer check of the case (none without a model)."""
-    adapter = models.judging_adapter(ctx)
-    if adapter is None:
-        return {}
-    return {
-        position: await judge.check_answer(
-            adapter, expectation.expected, answer_text(case.output), answer_text(output)
-        )
-        for position, expectation in enumerate(case.expectations)
-        if isinstance(expectation.expected, Answer)
-    }
 
 
 async def interrupt_all(ctx: Context) -> int:

@@ -20,7 +20,8 @@ from .. import catalog, models, projects, runnable
 from ..context import Context
 from ..test_sets import FrozenVersion
 from .baselines import resolve
-from .execute import Replay, replay_case, spawn
+from .execute import Replay, spawn
+from .replay import Candidate, replay_case
 from .request import AgentCandidate, Sample, StartRequest
 from .result import finish
 from .settings import RunSettings, agent_ref, frozen_ref, settings_of
@@ -91,8 +92,12 @@ def begin(
     record["agent_ref"] = agent_ref(AgentCandidate(agent["id"], agent["version"]))
 
     def replays_of(version: dict[str, Any]) -> Replay:
+        shared: list[Candidate] = []  # looked up at the first replay, on the eval loop
+
         async def replay(case: ReplayCase, reads: str) -> Replayed:
-            return await replay_case(ctx, record["run_id"], version, project_id, case, reads)
+            if not shared:
+                shared.append(Candidate.of(ctx, version))
+            return await replay_case(ctx, record["run_id"], shared[0], project_id, case, reads)
 
         return replay
 

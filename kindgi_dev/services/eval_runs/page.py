@@ -1,0 +1,92 @@
+"""A page of an eval run's work kept in memory and stored in one transaction.
+
+Each replay of an agent leaves the rows of its run (the conversation of its one turn, the
+run as it ended, its tool calls and journal), each finished case its result; a page holds
+them until `PAGE_CASES` cases finished or `PAGE_SECONDS` went by since the first, then
+stores them all with one statement a table. A case's result and the replay runs it rests
+on land in the same transaction, so a stop never keeps a case without its runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...domain.results import FinishedCase
+from ...store import conversations as conversation_store
+from ...store import eval_runs as store
+from ...store import runs as run_store
+from ...store.conversations import Message
+from ...store.runs import JournalEntry
+from ..context import Context
+
+PAGE_CASES = 50
+"""Cases a page holds at most: the memory their rows take stays small (about 10 kB each)."""
+PAGE_SECONDS = 0.25
+"""How long a finished case waits to be stored at most: progress, as a poll reads it, lags
+no more behind the replays (with a slow model, a page fills slowly)."""
+
+
+@dataclass(frozen=True)
+class ReplayRows:
+    """What one finished replay of an agent stores: its conversation (one turn, counted),
+    the run as it ended, its tool calls, journal and the turn's messages."""
+
+    conversation: dict[str, Any]
+    run: dict[str, Any]
+    tool_calls: list[dict[str, Any]]
+    journal: list[JournalEntry]
+    messages: list[Message]
+
+
+@dataclass
+class Page:
+    """The replays and finished cases of one eval run not stored yet."""
+
+    ctx: Context
+    eval_run_id: str
+    replays: list[ReplayRows] = field(default_factory=list)
+    cases: list[tuple[int, str, FinishedCase, str]] = field(default_factory=list)
+    due: asyncio.TimerHandle | None = None
+
+    def add_replay(self, rows: ReplayRows) -> None:
+        """Keep a replay's rows until the page is stored."""
+        self.replays.append(rows)
+
+    def add_case(self, index: int, case_id: str, result: FinishedCase, at: str) -> None:
+        """Keep a finished case; store the page once it is full or its first case waited."""
+        self.cases.append((index, case_id, result, at))
+        if len(self.cases) >= PAGE_CASES:
+            self.store()
+        elif self.due is None:  # on the eval loop: stored then, if no other case fills it
+            self.due = asyncio.get_running_loop().call_later(PAGE_SECONDS, self.store)
+
+    def store(self) -> None:
+        """Write everything held in one transaction (nothing when the page is empty). A
+        write that fails keeps it all, for the run's last store to try again and fail the
+        run saying why (a timer's failure is only logged)."""
+        if self.due is not None:
+            self.due.cancel()
+            self.due = None
+        replays, cases = self.replays, self.cases
+        if not replays and not cases:
+            return
+        db = self.ctx.db
+        with db.transaction():
+            if replays:
+                conversation_store.insert_turns(
+                    db, [(r.conversation, r.run["id"], r.messages) for r in replays]
+                )
+                run_store.insert_many(db, [r.run for r in replays])
+                run_store.add_tool_calls_of(db, [(r.run["id"], r.tool_calls) for r in replays])
+                run_store.add_new_journals(db, [(r.run["id"], r.journal) for r in replays])
+            if cases:
+                store.add_cases(db, self.eval_run_id, cases)
+        self.replays, self.cases = [], []
+
+
+current: ContextVar[Page | None] = ContextVar("eval_run_page", default=None)
+"""The page of the eval run whose executor the caller runs in (its replays' tasks copy
+it), or None: then a replay stores its run as it ends."""

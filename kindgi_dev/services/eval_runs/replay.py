@@ -1,0 +1,335 @@
+"""One replay of a case by an agent version: an ordinary run marked `replayOf` and
+`evalRunId`, worked out in memory and stored with its eval run's page (see `page`).
+
+What every replay of a version shares (its tools, its model adapter, the judging model)
+is looked up once per eval run, in `Candidate`, not once a case.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ...domain.checks import AnswerCheck
+from ...domain.comparison import ReplayCase, Replayed
+from ...domain.errors import NotFound, Unprocessable
+from ...domain.expectations import Answer
+from ...domain.items import answer_text
+from ...domain.outcomes import errored_run, errored_tool
+from ...domain.time import now_iso
+from ...models import Reply, Turn
+from ...runtime import judge
+from ...runtime.agent_turn import HISTORY_LIMIT, run_agent_turn, turn_result
+from ...runtime.dispatch import tool_env
+from ...runtime.providers.base import ModelAdapter
+from ...runtime.providers.function import FunctionModelAdapter
+from ...runtime.replay_dispatch import ReplayDispatcher
+from ...runtime.turn_outcome import TurnOutcome
+from ...store.conversations import Message
+from ...store.runs import JournalEntry
+from .. import catalog, conversations, guardrails, models, runs
+from ..context import Context
+from ..runs.pause import hold
+from ..runs.start import AGENT_FLOW_ID, AGENT_FLOW_VERSION
+from . import page as pages
+from .page import ReplayRows
+
+CANCELLED = "The eval run was cancelled."
+
+
+SLOW_CALL_S = 0.05
+"""A function model call longer than this blocks (it sleeps or waits on I/O): its later
+calls go to a worker thread, so a cancel or another replay never waits behind one."""
+
+
+class InlineWhileQuick:
+    """A function model called on the eval loop itself, with no thread hop, while its
+    calls are quick (a deterministic model's are microseconds); in a worker thread, as a
+    live run calls it, from its first slow call on."""
+
+    def __init__(self, adapter: FunctionModelAdapter) -> None:
+        self._inline = replace(adapter, inline=True)
+        self._threaded = adapter
+        self.slow = False
+
+    @property
+    def provider_id(self) -> str:
+        """The function model's provider id."""
+        return self._threaded.provider_id
+
+    @property
+    def model(self) -> str:
+        """The function model's name."""
+        return self._threaded.model
+
+    async def next_step(self, turn: Turn) -> Reply:
+        """The function's answer, on this thread while its calls are quick."""
+        if self.slow:
+            return await self._threaded.next_step(turn)
+        began = time.perf_counter()
+        try:
+            return await self._inline.next_step(turn)
+        finally:
+            self.slow = time.perf_counter() - began > SLOW_CALL_S
+
+
+@dataclass
+class Candidate:
+    """An agent version as its eval run's replays share it, looked up on the eval loop at
+    the first replay (an HTTP adapter sends its calls to the API's loop from there)."""
+
+    agent: dict[str, Any]
+    tools: dict[str, dict[str, Any]]
+    adapter: ModelAdapter | None
+    failure: dict[str, str] | None
+    judging: ModelAdapter | None
+    differ: dict[tuple[str, str], bool] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, ctx: Context, agent: dict[str, Any]) -> Candidate:
+        """Look up once what each replay of `agent` needs."""
+        adapter: ModelAdapter | None = None
+        failure = None
+        try:
+            adapter = models.adapter_for(ctx, agent)
+        except Unprocessable as error:
+            failure = {"code": error.wire_code, "message": error.message}
+        if isinstance(adapter, FunctionModelAdapter):
+            adapter = InlineWhileQuick(adapter)
+        tools = runs.tools_of(ctx, agent)
+        return cls(agent, tools, adapter, failure, models.judging_adapter(ctx))
+
+    def settings_differ(self, ctx: Context, case: ReplayCase) -> bool:
+        """Whether the candidate pins other settings blocks than the version the past run ran."""
+        key = (case.agent_id, case.made_on)
+        if key not in self.differ:
+            try:
+                past = catalog.get_agent(ctx, case.agent_id, case.made_on)
+            except NotFound:
+                self.differ[key] = False
+            else:
+                mine = self.agent.get("settings") or []
+                self.differ[key] = mine != (past.get("settings") or [])
+        return self.differ[key]
+
+
+async def replay_case(
+    ctx: Context,
+    eval_run_id: str,
+    candidate: Candidate,
+    project_id: str,
+    case: ReplayCase,
+    reads: str,
+) -> Replayed:
+    """One replay of a case; its rows go to the eval run's page (stored at once without)."""
+    agent = candidate.agent
+    run = _new_run(ctx, agent, project_id, case, eval_run_id)
+    live = runs.live_dispatcher(
+        ctx,
+        project_id,
+        run["id"],
+        env_of=lambda tool: dict(case.tool_env.get(str(tool.get("id")), tool_env(tool))),
+    )
+    dispatcher = ReplayDispatcher(
+        list(case.recorded),
+        live,
+        reads=reads,  # type: ignore[arg-type]
+        strict=case.strict,
+        tool_env=case.tool_env,
+        settings_differ=candidate.settings_differ(ctx, case),
+    )
+    try:
+        outcome = await _turn(ctx, candidate, run, case, dispatcher)
+    except asyncio.CancelledError:
+        _store_now(ctx, _started(ctx, run, case, cancelled=eval_run_id in ctx.eval_tasks))
+        raise
+    if outcome.paused is not None:  # a call held for an approval: stored as a live run's pause
+        _store_now(ctx, _started(ctx, run, case))
+        held = candidate.tools.get(outcome.paused.held.tool_id) or {}
+        hold(ctx, run["id"], agent, str(held.get("version", "")), outcome)
+    else:
+        rows = _rows(ctx, run, outcome, case, dispatcher)
+        page = pages.current.get()
+        if page is None:
+            _store_now(ctx, rows)
+        else:
+            page.add_replay(rows)
+        run = rows.run
+    output = run.get("output")
+    judged = await _judge_answers(candidate, case, output) if outcome.ok else {}
+    tools = [c.as_journal() for c in outcome.tool_calls]
+    errored = errored_run(outcome.failure) or any(errored_tool(t) for t in tools)
+    return Replayed(
+        run_id=run["id"],
+        output=output,
+        tools=tools,
+        diverged=dispatcher.diverged,
+        refused=dispatcher.refused,
+        approval_skipped=dispatcher.approval_skipped,
+        provider=outcome.provider,
+        error=_error_of(outcome.failure, tools) if errored else None,
+        judged=judged,
+        guardrails=tripped(outcome),
+    )
+
+
+async def _turn(
+    ctx: Context,
+    candidate: Candidate,
+    run: dict[str, Any],
+    case: ReplayCase,
+    dispatcher: ReplayDispatcher,
+) -> TurnOutcome:
+    """The replay's turn, its guardrails checked (a turn without a model fails as a run does)."""
+    if candidate.adapter is None:
+        failure = candidate.failure or {"code": "model-invocation-failed", "message": ""}
+        return TurnOutcome([], None, None, [], {"steps": 0}, {"id": "none", "model": "none"},
+                           failure)  # fmt: skip
+    outcome = await run_agent_turn(
+        candidate.agent, candidate.tools, case.message, case.history, candidate.adapter, dispatcher
+    )
+    return await guardrails.checked(ctx, candidate.agent, run, outcome, 1)
+
+
+def _new_run(
+    ctx: Context, agent: dict[str, Any], project_id: str, case: ReplayCase, eval_run_id: str
+) -> dict[str, Any]:
+    """The replay's run as it starts, in its own new conversation (as `runs.open_run`)."""
+    now = now_iso()
+    return {
+        "id": str(uuid.uuid4()),
+        "tenant_id": ctx.tenant_id,
+        "project_id": project_id,
+        "flow_id": AGENT_FLOW_ID,
+        "flow_version": AGENT_FLOW_VERSION,
+        "status": "running",
+        "dry_run": 0,
+        "created_at": now,
+        "updated_at": now,
+        "agent_id": agent["id"],
+        "agent_version": agent["version"],
+        "conversation_id": str(uuid.uuid4()),
+        "via": "explicit",
+        "input": {"userMessage": case.message},
+        "segments": None,
+        "started_by": None,
+        "replay_of": case.run_id,
+        "eval_run_id": eval_run_id,
+    }
+
+
+def _conversation(ctx: Context, run: dict[str, Any], case: ReplayCase) -> dict[str, Any]:
+    """The replay's own conversation, opened with it and no turn counted yet."""
+    return {
+        "id": run["conversation_id"],
+        "tenant_id": ctx.tenant_id,
+        "project_id": run["project_id"],
+        "agent_id": run["agent_id"],
+        "agent_version": run["agent_version"],
+        "title": conversations.title_of(case.message),
+        "participant_id": None,
+        "opened_by": conversations.principal(ctx),
+        "status": "open",
+        "opened_at": run["created_at"],
+        "turn_count": 0,
+        "replay": 1,
+        "last_message_at": None,
+    }
+
+
+def _started(
+    ctx: Context, run: dict[str, Any], case: ReplayCase, *, cancelled: bool = False
+) -> ReplayRows:
+    """The rows of a replay that didn't finish, as `runs.open_run` leaves them: paused at
+    a held call, or stopped (a stop's replays read as interrupted at the next start), or
+    `cancelled` with its eval run (as `runs.finish_cancelled` ends one)."""
+    journal = [JournalEntry("run.started", run["created_at"], {"input": run["input"]})]
+    if not cancelled:
+        return ReplayRows(_conversation(ctx, run, case), run, [], journal, [])
+    now = now_iso()
+    journal.append(JournalEntry("run.cancelled", now))
+    ended = {**run, "status": "cancelled", "updated_at": now, "completed_at": now,
+             "failure_message": CANCELLED}  # fmt: skip
+    return ReplayRows(_conversation(ctx, run, case), ended, [], journal, [])
+
+
+def _rows(
+    ctx: Context,
+    run: dict[str, Any],
+    outcome: TurnOutcome,
+    case: ReplayCase,
+    dispatcher: ReplayDispatcher,
+) -> ReplayRows:
+    """The rows of a finished replay, as `runs.open_run` and `runs.record_outcome` keep a
+    live run's."""
+    now = now_iso()
+    conversation = {**_conversation(ctx, run, case), "turn_count": 1, "last_message_at": now}
+    history = case.history
+    ended = {
+        **run,
+        "status": "completed" if outcome.ok else "failed",
+        "updated_at": now,
+        "completed_at": now,
+        "output": turn_result(outcome, run["id"], run["conversation_id"], 1),
+        "context": {
+            "history": history[-HISTORY_LIMIT:],
+            "historyTruncated": len(history) > HISTORY_LIMIT,
+            "retrieved": [],
+        },
+        "tool_env": dict(dispatcher.tool_env or {}),
+        "provider_id": outcome.provider.get("id"),
+        "model": outcome.provider.get("model"),
+        "failure_code": (outcome.failure or {}).get("code"),
+        "failure_message": (outcome.failure or {}).get("message"),
+    }
+    journal = [JournalEntry("run.started", run["created_at"], {"input": run["input"]})]
+    journal += [
+        JournalEntry("step.completed", now, c.as_journal(), node_id=f"tool:{c.tool_id}")
+        for c in outcome.tool_calls
+    ]
+    journal.append(JournalEntry("run.completed" if outcome.ok else "run.failed", now,
+                                outcome.failure or {}))  # fmt: skip
+    messages = [
+        Message(m["role"], m.get("content"), tool_call=m.get("toolCall") or None)
+        for m in outcome.appended
+    ]
+    calls = [c.as_journal() for c in outcome.tool_calls]
+    return ReplayRows(conversation, ended, calls, journal, messages)
+
+
+def _store_now(ctx: Context, rows: ReplayRows) -> None:
+    """Store one replay's rows in a transaction of their own."""
+    page = pages.Page(ctx, str(rows.run["eval_run_id"]))
+    page.add_replay(rows)
+    page.store()
+
+
+def _error_of(failure: dict[str, Any] | None, tools: list[dict[str, Any]]) -> str:
+    """What an errored replay says: its run's failure, else the tool call that errored."""
+    if failure:
+        return str(failure.get("message") or failure.get("code"))
+    return next(str(t["error"]) for t in tools if errored_tool(t))
+
+
+def tripped(outcome: TurnOutcome) -> tuple[str, ...]:
+    """The guardrails a replay tripped: its violations, and `halt` checks that couldn't run."""
+    broken = [e for e in outcome.guardrail_errors if e.get("action") == "halt"]
+    return tuple(v["guardrailId"] for v in [*outcome.violations, *broken])
+
+
+async def _judge_answers(
+    candidate: Candidate, case: ReplayCase, output: Any
+) -> dict[int, AnswerCheck]:
+    """The judging model's verdict on each answer check of the case (none without a model)."""
+    if candidate.judging is None:
+        return {}
+    return {
+        position: await judge.check_answer(
+            candidate.judging, expectation.expected, answer_text(case.output), answer_text(output)
+        )
+        for position, expectation in enumerate(case.expectations)
+        if isinstance(expectation.expected, Answer)
+    }
