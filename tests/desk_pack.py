@@ -25,7 +25,7 @@ from typing import Any
 from examples_committed import example
 from starlette.testclient import TestClient
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.services.context import Context
 from kindgi_dev.settings import Settings
 

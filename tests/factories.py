@@ -10,7 +10,7 @@ from typing import Any
 from examples_committed import QUESTIONS as QUESTIONS  # re-exported for the API tests
 from starlette.testclient import TestClient
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.domain.segments import Segment
 from kindgi_dev.runtime.agent_turn import TurnOutcome
 from kindgi_dev.runtime.pack import PackIndex

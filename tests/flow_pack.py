@@ -21,7 +21,7 @@ from kindgi.pack.index import run_indexer
 from kindgi.pack.loader import import_pack_module, mount_pack, primitives_of
 from starlette.testclient import TestClient
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.runtime.pack import PackIndex
 from kindgi_dev.runtime.pack_service import InvokeOutcome
 from kindgi_dev.services import catalog
