@@ -23,7 +23,6 @@ _ROWS = JsonRows("agent_ref", "flow_ref", "result", "comparison", "frozen_versio
 _SUMMARY = TypeAdapter(Summary)
 _DRY_RUN = TypeAdapter(DryRunResult)
 _CASE = TypeAdapter(FinishedCase)
-_CASE_RESULT = TypeAdapter(CaseResult)
 CASE_PAGE = 50
 """Finished cases read at once when a run's cases are walked: small enough not to grow the
 process for good (see `services.replay_cases.PAGE`)."""
@@ -81,7 +80,7 @@ def _stored(run: dict[str, Any]) -> dict[str, Any]:
 
 def _decoded(row: Any) -> dict[str, Any]:
     """A read row as a dict, its JSON loaded and its result a record: a judged result with
-    no cases, unless it was stored with them (before m0028) and keeps them."""
+    no cases (they are read with `case_pages`)."""
     record = _ROWS.decoded(row)
     stored = record.get("result")
     if stored is None:
@@ -89,9 +88,7 @@ def _decoded(row: Any) -> dict[str, Any]:
     if "summary" not in stored:
         record["result"] = _DRY_RUN.validate_python(stored)
         return record
-    summary = _SUMMARY.validate_python(stored["summary"])
-    kept = stored.get("per_case") or []  # written before m0028, cases not found to match
-    record["result"] = ComparisonResult(summary, [_CASE_RESULT.validate_python(c) for c in kept])
+    record["result"] = ComparisonResult(_SUMMARY.validate_python(stored["summary"]), [])
     return record
 
 
