@@ -5,6 +5,7 @@ the API parses and saves one.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -16,17 +17,19 @@ from ..domain.expectations import ExpectedCall
 from ..domain.items import Item, items_of
 from ..services import corrections, judge_classes, verdicts
 from . import forms
+from .queue_filters import queue_query
 from .runs import question_of, subject_of
 from .web import Visit, redirect
 
 
 def _mine(visit: Visit, run_id: str) -> corrections.Correction | None:
-    """The caller's live correction of the run, if any, to start the form from."""
+    """The caller's live correction of the run, if any, to start the form from (not one
+    made for a user of their app: saving the form makes the caller's own)."""
     page = corrections.list_page(
         visit.ctx,
         limit=1,
         cursor=None,
-        filters={"run_id": run_id, "corrected_by": "me"},
+        filters={"run_id": run_id, "corrected_by": "me", "participant_id": ""},
         statuses=(),
         include_replaced=False,
     )
@@ -40,25 +43,32 @@ def _groups(visit: Visit) -> list[judge_classes.JudgeClass]:
     return page.items
 
 
+def form_parts(visit: Visit, run: dict[str, Any]) -> dict[str, Any]:
+    """What the correct form shows of a run: its question, items, tools and the groups."""
+    return {
+        "run": run,
+        "subject": subject_of(run),
+        "question": question_of(run),
+        "items": items_of(run.get("output")),
+        "tools": sorted(verdicts.agent_tools(visit.ctx, run)),
+        "groups": _groups(visit),
+    }
+
+
 def _show(
     visit: Visit,
-    run: dict[str, Any],
+    parts: dict[str, Any],
     values: dict[str, str],
     errors: dict[str, str],
     status: int = 200,
 ) -> Response:
-    items: list[Item] = items_of(run.get("output"))
     return visit.render(
         "correct.html",
         status,
-        run=run,
-        subject=subject_of(run),
-        question=question_of(run),
-        items=items,
-        tools=sorted(verdicts.agent_tools(visit.ctx, run)),
-        groups=_groups(visit),
+        **parts,
         values=values,
         errors=errors,
+        queue=queue_query(values.get("queue", "")),
     )
 
 
@@ -84,7 +94,7 @@ def _values_of(correction: corrections.Correction | None, items: list[Item]) -> 
             "should-call-tool": calls[0].tool_id,
             "should-call-args": json.dumps(calls[0].args) if calls[0].args else "",
             "must-not-call": ", ".join((decisions and decisions.must_not_call) or ()),
-            "answer-verdict": answer.verdict if answer else "",
+            "answer-right": "1" if answer and answer.verdict == "right" else "",
             "should-say": (answer and answer.should_say) or "",
             "why": (answer and answer.why) or "",
             "judge-class": correction.judge_class_id or "",
@@ -93,11 +103,16 @@ def _values_of(correction: corrections.Correction | None, items: list[Item]) -> 
     return values
 
 
+def filled(visit: Visit, run_id: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """A correctable run's form parts, and the form's values from the caller's correction."""
+    run = verdicts.correctable_run(visit.ctx, run_id)
+    return form_parts(visit, run), _values_of(_mine(visit, run_id), items_of(run.get("output")))
+
+
 async def form(visit: Visit) -> Response:
     """`GET /console/runs/{id}/correct`: the form, filled with the caller's correction."""
-    run = verdicts.correctable_run(visit.ctx, visit.request.path_params["runId"])
-    values = _values_of(_mine(visit, run["id"]), items_of(run.get("output")))
-    return _show(visit, run, values, {})
+    parts, values = await asyncio.to_thread(filled, visit, visit.request.path_params["runId"])
+    return _show(visit, parts, values, {})
 
 
 ARGS = "decisions/shouldCall/0/args"
@@ -118,9 +133,12 @@ def _decisions(visit: Visit) -> dict[str, Any] | None:
 
 
 def _answer(visit: Visit) -> dict[str, Any] | None:
-    """The body's `answer`: the verdict, what it should have said, and why."""
-    verdict = visit.field("answer-verdict")
-    if not verdict:
+    """The body's `answer`: `wrong` with what it should have said and why, when the form says
+    either; `right` when test runs are to check that an answer says what this one said. (The
+    answer's own Yes or No is its row among the items: it is asked once.)"""
+    words = visit.field("should-say") or visit.field("why")
+    verdict = "right" if visit.field("answer-right") else "wrong" if words else None
+    if verdict is None:
         return None
     return forms.present(
         verdict=verdict, shouldSay=visit.field("should-say") or None, why=visit.field("why") or None
@@ -184,5 +202,9 @@ async def save(visit: Visit) -> Response:
     except KindgiError as error:
         beside = _beside(error, rows)
         said = forms.reason_of(error, ARGS if beside == ARGS else None)
-        return _show(visit, run, dict(visit.form or {}), {beside: said}, error.status)
+        parts = form_parts(visit, run)
+        return _show(visit, parts, dict(visit.form or {}), {beside: said}, error.status)
+    queue = queue_query(visit.field("queue"))
+    if queue is not None:
+        return redirect(f"/console/queue?{queue}" if queue else "/console/queue")
     return redirect(f"/console/runs/{run['id']}?saved=1")

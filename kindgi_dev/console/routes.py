@@ -81,6 +81,7 @@ def routes() -> list[BaseRoute]:
         Route("/console/runs", _lazy("runs:list_runs")),
         Route("/console/runs", _lazy("runs:start_run"), methods=["POST"]),
         Route("/console/runs/{runId}", _lazy("runs:show_run")),
+        Route("/console/queue", _lazy("queue:show")),
         Route("/console/runs/{runId}/correct", _lazy("corrections:form")),
         Route("/console/runs/{runId}/correct", _lazy("corrections:save"), methods=["POST"]),
         Route("/console/test-cases", _lazy("test_cases:index")),

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 from starlette.responses import Response
 
 from ..api.runs import StartRunBody
-from ..domain.errors import BadInput
+from ..domain.errors import BadInput, NotFound
 from ..domain.items import answer_text, items_of
 from ..domain.status import TERMINAL
-from ..services import catalog, runs
-from . import forms
+from ..services import catalog, correction_queue, runs
+from . import forms, shown
 from .web import Visit, redirect
 
 PAGE_SIZE = 50
@@ -36,13 +39,9 @@ def subject_of(run: dict[str, Any]) -> tuple[str, str]:
     return run["flow_id"], run["flow_version"]
 
 
-async def list_runs(visit: Visit, error: BadInput | None = None) -> Response:
-    """`/console/runs`: a page of runs, filtered by agent and version, replays when asked."""
-    agent, version = (
-        visit.request.query_params.get("agent"),
-        visit.request.query_params.get("version"),
-    )
-    replays = "include" if visit.request.query_params.get("replays") == "include" else "exclude"
+def _listed(visit: Visit, agent: str, version: str, replays: str) -> dict[str, Any]:
+    """A page of runs, each with its question and its live corrections (how many, and
+    whether one is the caller's), and the pack's agents for the pickers."""
     page = runs.list_records(
         visit.ctx,
         limit=PAGE_SIZE,
@@ -52,19 +51,72 @@ async def list_runs(visit: Visit, error: BadInput | None = None) -> Response:
         replays=replays,
         with_output=False,
     )
-    shown = [{"run": r, "subject": subject_of(r), "question": question_of(r)} for r in page.items]
-    agents = agent_ids(visit)
+    corrected = correction_queue.corrections_per_run(visit.ctx, [r["id"] for r in page.items])
+    shown = [
+        {
+            "run": r,
+            "subject": subject_of(r),
+            "question": question_of(r),
+            "corrections": corrected.get(r["id"], (0, False)),
+        }
+        for r in page.items
+    ]
+    return {"runs": shown, "page": page, "agents": agent_ids(visit)}
+
+
+async def list_runs(visit: Visit, error: BadInput | None = None) -> Response:
+    """`/console/runs`: a page of runs, filtered by agent and version, replays when asked;
+    corrected ones marked with their count."""
+    agent = visit.request.query_params.get("agent") or ""
+    version = visit.request.query_params.get("version") or ""
+    replays = "include" if visit.request.query_params.get("replays") == "include" else "exclude"
+    listed = await asyncio.to_thread(_listed, visit, agent, version, replays)
+    queue = urlencode({k: v for k, v in (("agent", agent), ("version", version)) if v})
     return visit.render(
         "runs.html",
         200 if error is None else error.status,
-        runs=shown,
-        page=page,
-        agents=agents,
-        agent=agent or "",
-        version=version or "",
+        **listed,
+        agent=agent,
+        version=version,
         replays=replays,
+        queue=queue,
         error=error,
     )
+
+
+@dataclass(frozen=True)
+class RunPick:
+    """A run as a picker lists it: its id, when it ran, and its question."""
+
+    id: str
+    when: str
+    question: str
+
+
+def to_pick(visit: Visit, agent_id: str) -> list[RunPick]:
+    """The agent's 50 newest finished runs (not replays), for a run picker."""
+    page = runs.list_records(
+        visit.ctx,
+        limit=50,
+        cursor=None,
+        filters={"agent_id": agent_id},
+        statuses=sorted(TERMINAL),
+        replays="exclude",
+        with_output=False,
+    )
+    return [RunPick(r["id"], r["created_at"], question_of(r)) for r in page.items]
+
+
+def questions_of(visit: Visit, run_ids: list[str]) -> dict[str, str]:
+    """Each run's question, for lists of what was made on them (empty for an erased run)."""
+    found: dict[str, str] = {}
+    for run_id in dict.fromkeys(run_ids):
+        try:
+            run = runs.get_record(visit.ctx, run_id)
+        except NotFound:
+            continue
+        found[run_id] = "" if run.get("content_erased_at") else question_of(run)
+    return found
 
 
 def agent_ids(visit: Visit) -> list[str]:
@@ -87,21 +139,27 @@ async def start_run(visit: Visit) -> Response:
     return redirect(f"/console/runs/{run.id}")
 
 
-async def show_run(visit: Visit) -> Response:
-    """`/console/runs/{id}`: what went in, what came out, each tool call and the journal."""
-    run_id = visit.request.path_params["runId"]
+def _shown(visit: Visit, run_id: str) -> dict[str, Any]:
+    """Everything the run's page shows, read together."""
     run = runs.get_record(visit.ctx, run_id)
     journal = runs.journal(visit.ctx, run_id, since=-1, limit=None, cursor=None).items
-    return visit.render(
-        "run.html",
-        run=run,
-        subject=subject_of(run),
-        question=question_of(run),
-        answer=answer_text(run.get("output")),
-        items=items_of(run.get("output")),
-        tools=runs.tool_calls(visit.ctx, run_id),
-        journal=journal,
-        correctable=run["status"] in TERMINAL
+    return {
+        "run": run,
+        "subject": subject_of(run),
+        "question": question_of(run),
+        "answer": answer_text(run.get("output")),
+        "items": items_of(run.get("output")),
+        "tools": runs.tool_calls(visit.ctx, run_id),
+        "journal": journal,
+        "saved": shown.saved_on(visit.ctx, run),
+        "correctable": run["status"] in TERMINAL
         and run.get("output") is not None
         and not run.get("content_erased_at"),
-    )
+    }
+
+
+async def show_run(visit: Visit) -> Response:
+    """`/console/runs/{id}`: what went in, what came out, each tool call, the journal, and
+    what people saved on it (verdicts, decisions, answer, the cases they made)."""
+    read = await asyncio.to_thread(_shown, visit, visit.request.path_params["runId"])
+    return visit.render("run.html", **read)

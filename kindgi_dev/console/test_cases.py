@@ -16,7 +16,7 @@ from ..api.test_sets import AddCaseBody, RetireCaseBody, add_hand_case
 from ..domain.errors import KindgiError, ValidationFailed
 from ..services import catalog, eval_runs, eval_suites, projects, test_sets
 from . import forms
-from .runs import agent_ids
+from .runs import agent_ids, questions_of, to_pick
 from .web import Visit, redirect
 
 CASES_PAGE = 50
@@ -153,6 +153,8 @@ async def agent_set(
         agent_id=agent_id,
         test_set=summary,
         cases=cases,
+        questions=questions_of(visit, [case.run_id for case in cases.items]),
+        runs_to_pick=to_pick(visit, agent_id),
         form={"kind": "agent", "id": agent_id, "versions": agent_versions(visit, agent_id)},
         eval_runs=runs_on(visit, summary.id),
         values=dict(visit.form or {}),
@@ -160,7 +162,12 @@ async def agent_set(
     )
 
 
-ADD_FIELDS = {"runId": "run", "items/0/key": "key", "items/0/pointer": "pointer"}
+ADD_FIELDS = {
+    "runId": "run",
+    "items/0/key": "key",
+    "items/0/pointer": "pointer",
+    "items/0/rank": "rank",
+}
 """The Add a case form's field for each place in the `addCase` body a refusal may name."""
 
 
@@ -168,9 +175,11 @@ async def add_case(visit: Visit) -> Response:
     """`POST …/cases`: a hand case on one of the agent's runs, expecting one item's verdict;
     the form is an `addCase` body, parsed and added as the API does."""
     agent_id = visit.request.path_params["agentId"]
+    rank = visit.field("rank")
     item = forms.present(
         key=visit.field("key") or None,
         pointer=visit.field("pointer"),
+        rank=forms.number_text(rank) if rank else None,
         verdict=visit.field("verdict"),
     )
     data = forms.present(runId=visit.field("run") or None, items=[item])

@@ -205,7 +205,7 @@ def test_add_a_case_by_hand_then_retire_it(person: BrowserContext, server: DevSe
     page = person.new_page()
     run_id = start_run(page, server, "I forgot my password and can't sign in.")
     page.goto(f"{server.url}/console/test-cases/agents/{AGENT}")
-    page.fill("#add-case input[name=run]", run_id)
+    page.select_option("#add-case select[name=run]", run_id)
     page.fill("#add-case input[name=key]", "kb-101")
     page.fill("#add-case input[name=pointer]", "/output/articles/0")
     page.click("#add-case button")

@@ -5,9 +5,10 @@ The real `kindgi dev` runs on a copy of the example pack with the tutorial's dat
 (runs, corrections under a corrector group, a hand case, a judged suite), so lists have
 items to check against their schemas. Every check runs (`--checks all`), our
 `error_in_envelope` with them; the exceptions the contract itself forces are the named
-allowances of `fuzz_hooks.py`, each with its reason. A fixed seed and a time budget keep it
-fit for CI; `KINDGI_FUZZ_SECONDS=600 pytest tests/e2e/test_fuzz.py -s` is the long run
-(the budget is split between the two documents).
+allowances of `fuzz_hooks.py`, each with its reason. CI runs each phase once (15 examples an
+operation) with a fixed seed, so it finds the same on every machine; `KINDGI_FUZZ_SECONDS=600 pytest
+tests/e2e/test_fuzz.py -s` is the long run, repeating fuzzing and stateful testing for that
+budget (split between the two documents).
 """
 
 from __future__ import annotations
@@ -27,8 +28,12 @@ from test_tutorial import AGENT, QUESTIONS
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::UserWarning")]
 
-SECONDS = int(os.environ.get("KINDGI_FUZZ_SECONDS", "90"))
-"""The whole run's budget, split between the documents."""
+SECONDS = int(os.environ.get("KINDGI_FUZZ_SECONDS", "0"))
+"""A longer run's budget, split between the documents; 0 (CI's) runs each phase once."""
+BUDGET = ["--max-time", str(SECONDS // 2)] if SECONDS else ["--max-examples", "15"]
+"""CI's run is one pass of every phase with a fixed seed, so it finds the same on any
+machine; a time budget repeats fuzzing and stateful testing until it is spent, finding
+more on a faster machine, which is what a long run is for."""
 ST = str(Path(sys.executable).with_name("st"))
 HERE = Path(__file__).parent
 CONTRACT = HERE.parent / "contract" / "openapi-subset.json"
@@ -95,16 +100,16 @@ def test_the_fuzzer_with_every_check_finds_nothing(
         ST, "run", location, "--url", server.url, "--header",
         f"Authorization: Bearer {server.token}", "--checks", "all",
         "--exclude-checks", ",".join(fuzz_hooks.WRAPPED), "--seed", "1",
-        "--max-time", str(SECONDS // 2), "--workers", "1", "--no-color",
+        *BUDGET, "--workers", "1", "--no-color",
         "--generation-database", "none", "--request-timeout", "30",
         *(f"--exclude-operation-id={operation}" for operation in NOT_FUZZED[document]),
     ]  # fmt: skip
     env = clean_env(SCHEMATHESIS_HOOKS="fuzz_hooks", PYTHONPATH=str(HERE),
                     KINDGI_FUZZ_DOCUMENT=document, KINDGI_FUZZ_CONTRACT=str(CONTRACT))  # fmt: skip
     ran = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path,
-                         timeout=SECONDS * 2 + 120)  # fmt: skip
+                         timeout=SECONDS * 2 + 600)  # fmt: skip
     totals = re.findall(r"^\s*\d+ generated.*$", ran.stdout, re.M)
-    print(f"schemathesis over the {document} document:", totals, f"in {SECONDS // 2} s")
+    print(f"schemathesis over the {document} document:", totals)
     failures = ran.stdout.split("FAILURES", 1)[-1].split("SUMMARY", 1)[0]
     assert ran.returncode == 0, failures[:12000] + ran.stderr[-2000:]
     assert totals, ran.stdout[-4000:]
