@@ -22,9 +22,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from examples_committed import example
 from starlette.testclient import TestClient
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.services.context import Context
 from kindgi_dev.settings import Settings
 
@@ -34,7 +35,7 @@ LOOKUP = "acme-desk.lookup-order"
 NOT_EMPTY = "acme-desk.answer-not-empty"
 NO_SHOUTING = "acme-desk.no-shouting"
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "help-desk"
+EXAMPLE = example("help-desk")
 
 
 def write_desk_pack(root: Path, versions: tuple[str, ...] = ("1.0.0",)) -> Path:

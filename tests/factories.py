@@ -7,9 +7,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from examples_committed import QUESTIONS as QUESTIONS  # re-exported for the API tests
 from starlette.testclient import TestClient
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.domain.segments import Segment
 from kindgi_dev.runtime.agent_turn import TurnOutcome
 from kindgi_dev.runtime.pack import PackIndex
@@ -33,15 +34,6 @@ TITLES = {
     "kb-301": "Track your package",
     "kb-302": "Change the delivery address",
     "kb-303": "Report a damaged package",
-}
-QUESTIONS = {
-    "I forgot my password and can't sign in.": ["kb-101", "kb-102", "kb-103"],
-    "I was charged twice for one order. How do I get my money back?": [
-        "kb-201",
-        "kb-203",
-        "kb-202",
-    ],
-    "My package hasn't arrived yet. Where is it?": ["kb-301", "kb-303", "kb-201"],
 }
 
 

@@ -15,19 +15,20 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from examples_committed import example
 from kindgi import Tool, ToolContext
 from kindgi.pack.index import run_indexer
 from kindgi.pack.loader import import_pack_module, mount_pack, primitives_of
 from starlette.testclient import TestClient
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.runtime.pack import PackIndex
 from kindgi_dev.runtime.pack_service import InvokeOutcome
 from kindgi_dev.services import catalog
 from kindgi_dev.services.context import Context
 from kindgi_dev.settings import Settings
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "article-picker"
+EXAMPLE = example("article-picker")
 SUGGEST = "acme-ops.suggest-articles"
 SUGGEST_AND_LOG = "acme-ops.suggest-and-log"
 FIND = "acme-ops.find-articles"

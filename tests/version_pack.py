@@ -13,7 +13,7 @@ import httpx
 from flow_pack import EXAMPLE, QUESTIONS, InProcessPack, example_index
 from serving import serve_app
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.runtime.pack import PackIndex
 from kindgi_dev.services import catalog
 from kindgi_dev.services.context import Context

@@ -1,29 +1,13 @@
-"""The Starlette app: `create_app(settings)` opens the store and serves every `/v1` resource."""
+"""The `/v1` API's routes, one resource module each; `kindgi_dev.app` serves them beside the
+console."""
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-import subprocess
-from collections.abc import AsyncIterator, Callable
-from typing import Any
 
-from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
-from .. import console
-from ..domain.errors import KindgiError
-from ..services import lifecycle
-from ..services.context import Context
-from ..services.lifecycle import Instance as Instance
-from ..settings import Settings
-from . import errors, openapi, system
-from .framing import NoFramingMiddleware
-from .hosts import HostCheckMiddleware
-from .request_log import LEVELS as LOG_LEVELS
-from .request_log import RequestLogMiddleware
+from . import openapi, system
 from .routing import Endpoint, route
 
 RESOURCES = (
@@ -54,8 +38,6 @@ RESOURCES = (
 )
 """The resource modules of `/v1`, each with its `ENDPOINTS`."""
 
-Progress = Callable[[str, float], None]
-
 
 def endpoints() -> list[Endpoint]:
     """Every `/v1` endpoint, in the order the resources are listed."""
@@ -65,71 +47,9 @@ def endpoints() -> list[Endpoint]:
     return found
 
 
-def create_app(
-    settings: Settings,
-    *,
-    progress: Progress | None = None,
-    pack_service_token: str | None = None,
-    prestarted: subprocess.Popen[bytes] | None = None,
-) -> Starlette:
-    """The app of one kindgi dev instance; the store is opened and migrated here.
-
-    `pack_service_token` and `prestarted` are what `kindgi dev` hands the pack runtime: the
-    token it used before, and the pack index it started while the store was opening.
-    """
-    ctx = lifecycle.open_context(
-        settings, pack_service_token=pack_service_token, prestarted=prestarted
-    )
+def routes() -> list[BaseRoute]:
+    """The API's routes: its description, then every endpoint."""
     declared = endpoints()
-    routes: list[BaseRoute] = list(system.openapi_routes(lambda: openapi.document(declared)))
-    routes.extend(route(e) for e in declared)
-    routes.extend(console.routes())
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await lifecycle.start(ctx, progress)
-        try:
-            yield
-        finally:
-            await lifecycle.stop(ctx)
-
-    app = Starlette(
-        routes=routes,
-        middleware=[
-            *([Middleware(RequestLogMiddleware)] if settings.log_level in LOG_LEVELS else []),
-            Middleware(NoFramingMiddleware),
-            Middleware(errors.RequestIdMiddleware),
-            Middleware(HostCheckMiddleware, served=settings.host),
-        ],
-        exception_handlers={
-            HTTPException: errors.on_http_exception,
-            KindgiError: errors.on_kindgi_error,
-            Exception: errors.on_unexpected,
-        },
-        lifespan=lifespan,
-    )
-    app.state.ctx = ctx
-    app.state.console = console.Sessions()
-    return app
-
-
-def context_of(app: Any) -> Context:
-    """The services' context of an app made by `create_app`."""
-    ctx: Context = app.state.ctx
-    return ctx
-
-
-def describe(app: Starlette) -> Instance:
-    """The running instance as `kindgi dev` shows it and writes it to `.kindgirc.json`."""
-    return lifecycle.describe(context_of(app))
-
-
-def on_pack_service(app: Starlette, hook: Callable[[], None]) -> None:
-    """Call `hook` whenever the pack service moves (a new port after a restart)."""
-    context_of(app).on_pack_service = hook
-
-
-def console_link(app: Any, base_url: str) -> str:
-    """The console's one-time login link for the banner."""
-    sessions: console.Sessions = app.state.console
-    return sessions.login_link(base_url)
+    found: list[BaseRoute] = list(system.openapi_routes(lambda: openapi.document(declared)))
+    found.extend(route(e) for e in declared)
+    return found

@@ -1,4 +1,5 @@
-"""The one mapping of errors to the contract's envelope: `{"error": {code, message, requestId}}`."""
+"""Errors as the API answers them: any exception as one of ours (`error_of`), in the
+contract's envelope `{"error": {code, message, requestId, details?}}`."""
 
 from __future__ import annotations
 
@@ -13,13 +14,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..domain.errors import KindgiError
+from ..domain.errors import BadInput, KindgiError, MethodNotAllowed, NoRoute
 from .request_log import printable
 from .responses import json_response
 
 log = logging.getLogger("kindgi_dev.api")
-
-_STATUS_CODES = {404: "not-found", 405: "method-not-allowed", 400: "bad-input"}
 
 
 def request_id_of(scope: Scope) -> str:
@@ -47,32 +46,32 @@ def from_error(error: KindgiError, request_id: str) -> Response:
     return envelope(error.status, error.wire_code, error.message, request_id, wire_details(error))
 
 
-def internal(request_id: str) -> Response:
-    """The 500 answer: no stack trace leaves the process."""
-    return envelope(
-        500,
-        "internal-server-error",
-        f"kindgi dev failed on this request; its log has the details under {request_id}.",
-        request_id,
+def error_of(request: Request, exc: Exception) -> KindgiError:
+    """Any exception a request ended with, as one of our errors: ours as raised, Starlette's
+    refusal of a path or a method as ours, anything else the 500, logged under the request's
+    id (its message names the id; no stack trace leaves the process)."""
+    if isinstance(exc, KindgiError):
+        return exc
+    if isinstance(exc, HTTPException) and exc.status_code == 404:
+        return NoRoute(f"No route {request.method} {request.url.path}.")
+    if isinstance(exc, HTTPException) and exc.status_code == 405:
+        return MethodNotAllowed(f"{request.method} is not allowed on {request.url.path}.")
+    if isinstance(exc, HTTPException):
+        return BadInput(str(exc.detail))
+    request_id = request_id_of(request.scope)
+    log.error("unexpected error on %s", request_id, exc_info=exc)
+    return KindgiError(
+        f"kindgi dev failed on this request; its log has the details under {request_id}."
     )
 
 
-async def on_http_exception(request: Request, exc: Exception) -> Response:
-    """Unknown routes (404), wrong methods (405) and Starlette's own refusals."""
-    assert isinstance(exc, HTTPException)
-    code = _STATUS_CODES.get(exc.status_code, "bad-input")
-    if exc.status_code == 404:
-        message = f"No route {request.method} {request.url.path}."
-    elif exc.status_code == 405:
-        message = f"{request.method} is not allowed on {request.url.path}."
-    else:
-        message = str(exc.detail)
-    response = envelope(exc.status_code, code, message, request_id_of(request.scope))
-    if exc.headers:
-        response.headers.update(exc.headers)
-    if exc.status_code == 405:
-        response.headers["Allow"] = allowed_methods(request)
-    return response
+def headers_of(request: Request, exc: Exception) -> dict[str, str]:
+    """The headers an error answer carries beside its body: Starlette's own, and `Allow`
+    on a 405."""
+    headers = dict(exc.headers or {}) if isinstance(exc, HTTPException) else {}
+    if isinstance(exc, HTTPException) and exc.status_code == 405:
+        headers["Allow"] = allowed_methods(request)
+    return headers
 
 
 def allowed_methods(request: Request) -> str:
@@ -89,19 +88,6 @@ def allowed_methods(request: Request) -> str:
     fewest = min((params for params, _ in matching), default=0)
     methods = {m for params, served in matching if params == fewest for m in served or ()}
     return ", ".join(sorted(methods))
-
-
-async def on_kindgi_error(request: Request, exc: Exception) -> Response:
-    """Our own errors raised outside an endpoint wrapper."""
-    assert isinstance(exc, KindgiError)
-    return from_error(exc, request_id_of(request.scope))
-
-
-async def on_unexpected(request: Request, exc: Exception) -> Response:
-    """Anything else: logged with the request id, answered 500 in the envelope."""
-    request_id = request_id_of(request.scope)
-    log.error("unexpected error on %s", request_id, exc_info=exc)
-    return internal(request_id)
 
 
 class RequestIdMiddleware:

@@ -364,9 +364,9 @@ class DryRunPreview(WireModel):
 
 
 def cases_apart(result: object) -> bool:
-    """Whether a run's result read without its cases has them to be written a page at a
-    time (a run stored with its cases in its result, before m0028, has them already)."""
-    return isinstance(result, ComparisonResult) and not result.per_case
+    """Whether a run's result is a comparison, read without its cases: they are written a
+    page at a time."""
+    return isinstance(result, ComparisonResult)
 
 
 def answer_with_case_pages(

@@ -96,7 +96,9 @@ class StartSuiteRunBody(StartEvalRunBody):
 
 
 class RescoreBody(WireModel):
-    """`rescore`'s optional body."""
+    """`rescore`'s optional body. The contract's schema has `projectId` for a runtime that
+    doesn't record an eval run's project; this one records it, so the field is taken (a
+    client may send it) and needs no reading."""
 
     project_id: Omittable[str] = None
 

@@ -190,8 +190,7 @@ async def cancel(call: Call[Any, Any]) -> eval_runs.EvalRun | Response:
 
 
 def _answered(ctx: Context, run: eval_runs.EvalRun) -> eval_runs.EvalRun | Response:
-    """A run's answer: a judged run's cases read and written a page at a time (a run stored
-    with its cases in its result, before m0028, is answered as it is)."""
+    """A run's answer: a judged run's cases read and written a page at a time."""
     if not cases_apart(run.result):
         return run
     return answer_with_case_pages(EvalRun, run, eval_runs.case_pages(ctx, run.run_id))

@@ -73,7 +73,8 @@ def _outside_strings(raw: bytes) -> bytes:
     every other piece between quotes is outside a string.
 
     Each step is a short C call: one regex over a 1 MB body held the GIL 40-150 ms,
-    pausing the event loop while a large body was parsed in a thread (row 13)."""
+    pausing the event loop, and every read waiting on it, while a large body was parsed in a
+    thread."""
     unescaped = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
     return b"".join(unescaped.split(b'"')[::2])
 

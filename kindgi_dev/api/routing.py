@@ -1,8 +1,9 @@
-"""Endpoints: one declaration per operation, wrapped once with auth, body, idempotency, errors.
+"""Endpoints: one declaration per operation, wrapped once with auth, body and idempotency.
 
 Each resource module lists `Endpoint`s; `route()` turns one into a Starlette route whose
 handler gets a `Call` (the parsed body and query, the path values, the services' context)
-and returns the answer's body. The same declarations generate `/openapi.json`.
+and returns the answer's body; what it raises is answered by the app's one error path. The
+same declarations generate `/openapi.json`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -26,11 +26,9 @@ from ..domain.paging import Page
 from ..services import idempotency, identity
 from ..services.context import Caller, Context, acting_as
 from . import cursors, limits
-from .errors import from_error, internal, request_id_of
+from .errors import from_error, request_id_of
 from .responses import json_response
 from .wire import parse, parse_body
-
-log = logging.getLogger("kindgi_dev.api")
 
 B = TypeVar("B", bound=BaseModel)
 Q = TypeVar("Q", bound=BaseModel)
@@ -99,30 +97,22 @@ def route(endpoint: Endpoint) -> Route:
     """The Starlette route of an endpoint."""
 
     async def handle(request: Request) -> Response:
-        request_id = request_id_of(request.scope)
+        """The answer; an error is raised to the app's one error path (`kindgi_dev.app`)."""
         ctx: Context = request.app.state.ctx
-        try:
-            caller = None if endpoint.public else _authenticate(request, ctx)
-            with acting_as(caller or ctx.caller):
-                limits.check_url(
-                    request.scope.get("raw_path") or b"", request.scope["query_string"]
-                )
-                raw = await _read_body(
-                    request,
-                    endpoint.max_body or ctx.settings.max_body_bytes,
-                    ctx.settings.body_idle_seconds,
-                )
-                key = request.headers.get("idempotency-key")
-                if key is not None and request.method in WRITE_METHODS:
-                    if not key.strip():
-                        raise BadInput("The Idempotency-Key header is empty: give a key, or none.")
-                    return await _idempotent(ctx, request, endpoint, raw, key)
-                return await _answer(ctx, request, endpoint, raw)
-        except KindgiError as error:
-            return from_error(error, request_id)
-        except Exception:
-            log.exception("unexpected error on %s", request_id)
-            return internal(request_id)
+        caller = None if endpoint.public else _authenticate(request, ctx)
+        with acting_as(caller or ctx.caller):
+            limits.check_url(request.scope.get("raw_path") or b"", request.scope["query_string"])
+            raw = await _read_body(
+                request,
+                endpoint.max_body or ctx.settings.max_body_bytes,
+                ctx.settings.body_idle_seconds,
+            )
+            key = request.headers.get("idempotency-key")
+            if key is not None and request.method in WRITE_METHODS:
+                if not key.strip():
+                    raise BadInput("The Idempotency-Key header is empty: give a key, or none.")
+                return await _idempotent(ctx, request, endpoint, raw, key)
+            return await _answer(ctx, request, endpoint, raw)
 
     return Route(endpoint.path, handle, methods=[endpoint.method], name=endpoint.operation_id)
 

@@ -194,11 +194,7 @@ def parse_body(model: type[M], raw: bytes) -> M:
     constants, numbers), an object, then `parse` with JSON's types (strict). The API's
     endpoints and the console's forms both come through here, so neither stores what the
     other would refuse."""
-    return parse(model, require_object(limits.load(raw)), strict=True)
-
-
-def require_object(data: Any) -> dict[str, Any]:
-    """A JSON body must be an object."""
+    data = limits.load(raw)
     if not isinstance(data, dict):
         raise BadInput("The body must be a JSON object.")
-    return data
+    return parse(model, data, strict=True)

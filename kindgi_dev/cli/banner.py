@@ -11,7 +11,7 @@ from ..settings import Settings
 from .devstate import Holder
 
 if TYPE_CHECKING:
-    from ..api.app import Instance
+    from ..app import Instance
 
 RULE = "═" * 40
 

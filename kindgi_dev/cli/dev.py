@@ -26,7 +26,7 @@ from . import banner
 from .devstate import Lock, acquire_all, choose_socket, pack_service_token, read_rc, write_rc
 
 if TYPE_CHECKING:
-    from ..api.app import Instance
+    from ..app import Instance
 
 LOG_LEVELS = ["error", "warn", "info", "debug", "trace"]
 
@@ -203,7 +203,8 @@ def settle_collector() -> None:
 
     A full collection walks every object it tracks holding the GIL, so the event loop
     waits meanwhile: with the app in the walk, and one every ~70,000 new objects, a large
-    correction handled in a worker thread paused reads 30-110 ms several times (row 13).
+    correction handled in a worker thread paused the reads served meanwhile 30-110 ms,
+    several times.
     That first collection is the one the collector would make right after start anyway
     (start runs with it paused); frozen before it, start's garbage would be kept for good."""
     gc.collect()
@@ -222,8 +223,8 @@ def serve(
 ) -> int:
     """Bind, build the app, serve until Ctrl+C or SIGTERM; the exit code."""
     with collector_paused():
-        from ..api.app import console_link, create_app, describe, on_pack_service
         from ..api.request_log import escape_log_records
+        from ..app import console_link, create_app, describe, on_pack_service
     escape_log_records(logging.getLogger())
 
     sock, port = choose_socket(settings.host, settings.port, explicit_port)

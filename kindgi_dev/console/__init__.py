@@ -7,7 +7,7 @@ imported on first use (see `routes`), so the app starts without them.
 
 from __future__ import annotations
 
-from .routes import routes
+from .routes import routes, serves
 from .session import Sessions
 
-__all__ = ["Sessions", "routes"]
+__all__ = ["Sessions", "routes", "serves"]

@@ -62,6 +62,11 @@ class _Static(StaticFiles):
         return await super().get_response(path, scope)
 
 
+def serves(path: str) -> bool:
+    """Whether a path is the console's (`/` and all under `/console`): its errors are pages."""
+    return path in ("/", "/console") or path.startswith("/console/")
+
+
 def routes() -> list[BaseRoute]:
     """Every console route, and `/` redirecting to it."""
     return [

@@ -1,4 +1,4 @@
-"""How a console page is served: Host, session and form checks, templates, and HTML errors.
+"""How a console page is served: Host, session and form checks, templates, and error pages.
 
 `page(handler)` wraps a handler with every check a page needs, so each handler only
 reads or writes through the services and names its template.
@@ -7,7 +7,6 @@ reads or writes through the services and names its template.
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,8 +22,6 @@ from ..api.limits import check_url
 from ..domain.errors import KindgiError, RequestTooLarge
 from ..services.context import Context
 from .session import Sessions, session_of
-
-log = logging.getLogger("kindgi_dev.console")
 
 
 def _percent(value: Any) -> str:
@@ -172,7 +169,8 @@ answers 2xx); every other page answers 401."""
 
 
 def page(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-    """A console page: session required, forms checked, errors as HTML.
+    """A console page: session required, forms checked; what it raises is rendered by
+    `error_page`.
 
     `Host` is checked for the whole app, console included, by `api.hosts`.
     """
@@ -186,14 +184,20 @@ def page(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
                 request, "login.html", {"csrf": "", "failed": False}, status_code=status
             )
         visit = Visit(request, context_of(request), csrf)
-        try:
-            check_url(request.scope.get("raw_path") or b"", request.scope["query_string"])
-            refused = await _refused_form(visit, sessions) if request.method == "POST" else None
-            return refused or await handler(visit)
-        except KindgiError as error:
-            return visit.render("error.html", error.status, error=error)
+        check_url(request.scope.get("raw_path") or b"", request.scope["query_string"])
+        refused = await _refused_form(visit, sessions) if request.method == "POST" else None
+        return refused or await handler(visit)
 
     return endpoint
+
+
+def error_page(request: Request, error: KindgiError) -> Response:
+    """An error on a console path as a console page, with its status: the app's one error
+    path renders every error here that the API answers in its envelope."""
+    csrf = sessions_of(request).csrf_of(session_of(request)) or ""
+    return templates.TemplateResponse(
+        request, "error.html", {"csrf": csrf, "error": error}, status_code=error.status
+    )
 
 
 def redirect(url: str) -> Response:

@@ -85,6 +85,20 @@ class NotFound(KindgiError):
         )
 
 
+class NoRoute(KindgiError):
+    """No route serves this path."""
+
+    status = 404
+    code = "not-found"
+
+
+class MethodNotAllowed(KindgiError):
+    """The path is served, but not for this method."""
+
+    status = 405
+    code = "method-not-allowed"
+
+
 class Gone(KindgiError):
     """The resource is gone."""
 

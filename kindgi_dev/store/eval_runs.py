@@ -88,7 +88,7 @@ def _stored(run: dict[str, Any]) -> dict[str, Any]:
 
 def _decoded(row: Any) -> dict[str, Any]:
     """A read row as a dict, its JSON loaded and its result a record: a judged result with
-    no cases, unless it was stored with them (before m0028) and keeps them."""
+    no cases (they are read with `case_pages`)."""
     record = _ROWS.decoded(row)
     stored = record.get("result")
     if stored is None:
@@ -96,11 +96,7 @@ def _decoded(row: Any) -> dict[str, Any]:
     if "summary" not in stored:
         record["result"] = _adapter(DryRunResult).validate_python(stored)
         return record
-    summary = _adapter(Summary).validate_python(stored["summary"])
-    kept = stored.get("per_case") or []  # written before m0028, cases not found to match
-    record["result"] = ComparisonResult(
-        summary, [_adapter(CaseResult).validate_python(c) for c in kept]
-    )
+    record["result"] = ComparisonResult(_adapter(Summary).validate_python(stored["summary"]), [])
     return record
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from ..domain.corrections import AssertableBy
@@ -74,17 +73,6 @@ def get(db: Database, class_id: str) -> dict[str, Any] | None:
     """One class, live or retired."""
     row = db.one(f"SELECT {_COLUMNS} FROM judge_classes WHERE id = ?", (class_id,))
     return _row(row) if row else None
-
-
-def get_many(db: Database, class_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Several classes by id."""
-    ids = list(dict.fromkeys(class_ids))
-    if not ids:
-        return {}
-    rows = db.all(
-        f"SELECT {_COLUMNS} FROM judge_classes WHERE id IN ({', '.join('?' * len(ids))})", ids
-    )
-    return {row["id"]: _row(row) for row in rows}
 
 
 def name_taken(

@@ -72,20 +72,6 @@ def get(db: Database, run_id: str) -> dict[str, Any] | None:
     return _ROWS.decoded(row) if row else None
 
 
-def get_many(db: Database, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Several runs by id."""
-    found: dict[str, dict[str, Any]] = {}
-    ids = list(run_ids)
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        rows = db.all(
-            f"SELECT {', '.join(_FIELDS)} FROM runs WHERE id IN ({', '.join('?' * len(chunk))})",
-            chunk,
-        )
-        found.update((row["id"], _ROWS.decoded(row)) for row in rows)
-    return found
-
-
 def list_page(
     db: Database,
     tenant_id: str,

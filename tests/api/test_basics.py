@@ -9,7 +9,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from kindgi_dev import __version__
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.services import projects
 from kindgi_dev.settings import Settings
 

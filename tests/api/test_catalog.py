@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.runtime.pack import PackIndex, index_pack
 from kindgi_dev.services import catalog
 from kindgi_dev.services.context import Context

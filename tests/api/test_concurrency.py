@@ -15,7 +15,7 @@ import pytest
 from factories import QUESTIONS, recorded_run, register_pack
 from serving import serve_app
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.domain.expectations import GivenItem
 from kindgi_dev.services import corrections, test_set_versions
 from kindgi_dev.settings import Settings

@@ -13,8 +13,8 @@ from factories import QUESTIONS, served, tutorial_runs
 from serving import serve_app
 from starlette.testclient import TestClient
 
-from kindgi_dev.api.app import create_app
 from kindgi_dev.api.responses import dumps
+from kindgi_dev.app import create_app
 from kindgi_dev.services.context import Context
 from kindgi_dev.settings import Settings
 

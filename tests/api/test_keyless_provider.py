@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.runtime.host import Runtime
 from kindgi_dev.services import models
 from kindgi_dev.settings import Settings

@@ -10,7 +10,7 @@ from factories import AGENT, recorded_run, register_pack, served, tutorial_runs
 from starlette.testclient import TestClient
 from stubs.openai_stub import OpenAIStub
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.services.context import Context
 from kindgi_dev.settings import Settings
 from kindgi_dev.store import runs as run_store

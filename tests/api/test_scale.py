@@ -22,7 +22,7 @@ from factories import AGENT, QUESTIONS, served, tutorial_runs
 from starlette.testclient import TestClient
 from test_eval_runs import build_suite, correct_tutorial, finish, models_file, start_version
 
-from kindgi_dev.api.app import console_link
+from kindgi_dev.app import console_link
 from kindgi_dev.console import eval_runs as console_eval_runs
 from kindgi_dev.domain.metrics import CaseScore
 from kindgi_dev.domain.results import CaseResult, FinishedCase

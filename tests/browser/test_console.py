@@ -15,22 +15,14 @@ from pathlib import Path
 
 import pytest
 from e2e.devserver import DevServer, copy_example, start
+from examples_committed import CONCISE as NEW_INSTRUCTIONS
+from examples_committed import QUESTIONS
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 pytestmark = [pytest.mark.slow]
 
 AGENT = "acme-ops.article-picker"
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "console"
-QUESTIONS = {
-    "I forgot my password and can't sign in.": ["kb-101", "kb-102", "kb-103"],
-    "I was charged twice for one order. How do I get my money back?": [
-        "kb-201", "kb-203", "kb-202"],
-    "My package hasn't arrived yet. Where is it?": ["kb-301", "kb-303", "kb-201"],
-}  # fmt: skip
-NEW_INSTRUCTIONS = (
-    "Call acme-ops.search-articles with the customer's question. Answer with only the "
-    "articles that answer it, most relevant first: one is often enough."
-)
 REASONS = {"kb-101": "Resets the password", "kb-102": "Not about signing in"}
 HEADLINE = (
     "People's corrections rate acme-ops.article-picker 0.2.0 better than the recorded runs: "

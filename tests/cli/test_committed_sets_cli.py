@@ -19,7 +19,7 @@ from first_article import first_article_models
 from junitparser import Error, Failure, JUnitXml
 from serving import serve_app
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.cli.main import cli
 from kindgi_dev.settings import Settings
 

@@ -11,7 +11,7 @@ from cli_runner import Kindgi
 from factories import LOG, QUESTIONS, SEARCH, register_pack, tutorial_runs
 from serving import serve_app
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.settings import Settings
 
 PASSWORD = next(iter(QUESTIONS))

@@ -16,7 +16,7 @@ from correction_rows import tutorial_corrections
 from factories import AGENT, register_pack, tutorial_runs
 from serving import serve_app
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.cli import test_set_moves
 from kindgi_dev.cli.main import cli
 from kindgi_dev.settings import Settings

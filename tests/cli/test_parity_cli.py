@@ -12,7 +12,7 @@ from cli_runner import Kindgi
 from desk_pack import AGENT, write_desk_pack
 from serving import serve_app
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.settings import Settings
 
 

@@ -17,7 +17,7 @@ from release_steps import corrected_suite, models_file, try_version
 from serving import serve_app
 from tables import every_row
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.settings import Settings
 
 STRICT = {"metrics": [{"name": "judgedCoverage", "minCandidate": 0.9}]}

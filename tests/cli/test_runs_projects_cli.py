@@ -12,7 +12,7 @@ from cli_runner import Kindgi
 from flow_pack import EXAMPLE, PACKAGE, SUGGEST_AND_LOG, InProcessPack, example_index
 from serving import serve_app
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.runtime.pack import PackIndex
 from kindgi_dev.services import catalog
 from kindgi_dev.settings import Settings

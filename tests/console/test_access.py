@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from kindgi_dev.api.app import console_link, context_of, create_app
+from kindgi_dev.app import console_link, context_of, create_app
 from kindgi_dev.services import eval_suites, projects
 from kindgi_dev.settings import Settings
 

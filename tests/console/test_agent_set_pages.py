@@ -10,7 +10,7 @@ from pathlib import Path
 from factories import QUESTIONS, recorded_run, served
 from flow_pack import PASSWORD, flow_served
 
-from kindgi_dev.api.app import console_link
+from kindgi_dev.app import console_link
 
 AGENT = "acme-ops.article-picker"
 ORIGIN = {"Origin": "http://127.0.0.1"}

@@ -12,7 +12,7 @@ from desk_pack import AGENT, desk_served
 from starlette.testclient import TestClient
 from tables import every_row
 
-from kindgi_dev.api.app import console_link
+from kindgi_dev.app import console_link
 
 BASE = "http://127.0.0.1"
 ORIGIN = {"Origin": BASE}

@@ -16,7 +16,7 @@ from factories import AGENT, QUESTIONS, served, tutorial_runs
 from starlette.testclient import TestClient
 from tables import every_row
 
-from kindgi_dev.api.app import console_link
+from kindgi_dev.app import console_link
 from kindgi_dev.services.context import Context
 
 BASE = "http://127.0.0.1"

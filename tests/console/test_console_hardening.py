@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from kindgi_dev.api.app import console_link, create_app
+from kindgi_dev.app import console_link, create_app
 from kindgi_dev.settings import Settings
 
 BASE = "http://127.0.0.1"

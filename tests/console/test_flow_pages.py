@@ -11,7 +11,7 @@ from pathlib import Path
 from flow_pack import REFUND, SUGGEST_AND_LOG, flow_served
 from starlette.testclient import TestClient
 
-from kindgi_dev.api.app import console_link
+from kindgi_dev.app import console_link
 
 FIND = "acme-ops.find-articles"
 SUITE = "acme.flow-log-picks"

@@ -10,7 +10,7 @@ from pathlib import Path
 SCRIPT = """
 import sys
 from starlette.testclient import TestClient
-from kindgi_dev.api.app import console_link, create_app
+from kindgi_dev.app import console_link, create_app
 from kindgi_dev.settings import Settings
 from pathlib import Path
 

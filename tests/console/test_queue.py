@@ -19,7 +19,7 @@ from flow_pack import SUGGEST, flow_served
 from starlette.testclient import TestClient
 from tables import every_row
 
-from kindgi_dev.api.app import console_link
+from kindgi_dev.app import console_link
 from kindgi_dev.domain.expectations import Answer, GivenItem
 from kindgi_dev.services import corrections, judge_classes, projects
 from kindgi_dev.services.context import Caller, Context, acting_as

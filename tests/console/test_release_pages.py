@@ -12,7 +12,7 @@ from release_steps import corrected_suite, models_file, project_scope, try_versi
 from starlette.testclient import TestClient
 from tables import every_row
 
-from kindgi_dev.api.app import console_link
+from kindgi_dev.app import console_link
 
 ORIGIN = {"Origin": "http://127.0.0.1"}
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from flow_pack import flow_served
 from version_pack import AGENT, SUITE, corrected_tutorial, register_versions
 
-from kindgi_dev.api.app import console_link
+from kindgi_dev.app import console_link
 from kindgi_dev.console import words
 
 ORIGIN = {"Origin": "http://127.0.0.1"}

@@ -2,9 +2,10 @@
 
 The convention a page is written to:
 
-- Every page starts in the root of a temp copy of the repo's `examples/` (so
-  `cd examples/article-picker` works), with no shell variables. Within a page the folder
-  and the variables carry over from block to block, as in one terminal.
+- Every page starts in a temp folder holding a copy of git's `examples/`, as the repo's
+  root does (start.md copies the example to `article-picker/` there, as a user does), with
+  no shell variables. Within a page the folder and the variables carry over from block to
+  block, as in one terminal.
 - `kindgi` and `python3` are this venv's (first on PATH): pages write `kindgi ...`. No model
   or API keys are set, so the example's function models answer. `KINDGI_DEV_PORT=0`, so
   `kindgi dev` takes a free port: pages never write a port; the address is in
@@ -31,12 +32,12 @@ Run one page (with the pages before it) by name: `pytest tests/docs -k try-a-ver
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from examples_committed import copy_examples
 from mdrun import Page, Session, guide_order
 
 pytestmark = pytest.mark.slow
@@ -56,10 +57,7 @@ class DocsRun:
     """The pages run so far, on one temp copy, and whether one failed."""
 
     def __init__(self, root: Path) -> None:
-        shutil.copytree(
-            REPO / "examples", root / "examples",
-            ignore=shutil.ignore_patterns(".kindgi*", "index.json", "__pycache__"),
-        )  # fmt: skip
+        copy_examples(root / "examples")
         env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
         env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
         env["KINDGI_DEV_PORT"] = "0"

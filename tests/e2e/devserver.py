@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
+from examples_committed import copy_example as copy_example  # re-exported for the e2e tests
 
 KINDGI = str(Path(sys.executable).with_name("kindgi"))
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "article-picker"
 SCRUBBED = ("KINDGI_API_URL", "KINDGI_API_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL",
             "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "KINDGI_ENV", "NODE_ENV")  # fmt: skip
 
@@ -25,14 +25,6 @@ def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
     env.update(extra)
     return env
-
-
-def copy_example(target: Path) -> Path:
-    """A fresh copy of the bundled example pack."""
-    shutil.copytree(
-        EXAMPLE, target, ignore=shutil.ignore_patterns(".kindgi*", "index.json", "__pycache__")
-    )
-    return target
 
 
 def minimal_pack(target: Path) -> Path:
@@ -102,3 +94,27 @@ def start(
         time.sleep(0.05)
     process.kill()
     raise RuntimeError(f"kindgi dev did not answer in {timeout} s:\n{log.read_text()}")
+
+
+def kindgi(
+    where: DevServer | Path,
+    *args: str,
+    code: int | None = 0,
+    env: dict[str, str] | None = None,
+    binary: str | Path = KINDGI,
+    timeout: float = 300,
+) -> subprocess.CompletedProcess[str]:
+    """`kindgi …` (ours, or the CLI at `binary`) typed in a pack folder, or a server's (where
+    it finds `.kindgirc.json`), with no API or provider settings but `env`; expects exit
+    `code` unless it is None."""
+    cwd = where.pack if isinstance(where, DevServer) else where
+    done = subprocess.run([str(binary), *args], cwd=cwd, env=clean_env(**(env or {})),
+                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
+    if code is not None:
+        assert done.returncode == code, done.stdout + done.stderr
+    return done
+
+
+def kindgi_json(where: DevServer | Path, *args: str, env: dict[str, str] | None = None) -> Any:
+    """The JSON a `kindgi …` that exits 0 prints."""
+    return json.loads(kindgi(where, *args, env=env).stdout)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from devserver import KINDGI, DevServer, clean_env, copy_example, start
+from devserver import DevServer, clean_env, copy_example, kindgi, start
 
 from kindgi_dev.domain.test_set_files import digest
 from kindgi_dev.testing import KindgiDevError
@@ -29,11 +29,6 @@ CONCISE = (
     "Call acme-ops.search-articles with the customer's question. Answer with only the "
     "articles that answer it, most relevant first: one is often enough."
 )
-
-
-def kindgi(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([KINDGI, *args], cwd=cwd, env=clean_env(), capture_output=True,
-                          text=True, timeout=120)  # fmt: skip
 
 
 def correct_tutorial(server: DevServer) -> str:
@@ -66,7 +61,9 @@ def test_corrections_exported_committed_and_replayed_in_ci(tmp_path: Path) -> No
         reference = correct_tutorial(server)
         repo = tmp_path / "repo" / "tests" / "cases"
         for name in ("article-picks-1.0.0.json", "again.json"):
-            done = kindgi(server.pack, "test-sets", "export", reference, "-o", str(repo / name))
+            done = kindgi(
+                server.pack, "test-sets", "export", reference, "-o", str(repo / name), code=None
+            )
             assert done.returncode == 0, done.stderr
     finally:
         server.stop()
@@ -99,9 +96,9 @@ def check_refusals(pack: Path, file: dict[str, Any], tmp_path: Path) -> None:
     def imported(data: dict[str, Any], name: str) -> subprocess.CompletedProcess[str]:
         path = tmp_path / name
         path.write_text(json.dumps(data))
-        return kindgi(pack, "test-sets", "import", str(path))
+        return kindgi(pack, "test-sets", "import", str(path), code=None)
 
-    listed = kindgi(pack, "test-sets", "versions", file["id"])
+    listed = kindgi(pack, "test-sets", "versions", file["id"], code=None)
     repeat = imported(file, "repeat.json")
     assert repeat.returncode == 0 and json.loads(repeat.stdout)["imported"] is False
     tampered = json.loads(json.dumps(file).replace('"verdict": "wrong"', '"verdict": "right"', 1))
@@ -111,13 +108,15 @@ def check_refusals(pack: Path, file: dict[str, Any], tmp_path: Path) -> None:
     fewer["sha256"] = digest(fewer["cases"])
     conflict = imported(fewer, "fewer.json")
     assert conflict.returncode == 1 and "with other content" in conflict.stderr
-    assert kindgi(pack, "test-sets", "versions", file["id"]).stdout == listed.stdout
-    cases = kindgi(pack, "test-sets", "cases", file["id"], "--version=1.0.0", "--limit=100")
+    assert kindgi(pack, "test-sets", "versions", file["id"], code=None).stdout == listed.stdout
+    cases = kindgi(
+        pack, "test-sets", "cases", file["id"], "--version=1.0.0", "--limit=100", code=None
+    )
     assert json.loads(cases.stdout)["data"] == file["cases"]
 
 
 def test_a_new_packs_ci_gates_on_the_cases_file_it_ships(tmp_path: Path) -> None:
-    made = kindgi(tmp_path, "init", "demo")
+    made = kindgi(tmp_path, "init", "demo", code=None)
     assert made.returncode == 0, made.stderr
     demo = tmp_path / "demo"
     pytest_run = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
@@ -135,7 +134,7 @@ def test_a_new_packs_ci_gates_on_the_cases_file_it_ships(tmp_path: Path) -> None
 
 
 def test_an_older_version_after_a_newer_one_is_refused(tmp_path: Path) -> None:
-    made = kindgi(tmp_path, "init", "demo")
+    made = kindgi(tmp_path, "init", "demo", code=None)
     assert made.returncode == 0, made.stderr
     shipped = tmp_path / "demo" / "tests" / "cases" / "tip-picker-1.0.0.json"
     data = json.loads(shipped.read_text())

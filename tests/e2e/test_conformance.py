@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import tempfile
 import time
 import uuid
@@ -18,21 +17,13 @@ from typing import Any
 
 import httpx
 import pytest
-from devserver import KINDGI, DevServer, clean_env, copy_example, start
+from devserver import DevServer, copy_example, kindgi_json, start
+from examples_committed import QUESTIONS
 from kindgi.client import Kindgi
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::UserWarning")]
 
 AGENT = "acme-ops.article-picker"
-QUESTIONS = {
-    "I forgot my password and can't sign in.": ["kb-101", "kb-102", "kb-103"],
-    "I was charged twice for one order. How do I get my money back?": [
-        "kb-201",
-        "kb-203",
-        "kb-202",
-    ],
-    "My package hasn't arrived yet. Where is it?": ["kb-301", "kb-303", "kb-201"],
-}
 SEMVER = re.compile(
     r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?"
 )
@@ -106,20 +97,6 @@ def project(http: httpx.Client) -> str:
     made = http.post("/v1/projects", json={"name": name, "slug": name})
     assert made.status_code == 201, made.text
     return str(made.json()["id"])
-
-
-def cli(server: DevServer, *args: str) -> Any:
-    """Our CLI in the pack folder; its JSON answer."""
-    done = subprocess.run(
-        [KINDGI, *args],
-        cwd=server.pack,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
 
 
 def corrected_runs(http: httpx.Client, project: str) -> dict[str, str]:
@@ -202,7 +179,7 @@ def test_frozen_versions_are_one_semver_that_resolves_everywhere(
     for version in versions:
         cases = http.get(f"/v1/test-sets/{set_id}/versions/{version}/cases").json()["data"]
         assert len(cases) == 3
-        by_cli = cli(server, "test-sets", "cases", set_id, f"--version={version}")
+        by_cli = kindgi_json(server, "test-sets", "cases", set_id, f"--version={version}")
         assert [c["id"] for c in by_cli["data"]] == [c["id"] for c in cases]
     for other in ("1", "3.0.0"):
         missing = http.get(f"/v1/test-sets/{set_id}/versions/{other}/cases")
@@ -474,7 +451,7 @@ def test_a_dry_run_reads_live_refuses_what_changes_things_and_stays_out_of_lists
     assert [r["id"] for r in listed] == [wet["id"]]
     listed = http.get("/v1/runs", params={**scoped, "includeDryRuns": "true"}).json()["data"]
     assert [(r["id"], r["dryRun"]) for r in listed] == [(wet["id"], False), (str(dry.id), True)]
-    by_cli = cli(
+    by_cli = kindgi_json(
         server,
         "runs",
         "start",

@@ -8,14 +8,12 @@ is built with `--flow`, and `acme-ops.suggest-articles` 0.1.0 is tried with
 from __future__ import annotations
 
 import json
-import subprocess
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
 from contract_check import contract_summary, problems
-from devserver import KINDGI, DevServer, clean_env, copy_example, start
+from devserver import DevServer, kindgi, kindgi_json
 from kindgi.client import Kindgi, comparison_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::UserWarning")]
@@ -37,18 +35,6 @@ STOPPED = {
 }  # fmt: skip
 
 
-def kindgi(server: DevServer, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
-    """Run our CLI in the pack folder, expecting exit `code`."""
-    done = subprocess.run([KINDGI, *args], cwd=server.pack, env=clean_env(),
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
-    assert done.returncode == code, done.stderr
-    return done
-
-
-def answer(server: DevServer, *args: str) -> Any:
-    return json.loads(kindgi(server, *args).stdout)
-
-
 def correct(client: Kindgi, run_id: str, articles: list[str]) -> None:
     """The first article right, the others wrong, as the tutorial corrects."""
     for rank, article in enumerate(articles):
@@ -58,14 +44,30 @@ def correct(client: Kindgi, run_id: str, articles: list[str]) -> None:
 
 
 def build(server: DevServer, suite_id: str, flow_id: str, project: str) -> None:
-    built = answer(server, "eval-suites", "from-judgments", suite_id, "--suite-version=1.0.0",
-                   f"--project={project}", f"--flow={flow_id}")  # fmt: skip
+    built = kindgi_json(
+        server,
+        "eval-suites",
+        "from-judgments",
+        suite_id,
+        "--suite-version=1.0.0",
+        f"--project={project}",
+        f"--flow={flow_id}",
+    )
     assert built["caseCount"] == 3
 
 
 def try_flow(server: DevServer, suite_id: str, flow_id: str, project: str, *more: str) -> Any:
-    return answer(server, "eval-runs", "start", suite_id, f"--project={project}",
-                  f"--flow={flow_id}", "--flow-version=0.1.0", *more, "--wait")  # fmt: skip
+    return kindgi_json(
+        server,
+        "eval-runs",
+        "start",
+        suite_id,
+        f"--project={project}",
+        f"--flow={flow_id}",
+        "--flow-version=0.1.0",
+        *more,
+        "--wait",
+    )
 
 
 def check_contract(server: DevServer, run_id: str, eval_run: dict[str, Any]) -> None:
@@ -78,13 +80,6 @@ def check_contract(server: DevServer, run_id: str, eval_run: dict[str, Any]) -> 
     assert problems("EvalRun", eval_run) == []
     summary = contract_summary(eval_run["result"]["summary"])
     assert problems("JudgedComparisonSummary", summary) == []
-
-
-@pytest.fixture()
-def server(tmp_path: Path) -> Any:
-    running = start(copy_example(tmp_path / "article-picker"))
-    yield running
-    running.stop()
 
 
 def test_try_a_flow_version_with_a_tool_swapped(server: DevServer) -> None:
@@ -129,16 +124,30 @@ def test_try_a_flow_version_with_a_tool_swapped(server: DevServer) -> None:
     assert (share_recorded.baseline, share_recorded.candidate) == (0.5, 0.5)
 
     before = len(client.eval_runs.list().data)
-    refused = kindgi(server, "eval-runs", "start", "acme.flow-picks", f"--project={project}",
-                     f"--flow={SUGGEST}", "--flow-version=0.1.0",
-                     "--with=acme-ops.article-picker@0.2.0", "--wait", code=1)  # fmt: skip
+    refused = kindgi(
+        server,
+        "eval-runs",
+        "start",
+        "acme.flow-picks",
+        f"--project={project}",
+        f"--flow={SUGGEST}",
+        "--flow-version=0.1.0",
+        "--with=acme-ops.article-picker@0.2.0",
+        "--wait",
+        code=1,
+    )
     assert refused.stderr.strip() == (
         "Error: flow acme-ops.suggest-articles 0.1.0 doesn't use acme-ops.article-picker"
     )
     assert len(client.eval_runs.list().data) == before
 
-    first = answer(server, "runs", "start", f"--flow={SUGGEST_AND_LOG}",
-                   f"--input={json.dumps({'question': next(iter(FOUND))})}")  # fmt: skip
+    first = kindgi_json(
+        server,
+        "runs",
+        "start",
+        f"--flow={SUGGEST_AND_LOG}",
+        f"--input={json.dumps({'question': next(iter(FOUND))})}",
+    )
     logged = [first["id"]] + [
         str(client.runs.start(flow=SUGGEST_AND_LOG, input={"question": q}).id)
         for q in list(FOUND)[1:]

@@ -8,36 +8,18 @@ byte for byte.
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from devserver import KINDGI, DevServer, clean_env, copy_example, start
+from devserver import copy_example, kindgi_json, start
+from examples_committed import CONCISE, QUESTIONS
 
 pytestmark = pytest.mark.slow
 
 AGENT = "acme-ops.article-picker"
-QUESTIONS = {
-    "I forgot my password and can't sign in.": ["kb-101", "kb-102", "kb-103"],
-    "I was charged twice for one order. How do I get my money back?": [
-        "kb-201", "kb-203", "kb-202"],
-    "My package hasn't arrived yet. Where is it?": ["kb-301", "kb-303", "kb-201"],
-}  # fmt: skip
-CONCISE = (
-    "Call acme-ops.search-articles with the customer's question. Answer with only the "
-    "articles that answer it, most relevant first: one is often enough."
-)
-
-
-def kindgi(server: DevServer, *args: str, env: dict[str, str] | None = None) -> Any:
-    """Our CLI in the server's pack folder (so its local token is that server's); its JSON."""
-    done = subprocess.run([KINDGI, *args], cwd=server.pack, env=clean_env(**(env or {})),
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
 
 
 def correct_run(http: httpx.Client, question: str) -> None:
@@ -90,8 +72,14 @@ def test_a_test_set_moves_both_ways_and_scores_the_same(tmp_path: Path) -> None:
             assert frozen["version"] == "1.0.0"
             there = f"{frozen['testSetId']}@1.0.0"
 
-            pulled = kindgi(b, "test-sets", "pull", there, f"--from={a.url}",
-                            env={"KINDGI_REMOTE_TOKEN": a.token})  # fmt: skip
+            pulled = kindgi_json(
+                b,
+                "test-sets",
+                "pull",
+                there,
+                f"--from={a.url}",
+                env={"KINDGI_REMOTE_TOKEN": a.token},
+            )
             assert (pulled["caseCount"], pulled["pulled"]) == (3, True)
             assert pulled["source"]["url"] == a.url
             assert all_cases(on_b, frozen["testSetId"], "1.0.0") == all_cases(
@@ -100,8 +88,16 @@ def test_a_test_set_moves_both_ways_and_scores_the_same(tmp_path: Path) -> None:
 
             save_concise_version(b.pack, on_b)
             project_b = on_b.get("/v1/projects/default").json()["id"]
-            tried = kindgi(b, "eval-runs", "start", frozen["testSetId"], f"--project={project_b}",
-                           f"--agent={AGENT}", "--agent-version=0.2.0", "--wait")  # fmt: skip
+            tried = kindgi_json(
+                b,
+                "eval-runs",
+                "start",
+                frozen["testSetId"],
+                f"--project={project_b}",
+                f"--agent={AGENT}",
+                "--agent-version=0.2.0",
+                "--wait",
+            )
             assert tried["status"] == "completed"
             assert tried["frozenVersion"] == {"testSetId": frozen["testSetId"], "version": "1.0.0"}
             metrics = tried["result"]["summary"]["metrics"]
@@ -113,11 +109,13 @@ def test_a_test_set_moves_both_ways_and_scores_the_same(tmp_path: Path) -> None:
             correct_run(on_b, "My package hasn't arrived yet. Where is it?")
             mine = on_b.post(f"/v1/agents/{AGENT}/test-set/freeze").json()
             here = f"{mine['testSetId']}@{mine['version']}"
-            plan = kindgi(b, "test-sets", "push", here, f"--to={a.url}", "--dry-run")
+            plan = kindgi_json(b, "test-sets", "push", here, f"--to={a.url}", "--dry-run")
             assert (plan["dryRun"], plan["cases"]) == (True, 1)
             assert plan["agents"] == [{"agentId": AGENT, "versions": ["0.2.0"]}]
             assert on_a.get(f"/v1/test-sets/{mine['testSetId']}").status_code == 404
-            pushed = kindgi(b, "test-sets", "push", here, f"--to={a.url}", f"--token={a.token}")
+            pushed = kindgi_json(
+                b, "test-sets", "push", here, f"--to={a.url}", f"--token={a.token}"
+            )
             assert (pushed["published"], pushed["bytes"]) == (True, plan["bytes"])
             mine_on_b = all_cases(on_b, mine["testSetId"], mine["version"])
             mine_on_a = all_cases(on_a, mine["testSetId"], mine["version"])

@@ -11,12 +11,13 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from devserver import KINDGI, DevServer, clean_env, copy_example, start
+from devserver import DevServer, kindgi, start
+from examples_committed import CONCISE as NEW_INSTRUCTIONS
+from examples_committed import QUESTIONS
 from kindgi.client import Kindgi, ServerError
 from pydantic import BaseModel
 
@@ -25,16 +26,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::UserWarning"
 AGENT = "acme-ops.article-picker"
 SUITE = "acme.article-picks"
 POLICY = "acme.article-picker-prod"
-QUESTIONS = {
-    "I forgot my password and can't sign in.": ["kb-101", "kb-102", "kb-103"],
-    "I was charged twice for one order. How do I get my money back?": [
-        "kb-201", "kb-203", "kb-202"],
-    "My package hasn't arrived yet. Where is it?": ["kb-301", "kb-303", "kb-201"],
-}  # fmt: skip
-NEW_INSTRUCTIONS = (
-    "Call acme-ops.search-articles with the customer's question. Answer with only the "
-    "articles that answer it, most relevant first: one is often enough."
-)
 SHARE = {"name": "weightedYesShare", "minCandidate": 0.9}
 PASSING = {"metrics": [SHARE], "replay": {"maxErrors": 0, "maxDiverged": 1}}
 STRICT = {"metrics": [SHARE], "replay": {"maxErrors": 0}}
@@ -74,13 +65,6 @@ def wait_for(condition: Any, timeout: float = 30.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "not true in time"
         time.sleep(0.05)
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[DevServer]:
-    running = start(copy_example(tmp_path / "article-picker"))
-    yield running
-    running.stop()
 
 
 def corrected(server: DevServer, client: Kindgi) -> str:
@@ -192,14 +176,6 @@ def real_kindgi() -> Path:
     return binary
 
 
-def cli(binary: str | Path, server: DevServer, *args: str, code: int = 0) -> Any:
-    """A CLI run in the pack folder (it finds `.kindgirc.json` there); its result."""
-    done = subprocess.run([str(binary), *args], cwd=server.pack, env=clean_env(),
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
-    assert done.returncode == code, done.stdout + done.stderr
-    return done
-
-
 def test_release_through_the_real_cli(server: DevServer) -> None:
     real = real_kindgi()
     client = Kindgi(base_url=server.url, token=server.token)
@@ -207,7 +183,7 @@ def test_release_through_the_real_cli(server: DevServer) -> None:
     where = f"--project={project}"
 
     def run(*args: str, code: int = 0) -> Any:
-        done = cli(real, server, *args, code=code)
+        done = kindgi(server, *args, binary=real, code=code)
         return json.loads(done.stdout) if code == 0 else done
 
     assert run("agents", "promote", AGENT, "0.1.0", where)["status"] == "promoted"
@@ -224,7 +200,7 @@ def test_release_through_the_real_cli(server: DevServer) -> None:
     check = run("agents", "promote", AGENT, "0.2.0", where, evaluated, "--check")
     assert check["outcome"] == "would-promote"
     assert [c["name"] for c in check["checks"]] == CHECKS
-    ours = cli(KINDGI, server, "agents", "promote", AGENT, "0.2.0", where, evaluated, "--check")
+    ours = kindgi(server, "agents", "promote", AGENT, "0.2.0", where, evaluated, "--check")
     assert json.loads(ours.stdout) == check
     promoted = run("agents", "promote", AGENT, "0.2.0", where, evaluated, "--reason=better")
     assert (promoted["status"], promoted["toVersion"]) == ("promoted", "0.2.0")
@@ -244,8 +220,7 @@ def test_release_through_the_real_cli(server: DevServer) -> None:
         "--spec=@policy.json")  # fmt: skip
     failed = run("agents", "promote", AGENT, "0.2.0", where, evaluated, "--check")
     assert failed["outcome"] == "gate-failed"  # the real CLI's --check prints it, exit 0
-    ours = cli(KINDGI, server, "agents", "promote", AGENT, "0.2.0", where, evaluated, "--check",
-               code=1)  # fmt: skip
+    ours = kindgi(server, "agents", "promote", AGENT, "0.2.0", where, evaluated, "--check", code=1)
     assert json.loads(ours.stdout)["outcome"] == "gate-failed"
     assert ours.stderr == f"✗ {DIVERGED}\n"
     refused = run("agents", "promote", AGENT, "0.2.0", where, evaluated, code=1)
@@ -261,7 +236,7 @@ def test_release_through_the_real_cli(server: DevServer) -> None:
     assert asked["status"] == "pending-approval"
     own = run("approvals", "complete", asked["approvalId"], "--decision=approve", code=1)
     assert "Whoever asked for this may not approve it" in own.stderr
-    second = json.loads(cli(KINDGI, server, "approvals", "reviewer-token").stdout)["token"]
+    second = json.loads(kindgi(server, "approvals", "reviewer-token").stdout)["token"]
     pending = run("approvals", "list", "--status=pending", f"--token={second}")
     assert [a["id"] for a in pending["data"]] == [asked["approvalId"]]
     decided = run("approvals", "complete", asked["approvalId"], "--decision=approve",

@@ -6,7 +6,6 @@ Three runs of the article picker 0.1.0, corrected as the spec does, test cases b
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import time
@@ -14,30 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from devserver import KINDGI, DevServer, clean_env, copy_example, start
+from devserver import KINDGI, DevServer, clean_env, kindgi_json
+from examples_committed import CONCISE as NEW_INSTRUCTIONS
+from examples_committed import QUESTIONS
 from kindgi.client import Kindgi, NotFoundError, comparison_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::UserWarning")]
 
 AGENT = "acme-ops.article-picker"
-QUESTIONS = {
-    "I forgot my password and can't sign in.": ["kb-101", "kb-102", "kb-103"],
-    "I was charged twice for one order. How do I get my money back?": [
-        "kb-201", "kb-203", "kb-202"],
-    "My package hasn't arrived yet. Where is it?": ["kb-301", "kb-303", "kb-201"],
-}  # fmt: skip
-NEW_INSTRUCTIONS = (
-    "Call acme-ops.search-articles with the customer's question. Answer with only the "
-    "articles that answer it, most relevant first: one is often enough."
-)
-
-
-def kindgi(server: DevServer, *args: str) -> Any:
-    """Run our CLI in the pack folder; its JSON answer."""
-    done = subprocess.run([KINDGI, *args], cwd=server.pack, env=clean_env(),
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
 
 
 def save_version(pack: Path, version: str, instructions: str | None = None) -> None:
@@ -66,13 +49,6 @@ def wait_for(condition: Any, timeout: float = 30.0) -> float:
     raise AssertionError(f"not true within {timeout} s")
 
 
-@pytest.fixture()
-def server(tmp_path: Path) -> Any:
-    running = start(copy_example(tmp_path / "article-picker"))
-    yield running
-    running.stop()
-
-
 def test_tutorial(server: DevServer) -> None:
     client = Kindgi(base_url=server.url, token=server.token)
     run_ids = {}
@@ -95,13 +71,20 @@ def test_tutorial(server: DevServer) -> None:
 
     for question, run_id in run_ids.items():
         for rank, article in enumerate(QUESTIONS[question]):
-            kindgi(server, "corrections", "add", f"--run={run_id}", f"--item={article}",
-                   f"--pointer=/output/articles/{rank}", f"--rank={rank}",
-                   "--yes" if rank == 0 else "--no")  # fmt: skip
-    project = kindgi(server, "projects", "get-default")["id"]
+            kindgi_json(
+                server,
+                "corrections",
+                "add",
+                f"--run={run_id}",
+                f"--item={article}",
+                f"--pointer=/output/articles/{rank}",
+                f"--rank={rank}",
+                "--yes" if rank == 0 else "--no",
+            )
+    project = kindgi_json(server, "projects", "get-default")["id"]
     build = ("eval-suites", "from-judgments", "acme.article-picks", "--suite-version=1.0.0",
              f"--project={project}", f"--agent={AGENT}")  # fmt: skip
-    built = kindgi(server, *build)
+    built = kindgi_json(server, *build)
     assert built == {"suiteId": "acme.article-picks", "version": "1.0.0", "kind": "judged",
                      "caseCount": 3, "truncated": False}  # fmt: skip
     check_test_cases(server, build)
@@ -113,8 +96,16 @@ def test_tutorial(server: DevServer) -> None:
                                                    "can't sign in."})  # fmt: skip
     assert [a["id"] for a in answer.output["output"]["articles"]] == ["kb-101"]
 
-    finished = kindgi(server, "eval-runs", "start", "acme.article-picks", f"--project={project}",
-                      f"--agent={AGENT}", "--agent-version=0.2.0", "--wait")  # fmt: skip
+    finished = kindgi_json(
+        server,
+        "eval-runs",
+        "start",
+        "acme.article-picks",
+        f"--project={project}",
+        f"--agent={AGENT}",
+        "--agent-version=0.2.0",
+        "--wait",
+    )
     assert finished["status"] == "completed"
     check_scores(finished["result"])
 
@@ -134,10 +125,10 @@ def test_tutorial(server: DevServer) -> None:
     assert metrics.judged_coverage.candidate == 0.5
     assert metrics.weighted_precision_at_k.candidate == 1
 
-    replays = kindgi(server, "runs", "list", f"--eval-run={started.run_id}")
+    replays = kindgi_json(server, "runs", "list", f"--eval-run={started.run_id}")
     assert len(replays["data"]) == 3
     assert all(r["replayOf"] in run_ids.values() for r in replays["data"])
-    assert len(kindgi(server, "runs", "list")["data"]) == 4
+    assert len(kindgi_json(server, "runs", "list")["data"]) == 4
     assert (
         client.runs.get(run_ids["My package hasn't arrived yet. Where is it?"]).agent.version
         == "0.1.0"
@@ -146,7 +137,9 @@ def test_tutorial(server: DevServer) -> None:
 
 def check_test_cases(server: DevServer, build: tuple[str, ...]) -> None:
     """The suite's cases and the agent's test set read as the spec prints them."""
-    cases = kindgi(server, "eval-suites", "cases", "acme.article-picks", "--suite-version=1.0.0")
+    cases = kindgi_json(
+        server, "eval-suites", "cases", "acme.article-picks", "--suite-version=1.0.0"
+    )
     counts = {c["input"]: [f"{i['key']} {i['yes']} yes, {i['no']} no" for i in c["items"]]
               for c in cases["data"]}  # fmt: skip
     assert counts == {
@@ -158,7 +151,7 @@ def check_test_cases(server: DevServer, build: tuple[str, ...]) -> None:
                            capture_output=True, text=True, timeout=60)  # fmt: skip
     assert again.returncode == 1
     assert 'Eval suite "acme.article-picks" version "1.0.0" is already registered.' in again.stderr
-    test_set = kindgi(server, "agents", "test-set", AGENT)
+    test_set = kindgi_json(server, "agents", "test-set", AGENT)
     counted = test_set["testSet"]["cases"]
     assert (counted["active"], counted["retired"]) == (3, 0)
     expected = [[f"{i['key']} {i['verdict']}" for i in c["expect"]["items"]]
@@ -179,9 +172,17 @@ def test_corrections_through_cli_and_client_read_back_the_same(server: DevServer
             into[question] = str(client.runs.start(agent=AGENT, input={"userMessage": question}).id)
         for rank, article in enumerate(articles):
             verdict = "--yes" if rank == 0 else "--no"
-            kindgi(server, "corrections", "add", f"--run={by_cli[question]}", f"--item={article}",
-                   f"--pointer=/output/articles/{rank}", f"--rank={rank}", verdict,
-                   f"--reason=reason {rank}")  # fmt: skip
+            kindgi_json(
+                server,
+                "corrections",
+                "add",
+                f"--run={by_cli[question]}",
+                f"--item={article}",
+                f"--pointer=/output/articles/{rank}",
+                f"--rank={rank}",
+                verdict,
+                f"--reason=reason {rank}",
+            )
             client.judgments.create(
                 run_id=by_client[question], verdict="yes" if rank == 0 else "no",
                 reason=f"reason {rank}",
@@ -193,7 +194,7 @@ def test_corrections_through_cli_and_client_read_back_the_same(server: DevServer
             from_judgments = sorted((j.item.key, j.item.pointer, j.item.rank,
                                      "right" if j.verdict == "yes" else "wrong", j.reason)
                                     for j in judged)  # fmt: skip
-            correction = kindgi(server, "corrections", "list", f"--run={run_id}")["data"][0]
+            correction = kindgi_json(server, "corrections", "list", f"--run={run_id}")["data"][0]
             from_corrections = sorted((i["key"], i["pointer"], i["rank"], i["verdict"],
                                        i.get("reason")) for i in correction["items"])  # fmt: skip
             assert from_judgments == from_corrections

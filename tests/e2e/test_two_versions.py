@@ -9,17 +9,15 @@ recorded runs as its baseline and 0.3.0's as its candidate.
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 from contract_check import contract_summary, problems
-from devserver import KINDGI, DevServer, clean_env, copy_example, start
+from devserver import DevServer, kindgi, kindgi_json
+from examples_committed import CONCISE, QUESTIONS
 from kindgi.client import Kindgi, comparison_of
 from kindgi.client import _models as models
 from tables import every_row
@@ -30,16 +28,6 @@ AGENT = "acme-ops.article-picker"
 SEARCH = "acme-ops.search-articles"
 SUITE = "acme.article-picks"
 PICK = "acme-ops.pick-with-agent"
-QUESTIONS = {
-    "I forgot my password and can't sign in.": ["kb-101", "kb-102", "kb-103"],
-    "I was charged twice for one order. How do I get my money back?": [
-        "kb-201", "kb-203", "kb-202"],
-    "My package hasn't arrived yet. Where is it?": ["kb-301", "kb-303", "kb-201"],
-}  # fmt: skip
-CONCISE = (
-    "Call acme-ops.search-articles with the customer's question. Answer with only the "
-    "articles that answer it, most relevant first: one is often enough."
-)
 TWO = (
     "Call acme-ops.search-articles with the customer's question. Answer with the two most "
     "relevant articles."
@@ -62,18 +50,6 @@ pick_with_agent = Flow(
     output={"mapping": {"output": {"path": "nodeOutputs.pick"}}},
 )
 '''
-
-
-def kindgi(server: DevServer, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
-    """Our CLI in the pack folder, expecting exit `code`."""
-    done = subprocess.run([KINDGI, *args], cwd=server.pack, env=clean_env(),
-                          capture_output=True, text=True, timeout=180)  # fmt: skip
-    assert done.returncode == code, done.stdout + done.stderr
-    return done
-
-
-def answer(server: DevServer, *args: str) -> Any:
-    return json.loads(kindgi(server, *args).stdout)
 
 
 def wait_for(condition: Callable[[], bool], timeout: float = 30.0) -> None:
@@ -100,9 +76,16 @@ def corrected(server: DevServer, runs: dict[str, list[str]]) -> None:
     """Each run's first article marked right and the others wrong, as the tutorial does."""
     for run_id, articles in runs.items():
         for rank, article in enumerate(articles):
-            kindgi(server, "corrections", "add", f"--run={run_id}", f"--item={article}",
-                   f"--pointer=/output/articles/{rank}", f"--rank={rank}",
-                   "--yes" if rank == 0 else "--no")  # fmt: skip
+            kindgi(
+                server,
+                "corrections",
+                "add",
+                f"--run={run_id}",
+                f"--item={article}",
+                f"--pointer=/output/articles/{rank}",
+                f"--rank={rank}",
+                "--yes" if rank == 0 else "--no",
+            )
 
 
 def tutorial(server: DevServer) -> str:
@@ -114,15 +97,31 @@ def tutorial(server: DevServer) -> str:
         assert [a["id"] for a in run.output["output"]["articles"]] == expected
         runs[str(run.id)] = expected
     corrected(server, runs)
-    project = str(answer(server, "projects", "get-default")["id"])
-    answer(server, "eval-suites", "from-judgments", SUITE, "--suite-version=1.0.0",
-           f"--project={project}", f"--agent={AGENT}")  # fmt: skip
+    project = str(kindgi_json(server, "projects", "get-default")["id"])
+    kindgi_json(
+        server,
+        "eval-suites",
+        "from-judgments",
+        SUITE,
+        "--suite-version=1.0.0",
+        f"--project={project}",
+        f"--agent={AGENT}",
+    )
     return project
 
 
 def tried(server: DevServer, project: str, version: str, *more: str) -> Any:
-    return answer(server, "eval-runs", "start", SUITE, f"--project={project}", f"--agent={AGENT}",
-                  f"--agent-version={version}", *more, "--wait")  # fmt: skip
+    return kindgi_json(
+        server,
+        "eval-runs",
+        "start",
+        SUITE,
+        f"--project={project}",
+        f"--agent={AGENT}",
+        f"--agent-version={version}",
+        *more,
+        "--wait",
+    )
 
 
 def without(data: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
@@ -136,13 +135,6 @@ def strict_summary(summary: dict[str, Any]) -> dict[str, Any]:
     metrics = {name: without(m, EXTENSIONS["metric"]) for name, m in found["metrics"].items()}
     baseline = without(found["baseline"], EXTENSIONS["baseline"])
     return {**found, "metrics": metrics, "baseline": baseline}
-
-
-@pytest.fixture()
-def server(tmp_path: Path) -> Any:
-    running = start(copy_example(tmp_path / "article-picker"))
-    yield running
-    running.stop()
 
 
 def test_two_versions_on_the_same_cases(server: DevServer) -> None:
@@ -208,9 +200,18 @@ def test_a_baseline_whose_pinned_tool_version_is_gone_is_refused(server: DevServ
     wait_for(lambda: "✓ loaded" in server.output()[seen:])
     database = server.pack / ".kindgi" / "dev.sqlite3"
     before = every_row(database)
-    refused = kindgi(server, "eval-runs", "start", SUITE, f"--project={project}",
-                     f"--agent={AGENT}", "--agent-version=0.3.0", f"--baseline={AGENT}@0.2.0",
-                     "--wait", code=1)  # fmt: skip
+    refused = kindgi(
+        server,
+        "eval-runs",
+        "start",
+        SUITE,
+        f"--project={project}",
+        f"--agent={AGENT}",
+        "--agent-version=0.3.0",
+        f"--baseline={AGENT}@0.2.0",
+        "--wait",
+        code=1,
+    )
     assert refused.stderr.strip() == (
         f"Error [version-not-runnable]: {AGENT} 0.2.0 can't run: it pins {SEARCH}@0.1.0, which "
         "the pack no longer serves."
@@ -232,14 +233,21 @@ def test_a_flow_step_swapped_to_an_older_agent_version(server: DevServer) -> Non
         runs[str(run.id)] = [a["id"] for a in run.output["output"]["articles"]]
     assert list(runs.values()) == list(QUESTIONS.values())
     corrected(server, runs)
-    project = str(answer(server, "projects", "get-default")["id"])
-    answer(server, "eval-suites", "from-judgments", "acme.agent-picks", "--suite-version=1.0.0",
-           f"--project={project}", f"--flow={PICK}")  # fmt: skip
+    project = str(kindgi_json(server, "projects", "get-default")["id"])
+    kindgi_json(
+        server,
+        "eval-suites",
+        "from-judgments",
+        "acme.agent-picks",
+        "--suite-version=1.0.0",
+        f"--project={project}",
+        f"--flow={PICK}",
+    )
     save_agent(server, "0.2.0", CONCISE)
     start_flow = ("eval-runs", "start", "acme.agent-picks", f"--project={project}",
                   f"--flow={PICK}", "--flow-version=0.1.0")  # fmt: skip
-    latest = answer(server, *start_flow, "--wait")
-    older = answer(server, *start_flow, f"--with={AGENT}@0.1.0", "--wait")
+    latest = kindgi_json(server, *start_flow, "--wait")
+    older = kindgi_json(server, *start_flow, f"--with={AGENT}@0.1.0", "--wait")
     for run, candidate in ((latest, 1), (older, pytest.approx(1 / 3))):
         share = run["result"]["summary"]["metrics"]["weightedYesShare"]
         assert (share["baseline"], share["candidate"]) == (pytest.approx(1 / 3), candidate)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from examples_committed import example
 
 from kindgi_dev.cli.main import cli
 
@@ -27,7 +28,7 @@ def test_two(kindgi_dev):
 """
 
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "article-picker"
+EXAMPLE = example("article-picker")
 
 FLOW_TRY = """
 from kindgi.client import Kindgi as Official

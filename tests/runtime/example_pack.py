@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from examples_committed import example
 from kindgi import Tool, ToolContext
 from kindgi.pack.loader import import_pack_module, mount_pack, primitives_of
 
 from kindgi_dev.models import ToolCall
 from kindgi_dev.runtime.tool_calls import ToolCallRecord, unknown_tool_record
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "article-picker"
+EXAMPLE = example("article-picker")
 PASSWORD = "I forgot my password and can't sign in."
 REFUND = "I was charged twice for one order. How do I get my money back?"
 PACKAGE = "My package hasn't arrived yet. Where is it?"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from example_pack import EXAMPLE
 
-from kindgi_dev.api.app import context_of, create_app
+from kindgi_dev.app import context_of, create_app
 from kindgi_dev.runtime.host import Runtime
 from kindgi_dev.runtime.pack import PackIndex
 from kindgi_dev.services import catalog

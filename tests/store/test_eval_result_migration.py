@@ -227,7 +227,7 @@ def test_a_stored_result_gives_its_cases_to_eval_run_cases_and_reads_the_same(
 ) -> None:
     db = Database(tmp_path / "dev.sqlite3")
     db.migrate()
-    db.run("DELETE FROM schema_migrations WHERE version IN (25, 28)")
+    db.run("DELETE FROM schema_migrations WHERE version IN (25, 28, 45)")
     _old_rows(db)
     db.run(
         "INSERT INTO eval_runs (run_id, tenant_id, project_id, suite_id, suite_version, kind, "
@@ -237,18 +237,19 @@ def test_a_stored_result_gives_its_cases_to_eval_run_cases_and_reads_the_same(
     )
     db.close()
     again = Database(tmp_path / "dev.sqlite3")
-    assert again.migrate() == [25, 28]
+    assert again.migrate() == [25, 28, 45]
     kept = {
         r["run_id"]: json.loads(r["result"])
         for r in again.all("SELECT run_id, result FROM eval_runs")
     }
-    assert "per_case" not in kept["old-run"]
-    assert len(kept["old-run-lost-case"]["per_case"]) == 2  # its cases are not stored
+    assert not any("per_case" in result for result in kept.values())
     for run_id in ("old-run", "old-run-lost-case"):
         assert _answered(again, run_id) == RESULT
-    unloaded = store.get(again, "old-run")
-    assert unloaded is not None and unloaded["result"].per_case == []
-    kept_whole = store.get(again, "old-run-lost-case")
-    assert kept_whole is not None and len(kept_whole["result"].per_case) == 2  # answered as is
-    pages = list(store.case_pages(again, "old-run"))
-    assert [[c.case_id for c in page] for page in pages] == [["run-1", "run-2"]]
+        unloaded = store.get(again, run_id)
+        assert unloaded is not None and unloaded["result"].per_case == []
+        pages = list(store.case_pages(again, run_id))
+        assert [[c.case_id for c in page] for page in pages] == [["run-1", "run-2"]]
+    [moved] = again.all("SELECT cases_done FROM eval_runs WHERE run_id = 'old-run-lost-case'")
+    assert moved["cases_done"] == 2
+    [[(_, lost), _]] = list(store.finished_after(again, "old-run-lost-case"))
+    assert (lost.checks, lost.made_on) == ([], "")  # no stored row counted it

@@ -19,7 +19,7 @@ from correction_rows import articles_of, correct, judge_class
 from factories import AGENT, SEARCH, served, tutorial_runs
 from starlette.testclient import TestClient
 
-from kindgi_dev.api.app import console_link
+from kindgi_dev.app import console_link
 from kindgi_dev.domain.bounds import ARGS_DEPTH, MAX_NUMBER, MAX_RANK, MAX_WEIGHT
 from kindgi_dev.domain.stored_values import COPY_DEPTH, MAX_SUM, cut_marker
 from kindgi_dev.services.context import Context

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...domain.errors import NotFound
 from ...domain.paging import Page, fetch_page
-from ...domain.results import CaseResult, ComparisonResult, EvalResult, FinishedCase
+from ...domain.results import CaseResult, EvalResult, FinishedCase
 from ...runtime import memory
 from ...store import eval_runs as store
 from ..context import Context
@@ -19,7 +19,7 @@ from .settings import RunSettings, agent_of, flow_of, frozen_of, settings_of
 
 def get_record(ctx: Context, run_id: str) -> dict[str, Any]:
     """An eval run as stored; 404 `eval-run-not-found`. A judged result's `per_case` is
-    empty (unless stored with it before m0028): its cases are read with `case_pages`."""
+    empty: its cases are read with `case_pages`."""
     record = store.get(ctx.db, run_id)
     if record is None or record["tenant_id"] != ctx.tenant_id:
         raise NotFound("eval-run", run_id, id_field="run_id")
@@ -128,11 +128,7 @@ def case_pages(ctx: Context, run_id: str) -> Iterator[list[CaseResult]]:
 
 
 def case_slice(ctx: Context, run: EvalRun, start: int, count: int) -> list[CaseResult]:
-    """`count` of a judged run's case comparisons from the `start`-th, in order (from its
-    result when it was stored with them, before m0028)."""
-    result = run.result
-    if isinstance(result, ComparisonResult) and result.per_case:
-        return result.per_case[start : start + count]
+    """`count` of a judged run's case comparisons from the `start`-th, in order."""
     return store.case_slice(ctx.db, run.run_id, start, count)
 
 

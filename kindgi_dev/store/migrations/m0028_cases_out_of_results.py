@@ -2,8 +2,8 @@
 `eval_run_cases` already, and reading it from there a page at a time keeps a large run's
 end and its reads from holding every case at once.
 
-A result whose `per_case` does not match its stored cases in number keeps it, and is read
-as it is (`store.eval_runs`).
+A result whose `per_case` does not match its stored cases in number keeps it here; m0045
+moves those.
 """
 
 SQL = """

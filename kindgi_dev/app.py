@@ -1,0 +1,138 @@
+"""The app of one kindgi dev instance: the `/v1` API and the console, assembled above both.
+
+Every error a request ends with takes one path, `handle_exception` (as Datasette's does):
+the error as one of ours, then a console page on the console's paths and the contract's
+envelope everywhere else.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from . import console
+from .api import app as api
+from .api import errors
+from .api.framing import NoFramingMiddleware
+from .api.hosts import HostCheckMiddleware
+from .api.request_log import LEVELS as LOG_LEVELS
+from .api.request_log import RequestLogMiddleware
+from .services import lifecycle
+from .services.context import Context
+from .services.lifecycle import Instance as Instance
+from .settings import Settings
+
+Progress = Callable[[str, float], None]
+
+
+async def handle_exception(request: Request, exc: Exception) -> Response:
+    """The answer to a request that raised `exc`: a console page on the console's paths (its
+    module loads on the first such error, as its pages do), the envelope elsewhere."""
+    error = errors.error_of(request, exc)
+    if console.serves(request.url.path):
+        from .console.web import error_page
+
+        response = error_page(request, error)
+    else:
+        response = errors.from_error(error, errors.request_id_of(request.scope))
+    response.headers.update(errors.headers_of(request, exc))
+    return response
+
+
+class ErrorAnswers:
+    """Answer whatever a route raised through `handle_exception`, unless its answer had begun
+    (a stream that failed midway can only be cut off)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking)
+        except Exception as exc:
+            if started:
+                raise
+            response = await handle_exception(Request(scope, receive), exc)
+            await response(scope, receive, send)
+
+
+def create_app(
+    settings: Settings,
+    *,
+    progress: Progress | None = None,
+    pack_service_token: str | None = None,
+    prestarted: subprocess.Popen[bytes] | None = None,
+) -> Starlette:
+    """The app of one kindgi dev instance; the store is opened and migrated here.
+
+    `pack_service_token` and `prestarted` are what `kindgi dev` hands the pack runtime: the
+    token it used before, and the pack index it started while the store was opening.
+    """
+    ctx = lifecycle.open_context(
+        settings, pack_service_token=pack_service_token, prestarted=prestarted
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await lifecycle.start(ctx, progress)
+        try:
+            yield
+        finally:
+            await lifecycle.stop(ctx)
+
+    app = Starlette(
+        routes=[*api.routes(), *console.routes()],
+        middleware=[
+            *([Middleware(RequestLogMiddleware)] if settings.log_level in LOG_LEVELS else []),
+            Middleware(NoFramingMiddleware),
+            Middleware(errors.RequestIdMiddleware),
+            Middleware(HostCheckMiddleware, served=settings.host),
+            Middleware(ErrorAnswers),
+        ],
+        exception_handlers={HTTPException: handle_exception, Exception: handle_exception},
+        lifespan=lifespan,
+    )
+    app.state.ctx = ctx
+    app.state.console = console.Sessions()
+    return app
+
+
+def context_of(app: Any) -> Context:
+    """The services' context of an app made by `create_app`."""
+    ctx: Context = app.state.ctx
+    return ctx
+
+
+def describe(app: Starlette) -> Instance:
+    """The running instance as `kindgi dev` shows it and writes it to `.kindgirc.json`."""
+    return lifecycle.describe(context_of(app))
+
+
+def on_pack_service(app: Starlette, hook: Callable[[], None]) -> None:
+    """Call `hook` whenever the pack service moves (a new port after a restart)."""
+    context_of(app).on_pack_service = hook
+
+
+def console_link(app: Any, base_url: str) -> str:
+    """The console's one-time login link for the banner."""
+    sessions: console.Sessions = app.state.console
+    return sessions.login_link(base_url)
