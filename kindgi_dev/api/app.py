@@ -19,20 +19,22 @@ from ..services import lifecycle
 from ..services.context import Context
 from ..services.lifecycle import Instance as Instance
 from ..settings import Settings
-from . import errors, openapi, system
+from . import errors, openapi, system, unserved
 from .framing import NoFramingMiddleware
 from .hosts import HostCheckMiddleware
 from .request_log import LEVELS as LOG_LEVELS
 from .request_log import RequestLogMiddleware
-from .routing import Endpoint, route
+from .routing import Endpoint, ordered, route
 
 RESOURCES = (
     "system",
     "projects",
+    "tenant",
     "agents",
     "tools",
     "flows",
     "runs",
+    "run_failures",
     "conversations",
     "memory",
     "memory_erasures",
@@ -46,7 +48,10 @@ RESOURCES = (
     "test_set_files",
     "eval_suites",
     "eval_runs",
+    "blocks",
+    "cost",
     "providers",
+    "capabilities",
     "identity",
     "gate_policies",
     "releases",
@@ -82,7 +87,8 @@ def create_app(
     )
     declared = endpoints()
     routes: list[BaseRoute] = list(system.openapi_routes(lambda: openapi.document(declared)))
-    routes.extend(route(e) for e in declared)
+    routes.extend(ordered([route(e) for e in declared]))
+    routes.extend(unserved.routes({(e.method, e.path) for e in declared}))
     routes.extend(console.routes())
 
     @contextlib.asynccontextmanager

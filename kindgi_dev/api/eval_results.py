@@ -296,6 +296,21 @@ class BaselineCounts(WireModel):
     models: list[ModelUse]
 
 
+class CostTokens(WireModel):
+    """Prompt and completion tokens."""
+
+    prompt: int
+    completion: int
+
+
+class ComparisonCost(WireModel):
+    """What the candidate's replays cost: model calls, tokens, money where priced."""
+
+    model_calls: int
+    tokens: CostTokens
+    cost_usd: WholeNumber | None = None
+
+
 class ComparisonSummary(WireModel):
     """The comparison over every finished case."""
 
@@ -325,6 +340,7 @@ class ComparisonSummary(WireModel):
     resume_of: str | None = None
     guardrails_tripped: dict[str, int] | None = None
     baseline_replays: BaselineCounts | None = None
+    cost: ComparisonCost | None = None
 
 
 class JudgedComparisonResult(WireModel):

@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from ...domain.blocks import settings_differ
 from ...domain.checks import AnswerCheck
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import Conflict, NotFound
@@ -145,6 +146,7 @@ async def replay_case(
         project_id,
         run["id"],
         env_of=lambda tool: dict(case.tool_env.get(str(tool.get("id")), tool_env(tool))),
+        settings=runs.settings_for(ctx, run),
     )
     dispatcher = ReplayDispatcher(
         recorded,
@@ -152,7 +154,7 @@ async def replay_case(
         reads=reads,  # type: ignore[arg-type]
         strict=case.strict,
         tool_env=case.tool_env,
-        settings_differ=_settings_differ(ctx, agent, case),
+        settings_differ=_settings_differ(ctx, agent, run.get("block_pins"), case),
     )
     outcome = await runs.perform_turn(ctx, run["id"], agent, case.message, case.history, dispatcher)
     stored = run_store.get(ctx.db, run["id"]) or {}
@@ -186,13 +188,20 @@ def tripped(outcome: TurnOutcome) -> tuple[str, ...]:
     return tuple(v["guardrailId"] for v in [*outcome.violations, *broken])
 
 
-def _settings_differ(ctx: Context, agent: dict[str, Any], case: ReplayCase) -> bool:
-    """Whether the candidate pins other settings blocks than the version the past run ran."""
+def _settings_differ(
+    ctx: Context, agent: dict[str, Any], pins: dict[str, str] | None, case: ReplayCase
+) -> bool:
+    """Whether the candidate pins other settings blocks than the past run did: the block
+    versions each run pinned, or, for a past run from before pins were recorded, the ranges
+    its version names."""
     try:
         past = catalog.get_agent(ctx, case.agent_id, case.made_on)
     except NotFound:
         return False
-    return (agent.get("settings") or []) != (past.get("settings") or [])
+    refs, past_refs = agent.get("settings") or [], past.get("settings") or []
+    if not refs and not past_refs:
+        return False
+    return settings_differ(pins, run_store.block_pins(ctx.db, case.run_id), refs, past_refs)
 
 
 async def _judge_answers(ctx: Context, case: ReplayCase, output: Any) -> dict[int, AnswerCheck]:
