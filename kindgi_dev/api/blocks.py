@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, RootModel, field_validator
 
 from ..domain import semver
 from ..domain.blocks import Block
 from ..domain.errors import ValidationFailed
 from ..domain.paging import clamp_limit, decode_cursor, encode_cursor
+from ..domain.semver import SEMVER_PATTERN
 from ..services import blocks
 from .limits import MAX_KEY
 from .routing import Call, Endpoint, plain
-from .wire import OpenModel, WireModel
+from .wire import JsonObject, OpenModel, WireModel
 
 BLOCK_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
@@ -27,26 +28,54 @@ class BlockContent(OpenModel):
     schema_: dict[str, Any] | None = Field(default=None, alias="schema")
 
 
-class PublishBlockBody(WireModel):
-    """A block version: its project, id, semver, kind and content."""
+class PromptContent(WireModel):
+    """A prompt block's content: its Liquid template and the parameters it reads."""
+
+    template: str = Field(min_length=1)
+    parameters: list[JsonObject] | None = None
+
+
+class SettingsContent(WireModel):
+    """A settings block's content: the values tools read, and the JSON Schema they satisfy."""
+
+    values: JsonObject
+    schema_: JsonObject | None = Field(default=None, alias="schema")
+
+
+class _Publish(WireModel):
+    """What every block version names: its project, id, semver and description."""
 
     project_id: str = Field(min_length=1)
     id: str = Field(min_length=1, max_length=MAX_KEY, pattern=BLOCK_ID)
-    version: str = Field(min_length=1, max_length=100)
-    kind: Literal["prompt", "settings"]
+    version: str = Field(max_length=100, json_schema_extra={"pattern": SEMVER_PATTERN})
     description: str | None = Field(default=None, max_length=4000)
-    content: BlockContent
 
-    @model_validator(mode="after")
-    def _fits_its_kind(self) -> PublishBlockBody:
-        if not semver.is_semver(self.version):
+    @field_validator("version")
+    @classmethod
+    def _semver(cls, version: str) -> str:
+        if not semver.is_semver(version):
             raise ValidationFailed("version", "must be a semantic version such as 1.0.0")
-        content = self.content
-        if self.kind == "prompt" and content.template is None:
-            raise ValidationFailed("content/template", "is required: a prompt block's template")
-        if self.kind == "settings" and (content.values is None or content.template is not None):
-            raise ValidationFailed("content/values", "is required: a settings block's values")
-        return self
+        return version
+
+
+class PublishPrompt(_Publish):
+    """A prompt block version."""
+
+    kind: Literal["prompt"]
+    content: PromptContent
+
+
+class PublishSettings(_Publish):
+    """A settings block version."""
+
+    kind: Literal["settings"]
+    content: SettingsContent
+
+
+class PublishBlockBody(
+    RootModel[Annotated[PublishPrompt | PublishSettings, Field(discriminator="kind")]]
+):
+    """A block version: its kind says what its content is."""
 
 
 class BlockAnswer(WireModel):
@@ -132,8 +161,8 @@ def _page(found: list[Block], limit: int | None, cursor: str | None) -> dict[str
 
 
 async def publish(call: Call[PublishBlockBody, Any]) -> dict[str, str]:
-    body = call.body
-    content = body.content.model_dump(by_alias=True, exclude_unset=True)
+    body = call.body.root
+    content = body.content.model_dump(by_alias=True, exclude_none=True)
     block = blocks.publish(
         call.ctx,
         project_id=body.project_id,
@@ -151,7 +180,9 @@ async def list_blocks(call: Call[Any, BlockQuery]) -> dict[str, Any]:
     if q.scope_kind not in (None, "project"):
         return {"data": [], "has_more": False}  # kindgi dev's blocks all belong to projects
     if q.scope_kind == "project" and not q.scope_id:
-        raise ValidationFailed("scopeId", "is required with scopeKind=project")
+        raise ValidationFailed(
+            "scopeId", "is required with scopeKind=project", code="scope-invalid"
+        )
     found = blocks.list_latest(call.ctx, kind=q.kind, name=q.name, project_id=q.scope_id)
     return _page(found, q.limit, q.cursor)
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from ..domain.cost import LLM, CostGroup, CostTotals
+from ..domain.cost import COST_DIMENSIONS, LLM, CostGroup, CostTotals
 from ..domain.paging import clamp_limit, decode_cursor, encode_cursor
 from ..services import cost
 from .routing import Call, Endpoint
@@ -62,10 +62,15 @@ class CostQuery(WireModel):
         )
 
 
+DIMENSION = "|".join(COST_DIMENSIONS)
+GROUP_BY = f"^({DIMENSION})(,({DIMENSION}))*$"
+"""`groupBy` of the aggregate: the client's dimensions, comma-separated."""
+
+
 class AggregateQuery(CostQuery):
     """`groupBy` (required) and the filters."""
 
-    group_by: str = Field(min_length=1)
+    group_by: str = Field(pattern=GROUP_BY)
 
 
 class UsageQuery(WireModel):
@@ -73,7 +78,7 @@ class UsageQuery(WireModel):
 
     from_: WireTime = Field(alias="from")
     to: WireTime
-    group_by: list[str] | None = None
+    group_by: list[Literal["project", "agent", "kind", "class", "state", "day"]] | None = None
     kind: list[str] = Field(default_factory=list)
     class_: list[str] = Field(default_factory=list, alias="class")
     state: list[str] = Field(default_factory=list)
@@ -264,7 +269,8 @@ async def aggregate(call: Call[Any, AggregateQuery]) -> dict[str, Any]:
 async def read_usage(call: Call[Any, UsageQuery]) -> dict[str, Any]:
     q = call.query
     found = cost.usage(
-        call.ctx, q.from_, q.to, group_by=q.group_by, project_id=q.project_id,
+        call.ctx, q.from_, q.to, group_by=None if q.group_by is None else list(q.group_by),
+        project_id=q.project_id,
         kinds=q.kind, classes=q.class_, states=q.state,
     )  # fmt: skip
     start, size = _offset(q.cursor), q.limit or 1000

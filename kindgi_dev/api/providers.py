@@ -3,33 +3,48 @@ registering one over the API, reading, checking and unregistering it."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
+from ..domain.bounds import MAX_NUMBER, MIN_NUMBER
 from ..domain.capabilities import FEATURES, of_provider
 from ..services import providers
 from .capabilities import CapabilityDescriptor, capability
 from .routing import Call, Endpoint
-from .wire import Number, OpenModel, WireModel
+from .wire import WHOLE, JsonObject, Number, OpenModel, WireModel
+
+JSON_VALUE = "#/components/schemas/JsonValue"
+Bounded = Annotated[int | float, Field(ge=MIN_NUMBER, le=MAX_NUMBER)]
+"""A setting's number, within 64 bits as every number of a body is."""
 
 CONTEXT_WINDOW = 128_000
 """What a configured model's `contextWindow` says: kindgi dev doesn't know it and never
 truncates by it."""
 
 
+OPEN = ConfigDict(json_schema_extra={"additionalProperties": {"$ref": JSON_VALUE}})
+"""An open part of a registration: fields kindgi dev doesn't read pass, as JSON values."""
+
+
 class ProviderCost(OpenModel):
     """USD per 1k tokens (a configured provider's are 0: kindgi dev doesn't know its prices)."""
 
-    prompt_usd_per1k_tokens: Number = Field(alias="promptUsdPer1kTokens", ge=0)
-    completion_usd_per1k_tokens: Number = Field(alias="completionUsdPer1kTokens", ge=0)
+    model_config = OPEN
+
+    prompt_usd_per1k_tokens: Number = Field(alias="promptUsdPer1kTokens", ge=0, le=MAX_NUMBER)
+    completion_usd_per1k_tokens: Number = Field(
+        alias="completionUsdPer1kTokens", ge=0, le=MAX_NUMBER
+    )
 
 
 class ModelInfo(OpenModel):
     """One model of a provider."""
 
     name: str = Field(min_length=1, max_length=200)
-    context_window: int = Field(ge=1)
+    model_config = OPEN
+
+    context_window: Annotated[int, Field(ge=1, le=MAX_NUMBER), WHOLE]
     features: list[str] = Field(max_length=len(FEATURES))
     cost: ProviderCost
 
@@ -49,14 +64,17 @@ class ProviderMetadata(OpenModel):
     region: str = Field(min_length=1, max_length=200)
     models: list[ModelInfo] = Field(min_length=1, max_length=200)
     default_model: str | None = None
-    labels: dict[str, Any] | None = None
+    model_config = OPEN
+
+    labels: JsonObject | None = None
 
     @field_validator("models")
     @classmethod
     def _unique(cls, models: list[ModelInfo]) -> list[ModelInfo]:
         names = [m.name for m in models]
-        if len(set(names)) != len(names):
-            raise ValueError("each model's name must be unique")
+        twice = next((name for name in names if names.count(name) > 1), None)
+        if twice is not None:
+            raise ValueError(f"model {twice} is given twice: each model's name is unique")
         return models
 
 
@@ -73,7 +91,7 @@ class RegisterProviderBody(WireModel):
     metadata: ProviderMetadata
     adapter_id: str = Field(alias="adapter_id", min_length=1, max_length=200)
     secret_ref: SecretRef | None = Field(default=None, alias="secret_ref")
-    adapter_config: dict[str, str | float | bool] | None = Field(
+    adapter_config: dict[str, str | bool | Bounded] | None = Field(
         default=None, alias="adapter_config"
     )
     send_traceparent: bool | None = Field(default=None, alias="send_traceparent")

@@ -11,6 +11,9 @@ from ..services import runs
 from .routing import Call, Endpoint
 from .wire import WireModel, WireTime
 
+GROUP_BY = "^(code|version)(,(code|version))*$"
+"""`groupBy`: `code`, `version`, or both, comma-separated."""
+
 
 class FailureQuery(WireModel):
     """The window (`from`, `to`) in a project, optionally one agent's or flow's runs."""
@@ -20,7 +23,7 @@ class FailureQuery(WireModel):
     to: WireTime
     agent_id: str | None = None
     flow_id: str | None = None
-    group_by: str | None = None
+    group_by: str | None = Field(default=None, pattern=GROUP_BY)
     limit: int | None = None
 
 

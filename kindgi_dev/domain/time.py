@@ -11,10 +11,15 @@ _RFC_3339 = re.compile(
 
 
 def format_time(moment: datetime) -> str:
-    """`2026-01-01T00:00:00.000Z` for any aware or naive-UTC datetime."""
+    """`2026-01-01T00:00:00.000Z` for any aware or naive-UTC datetime; a year before 1000
+    with its four digits (`0067-…`), which `strftime("%Y")` leaves out on Linux."""
     if moment.tzinfo is not None:
         moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return (
+        f"{moment.year:04d}-"
+        + moment.strftime("%m-%dT%H:%M:%S.")
+        + (f"{moment.microsecond // 1000:03d}Z")
+    )
 
 
 def parse_time(text: str) -> datetime:

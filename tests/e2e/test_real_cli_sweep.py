@@ -14,6 +14,7 @@ import json
 import re
 import subprocess
 import typing
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from devserver import DevServer, clean_env, copy_example, start
+from desk_pack import write_desk_pack
+from devserver import KINDGI, DevServer, clean_env, copy_example, start
 from kindgi.client import Kindgi
 from pydantic import TypeAdapter
 from test_real_cli import real_kindgi as real_kindgi  # the real CLI's fixture
@@ -34,9 +36,11 @@ AGENT = "acme-ops.article-picker"
 SLOW = "acme-ops.slow-picker"
 SEARCH = "acme-ops.search-articles"
 FLOW = "acme-ops.suggest-articles"
+DESK = "acme-desk.helper"
+GUARDRAIL = "acme-desk.answer-not-empty"
 QUESTION = json.dumps({"userMessage": "I forgot my password and can't sign in."})
 NAME = re.compile(r"{(\w+)}")
-REPEATED = {"runs start", "eval-runs start"}
+REPEATED = {"runs start", "eval-runs start", "agents promote"}
 """Commands the table runs more than once (with other arguments)."""
 
 
@@ -52,13 +56,19 @@ class Row:
     keep: str | None = None
     """Remember the answer's `id` (or `runId`) under this name for the rows after it."""
     why: str = ""
+    on: str = "example"
+    """The pack its `kindgi dev` serves: `example` (the article picker), or `desk` (the help
+    desk: a tool that waits for an approval, guardrails)."""
     says: str = ""
     """What a refused command prints: the 501's code and sentence, or for a command whose
     client reads no error envelope (a download, a stream) the status it saw."""
 
 
-def works(words: str, *args: str, model: str | None = None, keep: str | None = None) -> Row:
-    return Row(words, args, WORKS, model, keep)
+def works(
+    words: str, *args: str, model: str | None = None, keep: str | None = None,
+    on: str = "example",
+) -> Row:  # fmt: skip
+    return Row(words, args, WORKS, model, keep, on=on)
 
 
 def here_not(words: str, *args: str, says: str = "Error [not-in-kindgi-dev]: ") -> Row:
@@ -90,14 +100,26 @@ ROWS: tuple[Row, ...] = (
     here_not("agents publish", SPEC),
     here_not("agents derive", AGENT, "--from=0.1.0", "--setting=acme.weights=1.0.0"),
     here_not("agents unregister", AGENT, "0.1.0"),
-    here_not("agents live", AGENT, SCOPE),
-    here_not("agents live-versions", AGENT),
-    here_not("agents promote", AGENT, "0.1.0", SCOPE),
-    here_not("agents gate-policy", AGENT, SCOPE),
-    here_not("agents rollback", AGENT, SCOPE),
-    here_not("agents unpin", AGENT, SCOPE),
-    here_not("agents promotions list", AGENT),
-    here_not("agents promotions get", AGENT, "promotion-1"),
+    works("agents promote", AGENT, "0.1.0", SCOPE, model="agents.promotions.create",
+          keep="promotion"),
+    works("gate-policies publish", "acme.gate", "--policy-version=1.0.0", f"--agent={AGENT}",
+          SCOPE, "--spec=@{files}/policy.json", model="gate_policies.publish"),
+    works("gate-policies list", model="gate_policies.list"),
+    works("gate-policies show", "acme.gate", model="gate_policies.get"),
+    works("gate-policies versions", "acme.gate", model="gate_policies.versions.list"),
+    works("agents gate-policy", AGENT, SCOPE, model="agents.gate_policy.resolve"),
+    works("agents promote", AGENT, "0.2.0", SCOPE, model="agents.promotions.create"),
+    works("agents live", AGENT, SCOPE, model="agents.live.resolve"),
+    works("agents live-versions", AGENT, model="agents.live.list"),
+    works("agents rollback", AGENT, SCOPE, model="agents.live.rollback"),
+    works("agents promotions list", AGENT, model="agents.promotions.list"),
+    works("agents promotions get", AGENT, "{promotion}", model="agents.promotions.get"),
+    works("gate-policies unregister", "acme.gate", "1.0.0",
+          model="gate_policies.versions.unregister"),
+    works("gate-policies reinstate", "acme.gate", "1.0.0",
+          model="gate_policies.versions.reinstate"),
+    works("agents promote", AGENT, "0.1.0", "--tenant", model="agents.promotions.create"),
+    works("agents unpin", AGENT, "--tenant", model="agents.live.unpin"),
     works("tools list", model="tools.list"),
     works("tools get", SEARCH, model="tools.get"),
     works("tools versions", SEARCH, model="tools.list_versions"),
@@ -124,9 +146,9 @@ ROWS: tuple[Row, ...] = (
     works("conversations list", model="conversations.list"),
     works("conversations get", "{conversation}", model="conversations.get"),
     works("conversations messages", "{conversation}", model="conversations.messages"),
-    here_not("conversations open", AGENT, "0.1.0"),
-    here_not("conversations close", "{conversation}"),
-    here_not("conversations unregister", "{conversation}"),
+    works("conversations open", AGENT, "0.1.0", model="conversations.open", keep="opened"),
+    works("conversations close", "{opened}", model="conversations.close"),
+    works("conversations unregister", "{opened}", model="conversations.unregister"),
     works("judgments add", "--run={run}", "--item=kb-102", "--pointer=/output/articles/1",
           "--rank=1", "--no", model="judgments.create", keep="judged"),
     works("judgments list", "--run={run}", model="judgments.list"),
@@ -162,13 +184,6 @@ ROWS: tuple[Row, ...] = (
           model="blocks.versions.unregister"),
     works("blocks reinstate", "acme.weights", "--block-version=1.1.0",
           model="blocks.versions.reinstate"),
-    here_not("gate-policies list"),
-    here_not("gate-policies show", "acme.gate"),
-    here_not("gate-policies versions", "acme.gate"),
-    here_not("gate-policies publish", "acme.gate", "--policy-version=1.0.0", f"--agent={AGENT}",
-             SCOPE, "--spec=@{files}/policy.json"),
-    here_not("gate-policies unregister", "acme.gate", "1.0.0"),
-    here_not("gate-policies reinstate", "acme.gate", "1.0.0"),
     works("providers list", model="providers.list"),
     works("providers presets"),
     works("providers register", "--spec=@{files}/provider.json", model="providers.register"),
@@ -177,24 +192,27 @@ ROWS: tuple[Row, ...] = (
     works("capabilities list", model="capabilities.list"),
     works("capabilities get", "feature:tool-use", model="capabilities.get"),
     works("usage", model="usage.read"),
-    here_not("guardrails list"),
-    here_not("guardrails get", "acme.polite"),
+    works("guardrails list", model="guardrails.list", on="desk"),
+    works("guardrails get", GUARDRAIL, model="guardrails.get", on="desk"),
     here_not("guardrails register", SPEC),
-    here_not("guardrails unregister", "acme.polite"),
-    here_not("memory facts list"),
-    here_not("memory facts get", "fact-1"),
-    here_not("memory facts revisions", "fact-1"),
-    here_not("memory facts write", "--input=@{files}/spec.json"),
-    here_not("memory facts supersede", "fact-1", "--input=@{files}/fact.json"),
-    here_not("memory facts delete", "fact-1"),
-    here_not("memory facts verify", "fact-1"),
-    here_not("memory facts retrieve", "--query=@{files}/spec.json"),
-    here_not("memory erasures create", "--participant=p-1"),
-    here_not("memory erasures get", "erasure-1"),
-    here_not("memory erasures list"),
-    here_not("memory erasures resume", "erasure-1"),
-    here_not("memory erasures export"),
-    here_not("memory erasures replay", "{files}/ledger.json"),
+    here_not("guardrails unregister", GUARDRAIL),
+    works("memory facts write", "--input=@{files}/fact.json", model="memory.write_fact",
+          keep="fact"),
+    works("memory facts list", model="memory.list_facts"),
+    works("memory facts get", "{fact}", model="memory.get_fact"),
+    works("memory facts supersede", "{fact}", "--input=@{files}/revision.json",
+          model="memory.supersede_fact"),
+    works("memory facts revisions", "{fact}"),
+    works("memory facts verify", "{fact}", model="memory.verify_fact"),
+    works("memory facts retrieve", "--query=@{files}/query.json"),
+    works("memory facts delete", "{fact}", model="memory.delete_fact"),
+    works("memory erasures create", "--participant=p-1", model="memory.create_erasure",
+          keep="erasure"),
+    works("memory erasures get", "{erasure}", model="memory.get_erasure"),
+    works("memory erasures list", model="memory.list_erasures"),
+    works("memory erasures resume", "{erasure}", model="memory.resume_erasure"),
+    works("memory erasures export"),
+    works("memory erasures replay", "{files}/ledger.json", model="memory.replay_erasures"),
     here_not("proposals list"),
     here_not("proposals get", "proposal-1"),
     here_not("proposals draft", f"--agent={AGENT}", "--from-version=0.1.0", SCOPE,
@@ -236,15 +254,18 @@ ROWS: tuple[Row, ...] = (
     here_not("webhooks fires", "trigger-1"),
     here_not("webhooks take-ownership", "trigger-1"),
     here_not("webhooks unregister", "trigger-1"),
-    here_not("approvals list"),
-    here_not("approvals get", "approval-1"),
-    here_not("approvals complete", "approval-1", "--decision=approve"),
+    works("approvals list", "--token={reviewer}", model="approvals.list", on="desk"),
+    works("approvals get", "{approval}", "--token={reviewer}", model="approvals.get",
+          on="desk"),
+    works("approvals complete", "{approval}", "--decision=approve", "--token={reviewer}",
+          model="approvals.complete", on="desk"),
     here_not("approvals export", "approval-1"),
-    here_not("reviewers list"),
-    here_not("reviewers get", "reviewer-1"),
-    here_not("reviewers register", "--spec=@{files}/reviewer.json"),
-    here_not("reviewers unregister", "reviewer-1"),
-    here_not("tokens create"),
+    works("reviewers register", "--spec=@{files}/reviewer.json",
+          model="approvals.reviewers.register", keep="reviewer_id"),
+    works("reviewers list", model="approvals.reviewers.list"),
+    works("reviewers get", "{reviewer_id}", model="approvals.reviewers.get"),
+    works("reviewers unregister", "{reviewer_id}", model="approvals.reviewers.unregister"),
+    works("tokens create", "--label=nightly"),
     here_not("tokens list"),
     here_not("tokens get", "token-1"),
     here_not("tokens revoke", "token-1"),
@@ -344,9 +365,11 @@ ROWS: tuple[Row, ...] = (
 
 FILES = {
     "spec.json": {"id": "acme.sweep-spec", "version": "0.1.0", "name": "Sweep"},
-    "policy.json": {"metrics": {"weightedYesShare": {"minCandidate": 0.9}}},
     "ledger.json": {"erasures": []},
-    "fact.json": {"content": "Prefers short answers."},
+    "policy.json": {},
+    "fact.json": {"type": "note", "content": {"text": "Prefers short answers."}},
+    "revision.json": {"content": {"text": "Prefers very short answers."}},
+    "query.json": {"mode": "list"},
     "reviewer.json": {"role": "standard", "principal": {"kind": "user", "id": "user-1"}},
     "provider.json": {
         "metadata": {"id": "local-llm", "region": "local", "models": [
@@ -427,11 +450,16 @@ def answer_type(method: str) -> Any:
 
 @pytest.fixture(scope="module")
 def sweep_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example pack with a slow agent beside the picker, and the files rows read."""
+    """The example pack with the picker at 0.1.0 and 0.2.0 (the release rows move between
+    them), a slow agent beside it, and the files rows read."""
     pack = copy_example(tmp_path_factory.mktemp("sweep") / "article-picker")
     with (pack / "dev_models.py").open("a") as models:
         models.write(SLOW_MODEL)
     (pack / "agents" / "slow_picker.py").write_text(SLOW_AGENT)
+    picker = (pack / "agents" / "article_picker.py").read_text()
+    second = picker.replace('version="0.1.0"', 'version="0.2.0"')
+    (pack / "agents" / "article_picker_2.py").write_text(second.replace(
+        "article_picker = Agent(", "article_picker_2 = Agent("))  # fmt: skip
     files = pack.parent / "files"
     files.mkdir()
     for name, content in FILES.items():
@@ -446,6 +474,33 @@ def server(sweep_pack: Path) -> Iterator[DevServer]:
     running = start(sweep_pack)
     yield running
     running.stop()
+
+
+@pytest.fixture(scope="module")
+def desk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
+    running = start(write_desk_pack(tmp_path_factory.mktemp("sweep-desk") / "help-desk"))
+    yield running
+    running.stop()
+
+
+def held_for_approval(desk: DevServer) -> dict[str, str]:
+    """A refund a service account's run waits on, and a second reviewer's key to decide it
+    (kindgi dev's own `approvals reviewer-token`)."""
+    ours = subprocess.run([KINDGI, "approvals", "reviewer-token", "--role=standard"],
+                          cwd=desk.pack, env=clean_env(), capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert ours.returncode == 0, ours.stderr
+    reviewer = json.loads(ours.stdout)["token"]
+    with desk.client() as http:
+        owner = {"kind": "service-account", "id": str(uuid.uuid4())}
+        robot = http.post("/v1/tokens", json={"for": owner, "label": "refunds"}).json()["token"]
+        said = {"userMessage": "Refund order 34."}
+        run = http.post("/v1/runs", json={"agent": DESK, "input": said},
+                        headers={"Authorization": f"Bearer {robot}"}).json()  # fmt: skip
+        assert run["status"] == "suspended", run
+        waiting = http.get("/v1/approvals", params={"runId": run["id"]},
+                           headers={"Authorization": f"Bearer {reviewer}"}).json()  # fmt: skip
+    return {"reviewer": reviewer, "approval": waiting["data"][0]["id"]}
 
 
 def prepared(server: DevServer, binary: Path) -> dict[str, str]:
@@ -539,9 +594,10 @@ def test_the_table_has_every_leaf_command_once(real_kindgi: Path, tmp_path: Path
 
 
 def test_every_command_that_applies_works_or_says_kindgi_dev_does_not_serve_it(
-    real_kindgi: Path, server: DevServer
+    real_kindgi: Path, server: DevServer, desk: DevServer
 ) -> None:
-    names = prepared(server, real_kindgi)
+    names = {**prepared(server, real_kindgi), **held_for_approval(desk)}
+    servers = {"example": server, "desk": desk}
     exports = next(row for row in ROWS if row.words == "exports create")
     export_args = [*exports.words.split(), *(filled(a, names) for a in exports.args)]
     export = subprocess.Popen(  # its reader waits 7 s on each kind not served: run it beside
@@ -551,7 +607,7 @@ def test_every_command_that_applies_works_or_says_kindgi_dev_does_not_serve_it(
 
     def attempt(row: Row) -> tuple[Row, list[str], subprocess.CompletedProcess[str]]:
         args = [*row.words.split(), *(filled(a, names) for a in row.args)]
-        return row, args, run_real(real_kindgi, server, args)
+        return row, args, run_real(real_kindgi, servers[row.on], args)
 
     refused = [row for row in ROWS if row.expect == NOT_HERE]
     with ThreadPoolExecutor(max_workers=2) as pool:  # these change nothing: two at a time
