@@ -20,6 +20,7 @@ from .baselines import ComparisonBaseline, ReplayCount
 from .eval_verdicts import FlakyCases, PairedComparison
 from .responses import dumps
 from .routing import shape
+from .run_cost import ComparisonCost
 from .wire import WholeNumber, WireModel
 
 
@@ -294,21 +295,6 @@ class BaselineCounts(WireModel):
     errors: int
     stopped: int
     models: list[ModelUse]
-
-
-class CostTokens(WireModel):
-    """Prompt and completion tokens."""
-
-    prompt: int
-    completion: int
-
-
-class ComparisonCost(WireModel):
-    """What the candidate's replays cost: model calls, tokens, money where priced."""
-
-    model_calls: int
-    tokens: CostTokens
-    cost_usd: WholeNumber | None = None
 
 
 class ComparisonSummary(WireModel):
