@@ -93,16 +93,11 @@ class VersionBaseline(WireModel):
 
 
 class LiveScopeBody(WireModel):
-    """Where the live version is looked up; `segments` is a path in `projectId`."""
+    """Where the live version is looked up; `segments` is a path in `projectId` (left out:
+    the eval run's own project, since the contract lets segments come without one)."""
 
     project_id: str | None = Field(default=None, min_length=1)
     segments: list[Segment] | None = Field(default=None, max_length=8)
-
-    @model_validator(mode="after")
-    def _segments_in_project(self) -> LiveScopeBody:
-        if self.segments and self.project_id is None:
-            raise ValueError("segments are a path in a project: they need projectId")
-        return self
 
 
 class LiveBaseline(WireModel):
@@ -111,14 +106,20 @@ class LiveBaseline(WireModel):
     live: LiveScopeBody
 
 
-def asked(value: Any) -> AskedBaseline:
-    """A start body's `baseline` as the services take it; 400 naming the field otherwise."""
+def asked(value: Any, project_id: str | None = None) -> AskedBaseline:
+    """A start body's `baseline` as the services take it (live segments given without a
+    project are a path in the run's `project_id`); 400 naming the field otherwise."""
     if value == RECORDED:  # null too is refused: left out, the baseline is the recorded runs
         return RECORDED
     if isinstance(value, dict) and "live" in value:
         live = parse(LiveBaseline, value, where="baseline", strict=True).live
         segments = None if not live.segments else tuple(s.record() for s in live.segments)
-        return LiveAsked(LiveScope(live.project_id, segments))
+        where = live.project_id or (project_id if segments else None)
+        if segments and where is None:
+            raise ValidationFailed(
+                "baseline/live/projectId", "segments are a path in a project: name the project"
+            )
+        return LiveAsked(LiveScope(where, segments))
     if isinstance(value, dict):
         named = parse(VersionBaseline, value, where="baseline", strict=True)
         return VersionAsked(named.version, named.agent_id, named.flow_id)

@@ -115,7 +115,7 @@ def start_request(body: StartEvalRunBody) -> eval_runs.StartRequest:
         ),
         dry_run=bool(body.dry_run),
         correlation_id=body.correlation_id,
-        baseline=asked(body.baseline),
+        baseline=asked(body.baseline, body.project_id),
         reads=body.reads,
         repetitions=body.repetitions,
         k=body.k,

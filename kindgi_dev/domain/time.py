@@ -11,15 +11,11 @@ _RFC_3339 = re.compile(
 
 
 def format_time(moment: datetime) -> str:
-    """`2026-01-01T00:00:00.000Z` for any aware or naive-UTC datetime; a year before 1000
-    with its four digits (`0067-…`), which `strftime("%Y")` leaves out on Linux."""
+    """`2026-01-01T00:00:00.000Z` for any aware or naive-UTC datetime."""
     if moment.tzinfo is not None:
         moment = moment.astimezone(UTC)
-    return (
-        f"{moment.year:04d}-"
-        + moment.strftime("%m-%dT%H:%M:%S.")
-        + (f"{moment.microsecond // 1000:03d}Z")
-    )
+    # the year by hand: strftime's %Y writes the year 535 as "535", which no ISO reader takes
+    return f"{moment.year:04d}-{moment:%m-%dT%H:%M:%S}.{moment.microsecond // 1000:03d}Z"
 
 
 def parse_time(text: str) -> datetime:

@@ -142,3 +142,11 @@ def test_a_time_beyond_utc_s_years_is_refused(app: Any) -> None:
         refused(client.get("/v1/runs", params={"createdAfter": given}), "validation-failed",
                 "createdAfter")  # fmt: skip
     assert every_row(Path(ctx.db.path)) == before
+
+
+def test_a_time_before_the_year_1000_is_read_and_answered(app: Any) -> None:
+    client, _, _ = app
+    early = "0535-01-20T21:14:45.800Z"
+    assert client.get("/v1/runs", params={"createdAfter": early}).status_code == 200
+    listed = client.get("/v1/eval-runs", params={"from": early, "to": "0535-01-21T00:00:00Z"})
+    assert listed.status_code == 200, listed.text

@@ -167,8 +167,6 @@ REFUSED = [
      "baseline/extra"),
     ({"flowId": "acme-ops.suggest-articles", "version": "0.1.0"}, 400, "validation-failed",
      "baseline/flowId"),
-    ({"live": {"segments": [{"key": "company", "value": "acme"}]}}, 400, "validation-failed",
-     "baseline/live"),
     ({"live": {"projectId": "00000000-0000-4000-8000-000000000000"}}, 404, "project-not-found",
      None),
     ({"agentId": AGENT, "version": "9.9.9"}, 404, "agent-not-found", None),

@@ -1,6 +1,9 @@
-"""Whole numbers and blank text as people write them: what `numbers` and `text` read."""
+"""Whole numbers, blank text and times as people write them: what `numbers`, `text` and
+`time` read."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 import pytest
 
@@ -8,6 +11,7 @@ from kindgi_dev.domain.ids import is_uuid
 from kindgi_dev.domain.numbers import MAX_INT, whole_number
 from kindgi_dev.domain.semver import is_release, is_semver
 from kindgi_dev.domain.text import is_blank
+from kindgi_dev.domain.time import format_time, parse_time
 
 
 @pytest.mark.parametrize(
@@ -48,3 +52,11 @@ def test_versions_and_uuids_are_ascii() -> None:
     assert is_release("01.0.0") and not is_release("1.0.٣") and not is_release("1.0.0-rc.1")
     assert is_uuid("00000000-0000-4000-8000-000000000000")
     assert not is_uuid("00000000000040008000000000000000") and not is_uuid("nope")
+
+
+def test_a_time_before_the_year_1000_is_written_with_four_digits_and_reads_back() -> None:
+    early = datetime(535, 1, 20, 21, 14, 45, 800_000, tzinfo=UTC)
+    assert format_time(early) == "0535-01-20T21:14:45.800Z"
+    assert parse_time(format_time(early)) == early
+    with pytest.raises(ValueError, match="out of range"):
+        parse_time("0001-01-01T00:00:00+01:00")

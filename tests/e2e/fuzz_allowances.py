@@ -218,6 +218,14 @@ ALLOWANCES = [
     ),
     Allowance(
         POSITIVE,
+        refused("bad-input", "projectId"),
+        "A conversation opens in a project of the tenant (conversations.open answers one of "
+        "no project 400): the tenant's projects are stored state, which no schema knows.",
+        documents=("own",),
+        operations=("POST /v1/conversations",),
+    ),
+    Allowance(
+        POSITIVE,
         refused("reference-out-of-scope", "agentId"),
         "A conversation opens on a version its agent has: the agent's versions are stored "
         "state, which no schema knows (an unknown agent is a 404).",
@@ -239,33 +247,13 @@ ALLOWANCES = [
             "baseline/agentId",
             "baseline/flowId",
             "baseline/version",
-            "baseline/live/*",
+            "baseline/live*",
         ),
         "A version baseline names the agent (or flow) whose version it is and a "
         "MAJOR.MINOR.PATCH version, a live one the project it reads the live pin of; the "
         "contract's EvalBaseline lets those be any string.",
         documents=("contract",),
         operations=("POST /v1/eval-suites/{suiteId}/runs",),
-    ),
-    Allowance(
-        "allow_header_conformance",
-        lambda response, case: (
-            response.status_code == 405
-            and response.headers.get("allow", [""])[0] == "GET, HEAD, POST"
-        ),
-        "kindgi dev serves conversations.open (POST /v1/conversations), which the contract's "
-        "subset leaves out (README §7: not in the subset), so its Allow names POST too.",
-        documents=("contract",),
-        operations=("GET /v1/conversations",),
-    ),
-    Allowance(
-        "unsupported_method",
-        lambda response, case: case.method == "POST" and response.status_code == 400,
-        "kindgi dev serves conversations.open (POST /v1/conversations), which the contract's "
-        "subset leaves out though the platform has it (README §7: not in the subset): the "
-        "method is supported, so its answer to an empty body is a 400.",
-        documents=("contract",),
-        operations=("GET /v1/conversations",),
     ),
     Allowance(
         POSITIVE,
@@ -440,8 +428,9 @@ ALLOWANCES = [
             and 400 <= response.status_code < 500
         ),
         "kindgi dev serves operations of the official client that the contract's subset "
-        "leaves out (projects.update and projects.production.set beside projects.get, "
-        "providers and blocks beside their lists, README §7: not in the subset), so that "
+        "leaves out (conversations.open beside their list, projects.update and "
+        "projects.production.set beside projects.get, providers and blocks beside their lists, "
+        "README §7: not in the subset), so that "
         "method is supported there: an empty or made-up request to it is a 4xx of its own.",
         documents=("contract",),
     ),

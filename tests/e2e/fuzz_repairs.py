@@ -62,6 +62,18 @@ EXTENSIONS = [
         "(`baselineVersion`, issue 24), a resumed run the run it resumed (`resumeOf`): the 0.1 "
         "contract's EvalRun and EvalComparison are closed to them.",
     ),
+    Extension(
+        ("GET /v1/eval-suites/{suiteId}/versions/{version}/cases",),
+        (
+            "data/*/items/*/judgmentIds",
+            "data/*/items/*/restricted/judgmentIds",
+            "data/*/corrections",
+        ),
+        "A judged suite's case names the corrections counted in each item (`judgmentIds`, "
+        "`restricted.judgmentIds`) and carries those that say what the run should have done "
+        "(`corrections`): the spec's build-test-cases-from-corrections 0.2 page has them from "
+        "runtime 0.2.0, the 0.1 contract's JudgedItemSummary and JudgedEvalCase are closed to them.",
+    ),
 ]
 
 
