@@ -68,6 +68,12 @@ def get(ctx: Context, project_id: str) -> Project:
     return _project(row)
 
 
+def exists(ctx: Context, project_id: str) -> bool:
+    """Whether the tenant has this project."""
+    row = projects.get(ctx.db, project_id)
+    return row is not None and row["tenant_id"] == ctx.tenant_id
+
+
 def require(ctx: Context, project_id: str | None) -> str:
     """The id of an existing project, or of the default one when none is named."""
     if project_id is None:

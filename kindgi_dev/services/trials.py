@@ -9,7 +9,7 @@ from typing import Any
 
 from ..domain import comparison, two_versions
 from ..domain.comparison import ReplayCase, Replayed
-from ..domain.errors import BadInput, Conflict
+from ..domain.errors import BadInput, Conflict, NotFound
 from ..domain.metrics import Verdict
 from ..domain.results import CaseResult, ComparisonResult, Summary
 from ..domain.test_sets import parse_set_id
@@ -92,9 +92,12 @@ def _start_on_agent_set(
 ) -> eval_runs.Started:
     """An agent's test set named by its registry id, `<agentId>~<projectId>` (as
     `test-sets list --kind=corrections` prints it): frozen and tried as on the agent's route.
-    A `projectId` other than the id's is refused."""
+    An id of no project of the tenant names no test set (404, as an unknown suite); an
+    unknown `projectId` is 404 as on every start, and another project's is refused."""
     agent_id, project_id = agent_set
-    if request.project_id not in (None, project_id):
+    if not projects.exists(ctx, project_id):
+        raise NotFound("eval-suite", set_id, id_field="suite_id")
+    if request.project_id is not None and projects.require(ctx, request.project_id) != project_id:
         raise BadInput(
             f"{set_id} is {agent_id}'s test set in project {project_id}, not in"
             f" {request.project_id}: give --project={project_id}.",

@@ -4,6 +4,7 @@ id (as `test-sets list --kind=corrections` prints it) is tried like the agent's 
 from __future__ import annotations
 
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ def test_the_registry_id_starts_a_run_on_the_agents_test_set(tmp_path: Path) -> 
         assert finish(client, again.json()["runId"])["frozenVersion"]["version"] == "2.0.0"
 
 
-def test_another_project_or_an_unknown_agent_is_refused_and_writes_nothing(
+def test_another_project_an_unknown_one_or_an_unknown_agent_is_refused_and_writes_nothing(
     tmp_path: Path,
 ) -> None:
     with served(tmp_path) as (client, ctx):
@@ -72,4 +73,13 @@ def test_another_project_or_an_unknown_agent_is_refused_and_writes_nothing(
             json={"projectId": project, "agentRef": {"agentId": "acme-ops.nobody"}},
         )
         assert (nobody.status_code, nobody.json()["error"]["code"]) == (404, "agent-not-found")
+        unknown = str(uuid.uuid4())
+        made_up = {"projectId": unknown, "agentRef": {"agentId": AGENT}}
+        lost = client.post(f"/v1/eval-suites/{set_id_of(AGENT, project)}/runs", json=made_up)
+        assert (lost.status_code, lost.json()["error"]["code"]) == (404, "project-not-found")
+        nowhere = client.post(f"/v1/eval-suites/{set_id_of(AGENT, unknown)}/runs", json=body)
+        assert (nowhere.status_code, nowhere.json()["error"]["code"]) == (
+            404,
+            "eval-suite-not-found",
+        )
         assert every_row(Path(ctx.db.path)) == before

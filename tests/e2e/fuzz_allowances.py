@@ -461,6 +461,14 @@ ALLOWANCES = [
     ),
     Allowance(
         POSITIVE,
+        says("bad-input", "'s test set in project"),
+        "An agent's test set named by its registry id (`<agentId>~<projectId>`, issue 28) is "
+        "that project's, so a body naming another project of the tenant is refused (the "
+        "contract's 400 bad-input): a rule between the path and the body, and stored state.",
+        operations=("POST /v1/eval-suites/{suiteId}/runs",),
+    ),
+    Allowance(
+        POSITIVE,
         status(422, "provider-config-invalid"),
         "A registration names the platform's adapter and its settings, which the runtime's "
         "adapter checks (the client's providers.register: 422 provider-config-invalid); "

@@ -72,7 +72,8 @@ EXTENSIONS = [
         "A judged suite's case names the corrections counted in each item (`judgmentIds`, "
         "`restricted.judgmentIds`) and carries those that say what the run should have done "
         "(`corrections`): the spec's build-test-cases-from-corrections 0.2 page has them from "
-        "runtime 0.2.0, the 0.1 contract's JudgedItemSummary and JudgedEvalCase are closed to them.",
+        "runtime 0.2.0, the 0.1 contract's JudgedItemSummary and JudgedEvalCase are closed to "
+        "them.",
     ),
 ]
 
