@@ -469,6 +469,16 @@ ALLOWANCES = [
     ),
     Allowance(
         POSITIVE,
+        status(422, "gate-failed"),
+        "A promotion passes the gate policy that applies to its scope (the client's "
+        "agents.promotions.create: 422 gate-failed with every check, the refusal recorded); "
+        "the policies the fuzzer published and the eval runs they ask for are stored state, "
+        "which no schema knows.",
+        documents=("own",),
+        operations=("POST /v1/agents/{agentId}/promotions",),
+    ),
+    Allowance(
+        POSITIVE,
         status(422, "provider-config-invalid"),
         "A registration names the platform's adapter and its settings, which the runtime's "
         "adapter checks (the client's providers.register: 422 provider-config-invalid); "
