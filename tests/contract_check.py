@@ -39,7 +39,7 @@ def problems(schema_name: str, instance: Any) -> list[str]:
     return [f"{e.json_path}: {e.message}" for e in validator.iter_errors(instance)]
 
 
-SUMMARY_EXTENSIONS = ("corrections", "judge", "flaky")
+SUMMARY_EXTENSIONS = ("corrections", "judge", "flaky", "cost")
 """Fields kindgi dev adds to a comparison's summary (docs/api.md), outside the contract's."""
 METRIC_EXTENSIONS = ("paired",)
 CASE_EXTENSIONS = ("passedAll", "passedAny", "flaky", "passedBefore", "errored")

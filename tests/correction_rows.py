@@ -166,9 +166,9 @@ def invoke_cli(client: Any, command: click.Command, args: list[str]) -> Result:
     """Run a CLI command whose API calls go to the test app instead of a URL."""
 
     class _Api(Api):
-        def __init__(self, target: Target) -> None:
-            self.target = target
-            self._client = client
+        def __init__(self, target: Any) -> None:
+            super().__init__(target)
+            self._made = client
 
         def close(self) -> None:
             """The test client stays open for the test."""

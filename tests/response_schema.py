@@ -10,11 +10,13 @@ import httpx
 from starlette.routing import compile_path
 
 from kindgi_dev.api.app import endpoints
-from kindgi_dev.api.routing import Endpoint
+from kindgi_dev.api.routing import Endpoint, specificity
 
 ROUTES: list[tuple[str, re.Pattern[str], Endpoint]] = [
-    (e.method, compile_path(e.path)[0], e) for e in endpoints()
+    (e.method, compile_path(e.path)[0], e)
+    for e in sorted(endpoints(), key=lambda e: specificity(e.path))
 ]
+"""In the order the app tries them: `/v1/runs/failures` before `/v1/runs/{runId}`."""
 
 
 def endpoint_of(method: str, path: str) -> Endpoint | None:

@@ -7,16 +7,18 @@ import importlib
 
 from starlette.routing import BaseRoute
 
-from . import openapi, system
-from .routing import Endpoint, route
+from . import openapi, system, unserved
+from .routing import Endpoint, ordered, route
 
 RESOURCES = (
     "system",
     "projects",
+    "tenant",
     "agents",
     "tools",
     "flows",
     "runs",
+    "run_failures",
     "conversations",
     "memory",
     "memory_erasures",
@@ -30,7 +32,10 @@ RESOURCES = (
     "test_set_files",
     "eval_suites",
     "eval_runs",
+    "blocks",
+    "cost",
     "providers",
+    "capabilities",
     "identity",
     "gate_policies",
     "releases",
@@ -51,5 +56,6 @@ def routes() -> list[BaseRoute]:
     """The API's routes: its description, then every endpoint."""
     declared = endpoints()
     found: list[BaseRoute] = list(system.openapi_routes(lambda: openapi.document(declared)))
-    found.extend(route(e) for e in declared)
+    found.extend(ordered([route(e) for e in declared]))
+    found.extend(unserved.routes({(e.method, e.path) for e in declared}))
     return found

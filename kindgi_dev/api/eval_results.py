@@ -20,6 +20,7 @@ from .baselines import ComparisonBaseline, ReplayCount
 from .eval_verdicts import FlakyCases, PairedComparison
 from .responses import dumps
 from .routing import shape
+from .run_cost import ComparisonCost
 from .wire import WholeNumber, WireModel
 
 
@@ -325,6 +326,7 @@ class ComparisonSummary(WireModel):
     resume_of: str | None = None
     guardrails_tripped: dict[str, int] | None = None
     baseline_replays: BaselineCounts | None = None
+    cost: ComparisonCost | None = None
 
 
 class JudgedComparisonResult(WireModel):

@@ -1,10 +1,11 @@
-"""`/v1/projects`: the default project, list, get and create."""
+"""`/v1/projects`: the default project, list, get, create, rename, and production."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from pydantic import Field
+from starlette.responses import Response
 
 from ..domain.errors import NotFound
 from ..domain.paging import Page
@@ -34,8 +35,31 @@ class Project(WireModel):
     slug: str
     is_default: bool
     description: str | None = None
+    production_since: str | None = None
     created_at: str
     updated_at: str
+
+
+class ProjectPatch(WireModel):
+    """The body of `projects.update`: a field left out stays as it is."""
+
+    name: str | None = Field(default=None, min_length=1, max_length=MAX_NAME)
+    slug: str | None = Field(default=None, min_length=1, max_length=MAX_KEY)
+    description: str | None = Field(default=None, max_length=MAX_NAME * 20)
+    org_id: str | None = None
+
+
+class ProjectProductionBody(WireModel):
+    """The body of `projects.production.set`."""
+
+    production: bool
+
+
+class ProjectProduction(WireModel):
+    """Whether a project is in production, and since when (`null` when it isn't)."""
+
+    project_id: str
+    production_since: str | None
 
 
 class ProjectPage(WireModel):
@@ -90,6 +114,25 @@ def create(call: Call[ProjectSpec, Any]) -> CreateResourceResult:
     return CreateResourceResult(id=project_id)
 
 
+async def update(call: Call[ProjectPatch, Any]) -> Response:
+    patch = call.body
+    if patch.org_id:
+        raise NotFound("org", patch.org_id)
+    projects.update(
+        call.ctx,
+        call.path["projectId"],
+        name=patch.name,
+        slug=patch.slug,
+        description=patch.description,
+    )
+    return Response(status_code=204)
+
+
+async def set_production(call: Call[ProjectProductionBody, Any]) -> dict[str, Any]:
+    state = projects.set_production(call.ctx, call.path["projectId"], call.body.production)
+    return {"project_id": state.project_id, "production_since": state.production_since}
+
+
 ENDPOINTS = [
     Endpoint(
         "GET",
@@ -130,5 +173,25 @@ ENDPOINTS = [
         status=201,
         errors=(400, 401, 404, 409, 413),
         inline_below=SHORT_WRITE_BYTES,
+    ),
+    Endpoint(
+        "PATCH",
+        "/v1/projects/{projectId}",
+        "projects.update",
+        update,
+        "Change a project's name, slug or description.",
+        body=ProjectPatch,
+        status=204,
+        errors=(400, 401, 404, 409, 413),
+    ),
+    Endpoint(
+        "PUT",
+        "/v1/projects/{projectId}/production",
+        "projects.production.set",
+        set_production,
+        "Put a project in production, or take it out.",
+        body=ProjectProductionBody,
+        response=ProjectProduction,
+        errors=(400, 401, 404, 413),
     ),
 ]

@@ -93,6 +93,17 @@ class _Empty(BaseModel):
     """No query or body."""
 
 
+def specificity(path: str) -> tuple[int, ...]:
+    """A sort key for route templates: at the first place two differ, a fixed segment comes
+    before a `{param}`, so `/v1/runs/failures` is tried before `/v1/runs/{runId}` takes it."""
+    return tuple(1 if part.startswith("{") else 0 for part in path.split("/"))
+
+
+def ordered(routes: list[Route]) -> list[Route]:
+    """Routes in the order Starlette should try them (see `specificity`); stable otherwise."""
+    return sorted(routes, key=lambda r: specificity(r.path))
+
+
 def route(endpoint: Endpoint) -> Route:
     """The Starlette route of an endpoint."""
 

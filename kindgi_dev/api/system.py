@@ -41,6 +41,10 @@ async def ready(call: Call[Any, Any]) -> Response | dict[str, Any]:
     return {"ok": True}
 
 
+OPENAPI_PATHS = (("/openapi.json", "system.openapi"), ("/v1/openapi.json", "system.v1openapi"))
+"""Where the OpenAPI document is served, and each route's name."""
+
+
 def openapi_routes(build: Callable[[], dict[str, Any]]) -> list[Route]:
     """`GET /openapi.json` and `/v1/openapi.json`, public like `/health`: the real CLI's
     `kindgi version` reads it without a token, and it holds no data.
@@ -56,10 +60,7 @@ def openapi_routes(build: Callable[[], dict[str, Any]]) -> list[Route]:
 
     return [
         route(Endpoint("GET", path, name, document, "This API's OpenAPI document.", public=True))
-        for path, name in (
-            ("/openapi.json", "system.openapi"),
-            ("/v1/openapi.json", "system.v1openapi"),
-        )
+        for path, name in OPENAPI_PATHS
     ]
 
 

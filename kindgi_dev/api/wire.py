@@ -170,13 +170,29 @@ def parse(model: type[M], data: Any, *, where: str = "", strict: bool = False) -
     except ValidationError as error:
         issues = [
             {
-                "path": "/".join(p for p in (where, issue_path(e["loc"])) if p),
+                "path": "/".join(p for p in (where, issue_path(in_data(data, e["loc"]))) if p),
                 "message": _reason(e),
             }
             for e in error.errors()
         ]
         first = issues[0]
         raise ValidationFailed(first["path"], first["message"], issues=issues) from None
+
+
+def in_data(data: Any, location: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """An error's location with the steps that name no place in `data` left out: a tagged
+    union's member (`prompt` in `prompt/content/template`) is the model's, not the body's."""
+    kept: list[int | str] = []
+    here = data
+    for number, part in enumerate(location):
+        last = number == len(location) - 1
+        listed = isinstance(here, list) and isinstance(part, int) and 0 <= part < len(here)
+        if listed or (isinstance(here, dict) and part in here):
+            here = here[part]
+        elif not last:
+            continue
+        kept.append(part)
+    return tuple(kept)
 
 
 def _reason(error: Any) -> str:

@@ -67,7 +67,7 @@ def api_command(
             **kwargs: Any,
         ) -> None:
             output = Format(quiet=quiet, raw=raw, table=table)
-            api = Api(resolve(url, token, hosted=hosted))
+            api = Api(lambda: resolve(url, token, hosted=hosted))
             try:
                 result = function(api, **kwargs)
             except ApiError as error:

@@ -27,7 +27,7 @@ def eval_runs() -> None:
 def trial_options(function: Any) -> Any:
     """The flags that say which version to try and how."""
     options = [
-        click.option("--project", help="The project the replays land in (default: default)."),
+        click.option("--project", help="The project the replays land in."),
         click.option("--agent", help="The agent to try."),
         click.option("--agent-version", help="The version to try (default: the latest)."),
         click.option(
@@ -120,7 +120,7 @@ def sorted_swaps(
 
 
 def trial_body(api: Api, options: dict[str, Any]) -> dict[str, Any]:
-    """The start body; `--project` omitted → the default project."""
+    """The start body; `--project` omitted (`agents test-set run`) → the default project."""
     chosen = subject(api, options)
     project = options["project"] or api.call("GET", "/v1/projects/default")["id"]
     body: dict[str, Any] = {
@@ -216,6 +216,8 @@ def start(api: Api, suite_id: str | None, resume: str | None, **options: Any) ->
         return start_and_wait(api, path, {}, options["wait"], options["junit"])
     if suite_id is None:
         raise click.UsageError("Give the suite's id, or --resume=<eval-run-id>")
+    if not options.get("project"):
+        raise click.UsageError("--project=<id> is required")
     path = f"/v1/eval-suites/{suite_id}/runs"
     return start_and_wait(api, path, trial_body(api, options), options["wait"], options["junit"])
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import httpx
@@ -25,33 +25,71 @@ class ApiError(Exception):
         self.body = body
 
 
+AUTH_CODES = frozenset(
+    {"auth", "auth-missing", "auth-expired", "auth-revoked", "permission-denied",
+     "role-exceeds-principal", "key-project-mismatch", "identity-providers-operator-managed"}
+)  # fmt: skip
+RATE_CODES = frozenset({"rate-limited", "rate-limit-exceeded", "invite-capped"})
+INVALID_CODES = frozenset(
+    {"provider-config-invalid", "provider-key-refused", "supervisor-header-missing",
+     "scope-invalid", "artifact-too-large"}
+)  # fmt: skip
+
+
 def tag_of(status: int, code: str) -> str:
-    """The tag `Error [<tag>]` shows, by the real CLI's rules."""
-    if code.endswith("-not-found") or status in (404, 410):
-        return "not-found"
-    if status == 401 or code in ("auth-missing", "auth-revoked"):
+    """The tag `Error [<tag>]` shows, by the real CLI's rules: a few codes by name, then by
+    status (a 400 `item-not-found` is `invalid-request`, as there), a conflict by its code,
+    any other status by the server's code."""
+    if code in AUTH_CODES:
         return "auth"
-    if status == 403:
-        return "auth"
-    if status in (400, 413):
+    if code in RATE_CODES:
+        return "rate-limited"
+    if code in INVALID_CODES:
         return "invalid-request"
+    if code == "guardrail-violation":
+        return code
+    by_status = {
+        404: "not-found",
+        410: "not-found",
+        400: "invalid-request",
+        413: "invalid-request",
+        401: "auth",
+        403: "auth",
+        429: "rate-limited",
+    }
+    if status in by_status:
+        return by_status[status]
     if status == 409:
         return code or "conflict"
-    if status == 429:
-        return "rate-limited"
     return code if code and code != "unknown" else "server"
 
 
 class Api:
-    """Calls the `/v1` API with the target's token."""
+    """Calls the `/v1` API with the target's token. The target may be given as a function,
+    resolved at the first call: a command's usage errors come before a missing URL."""
 
-    def __init__(self, target: Target, timeout: float = 30.0) -> None:
-        self.target = target
-        self._client = httpx.Client(
-            base_url=target.url,
-            timeout=timeout,
-            headers={"Authorization": f"Bearer {target.token}", "Accept": "application/json"},
-        )
+    def __init__(self, target: Target | Callable[[], Target], timeout: float = 30.0) -> None:
+        self._target = target
+        self._timeout = timeout
+        self._made: httpx.Client | None = None
+
+    @property
+    def target(self) -> Target:
+        """Where the calls go, and with which token."""
+        if not isinstance(self._target, Target):
+            self._target = self._target()
+        return self._target
+
+    @property
+    def _client(self) -> httpx.Client:
+        if self._made is None:
+            target = self.target
+            self._made = httpx.Client(
+                base_url=target.url,
+                timeout=self._timeout,
+                headers={"Authorization": f"Bearer {target.token}", "Accept": "application/json"},
+            )
+        return self._made
 
     def call(
         self,
@@ -168,8 +206,9 @@ class Api:
         return collected
 
     def close(self) -> None:
-        """Close the connection pool."""
-        self._client.close()
+        """Close the connection pool (if a call opened it)."""
+        if self._made is not None:
+            self._made.close()
 
 
 def error_of(status: int, body: Any) -> ApiError:

@@ -10,6 +10,7 @@ from click.exceptions import NoArgsIsHelpError
 
 from .. import __version__
 from .command import refuse_empty_values
+from .nearest import nearest
 
 API_VERSION = "0.1.0"
 """The Kindgi API version (`info.version` of kindgi-cli 0.1.10's openapi.json) spoken here."""
@@ -54,9 +55,39 @@ for _name in COMMANDS:
 refuse_empty_values(cli)
 
 
+def unknown_word(args: list[str]) -> str | None:
+    """What the real CLI says for a word that names no command (`Unknown command: …`) or no
+    subcommand of its group (`Unknown subcommand "w" for kindgi g. Did you mean "x"?`), with
+    the help of the group it was typed in; None when every word names one."""
+    words = [arg for arg in args if not arg.startswith("-")]
+    command: click.Command = cli
+    path: list[str] = []
+    with click.Context(cli, info_name="kindgi") as ctx:
+        for word in words:
+            if type(command) is not click.Group:  # a leaf, or a group that resolves its own words
+                return None
+            found = command.commands.get(word)
+            if found is None:
+                if command is cli:
+                    return f"Unknown command: {' '.join(args)}\n\n{ctx.get_help()}"
+                names = [name for name, sub in command.commands.items() if sub.name == name]
+                near = nearest(word, names)
+                hint = f' Did you mean "{near}"?' if near else ""
+                where = " ".join(path)
+                return f'Unknown subcommand "{word}" for kindgi {where}.{hint}\n\n{ctx.get_help()}'
+            command, path = found, [*path, word]
+            ctx = click.Context(found, info_name=word, parent=ctx)
+    return None
+
+
 def main() -> None:
     """Console-script entry point: a bare group prints its help (exit 0); a usage error reads
-    `Error: …` then `Usage: kindgi … --help` (exit 2), as the real CLI prints them."""
+    `Error: …` then `Usage: kindgi … --help` (exit 2), and a word that names no command says
+    so with the nearest one, as the real CLI prints them."""
+    unknown = unknown_word(sys.argv[1:])
+    if unknown is not None:
+        click.echo(unknown, err=True)
+        sys.exit(2)
     try:
         code = cli.main(prog_name="kindgi", standalone_mode=False)
     except NoArgsIsHelpError as bare:

@@ -26,9 +26,10 @@ class Format:
     def emit(
         self, body: Any, columns: Sequence[Column] | None = None, rows: Rows | None = None
     ) -> None:
-        """Print an answer."""
+        """Print an answer, its whole numbers as the real CLI prints them (`1`, not `1.0`)."""
         if self.quiet:
             return
+        body = whole_numbers(body)
         found = rows(body) if self.table and rows is not None and not self.raw else None
         if found is not None:
             click.echo(render_table(found, columns or default_columns(found)))
@@ -40,6 +41,18 @@ class Format:
                 click.echo(f"Next page: --cursor={body['nextCursor']}", err=True)
         else:
             click.echo(json.dumps(body, indent=2, ensure_ascii=False))
+
+
+def whole_numbers(value: Any) -> Any:
+    """`value` with each float that is a whole number as an int, as JSON numbers print in
+    JavaScript."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: whole_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [whole_numbers(item) for item in value]
+    return value
 
 
 def default_columns(rows: Sequence[dict[str, Any]], most: int = 6) -> list[Column]:

@@ -273,6 +273,7 @@ async def show(visit: Visit, made: str | None = None, status: int = 200) -> Resp
         made=made or MADE.get(visit.request.query_params.get("made", "")),
         summary=summary,
         headline=words.headline(summary) if done and summary is not None else None,
+        cost_line=words.cost_line(summary) if summary is not None else None,
         noise=words.noise(summary) if done and summary is not None else None,
         against=words.against(summary) if summary is not None else None,
         baseline_column=(words.baseline_name(summary) if summary else None) or "Recorded runs",

@@ -221,3 +221,20 @@ def metric_meaning(name: str, k: int = 10) -> str:
 def metric_name(name: str, metric: dict[str, Any]) -> str:
     """The console's name of a metric (`Top 10 marked right` for precision at k)."""
     return METRIC_NAMES.get(name, name).format(k=metric.get("k", 10))
+
+
+def cost_line(summary: dict[str, Any]) -> str | None:
+    """What the version's replays cost: `6 model calls, 1,234 tokens (1,000 in, 234 out),
+    $0.0123.`; None when no replay called a model."""
+    cost = summary.get("cost")
+    if not cost:
+        return None
+    calls = cost["modelCalls"]
+    prompt, completion = cost["tokens"]["prompt"], cost["tokens"]["completion"]
+    spent = cost.get("costUsd")
+    money = f"${spent:,.4f}" if spent is not None else "no price: its provider names none"
+    noun = "model call" if calls == 1 else "model calls"
+    return (
+        f"What it cost: {calls:,} {noun}, {prompt + completion:,} tokens"
+        f" ({prompt:,} in, {completion:,} out), {money}."
+    )

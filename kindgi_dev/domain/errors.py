@@ -127,6 +127,13 @@ class Unprocessable(KindgiError):
     code = "unprocessable"
 
 
+class NotInKindgiDev(KindgiError):
+    """A deployed Kindgi runtime serves this; kindgi dev doesn't."""
+
+    status = 501
+    code = "not-in-kindgi-dev"
+
+
 class RemoteFailed(KindgiError):
     """The other Kindgi runtime refused the request or didn't answer."""
 

@@ -12,6 +12,7 @@ from typing import Any
 from .baselines import LiveScope
 from .changes import Changes
 from .checks import Difference
+from .cost import RunCost
 from .metrics import CaseScore, Metrics
 
 
@@ -245,6 +246,8 @@ class Summary:
     guardrails_tripped: dict[str, int] | None = None
     """How many cases each guardrail tripped on, when one did."""
     baseline_replays: BaselineCounts | None = None
+    cost: RunCost | None = None
+    """What the candidate's replays cost (an extension beside the contract's fields)."""
 
 
 @dataclass(frozen=True)

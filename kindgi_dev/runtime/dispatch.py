@@ -23,7 +23,8 @@ def tool_env(tool: Mapping[str, Any], environ: Mapping[str, str] | None = None) 
 
 
 class LiveDispatcher:
-    """Runs each call in the pack service and records it with `source: live`."""
+    """Runs each call in the pack service and records it with `source: live`; `settings` are
+    the settings blocks the agent version pins, sent as the tool's `ctx.settings`."""
 
     def __init__(
         self,
@@ -35,9 +36,11 @@ class LiveDispatcher:
         env_of: Callable[[Mapping[str, Any]], dict[str, str]] = tool_env,
         timeout_ms: int = 60_000,
         builtins: Mapping[str, Builtin] | None = None,
+        settings: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self._invoke = invoke
         self._builtins = dict(builtins or {})
+        self._settings = {k: dict(v) for k, v in (settings or {}).items()}
         self._tenant_id = tenant_id
         self._project_id = project_id
         self._run_id = run_id
@@ -66,6 +69,7 @@ class LiveDispatcher:
                 request_id=call.id,
                 env=env,
                 timeout_ms=self._timeout_ms,
+                **({"settings": self._settings} if self._settings else {}),
             )
         except Exception as error:  # no pack service: the model is told, the run goes on
             message = getattr(error, "message", None) or str(error)

@@ -286,6 +286,7 @@ class Runtime:
         env: Mapping[str, str] | None = None,
         timeout_ms: int = 120_000,
         step_scope: str | None = None,
+        settings: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> InvokeOutcome:
         """Run a tool call in the current pack service; once more on a new one after a swap."""
         service = self._service
@@ -305,6 +306,7 @@ class Runtime:
                 env=env,
                 timeout_ms=timeout_ms,
                 step_scope=step_scope,
+                settings=settings,
             )
 
         outcome = await attempt(service)

@@ -283,6 +283,7 @@ class PackService:
         env: Mapping[str, str] | None = None,
         timeout_ms: int = 120_000,
         step_scope: str | None = None,
+        settings: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> InvokeOutcome:
         """Run one tool call in the pack service (protocol v2)."""
         ctx: dict[str, Any] = {"tenantId": tenant_id, "runId": run_id}
@@ -294,7 +295,7 @@ class PackService:
             env=dict(env or {}),
             secrets={},
             config={},
-            settings={},
+            settings={k: dict(v) for k, v in (settings or {}).items()},
         )
         tool: dict[str, Any] = {"id": tool_id, **({"version": version} if version else {})}
         body = {"v": 2, "kind": "invoke", "tool": tool, "input": input, "ctx": ctx}

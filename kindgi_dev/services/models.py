@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tomllib
 from pathlib import Path
@@ -14,6 +15,9 @@ from ..runtime.eval_loop import AtHome
 from ..runtime.providers import ModelAdapter, ProviderConfig, select_adapter
 from ..runtime.providers.function import PROVIDER_ID as FUNCTION_PROVIDER
 from ..runtime.providers.function import FunctionModels
+from ..runtime.providers.registered import ADAPTERS
+from ..runtime.providers.registered import http_provider as registered_http
+from ..store import providers as provider_store
 from .context import Context
 
 HTTP_EVAL_CONCURRENCY = 16
@@ -62,9 +66,19 @@ def function_models(ctx: Context) -> FunctionModels | None:
 
 
 def provider_config(ctx: Context) -> ProviderConfig:
-    """The HTTP providers from the environment and the pack's `[tool.kindgi-dev.providers]`."""
+    """The HTTP providers from the environment and the pack's `[tool.kindgi-dev.providers]`,
+    and those registered over the API (each one's key read from the environment now)."""
     env = {**os.environ, **ctx.settings.env}
-    return ProviderConfig.from_env_and_pyproject(env, _pyproject_tool(ctx))
+    config = ProviderConfig.from_env_and_pyproject(env, _pyproject_tool(ctx))
+    registrations = provider_store.live(ctx.db, ctx.tenant_id)
+    if not registrations:
+        return config
+    registered = tuple(
+        registered_http(r.id, r.adapter_id, r.metadata, r.secret_ref, r.adapter_config, env)
+        for r in registrations
+        if r.adapter_id in ADAPTERS
+    )
+    return dataclasses.replace(config, registered=registered)
 
 
 def http_client(ctx: Context) -> httpx.AsyncClient:

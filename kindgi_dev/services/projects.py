@@ -26,6 +26,15 @@ class Project:
     updated_at: str
     org_id: str | None = None
     description: str | None = None
+    production_since: str | None = None
+
+
+@dataclass(frozen=True)
+class ProjectProduction:
+    """Whether a project is in production: since when, or None."""
+
+    project_id: str
+    production_since: str | None
 
 
 def _project(row: Row) -> Project:
@@ -39,6 +48,7 @@ def _project(row: Row) -> Project:
         updated_at=row["updated_at"],
         org_id=row["org_id"] or None,
         description=row["description"],
+        production_since=row["production_since"],
     )
 
 
@@ -56,6 +66,12 @@ def get(ctx: Context, project_id: str) -> Project:
     if row is None or row["tenant_id"] != ctx.tenant_id:
         raise NotFound("project", project_id)
     return _project(row)
+
+
+def exists(ctx: Context, project_id: str) -> bool:
+    """Whether the tenant has this project."""
+    row = projects.get(ctx.db, project_id)
+    return row is not None and row["tenant_id"] == ctx.tenant_id
 
 
 def require(ctx: Context, project_id: str | None) -> str:
@@ -125,3 +141,40 @@ def create(
             },
         )
     return project_id
+
+
+def update(
+    ctx: Context,
+    project_id: str,
+    *,
+    name: str | None = None,
+    slug: str | None = None,
+    description: str | None = None,
+) -> None:
+    """Change a project's name, slug or description (a field not given stays); 404 for an
+    unknown project, 409 `slug-conflict` when another project has the slug."""
+    with ctx.db.transaction():
+        project = get(ctx, project_id)
+        if slug is not None and projects.slug_taken(
+            ctx.db, ctx.tenant_id, project.org_id, slug, besides=project.id
+        ):
+            raise Conflict(f'A project with slug "{slug}" exists.', code="slug-conflict")
+        given = {"name": name, "slug": slug, "description": description}
+        changes: dict[str, object] = {k: v for k, v in given.items() if v is not None}
+        if any(getattr(project, k) != v for k, v in changes.items()):
+            projects.update(ctx.db, project.id, {**changes, "updated_at": now_iso()})
+
+
+def set_production(ctx: Context, project_id: str, production: bool) -> ProjectProduction:
+    """Put a project in production or take it out; setting what is set keeps the first
+    `productionSince`."""
+    with ctx.db.transaction():
+        project = get(ctx, project_id)
+        since = project.production_since
+        if production and since is None:
+            since = now_iso()
+            projects.update(ctx.db, project.id, {"production_since": since, "updated_at": since})
+        elif not production and since is not None:
+            since = None
+            projects.update(ctx.db, project.id, {"production_since": None, "updated_at": now_iso()})
+    return ProjectProduction(project.id, since)

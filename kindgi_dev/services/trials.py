@@ -9,9 +9,10 @@ from typing import Any
 
 from ..domain import comparison, two_versions
 from ..domain.comparison import ReplayCase, Replayed
-from ..domain.errors import Conflict
+from ..domain.errors import BadInput, Conflict, NotFound
 from ..domain.metrics import Verdict
 from ..domain.results import CaseResult, ComparisonResult, Summary
+from ..domain.test_sets import parse_set_id
 from ..domain.time import now_iso
 from ..store import eval_runs as store
 from ..store import runs as run_store
@@ -36,6 +37,9 @@ def start_on_suite(
     pulled = test_set_pulls.versions(ctx, suite_id)
     if pulled:
         return _start_on_pulled(ctx, pulled[-1], request)
+    agent_set = parse_set_id(suite_id)
+    if agent_set is not None and not eval_suites.exists(ctx, suite_id):
+        return _start_on_agent_set(ctx, suite_id, agent_set, request)
     suite = eval_suites.get(ctx, suite_id)
     cases = _suite_cases(ctx, suite_id, suite.version, request.restricted_only)
     if request.flow is not None:
@@ -81,6 +85,25 @@ def start_on_test_set(
         cases=cases,
         frozen_version=frozen,
     )
+
+
+def _start_on_agent_set(
+    ctx: Context, set_id: str, agent_set: tuple[str, str], request: eval_runs.StartRequest
+) -> eval_runs.Started:
+    """An agent's test set named by its registry id, `<agentId>~<projectId>` (as
+    `test-sets list --kind=corrections` prints it): frozen and tried as on the agent's route.
+    An id of no project of the tenant names no test set (404, as an unknown suite); an
+    unknown `projectId` is 404 as on every start, and another project's is refused."""
+    agent_id, project_id = agent_set
+    if not projects.exists(ctx, project_id):
+        raise NotFound("eval-suite", set_id, id_field="suite_id")
+    if request.project_id is not None and projects.require(ctx, request.project_id) != project_id:
+        raise BadInput(
+            f"{set_id} is {agent_id}'s test set in project {project_id}, not in"
+            f" {request.project_id}: give --project={project_id}.",
+            field="projectId",
+        )
+    return start_on_test_set(ctx, agent_id, replace(request, project_id=project_id))
 
 
 def _test_set_cases(ctx: Context, cases: Iterable[Any], restricted_only: bool) -> list[ReplayCase]:

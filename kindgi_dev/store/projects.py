@@ -10,6 +10,8 @@ from .db import Database
 from .query import Where
 
 _COLUMNS = "id, tenant_id, org_id, name, slug, description, is_default, created_at, updated_at"
+_READ = _COLUMNS + ", production_since"
+_CHANGEABLE = ("name", "slug", "description", "production_since", "updated_at")
 
 
 def insert(db: Database, row: Mapping[str, Any]) -> None:
@@ -23,23 +25,39 @@ def insert(db: Database, row: Mapping[str, Any]) -> None:
 
 def get(db: Database, project_id: str) -> sqlite3.Row | None:
     """One project by id."""
-    return db.one(f"SELECT {_COLUMNS} FROM projects WHERE id = ?", (project_id,))
+    return db.one(f"SELECT {_READ} FROM projects WHERE id = ?", (project_id,))
 
 
 def get_default(db: Database, tenant_id: str) -> sqlite3.Row | None:
     """The tenant's default project."""
     return db.one(
-        f"SELECT {_COLUMNS} FROM projects WHERE tenant_id = ? AND is_default = 1", (tenant_id,)
+        f"SELECT {_READ} FROM projects WHERE tenant_id = ? AND is_default = 1", (tenant_id,)
     )
 
 
-def slug_taken(db: Database, tenant_id: str, org_id: str | None, slug: str) -> bool:
-    """Whether a project in that org (or among org-less ones) has this slug."""
+def slug_taken(
+    db: Database, tenant_id: str, org_id: str | None, slug: str, *, besides: str | None = None
+) -> bool:
+    """Whether a project in that org (or among org-less ones) has this slug; `besides` is a
+    project whose own slug doesn't count (the one being renamed)."""
     row = db.one(
-        "SELECT 1 FROM projects WHERE tenant_id = ? AND coalesce(org_id, '') = ? AND slug = ?",
-        (tenant_id, org_id or "", slug),
+        "SELECT 1 FROM projects WHERE tenant_id = ? AND coalesce(org_id, '') = ? AND slug = ?"
+        " AND id IS NOT ?",
+        (tenant_id, org_id or "", slug, besides),
     )
     return row is not None
+
+
+def update(db: Database, project_id: str, changes: Mapping[str, Any]) -> None:
+    """Set some of a project's changeable columns."""
+    names = [name for name in changes if name in _CHANGEABLE]
+    if len(names) != len(changes):
+        raise ValueError(f"not changeable: {sorted(set(changes) - set(names))}")
+    assignments = ", ".join(f"{name} = ?" for name in names)
+    db.run(
+        f"UPDATE projects SET {assignments} WHERE id = ?",
+        (*(changes[name] for name in names), project_id),
+    )
 
 
 def list_page(
@@ -58,6 +76,6 @@ def list_page(
         where.add("instr(lower(name), lower(?)) > 0", name_contains)
     where.after(after)
     return db.all(
-        f"SELECT {_COLUMNS} FROM projects WHERE {where} ORDER BY created_at DESC, id DESC LIMIT ?",
+        f"SELECT {_READ} FROM projects WHERE {where} ORDER BY created_at DESC, id DESC LIMIT ?",
         [*where.params, limit + 1],
     )

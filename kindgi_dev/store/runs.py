@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..domain.segments import Segment
-from .db import Database
+from .db import Database, Row
 from .jsoncol import JsonRows, dump, load
 from .query import Where
 
-_ROWS = JsonRows("input", "output", "context", "tool_env", "segments")
+_ROWS = JsonRows("input", "output", "context", "tool_env", "segments", "block_pins")
 _FIELDS = (
     "id",
     "tenant_id",
@@ -40,6 +40,8 @@ _FIELDS = (
     "replay_of",
     "eval_run_id",
     "content_erased_at",
+    "block_pins",
+    "asked_model",
 )
 _LIST_FIELDS = ", ".join(f for f in _FIELDS if f not in ("output", "context", "tool_env"))
 
@@ -267,3 +269,37 @@ def erase_content(db: Database, run_ids: Sequence[str], at: str) -> int:
             chunk,
         )
     return erased
+
+
+def failed_between(
+    db: Database,
+    tenant_id: str,
+    project_id: str,
+    start: str,
+    end: str,
+    *,
+    agent_id: str | None = None,
+    flow_id: str | None = None,
+) -> list[Row]:
+    """A project's failed runs that ended in [start, end]: no replays, eval runs' runs or dry
+    runs; each with its subject, version, code and when it failed."""
+    where = Where("tenant_id = ? AND project_id = ? AND status = 'failed'", tenant_id, project_id)
+    where.add("replay_of IS NULL AND eval_run_id IS NULL AND dry_run = 0")
+    where.add("coalesce(completed_at, updated_at) BETWEEN ? AND ?", start, end)
+    if agent_id is not None:
+        where.add("agent_id = ?", agent_id)
+    if flow_id is not None:
+        where.add("agent_id IS NULL AND flow_id = ?", flow_id)
+    return db.all(
+        "SELECT id, agent_id, agent_version, flow_id, flow_version, failure_code,"
+        f" coalesce(completed_at, updated_at) AS failed_at FROM runs WHERE {where}",
+        where.params,
+    )
+
+
+def block_pins(db: Database, run_id: str) -> dict[str, str] | None:
+    """The settings block versions a run pinned (None: it recorded none, as runs before
+    blocks did)."""
+    row = db.one("SELECT block_pins FROM runs WHERE id = ?", (run_id,))
+    pins = load(row["block_pins"]) if row else None
+    return dict(pins) if isinstance(pins, dict) else None

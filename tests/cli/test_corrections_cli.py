@@ -96,7 +96,7 @@ def test_judgments_add_show_remove(kindgi: Any) -> None:
 
 @pytest.mark.parametrize(
     ("pointer", "tag"),
-    [("output/articles/0", "invalid-request"), ("/output/articles/9", "not-found")],
+    [("output/articles/0", "invalid-request"), ("/output/articles/9", "invalid-request")],
 )
 def test_an_api_refusal_exits_1_with_its_field(kindgi: Any, pointer: str, tag: str) -> None:
     run, runs = kindgi

@@ -19,7 +19,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from kindgi_dev.api.app import console_link
+from kindgi_dev.app import console_link
 
 AGENT = "acme-ops.article-picker"
 ORIGIN = {"Origin": "http://127.0.0.1"}

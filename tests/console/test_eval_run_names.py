@@ -11,7 +11,7 @@ from pathlib import Path
 from flow_pack import FIND, PASSWORD, QUESTIONS, SUGGEST, flow_served
 from starlette.testclient import TestClient
 
-from kindgi_dev.api.app import console_link
+from kindgi_dev.app import console_link
 from kindgi_dev.console import words
 
 SUITE = "acme.flow-picks"

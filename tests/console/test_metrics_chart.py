@@ -12,7 +12,7 @@ from typing import Any
 from flow_pack import FIND, SUGGEST, flow_served
 from test_eval_run_names import ORIGIN, SUITE, corrected_suite, finished
 
-from kindgi_dev.api.app import console_link
+from kindgi_dev.app import console_link
 from kindgi_dev.console import charts, words
 
 INTERVAL = r'<line class="interval" x1="[^"]+" x2="[^"]+" y1="([^"]+)" y2="([^"]+)"'

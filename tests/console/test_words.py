@@ -53,6 +53,19 @@ def test_a_flow_candidate_and_a_stopped_case() -> None:
     assert words.metric_name("weightedPrecisionAtK", {"k": 5}) == "Top 5 marked right"
 
 
+def test_the_cost_line_says_calls_tokens_and_money_where_priced() -> None:
+    priced = {"cost": {"modelCalls": 6, "tokens": {"prompt": 1000, "completion": 234},
+                       "costUsd": 0.0123}}  # fmt: skip
+    assert words.cost_line(priced) == (
+        "What it cost: 6 model calls, 1,234 tokens (1,000 in, 234 out), $0.0123."
+    )
+    unpriced = {"cost": {"modelCalls": 1, "tokens": {"prompt": 5, "completion": 2}}}
+    assert words.cost_line(unpriced) == (
+        "What it cost: 1 model call, 7 tokens (5 in, 2 out), no price: its provider names none."
+    )
+    assert words.cost_line({"cases": 3}) is None
+
+
 def paired(verdict: str, low: float, high: float, wins: int = 5) -> dict[str, Any]:
     interval = {"low": low, "high": high, "level": 0.95}
     return {"wins": wins, "losses": 1, "ties": 2, "n": 8, "interval": interval,

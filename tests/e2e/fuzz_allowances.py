@@ -12,12 +12,41 @@ document fuzzed is `KINDGI_FUZZ_DOCUMENT` (`own` unless set).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.routing import compile_path
+
+from kindgi_dev.api.app import endpoints
+from kindgi_dev.api.unserved import UNSERVED
 
 DOCUMENT = os.environ.get("KINDGI_FUZZ_DOCUMENT", "own")
 BOTH = ("own", "contract")
+SERVED = [(e.method, compile_path(e.path)[0]) for e in endpoints()]
+"""Every operation kindgi dev serves: its method and its path's pattern."""
+ROUTED = SERVED + [(method, compile_path(path)[0]) for f in UNSERVED for method, path in f.routes()]
+"""Every method a path answers: served, or `501 not-in-kindgi-dev` (issue 28)."""
+
+
+def sent_to(response: Any) -> str:
+    """The path a request went to."""
+    return urlsplit(str(response.request.url)).path
+
+
+def methods_of(path: str, routes: list[tuple[str, re.Pattern[str]]]) -> set[str]:
+    """The methods `routes` answer at `path`, with HEAD beside GET."""
+    found = {method for method, pattern in routes if pattern.fullmatch(path)}
+    return found | ({"HEAD"} if "GET" in found else set())
+
+
+def allow_lists_the_routes(response: Any, case: Any) -> bool:
+    """A 405 whose Allow lists exactly the methods kindgi dev routes at the path."""
+    allowed = response.headers.get("allow", [""])[0]
+    listed = {method.strip() for method in allowed.split(",") if method.strip()}
+    return response.status_code == 405 and listed == methods_of(sent_to(response), ROUTED)
 
 
 def refused(code: str, *fields: str) -> Callable[[Any, Any], bool]:
@@ -104,10 +133,6 @@ class Allowance:
 
 
 POSITIVE = "positive_data_acceptance"
-SERVED_BEYOND_SUBSET = {("POST", "/v1/conversations")}
-"""Methods kindgi dev serves on a path of the contract's subset that the subset leaves out."""
-ALLOWED = {"/v1/conversations": "GET, HEAD, POST"}
-"""The `Allow` of those paths: the subset's methods and those."""
 ALLOWANCES = [
     Allowance(
         POSITIVE,
@@ -231,27 +256,6 @@ ALLOWANCES = [
         operations=("POST /v1/eval-suites/{suiteId}/runs",),
     ),
     Allowance(
-        "allow_header_conformance",
-        lambda response, case: (
-            response.status_code == 405
-            and response.headers.get("allow", [""])[0] == ALLOWED.get(case.operation.path)
-        ),
-        "kindgi dev serves conversations.open, which the contract's subset leaves out (README "
-        "§7: not in the subset), so the Allow of its path names POST too.",
-        documents=("contract",),
-    ),
-    Allowance(
-        "unsupported_method",
-        lambda response, case: (
-            (case.method, case.operation.path) in SERVED_BEYOND_SUBSET
-            and response.status_code == 400
-        ),
-        "kindgi dev serves conversations.open, which the contract's subset leaves out though "
-        "the platform has it (README §7: not in the subset): the method is supported, so its "
-        "answer to an empty body is a 400, not a 405.",
-        documents=("contract",),
-    ),
-    Allowance(
         POSITIVE,
         refused("validation-failed", "tenantId", "scope/tenantId"),
         "A body's tenantId must be the caller's own tenant (cross-tenant writes are refused); "
@@ -334,9 +338,10 @@ ALLOWANCES = [
             says("validation-failed", "is given twice")(response, case)
             or says("validation-failed", "is gated twice")(response, case)
         ),
-        "A correction (or a hand case) gives each item once, by its key, and a gate policy "
-        "each metric once, by its name: a field unique across a list's objects, which JSON "
-        "Schema's `uniqueItems` (whole items) can't state.",
+        "A correction (or a hand case) gives each item once, by its key, a gate policy each "
+        "metric once, by its name, and a provider's registration each model once, by its "
+        "name: a field unique across a list's objects, which JSON Schema's `uniqueItems` "
+        "(whole items) can't state.",
         documents=("own",),
     ),
     Allowance(
@@ -400,6 +405,95 @@ ALLOWANCES = [
         "judgeClasses.create omits the 404.",
         documents=("contract",),
         operations=("POST /v1/judge-classes",),
+    ),
+    Allowance(
+        "not_a_server_error",
+        status(501, "not-in-kindgi-dev"),
+        "The 501 is the answer of an operation of the official client that kindgi dev doesn't "
+        "serve (issue 28): it names the feature and says a deployed runtime serves it. No "
+        "operation a document describes answers it; only the methods neither lists do.",
+    ),
+    Allowance(
+        "allow_header_conformance",
+        allow_lists_the_routes,
+        "A 405's Allow lists every method the path answers, the official client's operations "
+        "kindgi dev answers 501 not-in-kindgi-dev among them (issue 28), and on the "
+        "contract's subset those kindgi dev serves that the subset leaves out: the truth of "
+        "the routes, where the document describes only part of them.",
+    ),
+    Allowance(
+        "unsupported_method",
+        lambda response, case: (
+            case.method in methods_of(sent_to(response), SERVED)
+            and 400 <= response.status_code < 500
+        ),
+        "kindgi dev serves operations of the official client that the contract's subset "
+        "leaves out (conversations.open beside their list, projects.update and "
+        "projects.production.set beside projects.get, providers and blocks beside their lists, "
+        "README §7: not in the subset), so that "
+        "method is supported there: an empty or made-up request to it is a 4xx of its own.",
+        documents=("contract",),
+    ),
+    Allowance(
+        "unsupported_method",
+        status(501, "not-in-kindgi-dev"),
+        "An operation of the official client 0.1.10 that kindgi dev doesn't serve answers 501 "
+        "not-in-kindgi-dev naming its feature (issue 28, docs/api.md), so a caller learns a "
+        "deployed runtime serves it; neither document describes those operations, so the "
+        "client's method there is one the document doesn't list.",
+    ),
+    Allowance(
+        POSITIVE,
+        refused("validation-failed", "to", "from"),
+        "A window ends after it starts, `from` and `to` go together, and a usage window spans "
+        "at most 92 days (as the real CLI's `usage` says): rules between two query "
+        "parameters, which a parameter list can't state.",
+        documents=("own",),
+        operations=("GET /v1/usage", "GET /v1/runs/failures", "GET /v1/cost/aggregate"),
+    ),
+    Allowance(
+        POSITIVE,
+        refused("validation-failed", "content/values*", "content/schema"),
+        "A settings block's values satisfy its own schema and the latest version's (the "
+        "client's blocks.publish): a rule between two fields of the body, and stored state.",
+        documents=("own",),
+        operations=("POST /v1/blocks",),
+    ),
+    Allowance(
+        POSITIVE,
+        says("bad-input", "'s test set in project"),
+        "An agent's test set named by its registry id (`<agentId>~<projectId>`, issue 28) is "
+        "that project's, so a body naming another project of the tenant is refused (the "
+        "contract's 400 bad-input): a rule between the path and the body, and stored state.",
+        operations=("POST /v1/eval-suites/{suiteId}/runs",),
+    ),
+    Allowance(
+        POSITIVE,
+        status(422, "gate-failed"),
+        "A promotion passes the gate policy that applies to its scope (the client's "
+        "agents.promotions.create: 422 gate-failed with every check, the refusal recorded); "
+        "the policies the fuzzer published and the eval runs they ask for are stored state, "
+        "which no schema knows.",
+        documents=("own",),
+        operations=("POST /v1/agents/{agentId}/promotions",),
+    ),
+    Allowance(
+        POSITIVE,
+        status(422, "provider-config-invalid"),
+        "A registration names the platform's adapter and its settings, which the runtime's "
+        "adapter checks (the client's providers.register: 422 provider-config-invalid); "
+        "kindgi dev calls only the OpenAI-compatible and Anthropic ones, which no schema of "
+        "the registration says.",
+        documents=("own",),
+        operations=("POST /v1/providers",),
+    ),
+    Allowance(
+        POSITIVE,
+        refused("validation-failed", "testSetId"),
+        "Only a corrections test set exports (a file of cases people corrected): a registry "
+        "entry's kind is stored state, which no schema knows.",
+        documents=("own",),
+        operations=("GET /v1/test-sets/{testSetId}/versions/{version}/export",),
     ),
     Allowance(
         "status_code_conformance",

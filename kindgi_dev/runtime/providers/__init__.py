@@ -61,6 +61,9 @@ class HttpProvider:
     key_env: str
     model: str
     timeout_s: float = 60.0
+    protocol: str = ""
+    """Which API it speaks (`openai` or `anthropic`): its id unless it was registered under
+    another one (`POST /v1/providers`)."""
 
     @property
     def has_key(self) -> bool:
@@ -74,13 +77,16 @@ class HttpProvider:
 
     def adapter(self, model: str | None, client: httpx.AsyncClient | None) -> ModelAdapter:
         """An adapter for `model` (its configured model when None)."""
-        kind = OpenAIAdapter if self.id == openai.PROVIDER_ID else AnthropicAdapter
+        kind = (
+            OpenAIAdapter if (self.protocol or self.id) == openai.PROVIDER_ID else AnthropicAdapter
+        )
         return kind(
             model=model or self.model,
             api_key=self.api_key,
             base_url=self.base_url,
             timeout_s=self.timeout_s,
             client=client,
+            provider_id=self.id,
         )
 
 
@@ -91,6 +97,8 @@ class ProviderConfig:
     openai: HttpProvider
     anthropic: HttpProvider
     default: str | None = None
+    registered: tuple[HttpProvider, ...] = ()
+    """Providers registered over the API: used like these two, and before them by id."""
 
     @classmethod
     def from_env_and_pyproject(
@@ -112,8 +120,8 @@ class ProviderConfig:
         )
 
     def http(self, provider_id: str) -> HttpProvider | None:
-        """The HTTP provider named `provider_id`, if it is one."""
-        return {p.id: p for p in (self.openai, self.anthropic)}.get(provider_id)
+        """The HTTP provider named `provider_id`, if it is one (a registered one first)."""
+        return {p.id: p for p in (self.openai, self.anthropic, *self.registered)}.get(provider_id)
 
 
 def _table(value: Any, where: str) -> Mapping[str, Any]:
@@ -192,9 +200,12 @@ def _default(
                 f" ([tool.kindgi-dev.providers] default), but {problem}."
             )
         return config.default
-    for candidate in (config.openai, config.anthropic):
-        if candidate.has_key:
+    for candidate in (config.http(config.openai.id), config.http(config.anthropic.id)):
+        if candidate is not None and candidate.has_key:
             return candidate.id
+    for registered in config.registered:
+        if registered.usable:
+            return registered.id
     if functions is not None:
         return FUNCTION
     raise ModelUnavailable(

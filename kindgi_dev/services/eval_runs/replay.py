@@ -13,6 +13,7 @@ import uuid
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ...domain.blocks import settings_differ
 from ...domain.checks import AnswerCheck
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import NotFound, Unprocessable
@@ -28,9 +29,10 @@ from ...runtime.providers.base import ModelAdapter
 from ...runtime.providers.function import FunctionModelAdapter
 from ...runtime.replay_dispatch import ReplayDispatcher
 from ...runtime.turn_outcome import TurnOutcome
+from ...store import runs as run_store
 from ...store.conversations import Message
 from ...store.runs import JournalEntry
-from .. import catalog, conversations, guardrails, models, runs
+from .. import blocks, catalog, conversations, guardrails, models, runs
 from ..context import Context
 from ..runs.pause import hold
 from ..runs.start import AGENT_FLOW_ID, AGENT_FLOW_VERSION
@@ -86,7 +88,11 @@ class Candidate:
     adapter: ModelAdapter | None
     failure: dict[str, str] | None
     judging: ModelAdapter | None
-    differ: dict[tuple[str, str], bool] = field(default_factory=dict)
+    pins: dict[str, str] | None
+    """The settings block versions the candidate pins (None: it names no blocks)."""
+    settings: dict[str, dict[str, Any]]
+    """Those blocks' values, by block id, as its tools get them (`ctx.settings`)."""
+    past_refs: dict[tuple[str, str], list[Any] | None] = field(default_factory=dict)
 
     @classmethod
     def of(cls, ctx: Context, agent: dict[str, Any]) -> Candidate:
@@ -100,20 +106,27 @@ class Candidate:
         if isinstance(adapter, FunctionModelAdapter):
             adapter = InlineWhileQuick(adapter)
         tools = runs.tools_of(ctx, agent)
-        return cls(agent, tools, adapter, failure, models.judging_adapter(ctx))
+        pins = blocks.pins_of(ctx, agent) if agent.get("settings") else None
+        settings = blocks.settings_of(ctx, pins or {})
+        return cls(agent, tools, adapter, failure, models.judging_adapter(ctx), pins, settings)
 
     def settings_differ(self, ctx: Context, case: ReplayCase) -> bool:
-        """Whether the candidate pins other settings blocks than the version the past run ran."""
+        """Whether the candidate pins other settings blocks than the past run did: the block
+        versions each run pinned, or, for a past run from before pins were recorded, the
+        ranges its version names (looked up once per version)."""
         key = (case.agent_id, case.made_on)
-        if key not in self.differ:
+        if key not in self.past_refs:
             try:
                 past = catalog.get_agent(ctx, case.agent_id, case.made_on)
             except NotFound:
-                self.differ[key] = False
+                self.past_refs[key] = None
             else:
-                mine = self.agent.get("settings") or []
-                self.differ[key] = mine != (past.get("settings") or [])
-        return self.differ[key]
+                self.past_refs[key] = list(past.get("settings") or [])
+        past_refs, refs = self.past_refs[key], self.agent.get("settings") or []
+        if past_refs is None or (not refs and not past_refs):
+            return False
+        past_pins = run_store.block_pins(ctx.db, case.run_id)
+        return settings_differ(self.pins, past_pins, refs, past_refs)
 
 
 async def replay_case(
@@ -126,12 +139,13 @@ async def replay_case(
 ) -> Replayed:
     """One replay of a case; its rows go to the eval run's page (stored at once without)."""
     agent = candidate.agent
-    run = _new_run(ctx, agent, project_id, case, eval_run_id)
+    run = _new_run(ctx, candidate, project_id, case, eval_run_id)
     live = runs.live_dispatcher(
         ctx,
         project_id,
         run["id"],
         env_of=lambda tool: dict(case.tool_env.get(str(tool.get("id")), tool_env(tool))),
+        settings=candidate.settings,
     )
     dispatcher = ReplayDispatcher(
         list(case.recorded),
@@ -195,10 +209,10 @@ async def _turn(
 
 
 def _new_run(
-    ctx: Context, agent: dict[str, Any], project_id: str, case: ReplayCase, eval_run_id: str
+    ctx: Context, candidate: Candidate, project_id: str, case: ReplayCase, eval_run_id: str
 ) -> dict[str, Any]:
     """The replay's run as it starts, in its own new conversation (as `runs.open_run`)."""
-    now = now_iso()
+    agent, now = candidate.agent, now_iso()
     return {
         "id": str(uuid.uuid4()),
         "tenant_id": ctx.tenant_id,
@@ -218,6 +232,8 @@ def _new_run(
         "started_by": None,
         "replay_of": case.run_id,
         "eval_run_id": eval_run_id,
+        "block_pins": candidate.pins,
+        "asked_model": candidate.adapter.model if candidate.adapter is not None else None,
     }
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -26,7 +26,7 @@ from ...domain.results import (
 )
 from ...domain.time import now_iso
 from ...store import eval_runs as store
-from .. import models
+from .. import cost, models
 from ..context import Context
 from .baselines import VersionTally
 from .settings import agent_of, flow_of, settings_of
@@ -42,11 +42,13 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
     settings = settings_of(record)
     tally = _Tally()
     versus = None if settings.baseline_version is None else VersionTally()
+    spent = cost.Spent(ctx)
     for page in store.finished_pages(ctx.db, run_id):
         for entry in page:
             tally.add(entry)
             if versus is not None:
                 versus.add(entry)
+        spent.add(replay_ids(entry.result for entry in page))
     test_set = record.get("frozen_version") is not None
     metrics = (
         comparison.metrics(
@@ -91,7 +93,19 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
         resume_of=settings.resume_of,
         guardrails_tripped=dict(sorted(tally.tripped.items())) or None,
         baseline_replays=None if versus is None else versus.counts(),
+        cost=spent.cost(),
     )
+
+
+def replay_ids(results: Iterable[CaseResult]) -> list[str]:
+    """The runs the cases' comparisons rest on: each candidate repetition's, and a version
+    baseline's."""
+    found: list[str] = []
+    for result in results:
+        found += result.run_ids
+        if result.baseline_replay is not None:
+            found += result.baseline_replay.run_ids
+    return found
 
 
 @dataclass

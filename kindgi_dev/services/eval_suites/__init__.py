@@ -20,6 +20,7 @@ from .publish import (
 from .read import (
     EvalSuite,
     all_cases,
+    exists,
     get,
     get_version,
     judged_latest,
@@ -42,6 +43,7 @@ __all__ = [
     "all_cases",
     "build_from_judgments",
     "check_version",
+    "exists",
     "get",
     "get_version",
     "judged_latest",

@@ -114,6 +114,11 @@ def get_version(ctx: Context, suite_id: str, version: str) -> EvalSuite:
     return suite_of(row)
 
 
+def exists(ctx: Context, suite_id: str) -> bool:
+    """Whether the tenant has a suite with this id (any version, tombstoned or not)."""
+    return bool(store.versions_of(ctx.db, ctx.tenant_id, suite_id))
+
+
 def versions(ctx: Context, suite_id: str, include_tombstoned: bool = False) -> list[EvalSuite]:
     """A suite's versions in ascending semver; tombstoned ones only when asked; 404 if none."""
     rows = store.versions_of(ctx.db, ctx.tenant_id, suite_id)

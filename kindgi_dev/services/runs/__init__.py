@@ -4,6 +4,7 @@
 callers use them through this package.
 """
 
+from .failures import failures
 from .read import (
     JournalEntry,
     Run,
@@ -27,6 +28,7 @@ from .start import (
     live_dispatcher,
     open_run,
     perform_turn,
+    settings_for,
     start,
     tools_of,
 )
@@ -42,6 +44,7 @@ __all__ = [
     "cancel",
     "check_input",
     "fail_interrupted",
+    "failures",
     "finish_cancelled",
     "get",
     "get_record",
@@ -53,6 +56,7 @@ __all__ = [
     "perform_turn",
     "record_outcome",
     "run_of",
+    "settings_for",
     "start",
     "tool_calls",
     "tools_of",

@@ -21,9 +21,11 @@ def record_outcome(
     sent_env: dict[str, Any],
     *,
     journaled: int = 0,
+    asked_model: str | None = None,
 ) -> None:
     """Store a finished turn: output, tool calls, journal (but the first `journaled` calls,
-    written when it paused), conversation messages."""
+    written when it paused), conversation messages, and the model it asked for (what its
+    cost is priced by: a provider may answer as another)."""
     run = run_store.get(ctx.db, run_id)
     if run is None or run["status"] in TERMINAL:
         return
@@ -43,6 +45,7 @@ def record_outcome(
         "tool_env": sent_env,
         "provider_id": outcome.provider.get("id"),
         "model": outcome.provider.get("model"),
+        "asked_model": asked_model,
     }
     if outcome.failure:
         changes.update(

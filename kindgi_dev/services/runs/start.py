@@ -20,7 +20,17 @@ from ...runtime.tool_calls import ToolDispatcher
 from ...runtime.turn_snapshot import TurnSnapshot
 from ...store import runs as run_store
 from ...store.runs import JournalEntry
-from .. import catalog, conversations, guardrails, live, models, projects, remember, runnable
+from .. import (
+    blocks,
+    catalog,
+    conversations,
+    guardrails,
+    live,
+    models,
+    projects,
+    remember,
+    runnable,
+)
 from ..context import Context
 from . import pause
 from .read import Run, run_of
@@ -98,7 +108,7 @@ async def start(
         dry_run=dry_run,
     )
     history = conversations.history(ctx, run["conversation_id"], before_run=run["id"])
-    live = live_dispatcher(ctx, project_id, run["id"])
+    live = live_dispatcher(ctx, project_id, run["id"], settings=settings_for(ctx, run))
     dispatcher: ToolDispatcher = (
         DryRunDispatcher(live) if dry_run else ApprovalGate(live, unattended=started_by != "person")
     )
@@ -140,13 +150,20 @@ def chosen_version(
     return serving.version, serving.via
 
 
+def settings_for(ctx: Context, run: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The values of the settings blocks a run pinned, by block id (`ctx.settings`)."""
+    return blocks.settings_of(ctx, run.get("block_pins") or {})
+
+
 def live_dispatcher(
     ctx: Context,
     project_id: str,
     run_id: str,
     env_of: Callable[[Mapping[str, Any]], dict[str, str]] = tool_env,
+    settings: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> LiveDispatcher:
-    """A dispatcher that runs a turn's calls in the pack service, with the run's context."""
+    """A dispatcher that runs a turn's calls in the pack service, with the run's context and
+    the settings its agent version pins."""
     invoke = ctx.runtime.invoke if ctx.runtime is not None else _no_pack
     away = ctx.away()
     return LiveDispatcher(
@@ -156,6 +173,7 @@ def live_dispatcher(
         run_id=run_id,
         env_of=env_of,
         builtins=remember.builtins(ctx, run_id),
+        settings=settings,
     )
 
 
@@ -191,8 +209,9 @@ def open_run(
     dry_run: bool = False,
 ) -> dict[str, Any]:
     """Store a new `running` agent run and its conversation turn, committed before it runs
-    (`dry_run`: its side effects mocked)."""
+    (`dry_run`: its side effects mocked), with the settings block versions it pins."""
     now = now_iso()
+    pins = blocks.pins_of(ctx, agent) if agent.get("settings") else None
     run_id = str(uuid.uuid4())
     with ctx.db.transaction():
         conversation_id = conversations.for_turn(
@@ -217,6 +236,7 @@ def open_run(
             "started_by": started_by,
             "replay_of": replay_of,
             "eval_run_id": eval_run_id,
+            "block_pins": pins,
         }
         run_store.insert(ctx.db, run)
         run_store.add_journal(ctx.db, run_id, [JournalEntry("run.started", now, {"input": data})])
@@ -237,8 +257,10 @@ async def perform_turn(
     """Run the turn (or go on with the `paused` one) and record everything it did, or the
     pause at a call held for an approval; never raises for the turn's own failure."""
     tools = tools_of(ctx, agent)
+    asked: str | None = None
     try:
         adapter = models.adapter_for(ctx, dict(agent))
+        asked = adapter.model
     except Unprocessable as error:
         outcome = TurnOutcome(
             [],
@@ -264,7 +286,7 @@ async def perform_turn(
         return outcome
     sent_env = dict(tool_env or getattr(dispatcher, "tool_env", {}) or {})
     journaled = 0 if paused is None else paused.journaled
-    record_outcome(ctx, run_id, outcome, history, sent_env, journaled=journaled)
+    record_outcome(ctx, run_id, outcome, history, sent_env, journaled=journaled, asked_model=asked)
     return outcome
 
 

@@ -1,0 +1,217 @@
+"""Cost records, the cost aggregate and usage, read from the runs kindgi dev recorded and
+priced with what the providers say their models cost (`domain.cost`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..domain.cost import (
+    CostGroup,
+    CostTotals,
+    RunCost,
+    Turn,
+    UsageGroup,
+    aggregate,
+    check_window,
+    cost_dimensions,
+    cost_of,
+    default_window,
+    group_usage,
+    run_cost,
+    total,
+    usage_keys,
+    usage_records,
+)
+from ..domain.errors import NotFound, ValidationFailed
+from ..domain.time import format_time, now_iso
+from ..runtime.providers.function import PROVIDER_ID as FUNCTION_PROVIDER
+from ..store import cost as store
+from ..store.db import Row
+from . import providers
+from .context import Context
+
+RECORD_PREFIX = "llm-"
+"""A cost record's id: the run's, after this prefix (one record per agent turn)."""
+
+
+def _turn(row: Row) -> Turn:
+    since = row["production_since"]
+    if row["eval_run_id"]:
+        run_class = "eval"
+    elif row["replay_of"]:
+        run_class = "replay"
+    elif row["dry_run"]:
+        run_class = "dry-run"
+    elif since is not None and since <= row["created_at"]:
+        run_class = "production"
+    else:
+        run_class = "staging"
+    return Turn(
+        run_id=row["id"],
+        tenant_id=row["tenant_id"],
+        project_id=row["project_id"],
+        agent_id=row["agent_id"],
+        agent_version=row["agent_version"],
+        conversation_id=row["conversation_id"],
+        status=row["status"],
+        run_class=run_class,
+        created_at=row["created_at"],
+        ended_at=row["completed_at"],
+        provider_id=row["provider_id"],
+        model=row["model"],
+        asked_model=row["asked_model"],
+        calls=int(row["calls"] or 0),
+        prompt_tokens=int(row["prompt_tokens"] or 0),
+        completion_tokens=int(row["completion_tokens"] or 0),
+        duration_ms=None if row["duration_ms"] is None else int(row["duration_ms"]),
+    )
+
+
+def prices(ctx: Context) -> dict[tuple[str, str], tuple[float, float]]:
+    """What each model costs where its provider says: a registered provider's metadata, and
+    the function models (free). A configured HTTP provider names no prices."""
+    found: dict[tuple[str, str], tuple[float, float]] = {}
+    for provider in providers.configured(ctx):
+        if provider.id == FUNCTION_PROVIDER:
+            found.update({(provider.id, name): (0.0, 0.0) for name in provider.models})
+        elif provider.registration is not None:
+            for model in provider.registration.metadata.get("models", []):
+                cost = model.get("cost") or {}
+                prompt, completion = (
+                    cost.get("promptUsdPer1kTokens"),
+                    cost.get("completionUsdPer1kTokens"),
+                )
+                if isinstance(prompt, int | float) and isinstance(completion, int | float):
+                    found[(provider.id, str(model["name"]))] = (float(prompt), float(completion))
+    return found
+
+
+def turns(
+    ctx: Context,
+    *,
+    start: str | None = None,
+    end: str | None = None,
+    filters: Mapping[str, str | None] | None = None,
+) -> list[Turn]:
+    """The runs of the window (newest first) as cost and usage read them."""
+    rows = store.runs_between(ctx.db, ctx.tenant_id, start=start, end=end, filters=filters or {})
+    return [_turn(row) for row in rows]
+
+
+@dataclass(frozen=True)
+class CostRecord:
+    """One agent turn's model calls, as a cost record."""
+
+    turn: Turn
+    cost_usd: float | None
+
+
+def records(
+    ctx: Context, *, start: str | None, end: str | None, filters: Mapping[str, str | None]
+) -> list[CostRecord]:
+    """The cost records of the turns that called a model, newest first."""
+    priced = prices(ctx)
+    return [
+        CostRecord(turn, cost_of(turn, priced))
+        for turn in turns(ctx, start=start, end=end, filters=filters)
+        if turn.called_a_model
+    ]
+
+
+def record(ctx: Context, record_id: str) -> CostRecord:
+    """One cost record; 404 `cost-record-not-found`."""
+    run_id = record_id.removeprefix(RECORD_PREFIX)
+    found = records(ctx, start=None, end=None, filters={"run_id": run_id})
+    if not record_id.startswith(RECORD_PREFIX) or not found:
+        raise NotFound("cost-record", record_id, id_field="record_id")
+    return found[0]
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """The cost aggregate: its groups (at most `limit`), how many there were, the totals."""
+
+    groups: list[CostGroup]
+    total_groups: int
+    totals: CostTotals
+    start: str
+    end: str
+    dimensions: list[str]
+
+
+def aggregated(
+    ctx: Context,
+    group_by: str,
+    *,
+    start: str | None,
+    end: str | None,
+    filters: Mapping[str, str | None],
+    limit: int,
+) -> Aggregate:
+    """Cost grouped by `group_by` over the window (the last 30 days when none is given)."""
+    dimensions = cost_dimensions(group_by)
+    if (start is None) != (end is None):
+        raise ValidationFailed("to" if end is None else "from", "goes with the other: give both")
+    if start is None or end is None:
+        low, high = default_window()
+        start, end = format_time(low), format_time(high)
+    groups, totals = aggregate(
+        turns(ctx, start=start, end=end, filters=filters), dimensions, prices(ctx)
+    )
+    return Aggregate(groups[:limit], len(groups), totals, start, end, dimensions)
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Usage groups of a window, and the time up to which every record is counted."""
+
+    groups: list[UsageGroup]
+    watermark: str
+
+
+def usage(
+    ctx: Context,
+    start: str,
+    end: str,
+    *,
+    group_by: list[str] | None,
+    project_id: str | None,
+    kinds: list[str],
+    classes: list[str],
+    states: list[str],
+) -> Usage:
+    """The window's usage records (`start` ≤ time < `end`) grouped; filters keep only the
+    kinds, classes and states named."""
+    check_window(start, end)
+    keys = usage_keys(group_by)
+    watermark = now_iso()
+    found = [
+        r
+        for turn in turns(ctx, start=start, end=end, filters={"project_id": project_id})
+        for r in usage_records(turn)
+        if start <= r.at < end
+        and (not kinds or r.kind in kinds)
+        and (not classes or r.run_class in classes)
+        and (not states or r.state in states)
+    ]
+    return Usage(group_usage(found, keys), watermark)
+
+
+class Spent:
+    """What the replays an eval run's cases rest on cost, added a page of runs at a time
+    (a resumed run's cases carried over count with the run that replayed them)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self._ctx = ctx
+        self._prices = prices(ctx)
+        self._totals = CostTotals()
+
+    def add(self, run_ids: list[str]) -> None:
+        """Count these runs' model calls."""
+        rows = store.runs_by_ids(self._ctx.db, self._ctx.tenant_id, run_ids)
+        self._totals = total((_turn(row) for row in rows), self._prices, self._totals)
+
+    def cost(self) -> RunCost | None:
+        """Model calls, tokens and money so far; None when no replay called a model."""
+        return run_cost(self._totals)

@@ -1,0 +1,71 @@
+"""Model providers registered over the API: their registration as given, and tombstones."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .db import Database, Row
+from .jsoncol import dump, load
+
+
+@dataclass(frozen=True)
+class RegisteredProvider:
+    """One registration: the provider's metadata, its adapter, and where its key is."""
+
+    id: str
+    adapter_id: str
+    metadata: dict[str, Any]
+    secret_ref: dict[str, str] | None
+    adapter_config: dict[str, Any] | None
+    created_at: str
+
+
+_COLUMNS = "id, adapter_id, metadata, secret_ref, adapter_config, created_at"
+
+
+def _record(row: Row) -> RegisteredProvider:
+    return RegisteredProvider(
+        id=row["id"],
+        adapter_id=row["adapter_id"],
+        metadata=load(row["metadata"]),
+        secret_ref=load(row["secret_ref"]),
+        adapter_config=load(row["adapter_config"]),
+        created_at=row["created_at"],
+    )
+
+
+def insert(db: Database, tenant_id: str, provider: RegisteredProvider) -> None:
+    """Add a registration (`sqlite3.IntegrityError` when the id is registered already)."""
+    db.run(
+        f"INSERT INTO registered_providers (tenant_id, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            tenant_id,
+            provider.id,
+            provider.adapter_id,
+            dump(provider.metadata),
+            dump(provider.secret_ref),
+            dump(provider.adapter_config),
+            provider.created_at,
+        ),
+    )
+
+
+def live(db: Database, tenant_id: str) -> list[RegisteredProvider]:
+    """The registrations not unregistered, oldest first."""
+    rows = db.all(
+        f"SELECT {_COLUMNS} FROM registered_providers"
+        " WHERE tenant_id = ? AND unregistered_at IS NULL ORDER BY seq",
+        (tenant_id,),
+    )
+    return [_record(row) for row in rows]
+
+
+def unregister(db: Database, tenant_id: str, provider_id: str, at: str) -> bool:
+    """Tombstone a live registration; whether there was one."""
+    changed = db.run(
+        "UPDATE registered_providers SET unregistered_at = ?"
+        " WHERE tenant_id = ? AND id = ? AND unregistered_at IS NULL",
+        (at, tenant_id, provider_id),
+    )
+    return changed > 0
