@@ -262,8 +262,9 @@ async def show(visit: Visit, made: str | None = None, status: int = 200) -> Resp
     if isinstance(record.result, ComparisonResult):
         record = replace(record, result=replace(record.result, per_case=shown))
     result: dict[str, Any] = shape(EvalRun, record).get("result") or {}
-    summary = result.get("summary")
-    done = record.status == "completed" and summary is not None
+    judged = record.result if isinstance(record.result, ComparisonResult) else None
+    view = None if judged is None else words.summary_view(judged.summary)
+    done = record.status == "completed" and view is not None
     return visit.render(
         "eval_run.html",
         status,
@@ -271,17 +272,14 @@ async def show(visit: Visit, made: str | None = None, status: int = 200) -> Resp
         tried=words.tried(record),
         gate=releases.gate_view(visit, record),
         made=made or MADE.get(visit.request.query_params.get("made", "")),
-        summary=summary,
-        headline=words.headline(summary) if done and summary is not None else None,
-        cost_line=words.cost_line(summary) if summary is not None else None,
-        noise=words.noise(summary) if done and summary is not None else None,
-        against=words.against(summary) if summary is not None else None,
-        baseline_column=(words.baseline_name(summary) if summary else None) or "Recorded runs",
+        headline=words.headline(view) if done and view is not None else None,
+        cost_line=None if judged is None else words.cost_line(judged.summary.cost),
+        noise=words.noise(view) if done and view is not None else None,
+        against=words.against(view) if view is not None else None,
+        baseline_column=(view.baseline if view else None) or "Recorded runs",
         restricted=record.comparison is not None and record.comparison.restricted_only,
         restricted_line=words.RESTRICTED,
-        metrics=metric_rows(record.result.summary.metrics)
-        if isinstance(record.result, ComparisonResult)
-        else [],
+        metrics=[] if judged is None else metric_rows(judged.summary.metrics),
         cases=[case_view(visit, case, first + i) for i, case in enumerate(shown)],
         pages=_pages(first, len(shown), total),
         whole=result or None,

@@ -1,17 +1,20 @@
 """What an eval run's page says in words: the headline, the restricted line, a stopped case,
 the name of what was tried, and a case's title.
 
-Pure functions of the `JudgedComparisonResult` (or of an eval run's record), so the words
-are tested without a browser.
+Pure functions of records (an eval run's, its summary's view), so the words are tested
+without a browser or the API's wire shapes.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from ..domain.results import Baseline, ComparisonResult
+from ..domain.cost import RunCost
+from ..domain.metrics import Metric
+from ..domain.results import Baseline, Candidate, ComparisonResult, Summary
 from ..services.eval_runs import EvalRun
 
 RESTRICTED = "Only experts' corrections counted; the others weighed 0."
@@ -41,15 +44,61 @@ def swapped(versions: Mapping[str, Mapping[str, str]] | None) -> str:
     return f" with {' and '.join(parts)}" if parts else ""
 
 
-def candidate_name(summary: dict[str, Any]) -> str:
+def candidate_name(candidate: Candidate, fallback: str = "the version") -> str:
     """`acme-ops.article-picker 0.2.0`, or the flow's id and version with each tool and
     agent it ran at another version: `acme-ops.suggest-articles 0.1.0 with
     acme-ops.find-articles 0.2.0`."""
-    candidate = summary.get("candidate") or {}
-    ident = candidate.get("agentId") or candidate.get("flowId") or "the version"
-    version = candidate.get("version")
-    name = f"{ident} {version}" if version else str(ident)
-    return name + swapped(candidate.get("versions"))
+    ident = candidate.agent_id or candidate.flow_id or fallback
+    return f"{ident} {candidate.version or ''}".strip() + swapped(candidate.versions)
+
+
+def baseline_name(candidate: Candidate, baseline: Baseline) -> str | None:
+    """A version baseline's name (`0.2.0`; another agent's or flow's with its id; a live one
+    as `the live version (0.3.0)`), or None against the recorded runs."""
+    if not baseline.replayed:
+        return None
+    name = str(baseline.version)
+    other = baseline.agent_id or baseline.flow_id
+    if other not in (candidate.agent_id or candidate.flow_id, None):
+        name = f"{other} {name}"
+    return f"the live version ({name})" if baseline.via == "live" else name
+
+
+@dataclass(frozen=True)
+class SummaryView:
+    """What an eval run's headline, noise and against lines read of its summary: the
+    candidate's name and version, a version baseline's name (None against the recorded
+    runs), the cases and diverged counts, and the share marked right."""
+
+    candidate: str
+    version: str | None
+    baseline: str | None
+    cases: int
+    diverged: int
+    share: Metric
+
+
+def summary_view(summary: Summary) -> SummaryView:
+    """The view of a finished eval run's summary record."""
+    return view_of(
+        summary.candidate, summary.baseline, summary.cases, summary.diverged,
+        summary.metrics.weighted_yes_share,
+    )  # fmt: skip
+
+
+def view_of(
+    candidate: Candidate, baseline: Baseline, cases: int, diverged: int, share: Metric
+) -> SummaryView:
+    """A summary's view from the records it reads: the candidate, the baseline, the counts
+    and the share marked right."""
+    return SummaryView(
+        candidate=candidate_name(candidate),
+        version=candidate.version,
+        baseline=baseline_name(candidate, baseline),
+        cases=cases,
+        diverged=diverged,
+        share=share,
+    )
 
 
 def tried(record: EvalRun) -> str:
@@ -62,7 +111,7 @@ def tried(record: EvalRun) -> str:
     if isinstance(result, ComparisonResult):
         tried_as = result.summary.candidate
         ident = tried_as.agent_id or tried_as.flow_id or record.suite_id
-        name = f"{ident} {tried_as.version or ''}".strip() + swapped(tried_as.versions)
+        name = candidate_name(tried_as, record.suite_id)
         baseline = result.summary.baseline
     else:
         ref = record.agent_ref or record.flow_ref
@@ -104,35 +153,19 @@ def _short(text: str, most: int = 120) -> str:
     return line if len(line) <= most else line[: most - 1].rstrip() + "…"
 
 
-def baseline_name(summary: dict[str, Any]) -> str | None:
-    """A version baseline's name (`0.2.0`; another agent's with its id; a live one as
-    `the live version (0.3.0)`), or None against the recorded runs."""
-    baseline = summary.get("baseline") or {}
-    if baseline.get("kind") != "version":
-        return None
-    candidate = summary.get("candidate") or {}
-    ident = candidate.get("flowId") or candidate.get("agentId")
-    name = str(baseline.get("version"))
-    if baseline.get("agentId") != ident:
-        name = f"{baseline.get('agentId')} {name}"
-    return f"the live version ({name})" if baseline.get("via") == "live" else name
-
-
-def against(summary: dict[str, Any]) -> str:
+def against(view: SummaryView) -> str:
     """What the run compares, in a few words: `acme-ops.article-picker 0.3.0 against 0.2.0`."""
-    return f"{candidate_name(summary)} against {baseline_name(summary) or 'the recorded runs'}"
+    return f"{view.candidate} against {view.baseline or 'the recorded runs'}"
 
 
-def headline(summary: dict[str, Any]) -> str:
+def headline(view: SummaryView) -> str:
     """The run in one sentence: better, worse or the same, by how much, on how many cases."""
-    share = (summary.get("metrics") or {}).get("weightedYesShare") or {}
-    name = candidate_name(summary)
-    before, after = share.get("baseline"), share.get("candidate")
+    before, after, other = view.share.baseline, view.share.candidate, view.baseline
     if before is None or after is None:
         return (
-            f"No case has answers people corrected, so people's corrections can't rate {name} yet."
+            "No case has answers people corrected, so people's corrections can't rate "
+            f"{view.candidate} yet."
         )
-    other = baseline_name(summary)
     if after > before:
         judged = f"better than {other or 'the recorded runs'}"
     elif after < before:
@@ -143,17 +176,16 @@ def headline(summary: dict[str, Any]) -> str:
         f"{percent(before)} marked right before, {percent(after)} now"
         if other is None
         else f"{percent(before)} marked right with {_version_of(other)}, "
-        f"{percent(after)} with {(summary.get('candidate') or {}).get('version')}"
+        f"{percent(after)} with {view.version}"
     )
     text = (
-        f"People's corrections rate {name} {judged}: {sides}, on the {share.get('n', 0)} of "
-        f"{summary.get('cases', 0)} cases with answers people corrected."
+        f"People's corrections rate {view.candidate} {judged}: {sides}, on the "
+        f"{view.share.n} of {view.cases} cases with answers people corrected."
     )
-    diverged = int(summary.get("diverged") or 0)
-    if diverged == 1:
+    if view.diverged == 1:
         text += " In 1 case it read something the recording didn't have."
-    elif diverged > 1:
-        text += f" In {diverged} cases it read something the recording didn't have."
+    elif view.diverged > 1:
+        text += f" In {view.diverged} cases it read something the recording didn't have."
     return text
 
 
@@ -162,22 +194,20 @@ def _version_of(name: str) -> str:
     return name.removeprefix("the live version (").removesuffix(")")
 
 
-def noise(summary: dict[str, Any]) -> str | None:
+def noise(view: SummaryView) -> str | None:
     """Whether the headline's change is beyond what the cases' spread explains, with its
     95% interval: "Better, and beyond noise: +0.41 to +0.92.", or "No clear difference"."""
-    share = (summary.get("metrics") or {}).get("weightedYesShare") or {}
-    paired = share.get("paired") or {}
-    found = paired.get("interval")
-    if not paired or not found:
+    paired = view.share.paired
+    if paired is None or paired.interval is None:
         return None
-    span = f"{_signed(found['low'])} to {_signed(found['high'])}"
-    cases = f"{paired['wins']} cases better, {paired['losses']} worse, {paired['ties']} the same"
+    span = f"{_signed(paired.interval.low)} to {_signed(paired.interval.high)}"
+    cases = f"{paired.wins} cases better, {paired.losses} worse, {paired.ties} the same"
     said = {
         "better": f"Better, and beyond noise: {span}",
         "worse": f"Worse, and beyond noise: {span}",
         "no clear difference": f"No clear difference: the change could be noise ({span})",
         "too few cases": f"Too few cases to tell a change from noise ({span})",
-    }[paired["verdict"]]
+    }[paired.verdict]
     return f"{said}; {cases}."
 
 
@@ -223,15 +253,13 @@ def metric_name(name: str, metric: dict[str, Any]) -> str:
     return METRIC_NAMES.get(name, name).format(k=metric.get("k", 10))
 
 
-def cost_line(summary: dict[str, Any]) -> str | None:
+def cost_line(cost: RunCost | None) -> str | None:
     """What the version's replays cost: `6 model calls, 1,234 tokens (1,000 in, 234 out),
     $0.0123.`; None when no replay called a model."""
-    cost = summary.get("cost")
-    if not cost:
+    if cost is None:
         return None
-    calls = cost["modelCalls"]
-    prompt, completion = cost["tokens"]["prompt"], cost["tokens"]["completion"]
-    spent = cost.get("costUsd")
+    calls, prompt, completion = cost.model_calls, cost.tokens.prompt, cost.tokens.completion
+    spent = cost.cost_usd
     money = f"${spent:,.4f}" if spent is not None else "no price: its provider names none"
     noun = "model call" if calls == 1 else "model calls"
     return (

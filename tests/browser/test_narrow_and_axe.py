@@ -172,9 +172,12 @@ def test_the_flow_demo_named_charted_and_pulled(
 
 
 def every_page(server: DevServer) -> list[str]:
-    """Each kind of console page, with the ids this server's data gives them."""
+    """Each kind of console page, with the ids this server's data gives them; a run no one
+    has corrected is started last, so the queue's page shows its correct form."""
     with server.client() as api:
         run = api.get("/v1/runs", params={"agentId": AGENT, "limit": 1}).json()["data"][0]
+        fresh = {"agent": AGENT, "input": {"userMessage": QUESTIONS[0]}}
+        assert api.post("/v1/runs", json=fresh, timeout=60).json()["status"] == "completed"
         listed = api.get("/v1/eval-runs", params={"limit": 10})
         assert listed.status_code == 200, listed.text
         evals = listed.json()["data"]
@@ -187,6 +190,12 @@ def every_page(server: DevServer) -> list[str]:
     return paths + [f"/console/eval-runs/{e['runId']}" for e in evals]
 
 
+SCROLLING_TABLES = """Array.from(document.querySelectorAll('table'))
+  .filter(t => t.scrollWidth > t.clientWidth)
+  .map(t => `${t.id || t.className || 'table'}: ${t.scrollWidth} > ${t.clientWidth}`)"""
+"""Each table on the page wider inside than it is, which would scroll sideways in itself."""
+
+
 def test_every_page_fits_390_px_and_axe_finds_nothing_serious(
     browser: Browser, person: BrowserContext, server: DevServer, shots: Path
 ) -> None:
@@ -196,10 +205,13 @@ def test_every_page_fits_390_px_and_axe_finds_nothing_serious(
     page = narrow.new_page()
     paths = every_page(server)
     assert len([p for p in paths if p.startswith("/console/eval-runs/")]) == 3
-    widths, found = {}, {}
+    widths, found, scrolling = {}, {}, {}
     for path in paths:
         page.goto(f"{server.url}{path}")
         widths[path] = page.evaluate("document.documentElement.scrollWidth")
+        scrolling[path] = page.evaluate(SCROLLING_TABLES)
+        if path.startswith("/console/queue"):
+            expect(page.locator("#correct-items tr.item-row").first).to_be_visible()
         found[path] = severe_violations(page, script)
         name = path.strip("/").replace("/", "-")[:60]
         if path in ("/console/test-cases", f"/console/test-cases/suites/{SUITE}"):
@@ -210,6 +222,7 @@ def test_every_page_fits_390_px_and_axe_finds_nothing_serious(
     found["login"] = severe_violations(stranger, script)
     narrow.close()
     assert {path: width for path, width in widths.items() if width > 390} == {}
+    assert {path: tables for path, tables in scrolling.items() if tables} == {}
     said = {path: [f"{v['id']} ({v['impact']}): {', '.join(v['nodes'][:3])}" for v in severe]
             for path, severe in found.items() if severe}  # fmt: skip
     assert said == {}

@@ -13,6 +13,8 @@ from version_pack import AGENT, SUITE, corrected_tutorial, register_versions
 
 from kindgi_dev.app import console_link
 from kindgi_dev.console import words
+from kindgi_dev.domain.metrics import Metric
+from kindgi_dev.domain.results import Baseline, Candidate
 
 ORIGIN = {"Origin": "http://127.0.0.1"}
 
@@ -49,11 +51,15 @@ def test_a_version_tried_against_another_from_the_try_form(tmp_path: Path) -> No
     assert f"{AGENT} 0.3.0 against 0.2.0" in listed
 
 
-def versus(before: float, after: float, baseline: dict[str, str]) -> dict[str, object]:
-    share = {"baseline": before, "candidate": after, "n": 3}
-    return {"candidate": {"kind": "agent", "agentId": AGENT, "version": "0.3.0"}, "cases": 3,
-            "diverged": 0, "baseline": {"kind": "version", **baseline},
-            "metrics": {"weightedYesShare": share}}  # fmt: skip
+def versus(before: float, after: float, baseline: dict[str, str]) -> words.SummaryView:
+    """The view of 0.3.0's summary of 3 corrected cases against `baseline` (a version, unless
+    it says another kind)."""
+    share = Metric(baseline=before, candidate=after, delta=None, n=3, weight=3.0,
+                   baseline_n=3, baseline_weight=3.0)  # fmt: skip
+    against = Baseline(kind=baseline.get("kind", "version"), agent_id=baseline.get("agentId"),
+                       version=baseline.get("version"), via=baseline.get("via"))  # fmt: skip
+    tried = Candidate(kind="agent", version="0.3.0", agent_id=AGENT)
+    return words.view_of(tried, against, 3, 0, share)
 
 
 def test_the_headline_names_both_versions() -> None:
@@ -71,6 +77,6 @@ def test_the_headline_names_both_versions() -> None:
         "corrected."
     )
     assert words.against(other) == f"{AGENT} 0.3.0 against acme-ops.picker-two 1.0.0"
-    assert words.against({**explicit, "baseline": {"kind": "recorded", "versions": []}}) == (
+    assert words.against(versus(0.5, 1.0, {"kind": "recorded"})) == (
         f"{AGENT} 0.3.0 against the recorded runs"
     )

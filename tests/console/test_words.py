@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
 
 from kindgi_dev.console import words
+from kindgi_dev.domain.cost import RunCost, TokenCount
+from kindgi_dev.domain.metrics import Metric
+from kindgi_dev.domain.paired import Interval, Paired
+from kindgi_dev.domain.results import Baseline, Candidate
+
+PICKER = Candidate(kind="agent", version="0.2.0", agent_id="acme-ops.article-picker")
 
 
-def summary(before: float | None, after: float | None, diverged: int = 0) -> dict[str, Any]:
-    share = {"baseline": before, "candidate": after, "n": 3}
-    return {"candidate": {"kind": "agent", "agentId": "acme-ops.article-picker",
-                          "version": "0.2.0"}, "cases": 3, "diverged": diverged,
-            "metrics": {"weightedYesShare": share}}  # fmt: skip
+def summary(
+    before: float | None, after: float | None, diverged: int = 0, tried: Candidate = PICKER
+) -> words.SummaryView:
+    """The view of a summary of 3 cases, all corrected, against the recorded runs."""
+    share = Metric(baseline=before, candidate=after, delta=None, n=3, weight=3.0,
+                   baseline_n=3, baseline_weight=3.0)  # fmt: skip
+    return words.view_of(tried, Baseline(kind="recorded"), 3, diverged, share)
 
 
 def test_the_tutorials_headline() -> None:
@@ -39,8 +47,8 @@ def test_worse_unchanged_and_uncorrected_headlines() -> None:
 
 
 def test_a_flow_candidate_and_a_stopped_case() -> None:
-    flow = {**summary(0.5, 1.0), "candidate": {"kind": "flow", "flowId": "acme-ops.triage",
-                                              "version": "1.1.0"}}  # fmt: skip
+    flow = summary(0.5, 1.0, tried=Candidate(kind="flow", version="1.1.0",
+                                             flow_id="acme-ops.triage"))  # fmt: skip
     assert words.headline(flow).startswith("People's corrections rate acme-ops.triage 1.1.0 better")
     entry = {"stopped": {"toolId": "acme-ops.log-suggestion",
                          "arguments": {"articles": ["kb-101"], "question": "Hi?"}}}  # fmt: skip
@@ -54,29 +62,26 @@ def test_a_flow_candidate_and_a_stopped_case() -> None:
 
 
 def test_the_cost_line_says_calls_tokens_and_money_where_priced() -> None:
-    priced = {"cost": {"modelCalls": 6, "tokens": {"prompt": 1000, "completion": 234},
-                       "costUsd": 0.0123}}  # fmt: skip
+    priced = RunCost(6, TokenCount(1000, 234), 0.0123)
     assert words.cost_line(priced) == (
         "What it cost: 6 model calls, 1,234 tokens (1,000 in, 234 out), $0.0123."
     )
-    unpriced = {"cost": {"modelCalls": 1, "tokens": {"prompt": 5, "completion": 2}}}
+    unpriced = RunCost(1, TokenCount(5, 2))
     assert words.cost_line(unpriced) == (
         "What it cost: 1 model call, 7 tokens (5 in, 2 out), no price: its provider names none."
     )
-    assert words.cost_line({"cases": 3}) is None
+    assert words.cost_line(None) is None
 
 
-def paired(verdict: str, low: float, high: float, wins: int = 5) -> dict[str, Any]:
-    interval = {"low": low, "high": high, "level": 0.95}
-    return {"wins": wins, "losses": 1, "ties": 2, "n": 8, "interval": interval,
-            "resamples": 2000, "seed": 25, "beyondNoise": verdict in ("better", "worse"),
-            "verdict": verdict}  # fmt: skip
+def paired(verdict: str, low: float, high: float, wins: int = 5) -> Paired:
+    return Paired(wins=wins, losses=1, ties=2, n=8, interval=Interval(low, high, 0.95),
+                  resamples=2000, seed=25, beyond_noise=verdict in ("better", "worse"),
+                  verdict=verdict)  # fmt: skip
 
 
-def with_paired(found: dict[str, Any]) -> dict[str, Any]:
+def with_paired(found: Paired) -> words.SummaryView:
     shown = summary(0.4, 0.8)
-    shown["metrics"]["weightedYesShare"]["paired"] = found
-    return shown
+    return replace(shown, share=replace(shown.share, paired=found))
 
 
 def test_the_headline_says_whether_the_change_is_beyond_noise() -> None:
@@ -95,3 +100,19 @@ def test_the_headline_says_whether_the_change_is_beyond_noise() -> None:
         "5 cases better, 1 worse, 2 the same."
     )
     assert words.noise(summary(0.4, 0.8)) is None
+
+
+def test_a_flow_against_another_of_its_versions_names_only_the_version() -> None:
+    triage = Candidate(kind="flow", version="1.1.0", flow_id="acme-ops.triage")
+    share = Metric(baseline=0.5, candidate=0.5, delta=0.0, n=2, weight=2.0, baseline_n=2,
+                   baseline_weight=2.0)  # fmt: skip
+    older = Baseline(kind="version", flow_id="acme-ops.triage", version="1.0.0", via="explicit")
+    assert words.against(words.view_of(triage, older, 4, 0, share)) == (
+        "acme-ops.triage 1.1.0 against 1.0.0"
+    )
+    live = replace(older, version="1.2.0", via="live")
+    assert words.headline(words.view_of(triage, live, 4, 0, share)) == (
+        "People's corrections rate acme-ops.triage 1.1.0 the same as the live version (1.2.0): "
+        "50% marked right with 1.2.0, 50% with 1.1.0, on the 2 of 4 cases with answers people "
+        "corrected."
+    )
