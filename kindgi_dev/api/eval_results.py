@@ -325,6 +325,7 @@ class ComparisonSummary(WireModel):
     resume_of: str | None = None
     guardrails_tripped: dict[str, int] | None = None
     baseline_replays: BaselineCounts | None = None
+    reused_answers: int | None = None
 
 
 class JudgedComparisonResult(WireModel):

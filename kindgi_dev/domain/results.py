@@ -101,6 +101,8 @@ class FinishedCase:
     made_on: str
     models: list[dict[str, str]] = field(default_factory=list)
     baseline_models: list[dict[str, str]] = field(default_factory=list)
+    reused: int = 0
+    """How many of the case's answers (repetitions, both sides) were reused."""
 
 
 @dataclass(frozen=True)
@@ -245,6 +247,8 @@ class Summary:
     guardrails_tripped: dict[str, int] | None = None
     """How many cases each guardrail tripped on, when one did."""
     baseline_replays: BaselineCounts | None = None
+    reused_answers: int | None = None
+    """How many answers were an earlier run's, reused: only on a run asked to reuse."""
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,11 @@ is looked up once per eval run, in `Candidate`, not once a case.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 import uuid
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from ...domain.checks import AnswerCheck
@@ -19,6 +21,7 @@ from ...domain.errors import NotFound, Unprocessable
 from ...domain.expectations import Answer
 from ...domain.items import answer_text
 from ...domain.outcomes import errored_run, errored_tool
+from ...domain.reuse import asked_hash, case_hash, content_hash
 from ...domain.time import now_iso
 from ...models import Reply, Turn
 from ...runtime import judge
@@ -28,6 +31,7 @@ from ...runtime.providers.base import ModelAdapter
 from ...runtime.providers.function import FunctionModelAdapter
 from ...runtime.replay_dispatch import ReplayDispatcher
 from ...runtime.turn_outcome import TurnOutcome
+from ...store import kept_answers
 from ...store.conversations import Message
 from ...store.runs import JournalEntry
 from .. import catalog, conversations, guardrails, models, runs
@@ -86,21 +90,35 @@ class Candidate:
     adapter: ModelAdapter | None
     failure: dict[str, str] | None
     judging: ModelAdapter | None
+    content: str | None = None
+    """The agent content's hash its answers are kept under (None without a model)."""
+    reuse: bool = False
     differ: dict[tuple[str, str], bool] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, ctx: Context, agent: dict[str, Any]) -> Candidate:
-        """Look up once what each replay of `agent` needs."""
+    def of(cls, ctx: Context, agent: dict[str, Any], *, reuse: bool = False) -> Candidate:
+        """Look up once what each replay of `agent` needs (and, with `reuse`, reuse the
+        answers kept for the same content)."""
         adapter: ModelAdapter | None = None
         failure = None
         try:
             adapter = models.adapter_for(ctx, agent)
         except Unprocessable as error:
             failure = {"code": error.wire_code, "message": error.message}
+        content = None if adapter is None else content_hash(agent, _model_of(adapter))
         if isinstance(adapter, FunctionModelAdapter):
             adapter = InlineWhileQuick(adapter)
         tools = runs.tools_of(ctx, agent)
-        return cls(agent, tools, adapter, failure, models.judging_adapter(ctx))
+        judging = models.judging_adapter(ctx)
+        return cls(agent, tools, adapter, failure, judging, content, reuse)
+
+    def answer_key(
+        self, ctx: Context, case: ReplayCase, reads: str, repetition: int
+    ) -> kept_answers.AnswerKey | None:
+        """Where this content's answer to the case's repetition is kept, or None."""
+        if self.content is None:
+            return None
+        return (ctx.tenant_id, self.content, case_hash(case, reads), repetition)
 
     def settings_differ(self, ctx: Context, case: ReplayCase) -> bool:
         """Whether the candidate pins other settings blocks than the version the past run ran."""
@@ -123,8 +141,31 @@ async def replay_case(
     project_id: str,
     case: ReplayCase,
     reads: str,
+    repetition: int = 0,
 ) -> Replayed:
-    """One replay of a case; its rows go to the eval run's page (stored at once without)."""
+    """One replay of a case, or the answer kept for it when the run reuses answers; its rows
+    go to the eval run's page (stored at once without), and its answer is kept."""
+    key = candidate.answer_key(ctx, case, reads, repetition)
+    if key is not None and candidate.reuse:
+        kept = kept_answers.answer(ctx.db, key)
+        if kept is not None:
+            return replace(kept, reused=True)
+    replayed = await _replayed(ctx, eval_run_id, candidate, project_id, case, reads)
+    page = pages.current.get()
+    if key is not None and page is not None and replayed.error is None and replayed.run_id:
+        page.keep_answer(key, replayed)
+    return replayed
+
+
+async def _replayed(
+    ctx: Context,
+    eval_run_id: str,
+    candidate: Candidate,
+    project_id: str,
+    case: ReplayCase,
+    reads: str,
+) -> Replayed:
+    """The case replayed: its run worked out and its rows given to the page."""
     agent = candidate.agent
     run = _new_run(ctx, agent, project_id, case, eval_run_id)
     live = runs.live_dispatcher(
@@ -159,7 +200,7 @@ async def replay_case(
             page.add_replay(rows)
         run = rows.run
     output = run.get("output")
-    judged = await _judge_answers(candidate, case, output) if outcome.ok else {}
+    judged = await _judge_answers(ctx, candidate, case, output) if outcome.ok else {}
     tools = [c.as_journal() for c in outcome.tool_calls]
     errored = errored_run(outcome.failure) or any(errored_tool(t) for t in tools)
     return Replayed(
@@ -321,15 +362,50 @@ def tripped(outcome: TurnOutcome) -> tuple[str, ...]:
 
 
 async def _judge_answers(
-    candidate: Candidate, case: ReplayCase, output: Any
+    ctx: Context, candidate: Candidate, case: ReplayCase, output: Any
 ) -> dict[int, AnswerCheck]:
     """The judging model's verdict on each answer check of the case (none without a model)."""
     if candidate.judging is None:
         return {}
     return {
-        position: await judge.check_answer(
-            candidate.judging, expectation.expected, answer_text(case.output), answer_text(output)
-        )
+        position: await _verdict(ctx, candidate, expectation.expected, case.output, output)
         for position, expectation in enumerate(case.expectations)
         if isinstance(expectation.expected, Answer)
     }
+
+
+async def _verdict(
+    ctx: Context, candidate: Candidate, expected: Answer, recorded: Any, output: Any
+) -> AnswerCheck:
+    """The judging model's verdict on one answer; kept by (judge, part, answer texts), and
+    reused from there when the run reuses answers."""
+    assert candidate.judging is not None
+    judging = candidate.judging
+    before, after = answer_text(recorded), answer_text(output)
+    judge_id = f"{judging.provider_id}:{judging.model}"
+    asked = asked_hash(expected, before, after)
+    if candidate.reuse:
+        kept = kept_answers.verdict(ctx.db, judge_id, asked)
+        if kept is not None:
+            return kept
+    verdict = await judge.check_answer(judging, expected, before, after)
+    page = pages.current.get()
+    if page is None:
+        kept_answers.keep_verdicts(ctx.db, [(judge_id, asked, verdict)])
+    else:
+        page.keep_verdict(judge_id, asked, verdict)
+    return verdict
+
+
+def _model_of(adapter: ModelAdapter) -> str:
+    """What answers for an agent, as its content's hash takes it: a function model's
+    source file (a change anywhere in it counts), or the provider and model names."""
+    named = f"{adapter.provider_id}:{adapter.model}"
+    if not isinstance(adapter, FunctionModelAdapter):
+        return named
+    try:
+        source = inspect.getsource(adapter.function)
+        source = Path(inspect.getfile(adapter.function)).read_text(encoding="utf-8") + source
+    except (OSError, TypeError):  # no file to read: its compiled code stands for it
+        source = repr(getattr(adapter.function, "__code__", adapter.function))
+    return f"{named}:{source}"

@@ -1,0 +1,94 @@
+"""Reusing earlier answers (`reuse: true`): a run of the same agent content on the same
+frozen cases takes the answers an earlier run gave instead of replaying, and counts them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from factories import AGENT, served, tutorial_runs
+from first_article import first_article_models
+from test_eval_runs import correct_tutorial, try_version
+from test_test_set_files import every_row
+
+PATH = f"/v1/agents/{AGENT}/test-set/runs"
+
+
+def replays_of(client: Any, eval_run_id: str) -> list[str]:
+    """The ids of the replay runs an eval run made itself."""
+    return [r["id"] for r in client.get("/v1/runs", params={"evalRunId": eval_run_id}).json()["data"]]
+
+
+def run_ids(run: dict[str, Any]) -> dict[str, list[str]]:
+    """Each case's replay run ids, by case id."""
+    return {c["caseId"]: c["runIds"] for c in run["result"]["perCase"]}
+
+
+def test_a_second_run_asked_to_reuse_takes_every_answer_and_counts_them(tmp_path: Path) -> None:
+    with served(tmp_path, ("0.1.0", "0.2.0"), first_article_models(tmp_path, fail=False)) as (
+        client, ctx,
+    ):  # fmt: skip
+        correct_tutorial(client, tutorial_runs(ctx))
+        project = client.get("/v1/projects/default").json()["id"]
+        first = try_version(client, PATH, project, repetitions=2)
+        second = try_version(client, PATH, project, repetitions=2, reuse=True)
+        second_replays = replays_of(client, second["runId"])
+        asked_not = try_version(client, PATH, project, repetitions=2)
+        asked_not_replays = replays_of(client, asked_not["runId"])
+
+    before, after = first["result"]["summary"], second["result"]["summary"]
+    assert (after["cases"], after["reusedAnswers"]) == (3, 6)  # 3 cases × 2 repetitions
+    assert after["metrics"] == before["metrics"]
+    assert after["corrections"] == before["corrections"]
+    assert second["comparison"]["reuse"] is True
+    # Nothing replayed: each answer is the first run's, named by its replay run.
+    assert second_replays == []
+    assert run_ids(second) == run_ids(first)
+    # Without `reuse` every case replays again, and the summary has no count.
+    assert "reusedAnswers" not in before and "reusedAnswers" not in asked_not["result"]["summary"]
+    assert asked_not["comparison"]["reuse"] is False
+    assert len(asked_not_replays) == 6
+    assert asked_not["result"]["summary"]["metrics"] == before["metrics"]
+
+
+def test_a_changed_function_model_source_reuses_no_answer(tmp_path: Path) -> None:
+    models = first_article_models(tmp_path, fail=False)
+    with served(tmp_path, ("0.1.0", "0.2.0"), models) as (client, ctx):
+        correct_tutorial(client, tutorial_runs(ctx))
+        project = client.get("/v1/projects/default").json()["id"]
+        first = try_version(client, PATH, project)
+        models.write_text(models.read_text() + "\n# the same answers, from another source\n")
+        stamp = models.stat().st_mtime_ns + 1_000_000_000
+        os.utime(models, ns=(stamp, stamp))  # the watcher loads the new source
+        changed = try_version(client, PATH, project, reuse=True)
+        replays = replays_of(client, changed["runId"])
+        again = try_version(client, PATH, project, reuse=True)
+
+    summary = changed["result"]["summary"]
+    assert (summary["cases"], summary["reusedAnswers"]) == (3, 0)
+    assert len(replays) == 3
+    assert summary["metrics"] == first["result"]["summary"]["metrics"]
+    # The new source's answers are kept in turn: the next run reuses them.
+    assert again["result"]["summary"]["reusedAnswers"] == 3
+    assert run_ids(again) == run_ids(changed)
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None, {"on": True}, [True]])
+def test_a_bad_reuse_value_is_refused_naming_the_field_and_writes_nothing(
+    tmp_path: Path, value: Any
+) -> None:
+    with served(tmp_path, ("0.1.0", "0.2.0"), first_article_models(tmp_path, fail=False)) as (
+        client, ctx,
+    ):  # fmt: skip
+        correct_tutorial(client, tutorial_runs(ctx))
+        project = client.get("/v1/projects/default").json()["id"]
+        before = every_row(ctx)
+        body = {"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"},
+                "reuse": value}  # fmt: skip
+        refused = client.post(PATH, json=body)
+        assert every_row(ctx) == before
+    error = refused.json()["error"]
+    assert (refused.status_code, error["code"], error["details"]["field"]) == (
+        400, "validation-failed", "reuse")  # fmt: skip
