@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from factories import AGENT, served, tutorial_runs
 from first_article import first_article_models
-from test_eval_runs import correct_tutorial, try_version
+from stubs.openai_stub import OpenAIStub
+from test_eval_runs import PASSWORD, correct_tutorial, models_file, try_version
 from test_test_set_files import every_row
 
 PATH = f"/v1/agents/{AGENT}/test-set/runs"
@@ -92,3 +93,38 @@ def test_a_bad_reuse_value_is_refused_naming_the_field_and_writes_nothing(
     error = refused.json()["error"]
     assert (refused.status_code, error["code"], error["details"]["field"]) == (
         400, "validation-failed", "reuse")  # fmt: skip
+
+
+def test_a_judging_verdict_on_the_same_part_and_texts_is_reused_only_when_asked(
+    tmp_path: Path,
+) -> None:
+    judge = OpenAIStub().serve()
+    for _ in range(3):  # at most: the first run, the run not asking to reuse, one more
+        judge.queue_text('{"answer": "", "output": {"pass": true, "reason": "It says it."}}')
+    env = {"OPENAI_API_KEY": "sk-judge", "OPENAI_BASE_URL": judge.base_url}
+    providers = '[tool.kindgi-dev.providers]\ndefault = "function"\n'
+    models = models_file(tmp_path, "same-search")
+    try:
+        with served(tmp_path, ("0.1.0", "0.2.0"), models, env, providers) as (client, ctx):
+            run_id = tutorial_runs(ctx)[PASSWORD]
+            project = client.get("/v1/projects/default").json()["id"]
+            answer = {"runId": run_id, "answer": {"verdict": "wrong", "shouldSay": "reset link"}}
+            assert client.post("/v1/corrections", json=answer).status_code == 201
+            first = try_version(client, PATH, project)
+            asked_first = len(judge.requests)
+            models.write_text(models.read_text() + "\n# the same answers, from another source\n")
+            stamp = models.stat().st_mtime_ns + 1_000_000_000
+            os.utime(models, ns=(stamp, stamp))
+            reused = try_version(client, PATH, project, reuse=True)
+            asked_reusing = len(judge.requests)
+            not_asked = try_version(client, PATH, project)
+            asked_after = len(judge.requests)
+    finally:
+        judge.stop()
+    # The answer replayed (its source changed) but said the same: the judge wasn't asked.
+    assert reused["result"]["summary"]["reusedAnswers"] == 0
+    assert (asked_first, asked_reusing, asked_after) == (1, 1, 2)
+    checked = {"checked": 1, "passed": 1}
+    assert first["result"]["summary"]["corrections"] == checked
+    assert reused["result"]["summary"]["corrections"] == checked
+    assert not_asked["result"]["summary"]["corrections"] == checked
