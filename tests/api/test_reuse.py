@@ -19,7 +19,9 @@ PATH = f"/v1/agents/{AGENT}/test-set/runs"
 
 def replays_of(client: Any, eval_run_id: str) -> list[str]:
     """The ids of the replay runs an eval run made itself."""
-    return [r["id"] for r in client.get("/v1/runs", params={"evalRunId": eval_run_id}).json()["data"]]
+    return [
+        r["id"] for r in client.get("/v1/runs", params={"evalRunId": eval_run_id}).json()["data"]
+    ]
 
 
 def run_ids(run: dict[str, Any]) -> dict[str, list[str]]:
