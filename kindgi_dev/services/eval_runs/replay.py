@@ -8,23 +8,17 @@ is looked up once per eval run, in `Candidate`, not once a case.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
 import uuid
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
-from ...domain.checks import AnswerCheck
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import NotFound, Unprocessable
-from ...domain.expectations import Answer
-from ...domain.items import answer_text
 from ...domain.outcomes import errored_run, errored_tool
-from ...domain.reuse import asked_hash, case_hash, content_hash
+from ...domain.reuse import case_hash, content_hash
 from ...domain.time import now_iso
 from ...models import Reply, Turn
-from ...runtime import judge
 from ...runtime.agent_turn import HISTORY_LIMIT, run_agent_turn, turn_result
 from ...runtime.dispatch import tool_env
 from ...runtime.providers.base import ModelAdapter
@@ -40,6 +34,7 @@ from ..runs.pause import hold
 from ..runs.start import AGENT_FLOW_ID, AGENT_FLOW_VERSION
 from . import page as pages
 from .page import ReplayRows
+from .reuse import judge_answers, model_of
 
 CANCELLED = "The eval run was cancelled."
 
@@ -105,7 +100,7 @@ class Candidate:
             adapter = models.adapter_for(ctx, agent)
         except Unprocessable as error:
             failure = {"code": error.wire_code, "message": error.message}
-        content = None if adapter is None else content_hash(agent, _model_of(adapter))
+        content = None if adapter is None else content_hash(agent, model_of(adapter))
         if isinstance(adapter, FunctionModelAdapter):
             adapter = InlineWhileQuick(adapter)
         tools = runs.tools_of(ctx, agent)
@@ -150,9 +145,9 @@ async def replay_case(
         kept = kept_answers.answer(ctx.db, key)
         if kept is not None:
             return replace(kept, reused=True)
-    replayed = await _replayed(ctx, eval_run_id, candidate, project_id, case, reads)
+    replayed, ended = await _replayed(ctx, eval_run_id, candidate, project_id, case, reads)
     page = pages.current.get()
-    if key is not None and page is not None and replayed.error is None and replayed.run_id:
+    if key is not None and page is not None and ended and replayed.error is None:
         page.keep_answer(key, replayed)
     return replayed
 
@@ -164,8 +159,9 @@ async def _replayed(
     project_id: str,
     case: ReplayCase,
     reads: str,
-) -> Replayed:
-    """The case replayed: its run worked out and its rows given to the page."""
+) -> tuple[Replayed, bool]:
+    """The case replayed: its run worked out and its rows given to the page; and whether
+    the run ended (not paused at a call held for an approval)."""
     agent = candidate.agent
     run = _new_run(ctx, agent, project_id, case, eval_run_id)
     live = runs.live_dispatcher(
@@ -200,10 +196,14 @@ async def _replayed(
             page.add_replay(rows)
         run = rows.run
     output = run.get("output")
-    judged = await _judge_answers(ctx, candidate, case, output) if outcome.ok else {}
+    judged = (
+        await judge_answers(ctx, candidate.judging, candidate.reuse, case, output)
+        if outcome.ok
+        else {}
+    )
     tools = [c.as_journal() for c in outcome.tool_calls]
     errored = errored_run(outcome.failure) or any(errored_tool(t) for t in tools)
-    return Replayed(
+    replayed = Replayed(
         run_id=run["id"],
         output=output,
         tools=tools,
@@ -215,6 +215,7 @@ async def _replayed(
         judged=judged,
         guardrails=tripped(outcome),
     )
+    return replayed, outcome.paused is None
 
 
 async def _turn(
@@ -359,53 +360,3 @@ def tripped(outcome: TurnOutcome) -> tuple[str, ...]:
     """The guardrails a replay tripped: its violations, and `halt` checks that couldn't run."""
     broken = [e for e in outcome.guardrail_errors if e.get("action") == "halt"]
     return tuple(v["guardrailId"] for v in [*outcome.violations, *broken])
-
-
-async def _judge_answers(
-    ctx: Context, candidate: Candidate, case: ReplayCase, output: Any
-) -> dict[int, AnswerCheck]:
-    """The judging model's verdict on each answer check of the case (none without a model)."""
-    if candidate.judging is None:
-        return {}
-    return {
-        position: await _verdict(ctx, candidate, expectation.expected, case.output, output)
-        for position, expectation in enumerate(case.expectations)
-        if isinstance(expectation.expected, Answer)
-    }
-
-
-async def _verdict(
-    ctx: Context, candidate: Candidate, expected: Answer, recorded: Any, output: Any
-) -> AnswerCheck:
-    """The judging model's verdict on one answer; kept by (judge, part, answer texts), and
-    reused from there when the run reuses answers."""
-    assert candidate.judging is not None
-    judging = candidate.judging
-    before, after = answer_text(recorded), answer_text(output)
-    judge_id = f"{judging.provider_id}:{judging.model}"
-    asked = asked_hash(expected, before, after)
-    if candidate.reuse:
-        kept = kept_answers.verdict(ctx.db, judge_id, asked)
-        if kept is not None:
-            return kept
-    verdict = await judge.check_answer(judging, expected, before, after)
-    page = pages.current.get()
-    if page is None:
-        kept_answers.keep_verdicts(ctx.db, [(judge_id, asked, verdict)])
-    else:
-        page.keep_verdict(judge_id, asked, verdict)
-    return verdict
-
-
-def _model_of(adapter: ModelAdapter) -> str:
-    """What answers for an agent, as its content's hash takes it: a function model's
-    source file (a change anywhere in it counts), or the provider and model names."""
-    named = f"{adapter.provider_id}:{adapter.model}"
-    if not isinstance(adapter, FunctionModelAdapter):
-        return named
-    try:
-        source = inspect.getsource(adapter.function)
-        source = Path(inspect.getfile(adapter.function)).read_text(encoding="utf-8") + source
-    except (OSError, TypeError):  # no file to read: its compiled code stands for it
-        source = repr(getattr(adapter.function, "__code__", adapter.function))
-    return f"{named}:{source}"
