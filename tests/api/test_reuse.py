@@ -35,25 +35,36 @@ def test_a_second_run_asked_to_reuse_takes_every_answer_and_counts_them(tmp_path
     ):  # fmt: skip
         correct_tutorial(client, tutorial_runs(ctx))
         project = client.get("/v1/projects/default").json()["id"]
-        first = try_version(client, PATH, project, repetitions=2)
+        not_kept = try_version(client, PATH, project, repetitions=2)
+        kept_before = every_row(ctx)["kept_answers"]
+        first = try_version(client, PATH, project, repetitions=2, reuse=True)
+        first_replays = replays_of(client, first["runId"])
         second = try_version(client, PATH, project, repetitions=2, reuse=True)
         second_replays = replays_of(client, second["runId"])
+        kept_after = every_row(ctx)["kept_answers"]
         asked_not = try_version(client, PATH, project, repetitions=2)
         asked_not_replays = replays_of(client, asked_not["runId"])
+        kept_last = every_row(ctx)["kept_answers"]
 
+    # A run not asked to reuse keeps no answer: the first run asked finds none, and keeps its 6.
+    assert kept_before == []
     before, after = first["result"]["summary"], second["result"]["summary"]
+    assert (before["cases"], before["reusedAnswers"], len(first_replays)) == (3, 0, 6)
+    assert len(kept_after) == 6
     assert (after["cases"], after["reusedAnswers"]) == (3, 6)  # 3 cases × 2 repetitions
-    assert after["metrics"] == before["metrics"]
+    assert after["metrics"] == before["metrics"] == not_kept["result"]["summary"]["metrics"]
     assert after["corrections"] == before["corrections"]
     assert second["comparison"]["reuse"] is True
     # Nothing replayed: each answer is the first run's, named by its replay run.
     assert second_replays == []
     assert run_ids(second) == run_ids(first)
-    # Without `reuse` every case replays again, and the summary has no count.
-    assert "reusedAnswers" not in before and "reusedAnswers" not in asked_not["result"]["summary"]
+    # Without `reuse` every case replays again, the summary has no count, nothing is kept.
+    assert "reusedAnswers" not in asked_not["result"]["summary"]
+    assert "reusedAnswers" not in not_kept["result"]["summary"]
     assert asked_not["comparison"]["reuse"] is False
     assert len(asked_not_replays) == 6
     assert asked_not["result"]["summary"]["metrics"] == before["metrics"]
+    assert kept_last == kept_after
 
 
 def test_a_changed_function_model_source_reuses_no_answer(tmp_path: Path) -> None:
@@ -61,7 +72,7 @@ def test_a_changed_function_model_source_reuses_no_answer(tmp_path: Path) -> Non
     with served(tmp_path, ("0.1.0", "0.2.0"), models) as (client, ctx):
         correct_tutorial(client, tutorial_runs(ctx))
         project = client.get("/v1/projects/default").json()["id"]
-        first = try_version(client, PATH, project)
+        first = try_version(client, PATH, project, reuse=True)
         models.write_text(models.read_text() + "\n# the same answers, from another source\n")
         stamp = models.stat().st_mtime_ns + 1_000_000_000
         os.utime(models, ns=(stamp, stamp))  # the watcher loads the new source
@@ -112,7 +123,7 @@ def test_a_judging_verdict_on_the_same_part_and_texts_is_reused_only_when_asked(
             project = client.get("/v1/projects/default").json()["id"]
             answer = {"runId": run_id, "answer": {"verdict": "wrong", "shouldSay": "reset link"}}
             assert client.post("/v1/corrections", json=answer).status_code == 201
-            first = try_version(client, PATH, project)
+            first = try_version(client, PATH, project, reuse=True)
             asked_first = len(judge.requests)
             models.write_text(models.read_text() + "\n# the same answers, from another source\n")
             stamp = models.stat().st_mtime_ns + 1_000_000_000

@@ -86,21 +86,22 @@ class Candidate:
     failure: dict[str, str] | None
     judging: ModelAdapter | None
     content: str | None = None
-    """The agent content's hash its answers are kept under (None without a model)."""
+    """The agent content's hash its answers are kept under: only when its run reuses
+    answers, and has a model."""
     reuse: bool = False
     differ: dict[tuple[str, str], bool] = field(default_factory=dict)
 
     @classmethod
     def of(cls, ctx: Context, agent: dict[str, Any], *, reuse: bool = False) -> Candidate:
-        """Look up once what each replay of `agent` needs (and, with `reuse`, reuse the
-        answers kept for the same content)."""
+        """Look up once what each replay of `agent` needs (and, with `reuse`, the hash of
+        its content, which its answers are reused and kept under)."""
         adapter: ModelAdapter | None = None
         failure = None
         try:
             adapter = models.adapter_for(ctx, agent)
         except Unprocessable as error:
             failure = {"code": error.wire_code, "message": error.message}
-        content = None if adapter is None else content_hash(agent, model_of(adapter))
+        content = None if adapter is None or not reuse else content_hash(agent, model_of(adapter))
         if isinstance(adapter, FunctionModelAdapter):
             adapter = InlineWhileQuick(adapter)
         tools = runs.tools_of(ctx, agent)
@@ -139,9 +140,10 @@ async def replay_case(
     repetition: int = 0,
 ) -> Replayed:
     """One replay of a case, or the answer kept for it when the run reuses answers; its rows
-    go to the eval run's page (stored at once without), and its answer is kept."""
+    go to the eval run's page (stored at once without), and, when the run reuses answers,
+    its answer too, kept for the next such run."""
     key = candidate.answer_key(ctx, case, reads, repetition)
-    if key is not None and candidate.reuse:
+    if key is not None:
         kept = kept_answers.answer(ctx.db, key)
         if kept is not None:
             return replace(kept, reused=True)

@@ -36,15 +36,16 @@ async def judge_answers(
 async def _verdict(
     ctx: Context, judging: ModelAdapter, reuse: bool, expected: Answer, recorded: Any, output: Any
 ) -> AnswerCheck:
-    """The judging model's verdict on one answer; kept by (judge, part, answer texts), and
-    reused from there when the run reuses answers."""
+    """The judging model's verdict on one answer; when the run reuses answers, the one kept
+    for the same judge, part and answer texts, else asked and kept."""
     before, after = answer_text(recorded), answer_text(output)
+    if not reuse:
+        return await judge.check_answer(judging, expected, before, after)
     judge_id = f"{judging.provider_id}:{judging.model}"
     asked = asked_hash(expected, before, after)
-    if reuse:
-        kept = kept_answers.verdict(ctx.db, judge_id, asked)
-        if kept is not None:
-            return kept
+    kept = kept_answers.verdict(ctx.db, judge_id, asked)
+    if kept is not None:
+        return kept
     verdict = await judge.check_answer(judging, expected, before, after)
     page = pages.current.get()
     if page is None:

@@ -2,7 +2,7 @@
 (a hash of the manifest and the model), the frozen case it answered (a hash of what the
 replay read) and its repetition; and the judging model's verdicts, by judge, part and text.
 
-Both are read only by an eval run started with `reuse: true` (docs/choices.md).
+Both are written and read only by an eval run started with `reuse: true` (docs/choices.md).
 """
 
 SQL = """
