@@ -327,6 +327,7 @@ class ComparisonSummary(WireModel):
     guardrails_tripped: dict[str, int] | None = None
     baseline_replays: BaselineCounts | None = None
     cost: ComparisonCost | None = None
+    reused_answers: int | None = None
 
 
 class JudgedComparisonResult(WireModel):

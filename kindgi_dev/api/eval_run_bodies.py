@@ -84,6 +84,8 @@ class StartEvalRunBody(WireModel):
     class_weights: Literal["as-recorded", "restricted-only"] = "as-recorded"
     overrides: Omittable[EvalOverrides] = None
     sample: Omittable[EvalSample] = None
+    reuse: bool = False
+    """Reuse an earlier run's answers of the same agent content (an extension, docs/api.md)."""
 
 
 class StartSuiteRunBody(StartEvalRunBody):
@@ -127,4 +129,5 @@ def start_request(body: StartEvalRunBody) -> eval_runs.StartRequest:
         sample=None
         if sample is None
         else eval_runs.Sample(sample.part, sample.seed, sample.hold_out_share),
+        reuse=body.reuse,
     )

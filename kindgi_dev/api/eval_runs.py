@@ -75,8 +75,8 @@ class EvalRunSample(OpenModel):
 
 
 class EvalRunSettings(OpenModel):
-    """How an eval run compares, as it was started (the run it rescored, and the version a
-    version or live baseline replays: `baselineVersion`, an extension)."""
+    """How an eval run compares, as it was started (the run it rescored, the version a
+    version or live baseline replays: `baselineVersion`, and `reuse`: extensions)."""
 
     baseline: AskedAnswer
     reads: str
@@ -88,6 +88,7 @@ class EvalRunSettings(OpenModel):
     rescore_of: str | None = None
     resume_of: str | None = None
     baseline_version: ComparisonBaseline | None = None
+    reuse: bool = False
 
 
 class EvalRunFrozenVersion(OpenModel):

@@ -48,6 +48,12 @@ def trial_options(function: Any) -> Any:
         click.option(
             "--dry-run", is_flag=True, help="Only preview the cases and count each side's replays."
         ),
+        click.option(
+            "--reuse",
+            is_flag=True,
+            help="Reuse the answers an earlier run of the same agent content gave (off: a "
+            "reused answer hides a model's nondeterminism and a changed tool's behaviour).",
+        ),
         click.option("--wait", is_flag=True, help="Wait for the run and print it."),
         click.option(
             "--junit",
@@ -136,6 +142,8 @@ def trial_body(api: Api, options: dict[str, Any]) -> dict[str, Any]:
         body["baseline"] = baseline
     if options["dry_run"]:
         body["dryRun"] = True
+    if options["reuse"]:
+        body["reuse"] = True
     return body
 
 

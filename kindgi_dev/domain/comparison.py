@@ -96,6 +96,8 @@ class Replayed:
     """Verdicts given on this replay itself (`fresh`), scored beside the case's in a rescore."""
     guardrails: tuple[str, ...] = ()
     """The guardrails this repetition tripped (a `halt` that failed it, or one recorded)."""
+    reused: bool = False
+    """Whether this answer is an earlier run's of the same content, reused (`reuse: true`)."""
 
 
 def case_verdicts(case: ReplayCase) -> list[Verdict]:

@@ -102,6 +102,8 @@ class FinishedCase:
     made_on: str
     models: list[dict[str, str]] = field(default_factory=list)
     baseline_models: list[dict[str, str]] = field(default_factory=list)
+    reused: int = 0
+    """How many of the case's answers (repetitions, both sides) were reused."""
 
 
 @dataclass(frozen=True)
@@ -248,6 +250,8 @@ class Summary:
     baseline_replays: BaselineCounts | None = None
     cost: RunCost | None = None
     """What the candidate's replays cost (an extension beside the contract's fields)."""
+    reused_answers: int | None = None
+    """How many answers were an earlier run's, reused: only on a run asked to reuse."""
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,7 @@ def begin(
         record["comparison"] = replace(settings, versions=overrides.present()).encoded()
 
     def replays_of(version: FlowDefinition, swaps: flow_runs.Overrides) -> eval_runs.Replay:
-        async def replay(case: ReplayCase, reads: str) -> Replayed:
+        async def replay(case: ReplayCase, reads: str, _repetition: int) -> Replayed:
             return await replay_case(ctx, record["run_id"], version, swaps, project_id, case, reads)
 
         return replay

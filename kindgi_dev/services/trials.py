@@ -188,6 +188,7 @@ def resume(ctx: Context, run_id: str) -> eval_runs.Started:
         class_weights=settings.class_weights,
         sample=settings.sample,
         baseline=settings.baseline,
+        reuse=settings.reuse,
     )
     kept = {
         index: entry

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 from devserver import DevServer, copy_example, start
-from test_tutorial import AGENT, NEW_INSTRUCTIONS, QUESTIONS, kindgi, save_version, wait_for
+from devserver import kindgi_json as kindgi
+from test_tutorial import AGENT, NEW_INSTRUCTIONS, QUESTIONS, save_version, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::UserWarning")]
 

@@ -103,10 +103,11 @@ def _old_results(client: TestClient, ctx: Context) -> dict[str, Any]:
 
 LATER_TABLES = ("gate_policies", "live_pins", "promotions", "approvals", "reviewers",
                 "api_tokens", "fact_revisions", "memory_erasures", "guardrail_outcomes",
-                "run_waits", "registered_providers", "blocks")  # fmt: skip
+                "run_waits", "registered_providers", "blocks", "kept_answers",
+                "kept_verdicts")  # fmt: skip
 """The tables of the migrations after m0029 (m0030 releases, m0031 approvals, m0033
-memory, m0034 guardrail outcomes and run waits, m0036 providers, m0037 blocks): empty
-here, dropped with m0029's so the database is as 0028 left it."""
+memory, m0034 guardrail outcomes and run waits, m0036 providers, m0037 blocks, m0040
+kept answers): empty here, dropped with m0029's so the database is as 0028 left it."""
 LATER_COLUMNS = (("conversations", "scope"), ("conversations", "metadata"),
                  ("conversations", "unregistered_at"), ("run_tool_calls", "approval"),
                  ("projects", "production_since"), ("instance", "tenant_name"),

@@ -111,6 +111,7 @@ def finished_case(
         made_on=case.made_on,
         models=[r.provider for r in replays if r.provider],
         baseline_models=[r.provider for r in baseline if r.provider],
+        reused=sum(r.reused for r in [*replays, *baseline]),
     )
 
 

@@ -26,8 +26,8 @@ from .read import EvalRun, get, get_record
 from .result import finish, summarize
 from .settings import settings_of
 
-Replay = Callable[[ReplayCase, str], Awaitable[Replayed]]
-"""One replay of a case, given the eval run's `reads`."""
+Replay = Callable[[ReplayCase, str, int], Awaitable[Replayed]]
+"""One replay of a case, given the eval run's `reads` and the repetition's index."""
 
 INTERRUPTED = (
     "Interrupted: the eval run's executor stopped before it finished. {done} of {total} cases "
@@ -83,7 +83,8 @@ async def _run(
     sides = [replay] if baseline is None else [replay, baseline]
 
     async def work(index: int, unit: int) -> Replayed:
-        return await sides[unit // repetitions](cases[index], settings.reads)
+        side, repetition = divmod(unit, repetitions)
+        return await sides[side](cases[index], settings.reads, repetition)
 
     page = Page(ctx, run_id)
     pages.current.set(page)  # the workers' tasks copy it: their replays write into it

@@ -1,7 +1,8 @@
 """A page of an eval run's work kept in memory and stored in one transaction.
 
 Each replay of an agent leaves the rows of its run (the conversation of its one turn, the
-run as it ended, its tool calls and journal), each finished case its result; a page holds
+run as it ended, its tool calls and journal) and its answer and judging verdicts kept for
+reuse, each finished case its result; a page holds
 them until `PAGE_CASES` cases finished or `PAGE_SECONDS` went by since the first, then
 stores them all with one statement a table. A case's result and the replay runs it rests
 on land in the same transaction, so a stop never keeps a case without its runs.
@@ -14,9 +15,12 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...domain.checks import AnswerCheck
+from ...domain.comparison import Replayed
 from ...domain.results import FinishedCase
 from ...store import conversations as conversation_store
 from ...store import eval_runs as store
+from ...store import kept_answers
 from ...store import runs as run_store
 from ...store.conversations import Message
 from ...store.runs import JournalEntry
@@ -49,11 +53,21 @@ class Page:
     eval_run_id: str
     replays: list[ReplayRows] = field(default_factory=list)
     cases: list[tuple[int, str, FinishedCase, str]] = field(default_factory=list)
+    answers: list[tuple[kept_answers.AnswerKey, Replayed]] = field(default_factory=list)
+    verdicts: list[tuple[str, str, AnswerCheck]] = field(default_factory=list)
     due: asyncio.TimerHandle | None = None
 
     def add_replay(self, rows: ReplayRows) -> None:
         """Keep a replay's rows until the page is stored."""
         self.replays.append(rows)
+
+    def keep_answer(self, key: kept_answers.AnswerKey, answer: Replayed) -> None:
+        """Keep a replay's answer for a later run to reuse, stored with the page."""
+        self.answers.append((key, answer))
+
+    def keep_verdict(self, judge: str, asked: str, verdict: AnswerCheck) -> None:
+        """Keep a judging model's verdict, stored with the page."""
+        self.verdicts.append((judge, asked, verdict))
 
     def add_case(self, index: int, case_id: str, result: FinishedCase, at: str) -> None:
         """Keep a finished case; store the page once it is full or its first case waited."""
@@ -70,8 +84,8 @@ class Page:
         if self.due is not None:
             self.due.cancel()
             self.due = None
-        replays, cases = self.replays, self.cases
-        if not replays and not cases:
+        replays, cases, answers, verdicts = self.replays, self.cases, self.answers, self.verdicts
+        if not (replays or cases or answers or verdicts):
             return
         db = self.ctx.db
         with db.transaction():
@@ -82,9 +96,13 @@ class Page:
                 run_store.insert_many(db, [r.run for r in replays])
                 run_store.add_tool_calls_of(db, [(r.run["id"], r.tool_calls) for r in replays])
                 run_store.add_new_journals(db, [(r.run["id"], r.journal) for r in replays])
+            if answers:
+                kept_answers.keep_answers(db, answers)
+            if verdicts:
+                kept_answers.keep_verdicts(db, verdicts)
             if cases:
                 store.add_cases(db, self.eval_run_id, cases)
-        self.replays, self.cases = [], []
+        self.replays, self.cases, self.answers, self.verdicts = [], [], [], []
 
 
 current: ContextVar[Page | None] = ContextVar("eval_run_page", default=None)

@@ -14,21 +14,19 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...domain.blocks import settings_differ
-from ...domain.checks import AnswerCheck
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import NotFound, Unprocessable
-from ...domain.expectations import Answer
-from ...domain.items import answer_text
 from ...domain.outcomes import errored_run, errored_tool
+from ...domain.reuse import case_hash, content_hash
 from ...domain.time import now_iso
 from ...models import Reply, Turn
-from ...runtime import judge
 from ...runtime.agent_turn import HISTORY_LIMIT, run_agent_turn, turn_result
 from ...runtime.dispatch import tool_env
 from ...runtime.providers.base import ModelAdapter
 from ...runtime.providers.function import FunctionModelAdapter
 from ...runtime.replay_dispatch import ReplayDispatcher
 from ...runtime.turn_outcome import TurnOutcome
+from ...store import kept_answers
 from ...store import runs as run_store
 from ...store.conversations import Message
 from ...store.runs import JournalEntry
@@ -38,6 +36,7 @@ from ..runs.pause import hold
 from ..runs.start import AGENT_FLOW_ID, AGENT_FLOW_VERSION
 from . import page as pages
 from .page import ReplayRows
+from .reuse import judge_answers, model_of
 
 CANCELLED = "The eval run was cancelled."
 
@@ -92,23 +91,39 @@ class Candidate:
     """The settings block versions the candidate pins (None: it names no blocks)."""
     settings: dict[str, dict[str, Any]]
     """Those blocks' values, by block id, as its tools get them (`ctx.settings`)."""
+    content: str | None = None
+    """The agent content's hash its answers are kept under: only when its run reuses
+    answers, and has a model."""
+    reuse: bool = False
     past_refs: dict[tuple[str, str], list[Any] | None] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, ctx: Context, agent: dict[str, Any]) -> Candidate:
-        """Look up once what each replay of `agent` needs."""
+    def of(cls, ctx: Context, agent: dict[str, Any], *, reuse: bool = False) -> Candidate:
+        """Look up once what each replay of `agent` needs (and, with `reuse`, the hash of
+        its content, which its answers are reused and kept under)."""
         adapter: ModelAdapter | None = None
         failure = None
         try:
             adapter = models.adapter_for(ctx, agent)
         except Unprocessable as error:
             failure = {"code": error.wire_code, "message": error.message}
+        pins = blocks.pins_of(ctx, agent) if agent.get("settings") else None
+        pinned = {**agent, "blockPins": pins}  # another block version is other content
+        content = None if adapter is None or not reuse else content_hash(pinned, model_of(adapter))
         if isinstance(adapter, FunctionModelAdapter):
             adapter = InlineWhileQuick(adapter)
         tools = runs.tools_of(ctx, agent)
-        pins = blocks.pins_of(ctx, agent) if agent.get("settings") else None
         settings = blocks.settings_of(ctx, pins or {})
-        return cls(agent, tools, adapter, failure, models.judging_adapter(ctx), pins, settings)
+        judging = models.judging_adapter(ctx)
+        return cls(agent, tools, adapter, failure, judging, pins, settings, content, reuse)
+
+    def answer_key(
+        self, ctx: Context, case: ReplayCase, reads: str, repetition: int
+    ) -> kept_answers.AnswerKey | None:
+        """Where this content's answer to the case's repetition is kept, or None."""
+        if self.content is None:
+            return None
+        return (ctx.tenant_id, self.content, case_hash(case, reads), repetition)
 
     def settings_differ(self, ctx: Context, case: ReplayCase) -> bool:
         """Whether the candidate pins other settings blocks than the past run did: the block
@@ -136,8 +151,33 @@ async def replay_case(
     project_id: str,
     case: ReplayCase,
     reads: str,
+    repetition: int = 0,
 ) -> Replayed:
-    """One replay of a case; its rows go to the eval run's page (stored at once without)."""
+    """One replay of a case, or the answer kept for it when the run reuses answers; its rows
+    go to the eval run's page (stored at once without), and, when the run reuses answers,
+    its answer too, kept for the next such run."""
+    key = candidate.answer_key(ctx, case, reads, repetition)
+    if key is not None:
+        kept = kept_answers.answer(ctx.db, key)
+        if kept is not None:
+            return replace(kept, reused=True)
+    replayed, ended = await _replayed(ctx, eval_run_id, candidate, project_id, case, reads)
+    page = pages.current.get()
+    if key is not None and page is not None and ended and replayed.error is None:
+        page.keep_answer(key, replayed)
+    return replayed
+
+
+async def _replayed(
+    ctx: Context,
+    eval_run_id: str,
+    candidate: Candidate,
+    project_id: str,
+    case: ReplayCase,
+    reads: str,
+) -> tuple[Replayed, bool]:
+    """The case replayed: its run worked out and its rows given to the page; and whether
+    the run ended (not paused at a call held for an approval)."""
     agent = candidate.agent
     run = _new_run(ctx, candidate, project_id, case, eval_run_id)
     live = runs.live_dispatcher(
@@ -173,10 +213,14 @@ async def replay_case(
             page.add_replay(rows)
         run = rows.run
     output = run.get("output")
-    judged = await _judge_answers(candidate, case, output) if outcome.ok else {}
+    judged = (
+        await judge_answers(ctx, candidate.judging, candidate.reuse, case, output)
+        if outcome.ok
+        else {}
+    )
     tools = [c.as_journal() for c in outcome.tool_calls]
     errored = errored_run(outcome.failure) or any(errored_tool(t) for t in tools)
-    return Replayed(
+    replayed = Replayed(
         run_id=run["id"],
         output=output,
         tools=tools,
@@ -188,6 +232,7 @@ async def replay_case(
         judged=judged,
         guardrails=tripped(outcome),
     )
+    return replayed, outcome.paused is None
 
 
 async def _turn(
@@ -334,18 +379,3 @@ def tripped(outcome: TurnOutcome) -> tuple[str, ...]:
     """The guardrails a replay tripped: its violations, and `halt` checks that couldn't run."""
     broken = [e for e in outcome.guardrail_errors if e.get("action") == "halt"]
     return tuple(v["guardrailId"] for v in [*outcome.violations, *broken])
-
-
-async def _judge_answers(
-    candidate: Candidate, case: ReplayCase, output: Any
-) -> dict[int, AnswerCheck]:
-    """The judging model's verdict on each answer check of the case (none without a model)."""
-    if candidate.judging is None:
-        return {}
-    return {
-        position: await judge.check_answer(
-            candidate.judging, expectation.expected, answer_text(case.output), answer_text(output)
-        )
-        for position, expectation in enumerate(case.expectations)
-        if isinstance(expectation.expected, Answer)
-    }

@@ -61,6 +61,8 @@ class StartRequest:
     override_settings: tuple[str, ...] = ()
     override_prompts: tuple[str, ...] = ()
     sample: Sample | None = None
+    reuse: bool = False
+    """Reuse the answers an earlier run of the same agent content gave (docs/choices.md)."""
 
     @property
     def restricted_only(self) -> bool:

@@ -94,6 +94,7 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
         guardrails_tripped=dict(sorted(tally.tripped.items())) or None,
         baseline_replays=None if versus is None else versus.counts(),
         cost=spent.cost(),
+        reused_answers=tally.reused if settings.reuse else None,
     )
 
 
@@ -122,6 +123,7 @@ class _Tally:
     refused_writes: int = 0
     errors: int = 0
     stopped: int = 0
+    reused: int = 0
     checks_answers: bool = False
     baseline: list[CaseScore] = field(default_factory=list)
     candidate: list[tuple[CaseScore, ...]] = field(default_factory=list)
@@ -148,6 +150,7 @@ class _Tally:
         self.refused_writes += result.refused_writes
         self.errors += result.error is not None
         self.stopped += result.stopped is not None
+        self.reused += entry.reused
         self.checks_answers = self.checks_answers or _checks_answers(result)
         if result.flaky:
             self.flaky.append(result.case_id)

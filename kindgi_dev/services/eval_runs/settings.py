@@ -23,7 +23,8 @@ from .request import AgentCandidate, ClassWeights, FlowCandidate, Reads, Sample,
 class RunSettings:
     """How an eval run compares: reads, repetitions, k, which verdicts count, the sample it
     ran on, a flow candidate's swaps, the run it rescored or resumed, the baseline asked for
-    and, for a version baseline, the version it replays (`baseline_version`)."""
+    and, for a version baseline, the version it replays (`baseline_version`); whether it
+    reuses earlier answers."""
 
     reads: Reads = "recorded"
     repetitions: int = 1
@@ -35,6 +36,7 @@ class RunSettings:
     baseline: AskedBaseline = RECORDED
     baseline_version: Baseline | None = None
     resume_of: str | None = None
+    reuse: bool = False
 
     @property
     def restricted_only(self) -> bool:
@@ -51,6 +53,7 @@ class RunSettings:
             request.k,
             request.class_weights,
             baseline=request.baseline,
+            reuse=request.reuse,
         )
 
     @classmethod
@@ -70,6 +73,7 @@ class RunSettings:
             baseline=_asked_of(data.get("baseline", RECORDED)),
             baseline_version=_version_of(data.get("baselineVersion")),
             resume_of=data.get("resumeOf"),
+            reuse=bool(data.get("reuse")),
         )
 
     def encoded(self) -> dict[str, Any]:
@@ -83,6 +87,7 @@ class RunSettings:
             "rescoreOf": self.rescore_of,
             "baselineVersion": _version_json(self.baseline_version),
             "resumeOf": self.resume_of,
+            "reuse": self.reuse,
         }
         return {
             "baseline": _asked_json(self.baseline),

@@ -94,10 +94,12 @@ def begin(
     def replays_of(version: dict[str, Any]) -> Replay:
         shared: list[Candidate] = []  # looked up at the first replay, on the eval loop
 
-        async def replay(case: ReplayCase, reads: str) -> Replayed:
+        async def replay(case: ReplayCase, reads: str, repetition: int) -> Replayed:
             if not shared:
-                shared.append(Candidate.of(ctx, version))
-            return await replay_case(ctx, record["run_id"], shared[0], project_id, case, reads)
+                shared.append(Candidate.of(ctx, version, reuse=request.reuse))
+            return await replay_case(
+                ctx, record["run_id"], shared[0], project_id, case, reads, repetition
+            )
 
         return replay
 

@@ -1,0 +1,71 @@
+"""Replays' answers and judging verdicts kept for an eval run that asks to reuse them
+(`reuse: true`): the first answer of a content, case and repetition is kept, never replaced."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from ..domain.checks import AnswerCheck
+from ..domain.comparison import Replayed
+from .db import Database
+from .jsoncol import dump, load
+
+AnswerKey = tuple[str, str, str, int]
+"""(tenant, content hash, case hash, repetition)."""
+
+
+@cache
+def _replayed() -> TypeAdapter[Replayed]:
+    """Built when first used, as `eval_runs._adapter` (start needs none)."""
+    return TypeAdapter(Replayed)
+
+
+def answer(db: Database, key: AnswerKey) -> Replayed | None:
+    """The answer kept for a content, case and repetition, or None."""
+    row = db.one(
+        "SELECT answer FROM kept_answers WHERE tenant_id = ? AND content_hash = ? "
+        "AND case_hash = ? AND repetition = ?",
+        key,
+    )
+    return None if row is None else _replayed().validate_python(load(row["answer"]))
+
+
+def keep_answers(db: Database, kept: Sequence[tuple[AnswerKey, Replayed]]) -> None:
+    """Keep answers not kept yet, one statement for them all (inside the caller's page)."""
+    rows = [(*key, _answer_json(replayed)) for key, replayed in kept]
+    with db.transaction() as conn:
+        conn.executemany(
+            "INSERT OR IGNORE INTO kept_answers "
+            "(tenant_id, content_hash, case_hash, repetition, answer) VALUES (?, ?, ?, ?, ?)",
+            rows,
+        )
+
+
+def _answer_json(replayed: Replayed) -> str:
+    data: Any = _replayed().dump_python(replayed, mode="json")
+    return str(dump(data))
+
+
+def verdict(db: Database, judge: str, asked_hash: str) -> AnswerCheck | None:
+    """The judging model's verdict kept for the same judge and question, or None."""
+    row = db.one(
+        "SELECT verdict FROM kept_verdicts WHERE judge = ? AND asked_hash = ?", (judge, asked_hash)
+    )
+    if row is None:
+        return None
+    passed, reason = load(row["verdict"])
+    return AnswerCheck(bool(passed), str(reason))
+
+
+def keep_verdicts(db: Database, kept: Sequence[tuple[str, str, AnswerCheck]]) -> None:
+    """Keep judging verdicts (judge, question's hash, verdict); the first of each stays."""
+    rows = [(judge, asked, str(dump(list(check)))) for judge, asked, check in kept]
+    with db.transaction() as conn:
+        conn.executemany(
+            "INSERT OR IGNORE INTO kept_verdicts (judge, asked_hash, verdict) VALUES (?, ?, ?)",
+            rows,
+        )

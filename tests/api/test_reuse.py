@@ -1,0 +1,143 @@
+"""Reusing earlier answers (`reuse: true`): a run of the same agent content on the same
+frozen cases takes the answers an earlier run gave instead of replaying, and counts them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from factories import AGENT, served, tutorial_runs
+from first_article import first_article_models
+from stubs.openai_stub import OpenAIStub
+from test_eval_runs import PASSWORD, correct_tutorial, models_file, try_version
+from test_test_set_files import every_row
+
+PATH = f"/v1/agents/{AGENT}/test-set/runs"
+
+
+def replays_of(client: Any, eval_run_id: str) -> list[str]:
+    """The ids of the replay runs an eval run made itself."""
+    return [
+        r["id"] for r in client.get("/v1/runs", params={"evalRunId": eval_run_id}).json()["data"]
+    ]
+
+
+def run_ids(run: dict[str, Any]) -> dict[str, list[str]]:
+    """Each case's replay run ids, by case id."""
+    return {c["caseId"]: c["runIds"] for c in run["result"]["perCase"]}
+
+
+def test_a_second_run_asked_to_reuse_takes_every_answer_and_counts_them(tmp_path: Path) -> None:
+    with served(tmp_path, ("0.1.0", "0.2.0"), first_article_models(tmp_path, fail=False)) as (
+        client, ctx,
+    ):  # fmt: skip
+        correct_tutorial(client, tutorial_runs(ctx))
+        project = client.get("/v1/projects/default").json()["id"]
+        not_kept = try_version(client, PATH, project, repetitions=2)
+        kept_before = every_row(ctx)["kept_answers"]
+        first = try_version(client, PATH, project, repetitions=2, reuse=True)
+        first_replays = replays_of(client, first["runId"])
+        second = try_version(client, PATH, project, repetitions=2, reuse=True)
+        second_replays = replays_of(client, second["runId"])
+        kept_after = every_row(ctx)["kept_answers"]
+        asked_not = try_version(client, PATH, project, repetitions=2)
+        asked_not_replays = replays_of(client, asked_not["runId"])
+        kept_last = every_row(ctx)["kept_answers"]
+
+    # A run not asked to reuse keeps no answer: the first run asked finds none, and keeps its 6.
+    assert kept_before == []
+    before, after = first["result"]["summary"], second["result"]["summary"]
+    assert (before["cases"], before["reusedAnswers"], len(first_replays)) == (3, 0, 6)
+    assert len(kept_after) == 6
+    assert (after["cases"], after["reusedAnswers"]) == (3, 6)  # 3 cases × 2 repetitions
+    assert after["metrics"] == before["metrics"] == not_kept["result"]["summary"]["metrics"]
+    assert after["corrections"] == before["corrections"]
+    assert second["comparison"]["reuse"] is True
+    # Nothing replayed: each answer is the first run's, named by its replay run.
+    assert second_replays == []
+    assert run_ids(second) == run_ids(first)
+    # Without `reuse` every case replays again, the summary has no count, nothing is kept.
+    assert "reusedAnswers" not in asked_not["result"]["summary"]
+    assert "reusedAnswers" not in not_kept["result"]["summary"]
+    assert asked_not["comparison"]["reuse"] is False
+    assert len(asked_not_replays) == 6
+    assert asked_not["result"]["summary"]["metrics"] == before["metrics"]
+    assert kept_last == kept_after
+
+
+def test_a_changed_function_model_source_reuses_no_answer(tmp_path: Path) -> None:
+    models = first_article_models(tmp_path, fail=False)
+    with served(tmp_path, ("0.1.0", "0.2.0"), models) as (client, ctx):
+        correct_tutorial(client, tutorial_runs(ctx))
+        project = client.get("/v1/projects/default").json()["id"]
+        first = try_version(client, PATH, project, reuse=True)
+        models.write_text(models.read_text() + "\n# the same answers, from another source\n")
+        stamp = models.stat().st_mtime_ns + 1_000_000_000
+        os.utime(models, ns=(stamp, stamp))  # the watcher loads the new source
+        changed = try_version(client, PATH, project, reuse=True)
+        replays = replays_of(client, changed["runId"])
+        again = try_version(client, PATH, project, reuse=True)
+
+    summary = changed["result"]["summary"]
+    assert (summary["cases"], summary["reusedAnswers"]) == (3, 0)
+    assert len(replays) == 3
+    assert summary["metrics"] == first["result"]["summary"]["metrics"]
+    # The new source's answers are kept in turn: the next run reuses them.
+    assert again["result"]["summary"]["reusedAnswers"] == 3
+    assert run_ids(again) == run_ids(changed)
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None, {"on": True}, [True]])
+def test_a_bad_reuse_value_is_refused_naming_the_field_and_writes_nothing(
+    tmp_path: Path, value: Any
+) -> None:
+    with served(tmp_path, ("0.1.0", "0.2.0"), first_article_models(tmp_path, fail=False)) as (
+        client, ctx,
+    ):  # fmt: skip
+        correct_tutorial(client, tutorial_runs(ctx))
+        project = client.get("/v1/projects/default").json()["id"]
+        before = every_row(ctx)
+        body = {"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"},
+                "reuse": value}  # fmt: skip
+        refused = client.post(PATH, json=body)
+        assert every_row(ctx) == before
+    error = refused.json()["error"]
+    assert (refused.status_code, error["code"], error["details"]["field"]) == (
+        400, "validation-failed", "reuse")  # fmt: skip
+
+
+def test_a_judging_verdict_on_the_same_part_and_texts_is_reused_only_when_asked(
+    tmp_path: Path,
+) -> None:
+    judge = OpenAIStub().serve()
+    for _ in range(3):  # at most: the first run, the run not asking to reuse, one more
+        judge.queue_text('{"answer": "", "output": {"pass": true, "reason": "It says it."}}')
+    env = {"OPENAI_API_KEY": "sk-judge", "OPENAI_BASE_URL": judge.base_url}
+    providers = '[tool.kindgi-dev.providers]\ndefault = "function"\n'
+    models = models_file(tmp_path, "same-search")
+    try:
+        with served(tmp_path, ("0.1.0", "0.2.0"), models, env, providers) as (client, ctx):
+            run_id = tutorial_runs(ctx)[PASSWORD]
+            project = client.get("/v1/projects/default").json()["id"]
+            answer = {"runId": run_id, "answer": {"verdict": "wrong", "shouldSay": "reset link"}}
+            assert client.post("/v1/corrections", json=answer).status_code == 201
+            first = try_version(client, PATH, project, reuse=True)
+            asked_first = len(judge.requests)
+            models.write_text(models.read_text() + "\n# the same answers, from another source\n")
+            stamp = models.stat().st_mtime_ns + 1_000_000_000
+            os.utime(models, ns=(stamp, stamp))
+            reused = try_version(client, PATH, project, reuse=True)
+            asked_reusing = len(judge.requests)
+            not_asked = try_version(client, PATH, project)
+            asked_after = len(judge.requests)
+    finally:
+        judge.stop()
+    # The answer replayed (its source changed) but said the same: the judge wasn't asked.
+    assert reused["result"]["summary"]["reusedAnswers"] == 0
+    assert (asked_first, asked_reusing, asked_after) == (1, 1, 2)
+    checked = {"checked": 1, "passed": 1}
+    assert first["result"]["summary"]["corrections"] == checked
+    assert reused["result"]["summary"]["corrections"] == checked
+    assert not_asked["result"]["summary"]["corrections"] == checked
