@@ -138,7 +138,7 @@ def ratio(value: list[float], ours: list[float]) -> str:
 WHAT = {
     OURS: "eval run's own start to end",
     PROMPTFOO: "`eval --no-cache`, CLI start included",
-    PHOENIX: "`run_experiment` (server start and upload apart)",
+    PHOENIX: "`run_experiment`; server start and upload apart",
 }
 
 
