@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from starlette.responses import Response, StreamingResponse
 
 from ..domain.numbers import whole_number
@@ -88,7 +88,15 @@ class EvalRunSettings(OpenModel):
     rescore_of: str | None = None
     resume_of: str | None = None
     baseline_version: ComparisonBaseline | None = None
-    reuse: bool = False
+    reuse: bool | None = None
+    """True on a run asked to reuse answers; absent otherwise, as on a deployed runtime."""
+
+    @model_validator(mode="after")
+    def _reuse_only_when_asked(self) -> EvalRunSettings:
+        if not self.reuse:
+            self.reuse = None
+            self.__pydantic_fields_set__.discard("reuse")
+        return self
 
 
 class EvalRunFrozenVersion(OpenModel):

@@ -12,7 +12,7 @@ from ..domain.capabilities import FEATURES, of_provider
 from ..services import providers
 from .capabilities import CapabilityDescriptor, capability
 from .routing import Call, Endpoint
-from .wire import WHOLE, JsonObject, Number, OpenModel, WireModel
+from .wire import WHOLE, JsonObject, OpenModel, WireModel
 
 JSON_VALUE = "#/components/schemas/JsonValue"
 Bounded = Annotated[
@@ -22,6 +22,14 @@ Bounded = Annotated[
 ]
 """A setting's number, within 64 bits as every number of a body is (said in JSON Schema's
 words: pydantic leaves a union's bounds as `ge`/`le`, which no schema reader knows)."""
+
+Price = Annotated[
+    int | float,
+    Field(ge=0, le=MAX_NUMBER),
+    WithJsonSchema({"type": "number", "minimum": 0, "maximum": MAX_NUMBER}),
+]
+"""USD per 1k tokens: never below 0, and said so in the schema (a `Number`'s own schema,
+`{"type": "number"}`, would hide the bound from its readers)."""
 
 CONTEXT_WINDOW = 128_000
 """What a configured model's `contextWindow` says: kindgi dev doesn't know it and never
@@ -37,10 +45,8 @@ class ProviderCost(OpenModel):
 
     model_config = OPEN
 
-    prompt_usd_per1k_tokens: Number = Field(alias="promptUsdPer1kTokens", ge=0, le=MAX_NUMBER)
-    completion_usd_per1k_tokens: Number = Field(
-        alias="completionUsdPer1kTokens", ge=0, le=MAX_NUMBER
-    )
+    prompt_usd_per1k_tokens: Price = Field(alias="promptUsdPer1kTokens")
+    completion_usd_per1k_tokens: Price = Field(alias="completionUsdPer1kTokens")
 
 
 class ModelInfo(OpenModel):

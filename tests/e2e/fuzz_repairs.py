@@ -56,10 +56,15 @@ EXTENSIONS = [
             "data/*/comparison/baselineVersion",
             "comparison/resumeOf",
             "data/*/comparison/resumeOf",
+            "comparison/reuse",
+            "data/*/comparison/reuse",
+            "result/summary/reusedAnswers",
+            "data/*/result/summary/reusedAnswers",
         ),
         "An eval run on an agent's test set names the frozen version it ran on (the 0.4 spec's "
         "`frozenVersion`, DESIGN.md), a version or live baseline the version it replayed "
-        "(`baselineVersion`, issue 24), a resumed run the run it resumed (`resumeOf`): the 0.1 "
+        "(`baselineVersion`, issue 24), a resumed run the run it resumed (`resumeOf`), a run asked "
+        "to reuse answers that it did and how many (`reuse`, `reusedAnswers`, issue 29): the 0.1 "
         "contract's EvalRun and EvalComparison are closed to them.",
     ),
     Extension(
