@@ -31,6 +31,10 @@ Price = Annotated[
 """USD per 1k tokens: never below 0, and said so in the schema (a `Number`'s own schema,
 `{"type": "number"}`, would hide the bound from its readers)."""
 
+Feature = Annotated[str, WithJsonSchema({"type": "string", "enum": list(FEATURES)})]
+"""A model's feature, one of the platform's names (the schema lists them, as the server
+refuses any other)."""
+
 CONTEXT_WINDOW = 128_000
 """What a configured model's `contextWindow` says: kindgi dev doesn't know it and never
 truncates by it."""
@@ -56,7 +60,7 @@ class ModelInfo(OpenModel):
     model_config = OPEN
 
     context_window: Annotated[int, Field(ge=1, le=MAX_NUMBER), WHOLE]
-    features: list[str] = Field(max_length=len(FEATURES))
+    features: list[Feature] = Field(max_length=len(FEATURES))
     cost: ProviderCost
 
     @field_validator("features")
