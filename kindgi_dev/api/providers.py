@@ -7,29 +7,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, WithJsonSchema, field_validator
 
-from ..domain.bounds import MAX_NUMBER, MIN_NUMBER
+from ..domain.bounds import MAX_NUMBER
 from ..domain.capabilities import FEATURES, of_provider
 from ..services import providers
 from .capabilities import CapabilityDescriptor, capability
 from .routing import Call, Endpoint
-from .wire import WHOLE, JsonObject, OpenModel, WireModel
+from .wire import WHOLE, JsonObject, Number, OpenModel, WireModel
 
 JSON_VALUE = "#/components/schemas/JsonValue"
-Bounded = Annotated[
-    int | float,
-    Field(ge=MIN_NUMBER, le=MAX_NUMBER),
-    WithJsonSchema({"type": "number", "minimum": MIN_NUMBER, "maximum": MAX_NUMBER}),
-]
-"""A setting's number, within 64 bits as every number of a body is (said in JSON Schema's
-words: pydantic leaves a union's bounds as `ge`/`le`, which no schema reader knows)."""
-
-Price = Annotated[
-    int | float,
-    Field(ge=0, le=MAX_NUMBER),
-    WithJsonSchema({"type": "number", "minimum": 0, "maximum": MAX_NUMBER}),
-]
-"""USD per 1k tokens: never below 0, and said so in the schema (a `Number`'s own schema,
-`{"type": "number"}`, would hide the bound from its readers)."""
+Price = Annotated[int | float, Field(ge=0), WithJsonSchema({"type": "number", "minimum": 0})]
+"""USD per 1k tokens, never below 0, as the schema says (its 64-bit maximum, as every
+body number's, comes from `limits` and the document)."""
 
 Feature = Annotated[str, WithJsonSchema({"type": "string", "enum": list(FEATURES)})]
 """A model's feature, one of the platform's names (the schema lists them, as the server
@@ -106,7 +94,7 @@ class RegisterProviderBody(WireModel):
     metadata: ProviderMetadata
     adapter_id: str = Field(alias="adapter_id", min_length=1, max_length=200)
     secret_ref: SecretRef | None = Field(default=None, alias="secret_ref")
-    adapter_config: dict[str, str | bool | Bounded] | None = Field(
+    adapter_config: dict[str, str | bool | Number] | None = Field(
         default=None, alias="adapter_config"
     )
     send_traceparent: bool | None = Field(default=None, alias="send_traceparent")
