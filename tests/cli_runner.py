@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
+import pytest
 from click.testing import CliRunner, Result
 
-from kindgi_dev.cli.main import cli
+from kindgi_dev.cli.main import cli, main
 
 
 class Kindgi:
@@ -24,3 +26,16 @@ class Kindgi:
         result = self(*args)
         assert result.exit_code == 0, result.output
         return json.loads(result.stdout)
+
+
+def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """`kindgi …` as the shell runs it (`main`, its exit code), with what it printed."""
+    old = sys.argv
+    sys.argv = ["kindgi", *args]
+    try:
+        with pytest.raises(SystemExit) as exited:
+            main()
+    finally:
+        sys.argv = old
+    out = capsys.readouterr()
+    return int(exited.value.code or 0), out.out, out.err

@@ -5,12 +5,12 @@ whole numbers printed as `1`, not `1.0`."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import run_main
 from serving import serve_app
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -18,7 +18,6 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from kindgi_dev.cli.http import tag_of
-from kindgi_dev.cli.main import main
 from kindgi_dev.cli.nearest import nearest
 
 
@@ -39,27 +38,6 @@ def serve(body: Any) -> Iterator[tuple[Recorder, str]]:
     app = Starlette(routes=[Route("/{path:path}", found.handle, methods=["GET", "POST"])])
     with serve_app(app) as url:
         yield found, url
-
-
-@pytest.fixture()
-def pack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("KINDGI_API_URL", "KINDGI_API_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    old = sys.argv
-    sys.argv = ["kindgi", *args]
-    try:
-        with pytest.raises(SystemExit) as exited:
-            main()
-    finally:
-        sys.argv = old
-    out = capsys.readouterr()
-    return int(exited.value.code or 0), out.out, out.err
 
 
 def test_eval_runs_start_without_project_is_a_usage_error_before_anything(

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import socket
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import run_main
 from click.testing import CliRunner
 from serving import serve_app
 from starlette.applications import Starlette
@@ -19,7 +19,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from kindgi_dev.cli import eval_runs, runs
-from kindgi_dev.cli.main import cli, main
+from kindgi_dev.cli.main import cli
 
 PAGE = {"data": [{"id": "c-1", "runId": "r-1", "status": "open", "items": []}], "hasMore": False}
 
@@ -48,29 +48,8 @@ def recorder() -> Iterator[tuple[Recorder, str]]:
         yield found, url
 
 
-@pytest.fixture()
-def pack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("KINDGI_API_URL", "KINDGI_API_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def write_rc(pack: Path, url: str, token: str = "kgi_bt_mine") -> None:
     (pack / ".kindgirc.json").write_text(json.dumps({"apiUrl": url, "token": token}))
-
-
-def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    old = sys.argv
-    sys.argv = ["kindgi", *args]
-    try:
-        with pytest.raises(SystemExit) as exited:
-            main()
-    finally:
-        sys.argv = old
-    out = capsys.readouterr()
-    return int(exited.value.code or 0), out.out, out.err
 
 
 def free_port() -> int:
