@@ -40,7 +40,7 @@ def on_decided(ctx: Context, decided: approvals.Decided) -> None:
         _withdrawn(ctx, wait.run_id, wait.token_id, record.decided_by)
         return
     gate = GateDecision(decided.approval.id, record.decision, record.decided_by, record.rationale)
-    store.decide(ctx.db, wait.token_id, gate.journal())
+    store.decide(ctx.db, wait.token_id, gate)
 
 
 def _withdrawn(ctx: Context, run_id: str, token_id: str, by: str) -> None:
@@ -102,13 +102,7 @@ async def resume(ctx: Context, run_id: str) -> None:
     run = run_store.get(ctx.db, run_id)
     if wait is None or wait.decision is None or run is None or run["status"] != "suspended":
         return
-    decision = wait.decision
-    gate = GateDecision(
-        decision["approvalId"],
-        decision["decision"],
-        decision["decidedBy"],
-        decision.get("rationale"),
-    )
+    gate = wait.decision
     now = now_iso()
     with ctx.db.transaction():
         store.resolve(ctx.db, wait.token_id, now)
