@@ -26,6 +26,7 @@ from devserver import DevServer
 from lab import Lab, ms, say
 from rows import Row, percentile, rss_mb
 
+from kindgi_dev.domain.corrections import StoredCorrection, StoredVerdict
 from kindgi_dev.domain.time import format_time
 from kindgi_dev.settings import Settings
 from kindgi_dev.store import conversations as conversation_store
@@ -120,18 +121,24 @@ def copy_run(db: Database, template: dict[str, Any], at: str) -> str:
     return run_id
 
 
+CorrectionTemplate = tuple[StoredCorrection, list[StoredVerdict]]
+"""A correction as stored, with its verdicts: what `copy_correction` copies."""
+
+
 def copy_correction(
-    db: Database, template: dict[str, Any], run_id: str, participant: str, at: str
+    db: Database, template: CorrectionTemplate, run_id: str, participant: str, at: str
 ) -> None:
     """A copy of a correction (and its verdicts) by another participant, on `run_id`."""
+    correction, verdicts = template
     correction_id = str(uuid.uuid4())
-    correction_store.insert_correction(db, {**template, "id": correction_id, "run_id": run_id,
-                                            "participant_id": participant, "created_at": at,
-                                            "updated_at": at})  # fmt: skip
+    corrector = correction.corrector._replace(participant_id=participant)
+    correction_store.insert_correction(db, replace(correction, id=correction_id, run_id=run_id,
+                                                   corrector=corrector, created_at=at,
+                                                   updated_at=at))  # fmt: skip
     correction_store.insert_verdicts(db, [
-        {**v, "id": str(uuid.uuid4()), "correction_id": correction_id, "run_id": run_id,
-         "participant_id": participant, "created_at": at}
-        for v in template["verdicts"]
+        replace(v, id=str(uuid.uuid4()), correction_id=correction_id, run_id=run_id,
+                asserted_by=corrector, created_at=at)
+        for v in verdicts
     ])  # fmt: skip
 
 
@@ -146,12 +153,11 @@ def run_template(db: Database, run_id: str) -> dict[str, Any]:
     return run
 
 
-def correction_template(db: Database, correction_id: str) -> dict[str, Any]:
+def correction_template(db: Database, correction_id: str) -> CorrectionTemplate:
     """A correction as stored, with its verdicts."""
     correction = correction_store.get_correction(db, correction_id)
     assert correction is not None
-    correction["verdicts"] = correction_store.verdicts_of(db, [correction_id])[correction_id]
-    return correction
+    return correction, correction_store.verdicts_of(db, [correction_id])[correction_id]
 
 
 def in_batches(db: Database, first: int, end: int, write: Callable[[int], Any]) -> None:

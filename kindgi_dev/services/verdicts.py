@@ -40,11 +40,11 @@ def correctable_run(ctx: Context, run_id: str) -> dict[str, Any]:
     return run
 
 
-def subject_of(run: Mapping[str, Any]) -> dict[str, str]:
-    """What the run ran: `{kind, id, version}`."""
+def subject_of(run: Mapping[str, Any]) -> rules.Subject:
+    """What the run ran: an agent or a flow, at a version."""
     if run.get("agent_id"):
-        return {"kind": "agent", "id": run["agent_id"], "version": run["agent_version"]}
-    return {"kind": "flow", "id": run["flow_id"], "version": run["flow_version"]}
+        return rules.Subject("agent", run["agent_id"], run["agent_version"])
+    return rules.Subject("flow", run["flow_id"], run["flow_version"])
 
 
 def corrector_of(ctx: Context, participant_id: str | None) -> rules.Corrector:
@@ -81,7 +81,7 @@ def keep_copy(ctx: Context, run: Mapping[str, Any], now: str) -> None:
     store.insert_copy(ctx.db, copy)
 
 
-def verdict_row(
+def new_verdict(
     run: Mapping[str, Any],
     correction_id: str,
     corrector: rules.Corrector,
@@ -90,31 +90,26 @@ def verdict_row(
     now: str,
     where: str = "pointer",
     verdict_id: str | None = None,
-) -> dict[str, Any]:
-    """A verdict's row: the item and its value (400 at `where` when the pointer names
+) -> rules.StoredVerdict:
+    """A new verdict: the item and its value (400 at `where` when the pointer names
     nothing or another item), who gave it, its class and whether that was restricted;
     its id `verdict_id` when given (see `new_ids`), a new one otherwise."""
     value = None if item.pointer is None else rules.item_value(run["output"], item.pointer, where)
     rules.check_key_at(run["output"], item, where)
-    return {
-        "id": verdict_id or str(uuid.uuid4()),
-        "correction_id": correction_id,
-        "tenant_id": run["tenant_id"],
-        "project_id": run["project_id"],
-        "run_id": run["id"],
-        "item_key": item.key,
-        "pointer": item.pointer,
-        "rank": item.rank,
-        "verdict": item.verdict,
-        "reason": item.reason,
-        "judge_class_id": klass.class_id,
-        "restricted": 1 if klass.restricted else 0,
-        "asserted_by_kind": corrector.kind,
-        "asserted_by_id": corrector.id,
-        "participant_id": corrector.participant_id or None,
-        "item_value": value,
-        "created_at": now,
-    }
+    return rules.StoredVerdict(
+        id=verdict_id or str(uuid.uuid4()),
+        correction_id=correction_id,
+        tenant_id=run["tenant_id"],
+        project_id=run["project_id"],
+        run_id=run["id"],
+        subject=subject_of(run),
+        asserted_by=corrector,
+        item=item,
+        created_at=now,
+        judge_class_id=klass.class_id,
+        restricted=klass.restricted,
+        item_value=value,
+    )
 
 
 def new_ids(count: int) -> list[str]:
@@ -131,34 +126,27 @@ def new_ids(count: int) -> list[str]:
 
 def new_correction(
     run: Mapping[str, Any], corrector: rules.Corrector, klass: rules.AssertedClass, now: str
-) -> dict[str, Any]:
-    """A new open correction's row for the corrector and class, made now."""
-    subject = subject_of(run)
-    return {
-        "id": str(uuid.uuid4()),
-        "tenant_id": run["tenant_id"],
-        "project_id": run["project_id"],
-        "run_id": run["id"],
-        "subject_kind": subject["kind"],
-        "subject_id": subject["id"],
-        "subject_version": subject["version"],
-        "corrector_kind": corrector.kind,
-        "corrector_id": corrector.id,
-        "participant_id": corrector.participant_id,
-        "judge_class_id": klass.class_id,
-        "restricted": 1 if klass.restricted else 0,
-        "status": "open",
-        "created_at": now,
-        "updated_at": now,
-    }
+) -> rules.StoredCorrection:
+    """A new open correction by the corrector under the class, made now."""
+    return rules.StoredCorrection(
+        id=str(uuid.uuid4()),
+        tenant_id=run["tenant_id"],
+        project_id=run["project_id"],
+        run_id=run["id"],
+        subject=subject_of(run),
+        corrector=corrector,
+        status="open",
+        created_at=now,
+        updated_at=now,
+        judge_class_id=klass.class_id,
+        restricted=klass.restricted,
+    )
 
 
-def replace(ctx: Context, old: Mapping[str, Any] | None, new_id: str, now: str) -> None:
+def replace(ctx: Context, old: rules.StoredCorrection | None, new_id: str, now: str) -> None:
     """Mark the corrector's live correction replaced (before the new one is stored)."""
     if old is not None:
-        store.update_correction(
-            ctx.db, old["id"], {"replaced_by": new_id, "replaced_at": now, "updated_at": now}
-        )
+        store.mark_replaced(ctx.db, old.id, new_id, now)
 
 
 def open_correction(
@@ -171,27 +159,24 @@ def open_correction(
     """The id of the corrector's live correction of the run, made now when there is none
     (or only an erased one, which it replaces). Call inside a transaction."""
     live = store.live_correction(ctx.db, run["id"], corrector)
-    if live is not None and not live["erased_at"]:
-        return str(live["id"])
+    if live is not None and not live.erased_at:
+        return live.id
     correction = new_correction(run, corrector, klass, now)
-    replace(ctx, live, correction["id"], now)
+    replace(ctx, live, correction.id, now)
     store.insert_correction(ctx.db, correction)
-    return str(correction["id"])
+    return correction.id
 
 
 def record(
     ctx: Context,
     run: Mapping[str, Any],
     correction_id: str,
-    verdicts: Sequence[dict[str, Any]],
+    verdicts: Sequence[rules.StoredVerdict],
     now: str,
 ) -> None:
     """Add verdicts to a correction, superseding the corrector's earlier ones on each item."""
     for verdict in verdicts:
-        corrector = rules.Corrector(
-            verdict["asserted_by_kind"], verdict["asserted_by_id"], verdict["participant_id"] or ""
-        )
-        store.supersede(ctx.db, run["id"], corrector, verdict["item_key"], verdict["id"], now)
+        store.supersede(ctx.db, run["id"], verdict.asserted_by, verdict.item.key, verdict.id, now)
     store.insert_verdicts(ctx.db, verdicts)
     keep_copy(ctx, run, now)
-    store.update_correction(ctx.db, correction_id, {"updated_at": now})
+    store.touch_correction(ctx.db, correction_id, now)
