@@ -16,6 +16,7 @@ from ..domain.errors import BadInput, Conflict, Forbidden, NotFound, ValidationF
 from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
 from ..store import corrections as store
+from ..store import judged_copies
 from . import judge_classes, verdicts
 from .context import Context
 
@@ -135,7 +136,7 @@ def _stored(ctx: Context, judgment_id: str) -> StoredVerdict:
 def get(ctx: Context, judgment_id: str) -> JudgmentWithCopies:
     """The judgment, the run's copy, and the judged item's value."""
     verdict = _stored(ctx, judgment_id)
-    copy = store.get_copy(ctx.db, verdict.run_id)
+    copy = judged_copies.get_copy(ctx.db, verdict.run_id)
     fields = {} if copy is None else {**vars(copy), "subject": vars(copy.subject)}
     run = {k: v for k, v in fields.items() if v is not None or k in ("input", "output")}
     value = verdict.item_value if verdict.item.pointer is not None else None

@@ -12,6 +12,7 @@ from ..domain import corrections as rules
 from ..domain.errors import Conflict, Gone, NotFound
 from ..domain.status import TERMINAL
 from ..store import corrections as store
+from ..store import judged_copies
 from . import catalog, runs
 from .context import Context
 
@@ -63,13 +64,13 @@ def agent_tools(ctx: Context, run: Mapping[str, Any]) -> set[str]:
 
 def keep_copy(ctx: Context, run: Mapping[str, Any], now: str) -> None:
     """Store the run's copy at its first verdict: input, context with `toolEnv`, output."""
-    if store.has_copy(ctx.db, run["id"]):
+    if judged_copies.has_copy(ctx.db, run["id"]):
         return
     recorded = run.get("context") or {}
     context = {k: recorded[k] for k in _CONTEXT_FIELDS if k in recorded}
     if run.get("tool_env"):
         context["toolEnv"] = run["tool_env"]
-    copy = store.RunCopy(
+    copy = judged_copies.RunCopy(
         run_id=run["id"],
         subject=subject_of(run),
         captured_at=now,
@@ -78,7 +79,7 @@ def keep_copy(ctx: Context, run: Mapping[str, Any], now: str) -> None:
         output=run.get("output"),
         segments=run.get("segments"),
     )
-    store.insert_copy(ctx.db, copy)
+    judged_copies.insert_copy(ctx.db, copy)
 
 
 def new_verdict(

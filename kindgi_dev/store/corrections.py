@@ -1,4 +1,5 @@
-"""Corrections, their verdicts (0.1's judgments) and the copies of judged runs.
+"""Corrections and their verdicts (0.1's judgments); the copies of judged runs are
+`judged_copies`.
 
 A corrector has one live correction per run (`replaced_by IS NULL`); a verdict is live
 while `unregistered_at` and `superseded_by` are both NULL.
@@ -19,11 +20,10 @@ from ..domain.corrections import (
     Subject,
 )
 from ..domain.expectations import Answer, Decisions
-from ..domain.json import JSON, JSONObject
 from .db import Database, Row
 from .expectations import answer_json, answer_of, decisions_json, decisions_of
 from .ids import packed, unpacked
-from .jsoncol import Codec, dump, load, load_json
+from .jsoncol import dump, load, load_json
 from .query import SQLValue, Where
 
 _CORRECTION = (
@@ -362,69 +362,6 @@ def _packed_id(value: SQLValue) -> SQLValue:
     return packed(value) if isinstance(value, str) else value
 
 
-def has_copy(db: Database, run_id: str) -> bool:
-    """Whether the run's copy was kept already."""
-    return db.one("SELECT 1 FROM judged_run_copies WHERE run_id = ?", (run_id,)) is not None
-
-
-@dataclass(frozen=True)
-class RunCopy:
-    """A judged run's copy, kept at its first verdict: what it ran (`{kind, id, version}`),
-    its input, context (history, `toolEnv`, …), output and segments, and when it was taken."""
-
-    run_id: str
-    subject: Subject
-    captured_at: str
-    input: JSON = None
-    context: JSONObject | None = None
-    output: JSON = None
-    segments: JSON = None
-
-
-_SUBJECT = Codec(Subject)
-"""A copy's `subject` column: `{kind, id, version}`."""
-
-
-def insert_copy(db: Database, copy: RunCopy) -> None:
-    """Keep a judged run's copy, unless one was kept at an earlier judgment."""
-    db.run(
-        "INSERT OR IGNORE INTO judged_run_copies "
-        "(run_id, subject, input, context, output, segments, captured_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (
-            copy.run_id,
-            _SUBJECT.dump(copy.subject),
-            dump(copy.input),
-            dump(copy.context),
-            dump(copy.output),
-            dump(copy.segments),
-            copy.captured_at,
-        ),
-    )
-
-
-def get_copy(db: Database, run_id: str) -> RunCopy | None:
-    """The copy of a judged run, None when no verdict was given on it yet."""
-    row = db.one(
-        "SELECT run_id, subject, input, context, output, segments, captured_at "
-        "FROM judged_run_copies WHERE run_id = ?",
-        (run_id,),
-    )
-    subject = None if row is None else _SUBJECT.load(row["subject"])
-    if row is None or subject is None:
-        return None
-    context = load_json(row["context"])
-    return RunCopy(
-        run_id=row["run_id"],
-        subject=subject,
-        captured_at=row["captured_at"],
-        input=load_json(row["input"]),
-        context=context if isinstance(context, dict) else None,
-        output=load_json(row["output"]),
-        segments=load_json(row["segments"]),
-    )
-
-
 def erase_participant(
     db: Database, tenant_id: str, participant_id: str, at: str
 ) -> tuple[int, int]:
@@ -451,14 +388,3 @@ def count_rows(db: Database) -> dict[str, int]:
     tables = ("corrections", "verdicts", "judged_run_copies", "judge_classes")
     counted = {t: db.one(f"SELECT count(*) FROM {t}") for t in tables}
     return {t: 0 if row is None else int(row[0]) for t, row in counted.items()}
-
-
-def erase_copies(db: Database, run_ids: Sequence[str]) -> None:
-    """Clear the content of the copies taken of these runs at their first verdict."""
-    for start in range(0, len(run_ids), 500):
-        chunk = list(run_ids[start : start + 500])
-        db.run(
-            "UPDATE judged_run_copies SET input = NULL, context = NULL, output = NULL "
-            f"WHERE run_id IN ({', '.join('?' * len(chunk))})",
-            chunk,
-        )
