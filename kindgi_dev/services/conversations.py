@@ -182,8 +182,10 @@ def history(ctx: Context, conversation_id: str, *, before_run: str) -> list[dict
         if run_id == before_run:
             continue
         run = run_store.get(ctx.db, run_id)
-        if run and run["status"] == "completed" and run.get("output"):
-            messages.extend(run["output"].get("appended", []))
+        if run and run.status == "completed" and isinstance(run.output, dict):
+            appended = run.output.get("appended")
+            if isinstance(appended, list):
+                messages.extend(m for m in appended if isinstance(m, dict))
     return messages
 
 

@@ -101,7 +101,7 @@ def create(
         for i, item in enumerate(checked)
     ]
     with ctx.db.transaction():
-        old = store.live_correction(ctx.db, run["id"], corrector)
+        old = store.live_correction(ctx.db, run.id, corrector)
         replace(ctx, old, correction.id, now)
         store.insert_correction(ctx.db, correction)
         if old is None:

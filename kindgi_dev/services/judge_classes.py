@@ -14,6 +14,7 @@ from ..domain.errors import BadInput, Conflict, Forbidden, NotFound, ValidationF
 from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
 from ..store import judge_classes as store
+from ..store.runs import StoredRun
 from . import projects
 from .context import Context
 
@@ -217,7 +218,7 @@ def list_page(
     return page.map(class_of)
 
 
-def usable(ctx: Context, class_id: str | None, run: Mapping[str, Any]) -> AssertedClass:
+def usable(ctx: Context, class_id: str | None, run: StoredRun) -> AssertedClass:
     """The class, and whether it is restricted now, for a verdict on `run`; 404 unknown or retired,
     400 `judge-class-not-applicable`, 403 `judge-class-not-allowed`."""
     if class_id is None:
@@ -226,7 +227,7 @@ def usable(ctx: Context, class_id: str | None, run: Mapping[str, Any]) -> Assert
     if row is None or row["tenant_id"] != ctx.tenant_id or row["unregistered_at"]:
         raise NotFound("judge-class", class_id)
     found = scope_of(row)
-    if not rules.class_applies(found, run["project_id"], run.get("agent_id")):
+    if not rules.class_applies(found, run.project_id, run.agent_id):
         parts = {"kind": found.kind, "projectId": found.project_id, "agentId": found.agent_id}
         scope = {name: value for name, value in parts.items() if value is not None}
         raise ValidationFailed(

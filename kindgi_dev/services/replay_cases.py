@@ -14,6 +14,7 @@ from typing import Any, overload
 from ..domain import test_sets as test_set_rules
 from ..domain.comparison import Expectation, ReplayCase
 from ..domain.expectations import Decisions
+from ..domain.json import JSON
 from ..domain.metrics import Verdict
 from ..domain.stored_cases import CopiedCall, RunCopy, SuiteCorrection
 from ..store import case_json, judge_classes
@@ -28,23 +29,34 @@ def _message(data: Any) -> str:
     return "" if data is None else str(data)
 
 
+def _tool_env(stored: JSON) -> dict[str, dict[str, str]]:
+    """The environment a run's tools were sent, by tool id (values as text)."""
+    if not isinstance(stored, dict):
+        return {}
+    return {
+        tool: {k: str(v) for k, v in env.items()}
+        for tool, env in stored.items()
+        if isinstance(env, dict)
+    }
+
+
 def run_copy(ctx: Context, run_id: str) -> RunCopy | None:
     """What a replay needs of a stored run (None when it isn't here); a frozen case carries
     it (`run`) so it replays anywhere."""
     run = run_store.get(ctx.db, run_id)
     if run is None:
         return None
-    context = run.get("context") or {}
-    agent_id = run.get("agent_id")
+    history = (run.context or {}).get("history")
+    agent_id = run.agent_id
     return RunCopy(
         agent_id=agent_id,
-        agent_version=run.get("agent_version"),
-        flow_id=None if agent_id else run.get("flow_id"),
-        flow_version=None if agent_id else run.get("flow_version"),
-        input=run.get("input"),
-        history=list(context.get("history") or []),
-        tool_env=dict(run.get("tool_env") or {}),
-        output=run.get("output"),
+        agent_version=run.agent_version,
+        flow_id=None if agent_id else run.flow_id,
+        flow_version=None if agent_id else run.flow_version,
+        input=run.input,
+        history=[h for h in history if isinstance(h, dict)] if isinstance(history, list) else [],
+        tool_env=_tool_env(run.tool_env),
+        output=run.output,
         tool_calls=tuple(
             CopiedCall(
                 c["toolId"],

@@ -286,7 +286,7 @@ def _fresh_case(ctx: Context, case_id: str, previous: CaseResult) -> ReplayCase 
     """The case's past run with its live verdicts now (weights at today's class weights)."""
     run_ids = previous.run_ids
     replay = run_store.get(ctx.db, run_ids[0]) if run_ids else None
-    past_id = replay["replay_of"] if replay else case_id
+    past_id = replay.replay_of if replay and replay.replay_of else case_id
     verdicts = [
         Verdict(
             v["item_key"],
@@ -362,7 +362,7 @@ def _stored_replay(
     )
     return Replayed(
         run_id,
-        run.get("output"),
+        run.output,
         run_store.tool_calls(ctx.db, run_id),
         diverged,
         0,

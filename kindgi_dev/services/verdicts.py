@@ -5,47 +5,47 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from ..domain import corrections as rules
 from ..domain.errors import Conflict, Gone, NotFound
 from ..domain.status import TERMINAL
 from ..store import corrections as store
 from ..store import judged_copies
+from ..store.runs import StoredRun, segments_json
 from . import catalog, runs
 from .context import Context
 
 _CONTEXT_FIELDS = ("history", "historyTruncated", "retrieved", "recalled", "sessionApproval")
 
 
-def correctable_run(ctx: Context, run_id: str) -> dict[str, Any]:
+def correctable_run(ctx: Context, run_id: str) -> StoredRun:
     """A run that may be corrected: 404 unknown, 410 erased, 409 not finished.
 
     A replay may be corrected like any run (0.3): that's how a version's new items get
     corrections. Its corrections are no cases of the agent's test set.
     """
     run = runs.get_record(ctx, run_id)
-    if run.get("content_erased_at"):
+    if run.content_erased_at:
         raise Gone(
             f"Run {run_id}'s content was erased; there is nothing to correct.",
             code="run-erased",
             runId=run_id,
         )
-    if run["status"] not in TERMINAL or run.get("output") is None:
+    if run.status not in TERMINAL or run.output is None:
         raise Conflict(
-            f"Run {run_id} is {run['status']} and has no output to correct yet.",
+            f"Run {run_id} is {run.status} and has no output to correct yet.",
             code="run-not-finished",
             runId=run_id,
         )
     return run
 
 
-def subject_of(run: Mapping[str, Any]) -> rules.Subject:
+def subject_of(run: StoredRun) -> rules.Subject:
     """What the run ran: an agent or a flow, at a version."""
-    if run.get("agent_id"):
-        return rules.Subject("agent", run["agent_id"], run["agent_version"])
-    return rules.Subject("flow", run["flow_id"], run["flow_version"])
+    if run.agent_id:
+        return rules.Subject("agent", run.agent_id, run.agent_version or "")
+    return rules.Subject("flow", run.flow_id, run.flow_version)
 
 
 def corrector_of(ctx: Context, participant_id: str | None) -> rules.Corrector:
@@ -53,37 +53,39 @@ def corrector_of(ctx: Context, participant_id: str | None) -> rules.Corrector:
     return rules.Corrector(ctx.caller.kind, ctx.caller.id, participant_id or "")
 
 
-def agent_tools(ctx: Context, run: Mapping[str, Any]) -> set[str]:
+def agent_tools(ctx: Context, run: StoredRun) -> set[str]:
     """The tool ids of the agent at the run's version (none when it is not registered)."""
+    if run.agent_id is None or run.agent_version is None:
+        return set()
     try:
-        agent = catalog.get_agent(ctx, run["agent_id"], run["agent_version"])
+        agent = catalog.get_agent(ctx, run.agent_id, run.agent_version)
     except NotFound:
         return set()
     return {ref["id"] for ref in agent.get("tools") or []}
 
 
-def keep_copy(ctx: Context, run: Mapping[str, Any], now: str) -> None:
+def keep_copy(ctx: Context, run: StoredRun, now: str) -> None:
     """Store the run's copy at its first verdict: input, context with `toolEnv`, output."""
-    if judged_copies.has_copy(ctx.db, run["id"]):
+    if judged_copies.has_copy(ctx.db, run.id):
         return
-    recorded = run.get("context") or {}
+    recorded = run.context or {}
     context = {k: recorded[k] for k in _CONTEXT_FIELDS if k in recorded}
-    if run.get("tool_env"):
-        context["toolEnv"] = run["tool_env"]
+    if run.tool_env:
+        context["toolEnv"] = run.tool_env
     copy = judged_copies.RunCopy(
-        run_id=run["id"],
+        run_id=run.id,
         subject=subject_of(run),
         captured_at=now,
-        input=run.get("input"),
+        input=run.input,
         context=context or None,
-        output=run.get("output"),
-        segments=run.get("segments"),
+        output=run.output,
+        segments=segments_json(run.segments),
     )
     judged_copies.insert_copy(ctx.db, copy)
 
 
 def new_verdict(
-    run: Mapping[str, Any],
+    run: StoredRun,
     correction_id: str,
     corrector: rules.Corrector,
     item: rules.CorrectedItem,
@@ -95,14 +97,14 @@ def new_verdict(
     """A new verdict: the item and its value (400 at `where` when the pointer names
     nothing or another item), who gave it, its class and whether that was restricted;
     its id `verdict_id` when given (see `new_ids`), a new one otherwise."""
-    value = None if item.pointer is None else rules.item_value(run["output"], item.pointer, where)
-    rules.check_key_at(run["output"], item, where)
+    value = None if item.pointer is None else rules.item_value(run.output, item.pointer, where)
+    rules.check_key_at(run.output, item, where)
     return rules.StoredVerdict(
         id=verdict_id or str(uuid.uuid4()),
         correction_id=correction_id,
-        tenant_id=run["tenant_id"],
-        project_id=run["project_id"],
-        run_id=run["id"],
+        tenant_id=run.tenant_id,
+        project_id=run.project_id,
+        run_id=run.id,
         subject=subject_of(run),
         asserted_by=corrector,
         item=item,
@@ -126,14 +128,14 @@ def new_ids(count: int) -> list[str]:
 
 
 def new_correction(
-    run: Mapping[str, Any], corrector: rules.Corrector, klass: rules.AssertedClass, now: str
+    run: StoredRun, corrector: rules.Corrector, klass: rules.AssertedClass, now: str
 ) -> rules.StoredCorrection:
     """A new open correction by the corrector under the class, made now."""
     return rules.StoredCorrection(
         id=str(uuid.uuid4()),
-        tenant_id=run["tenant_id"],
-        project_id=run["project_id"],
-        run_id=run["id"],
+        tenant_id=run.tenant_id,
+        project_id=run.project_id,
+        run_id=run.id,
         subject=subject_of(run),
         corrector=corrector,
         status="open",
@@ -152,14 +154,14 @@ def replace(ctx: Context, old: rules.StoredCorrection | None, new_id: str, now: 
 
 def open_correction(
     ctx: Context,
-    run: Mapping[str, Any],
+    run: StoredRun,
     corrector: rules.Corrector,
     klass: rules.AssertedClass,
     now: str,
 ) -> str:
     """The id of the corrector's live correction of the run, made now when there is none
     (or only an erased one, which it replaces). Call inside a transaction."""
-    live = store.live_correction(ctx.db, run["id"], corrector)
+    live = store.live_correction(ctx.db, run.id, corrector)
     if live is not None and not live.erased_at:
         return live.id
     correction = new_correction(run, corrector, klass, now)
@@ -170,14 +172,14 @@ def open_correction(
 
 def record(
     ctx: Context,
-    run: Mapping[str, Any],
+    run: StoredRun,
     correction_id: str,
     verdicts: Sequence[rules.StoredVerdict],
     now: str,
 ) -> None:
     """Add verdicts to a correction, superseding the corrector's earlier ones on each item."""
     for verdict in verdicts:
-        store.supersede(ctx.db, run["id"], verdict.asserted_by, verdict.item.key, verdict.id, now)
+        store.supersede(ctx.db, run.id, verdict.asserted_by, verdict.item.key, verdict.id, now)
     store.insert_verdicts(ctx.db, verdicts)
     keep_copy(ctx, run, now)
     store.touch_correction(ctx.db, correction_id, now)

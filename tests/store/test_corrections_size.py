@@ -20,6 +20,7 @@ from kindgi_dev.domain.corrections import (
 )
 from kindgi_dev.store import corrections, runs
 from kindgi_dev.store.db import Database
+from kindgi_dev.store.runs import StoredRun
 
 ITEMS = [{"id": f"kb-10{n}", "title": "Reset your password"} for n in range(1, 4)]
 
@@ -40,10 +41,11 @@ def test_a_correction_of_three_items_takes_under_1_800_bytes_on_disk(
     stamp = "2026-11-02T09:14:03.000Z"
     with db.transaction():
         for run_id in run_ids:
-            runs.insert(db, {"id": run_id, "tenant_id": "t" * 36, "project_id": "p" * 36,
-                             "flow_id": "agent.turn", "flow_version": "1.1.0",
-                             "status": "completed", "created_at": stamp, "updated_at": stamp,
-                             "input": {}, "output": {"articles": ITEMS}})  # fmt: skip
+            runs.insert(db, StoredRun(id=run_id, tenant_id="t" * 36, project_id="p" * 36,
+                                      flow_id="agent.turn", flow_version="1.1.0",
+                                      status="completed", dry_run=False, created_at=stamp,
+                                      updated_at=stamp, input={},
+                                      output={"articles": ITEMS}))  # fmt: skip
     empty = _pages(db)
     with db.transaction():
         for n in range(1_000):

@@ -23,7 +23,7 @@ from ...store import eval_runs as store
 from ...store import kept_answers
 from ...store import runs as run_store
 from ...store.conversations import Message
-from ...store.runs import JournalEntry
+from ...store.runs import JournalEntry, StoredRun
 from ..context import Context
 
 PAGE_CASES = 50
@@ -39,7 +39,7 @@ class ReplayRows:
     the run as it ended, its tool calls, journal and the turn's messages."""
 
     conversation: dict[str, Any]
-    run: dict[str, Any]
+    run: StoredRun
     tool_calls: list[dict[str, Any]]
     journal: list[JournalEntry]
     messages: list[Message]
@@ -91,11 +91,11 @@ class Page:
         with db.transaction():
             if replays:
                 conversation_store.insert_turns(
-                    db, [(r.conversation, r.run["id"], r.messages) for r in replays]
+                    db, [(r.conversation, r.run.id, r.messages) for r in replays]
                 )
                 run_store.insert_many(db, [r.run for r in replays])
-                run_store.add_tool_calls_of(db, [(r.run["id"], r.tool_calls) for r in replays])
-                run_store.add_new_journals(db, [(r.run["id"], r.journal) for r in replays])
+                run_store.add_tool_calls_of(db, [(r.run.id, r.tool_calls) for r in replays])
+                run_store.add_new_journals(db, [(r.run.id, r.journal) for r in replays])
             if answers:
                 kept_answers.keep_answers(db, answers)
             if verdicts:

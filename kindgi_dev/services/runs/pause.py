@@ -33,11 +33,11 @@ def hold(
     snapshot = outcome.paused
     assert snapshot is not None
     held = snapshot.held
-    run = run_store.get(ctx.db, run_id) or {}
+    run = run_store.get(ctx.db, run_id)
     token = f"wt-{uuid.uuid4()}"
     now = now_iso()
     subject = {
-        "conversationId": run.get("conversation_id"),
+        "conversationId": None if run is None else run.conversation_id,
         "agentId": agent["id"],
         "agentVersion": agent["version"],
         "toolId": held.tool_id,
@@ -57,7 +57,7 @@ def hold(
             subject,
             required_role="standard",
             separate_approver=False,
-            project_id=run.get("project_id"),
+            project_id=None if run is None else run.project_id,
             title=f"HITL review: {held.tool_id}",
             description=f"Tool call {held.tool_id} awaiting reviewer approval before dispatch.",
             wait=(token, run_id, None),
