@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
+from ..domain.failures import FailedRun
 from ..domain.json import JSON, JSONObject
 from ..domain.segments import Segment
 from .db import Database, Row
@@ -281,7 +282,7 @@ class JournalEntry:
 
     kind: str
     timestamp: str
-    payload: Any = None
+    payload: JSON = None
     node_id: str | None = None
     sequence: int | None = None
 
@@ -390,7 +391,7 @@ def failed_between(
     *,
     agent_id: str | None = None,
     flow_id: str | None = None,
-) -> list[Row]:
+) -> list[FailedRun]:
     """A project's failed runs that ended in [start, end]: no replays, eval runs' runs or dry
     runs; each with its subject, version, code and when it failed."""
     where = Where("tenant_id = ? AND project_id = ? AND status = 'failed'", tenant_id, project_id)
@@ -400,11 +401,22 @@ def failed_between(
         where.add("agent_id = ?", agent_id)
     if flow_id is not None:
         where.add("agent_id IS NULL AND flow_id = ?", flow_id)
-    return db.all(
+    rows = db.all(
         "SELECT id, agent_id, agent_version, flow_id, flow_version, failure_code,"
         f" coalesce(completed_at, updated_at) AS failed_at FROM runs WHERE {where}",
         where.params,
     )
+    return [
+        FailedRun(
+            run_id=row["id"],
+            subject_kind="agent" if row["agent_id"] else "flow",
+            subject_id=row["agent_id"] or row["flow_id"],
+            version=row["agent_version"] if row["agent_id"] else row["flow_version"],
+            code=row["failure_code"],
+            failed_at=row["failed_at"],
+        )
+        for row in rows
+    ]
 
 
 def block_pins(db: Database, run_id: str) -> dict[str, str] | None:

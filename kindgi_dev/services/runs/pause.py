@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from ...domain import facts
+from ...domain.json import JSONObject
 from ...domain.time import now_iso
 from ...runtime.turn_outcome import TurnOutcome
 from ...store import approvals as approval_store
@@ -69,7 +70,7 @@ def hold(
                 token, run_id, approval.id, held.tool_id, tool_version, held.id, kept.to_json(), now
             ),
         )
-        waiting = {
+        waiting: JSONObject = {
             "tokenId": token,
             "approvalId": approval.id,
             "toolId": held.tool_id,
@@ -94,5 +95,9 @@ def withdraw(ctx: Context, run_id: str, because: str) -> None:
                 replace(found, status="withdrawn", updated_at=now, withdrawn_because=because),
             )
         store.resolve(ctx.db, wait.token_id, now)
-        cancelled = {"tokenId": wait.token_id, "approvalId": wait.approval_id, "reason": because}
+        cancelled: JSONObject = {
+            "tokenId": wait.token_id,
+            "approvalId": wait.approval_id,
+            "reason": because,
+        }
         run_store.add_journal(ctx.db, run_id, [JournalEntry("wait.cancelled", now, cancelled)])
