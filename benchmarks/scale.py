@@ -118,8 +118,8 @@ def copy_run(db: Database, template: RunTemplate, at: str) -> str:
     run_id, conversation_id = str(uuid.uuid4()), str(uuid.uuid4())
     conversation = conversation_store.get(db, str(template.run.conversation_id))
     assert conversation is not None
-    conversation_store.insert(db, {**conversation, "id": conversation_id, "opened_at": at,
-                                   "turn_count": 0, "last_message_at": None})  # fmt: skip
+    conversation_store.insert(db, replace(conversation, id=conversation_id, opened_at=at,
+                                          turn_count=0, last_message_at=None))  # fmt: skip
     kept = template.run.output
     output = dict(kept) if isinstance(kept, dict) else {}
     output.update({k: v for k, v in (("runId", run_id), ("conversationId", conversation_id))

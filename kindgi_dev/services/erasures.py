@@ -104,7 +104,7 @@ def _clear(ctx: Context, selector: Selector, now: str) -> dict[str, int]:
         return {"facts": fact_store.erase(db, tenant, found)}
     if selector.kind == "conversation":
         row = conversation_store.get(db, selector.id)
-        if row is None or row["tenant_id"] != tenant:
+        if row is None or row.tenant_id != tenant:
             raise NotFound("conversation", selector.id)
         conversations = [selector.id]
         facts = fact_store.ids_about(db, tenant, conversation=selector.id)

@@ -110,7 +110,7 @@ def remember_call(
         raise NotFound("run", run_id)
     agent = catalog.get_agent(ctx, str(run.agent_id), run.agent_version)
     policy = rules.RememberPolicy.of(agent)
-    conversation = conversation_store.get(ctx.db, str(run.conversation_id)) or {}
+    conversation = conversation_store.get(ctx.db, str(run.conversation_id))
     version = str(tool.get("version", rules.REMEMBER_VERSION))
     if policy is None:
         written: Fact | str = f"{rules.REMEMBER_TOOL}: this agent doesn't remember"
@@ -119,7 +119,7 @@ def remember_call(
             ctx.tenant_id,
             str(run.project_id),
             str(run.conversation_id),
-            conversation.get("participant_id"),
+            None if conversation is None else conversation.participant_id,
             ctx.caller.id,
         )
         written = remember(

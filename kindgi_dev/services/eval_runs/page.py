@@ -22,7 +22,7 @@ from ...store import conversations as conversation_store
 from ...store import eval_runs as store
 from ...store import kept_answers
 from ...store import runs as run_store
-from ...store.conversations import Message
+from ...store.conversations import Message, StoredConversation
 from ...store.runs import JournalEntry, StoredRun
 from ..context import Context
 
@@ -38,7 +38,7 @@ class ReplayRows:
     """What one finished replay of an agent stores: its conversation (one turn, counted),
     the run as it ended, its tool calls, journal and the turn's messages."""
 
-    conversation: dict[str, Any]
+    conversation: StoredConversation
     run: StoredRun
     tool_calls: list[dict[str, Any]]
     journal: list[JournalEntry]

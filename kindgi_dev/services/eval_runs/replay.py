@@ -28,7 +28,7 @@ from ...runtime.replay_dispatch import ReplayDispatcher
 from ...runtime.turn_outcome import TurnOutcome
 from ...store import kept_answers
 from ...store import runs as run_store
-from ...store.conversations import Message
+from ...store.conversations import Message, StoredConversation
 from ...store.runs import JournalEntry, StoredRun
 from .. import blocks, catalog, conversations, guardrails, models, runs
 from ..context import Context
@@ -280,23 +280,20 @@ def _new_run(
     )
 
 
-def _conversation(ctx: Context, run: StoredRun, case: ReplayCase) -> dict[str, Any]:
+def _conversation(ctx: Context, run: StoredRun, case: ReplayCase) -> StoredConversation:
     """The replay's own conversation, opened with it and no turn counted yet."""
-    return {
-        "id": run.conversation_id,
-        "tenant_id": ctx.tenant_id,
-        "project_id": run.project_id,
-        "agent_id": run.agent_id,
-        "agent_version": run.agent_version,
-        "title": conversations.title_of(case.message),
-        "participant_id": None,
-        "opened_by": conversations.principal(ctx),
-        "status": "open",
-        "opened_at": run.created_at,
-        "turn_count": 0,
-        "replay": 1,
-        "last_message_at": None,
-    }
+    return StoredConversation(
+        id=str(run.conversation_id),
+        tenant_id=ctx.tenant_id,
+        project_id=run.project_id,
+        agent_id=str(run.agent_id),
+        agent_version=str(run.agent_version),
+        title=conversations.title_of(case.message),
+        opened_by=conversations.principal(ctx),
+        status="open",
+        opened_at=run.created_at,
+        replay=True,
+    )
 
 
 def _started(
@@ -325,7 +322,7 @@ def _rows(
     """The rows of a finished replay, as `runs.open_run` and `runs.record_outcome` keep a
     live run's."""
     now = now_iso()
-    conversation = {**_conversation(ctx, run, case), "turn_count": 1, "last_message_at": now}
+    conversation = replace(_conversation(ctx, run, case), turn_count=1, last_message_at=now)
     history = case.history
     ended = replace(
         run,
