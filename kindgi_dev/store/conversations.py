@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..domain.json import JSON, JSONObject
 from .db import Database, Row
@@ -159,8 +158,8 @@ class Message:
     tool call it made, and when; `sequence` is its place, given when it is stored."""
 
     role: str
-    content: Any = None
-    tool_call: Any = None
+    content: JSON = None
+    tool_call: JSON = None
     actor: str | None = None
     created_at: str | None = None
     sequence: int | None = None
