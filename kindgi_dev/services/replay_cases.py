@@ -164,7 +164,7 @@ def _suite_expectation(correction: SuiteCorrection) -> Expectation | None:
 def class_weight(ctx: Context, class_id: Any) -> float | None:
     """A corrector group's weight here, or None when it isn't one of this runtime's."""
     klass = judge_classes.get(ctx.db, str(class_id)) if class_id else None
-    return float(klass["weight"]) if klass else None
+    return float(klass.weight) if klass else None
 
 
 def from_test_set_case(
