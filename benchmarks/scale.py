@@ -32,6 +32,7 @@ from kindgi_dev.settings import Settings
 from kindgi_dev.store import conversations as conversation_store
 from kindgi_dev.store import corrections as correction_store
 from kindgi_dev.store import runs as run_store
+from kindgi_dev.store import tool_calls as tool_call_store
 from kindgi_dev.store.db import Database
 from kindgi_dev.store.runs import JournalEntry, StoredRun
 
@@ -127,7 +128,7 @@ def copy_run(db: Database, template: RunTemplate, at: str) -> str:
     run_store.insert(db, replace(template.run, id=run_id, conversation_id=conversation_id,
                                  created_at=at, updated_at=at, completed_at=at,
                                  output=output))  # fmt: skip
-    run_store.add_tool_calls(db, run_id, template.tool_calls)
+    tool_call_store.add_tool_calls(db, run_id, template.tool_calls)
     run_store.add_journal(db, run_id, template.journal)
     conversation_store.append(db, conversation_id, run_id, template.messages, at)
     return run_id
@@ -161,7 +162,7 @@ def run_template(db: Database, run_id: str) -> RunTemplate:
     journal = [replace(e, sequence=None)
                for e in run_store.journal(db, run_id, since=-1, limit=None)]  # fmt: skip
     messages = conversation_store.messages(db, str(run.conversation_id))
-    return RunTemplate(run, run_store.tool_calls(db, run_id), journal, messages)
+    return RunTemplate(run, tool_call_store.tool_calls(db, run_id), journal, messages)
 
 
 def correction_template(db: Database, correction_id: str) -> CorrectionTemplate:

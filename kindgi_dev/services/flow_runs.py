@@ -25,6 +25,7 @@ from ..runtime.replay_dispatch import DryRunDispatcher
 from ..runtime.tool_calls import ToolDispatcher
 from ..runtime.turn_outcome import TurnOutcome
 from ..store import runs as run_store
+from ..store import tool_calls as tool_call_store
 from ..store.runs import JournalEntry, StoredRun
 from . import catalog, models, projects, runs
 from .context import Context
@@ -232,7 +233,7 @@ def record(ctx: Context, run_id: str, outcome: FlowOutcome, sent_env: dict[str, 
     journal.append(JournalEntry(kind, now, end))
     with ctx.db.transaction():
         run_store.update(ctx.db, run_id, changes)
-        run_store.add_tool_calls(ctx.db, run_id, [c.as_journal() for c in outcome.tool_calls])
+        tool_call_store.add_tool_calls(ctx.db, run_id, [c.as_journal() for c in outcome.tool_calls])
         run_store.add_journal(ctx.db, run_id, journal)
 
 

@@ -14,12 +14,13 @@ from typing import Any, overload
 from ..domain import test_sets as test_set_rules
 from ..domain.comparison import Expectation, ReplayCase
 from ..domain.expectations import Decisions
-from ..domain.json import JSON
+from ..domain.json import JSON, JSONObject
 from ..domain.metrics import Verdict
 from ..domain.stored_cases import CopiedCall, RunCopy, SuiteCorrection
 from ..store import case_json, judge_classes
 from ..store import runs as run_store
 from ..store import test_sets as test_set_store
+from ..store import tool_calls as tool_call_store
 from .context import Context
 
 
@@ -57,17 +58,20 @@ def run_copy(ctx: Context, run_id: str) -> RunCopy | None:
         history=[h for h in history if isinstance(h, dict)] if isinstance(history, list) else [],
         tool_env=_tool_env(run.tool_env),
         output=run.output,
-        tool_calls=tuple(
-            CopiedCall(
-                c["toolId"],
-                c["toolVersion"],
-                c["arguments"],
-                c["result"],
-                c["error"] or None,
-                c.get("approval"),
-            )
-            for c in run_store.tool_calls(ctx.db, run_id)
-        ),
+        tool_calls=tuple(_copied(c) for c in tool_call_store.tool_calls(ctx.db, run_id)),
+    )
+
+
+def _copied(call: JSONObject) -> CopiedCall:
+    """A recorded tool call as a replay copies it."""
+    approval = call.get("approval")
+    return CopiedCall(
+        str(call["toolId"]),
+        str(call["toolVersion"]),
+        call["arguments"],
+        call["result"],
+        str(call["error"]) if call["error"] else None,
+        approval if isinstance(approval, dict) else None,
     )
 
 

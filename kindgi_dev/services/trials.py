@@ -16,6 +16,7 @@ from ..domain.test_sets import parse_set_id
 from ..domain.time import now_iso
 from ..store import eval_runs as store
 from ..store import runs as run_store
+from ..store import tool_calls as tool_call_store
 from . import (
     eval_runs,
     eval_suites,
@@ -363,7 +364,7 @@ def _stored_replay(
     return Replayed(
         run_id,
         run.output,
-        run_store.tool_calls(ctx.db, run_id),
+        tool_call_store.tool_calls(ctx.db, run_id),
         diverged,
         0,
         approval_skipped,

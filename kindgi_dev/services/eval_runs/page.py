@@ -22,6 +22,7 @@ from ...store import conversations as conversation_store
 from ...store import eval_runs as store
 from ...store import kept_answers
 from ...store import runs as run_store
+from ...store import tool_calls as tool_call_store
 from ...store.conversations import Message, StoredConversation
 from ...store.runs import JournalEntry, StoredRun
 from ..context import Context
@@ -94,7 +95,7 @@ class Page:
                     db, [(r.conversation, r.run.id, r.messages) for r in replays]
                 )
                 run_store.insert_many(db, [r.run for r in replays])
-                run_store.add_tool_calls_of(db, [(r.run.id, r.tool_calls) for r in replays])
+                tool_call_store.add_tool_calls_of(db, [(r.run.id, r.tool_calls) for r in replays])
                 run_store.add_new_journals(db, [(r.run.id, r.journal) for r in replays])
             if answers:
                 kept_answers.keep_answers(db, answers)

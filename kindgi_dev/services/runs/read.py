@@ -13,6 +13,7 @@ from ...domain.paging import Page, clamp_limit, decode_cursor, fetch_page, make_
 from ...domain.segments import Segment
 from ...domain.status import TERMINAL
 from ...store import runs as run_store
+from ...store import tool_calls as tool_call_store
 from ...store.query import SQLValue
 from ...store.runs import JournalEntry as JournalEntry
 from ...store.runs import StoredRun
@@ -165,7 +166,7 @@ def journal(
 def tool_calls(ctx: Context, run_id: str) -> list[dict[str, Any]]:
     """A run's tool calls in order: arguments, result or error, and `source`."""
     get_record(ctx, run_id)
-    return run_store.tool_calls(ctx.db, run_id)
+    return tool_call_store.tool_calls(ctx.db, run_id)
 
 
 def run_of(run: StoredRun) -> Run:

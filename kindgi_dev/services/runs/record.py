@@ -9,6 +9,7 @@ from ...domain.status import TERMINAL
 from ...domain.time import now_iso
 from ...runtime.agent_turn import HISTORY_LIMIT, TurnOutcome, turn_result
 from ...store import runs as run_store
+from ...store import tool_calls as tool_call_store
 from ...store.runs import JournalEntry
 from .. import conversations
 from ..context import Context
@@ -59,7 +60,7 @@ def record_outcome(
     journal.append(JournalEntry(end, now, outcome.failure or {}))
     with ctx.db.transaction():
         run_store.update(ctx.db, run_id, changes)
-        run_store.add_tool_calls(ctx.db, run_id, [c.as_journal() for c in outcome.tool_calls])
+        tool_call_store.add_tool_calls(ctx.db, run_id, [c.as_journal() for c in outcome.tool_calls])
         run_store.add_journal(ctx.db, run_id, journal)
         conversations.record_turn(ctx, run.conversation_id, run_id, outcome.appended, now)
 
