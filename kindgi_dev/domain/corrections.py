@@ -42,7 +42,8 @@ class Corrector(NamedTuple):
 
 @dataclass(frozen=True)
 class Principal:
-    """Who made a correction or gave a verdict: a user or a service, by id."""
+    """Who made a correction, gave a verdict, or added or retired a case: a user or a
+    service, by id."""
 
     kind: str
     id: str
