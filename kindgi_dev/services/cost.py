@@ -42,8 +42,10 @@ def prices(ctx: Context) -> dict[tuple[str, str], tuple[float, float]]:
         if provider.id == FUNCTION_PROVIDER:
             found.update({(provider.id, name): (0.0, 0.0) for name in provider.models})
         elif provider.registration is not None:
-            for model in provider.registration.metadata.get("models", []):
-                cost = model.get("cost") or {}
+            for model in provider.registration.models:
+                cost = model.get("cost")
+                if not isinstance(cost, dict):
+                    continue
                 prompt, completion = (
                     cost.get("promptUsdPer1kTokens"),
                     cost.get("completionUsdPer1kTokens"),
