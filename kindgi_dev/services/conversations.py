@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..domain.errors import BadInput, Conflict, NotFound, ValidationFailed
+from ..domain.json import JSONObject
 from ..domain.paging import Page, clamp_limit, decode_cursor, fetch_page, make_page
 from ..domain.time import now_iso
 from ..store import conversations as store
 from ..store import runs as run_store
 from ..store.conversations import Message as Message
 from ..store.conversations import StoredConversation
+from ..store.query import SQLValue
 from . import catalog, projects
 from .context import Context
 
@@ -38,7 +40,7 @@ class Opening:
     agent_version: str
     title: str | None = None
     project_id: str | None = None
-    scope: dict[str, Any] | None = None
+    scope: JSONObject | None = None
     participant_id: str | None = None
     metadata: dict[str, Any] | None = None
 
@@ -261,7 +263,7 @@ def list_page(
     *,
     limit: int | None,
     cursor: str | None,
-    filters: dict[str, Any],
+    filters: Mapping[str, SQLValue],
     replays: str,
 ) -> Page[Conversation]:
     """A page of conversations, newest first; replays' only when asked for."""

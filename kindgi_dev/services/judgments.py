@@ -6,17 +6,19 @@ none), so each judgment is also an item of a 0.4 correction.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from ..domain import corrections as rules
 from ..domain.bounds import check_rank
 from ..domain.corrections import Principal, StoredVerdict, Subject
 from ..domain.errors import BadInput, Conflict, Forbidden, NotFound, ValidationFailed
+from ..domain.json import JSON, JSONObject
 from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
 from ..store import corrections as store
 from ..store import judged_copies
+from ..store.query import SQLValue
 from . import judge_classes, verdicts
 from .context import Context
 
@@ -55,8 +57,8 @@ class Judgment:
 class JudgmentWithCopies(Judgment):
     """A judgment with the run's copy taken at its first verdict and the item's value."""
 
-    run: dict[str, Any] | None = None
-    item_value: Any = None
+    run: JSONObject | None = None
+    item_value: JSON = None
 
 
 @dataclass(frozen=True)
@@ -180,7 +182,7 @@ def list_page(
     *,
     limit: int | None,
     cursor: str | None,
-    filters: dict[str, Any],
+    filters: Mapping[str, SQLValue],
     scope_kind: str | None,
     scope_id: str | None,
 ) -> Page[Judgment]:

@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ...domain.errors import Conflict, NotFound
-from ...domain.json import JSON
+from ...domain.json import JSON, JSONObject
 from ...domain.paging import Page, clamp_limit, decode_cursor, fetch_page, make_page
 from ...domain.segments import Segment
 from ...domain.status import TERMINAL
@@ -56,7 +55,7 @@ class Run:
     completed_at: str | None = None
     failure_message: str | None = None
     failure: RunFailure | None = None
-    output: Any = None
+    output: JSON = None
     agent: RunAgent | None = None
     started_by: str | None = None
     replay_of: str | None = None
@@ -86,7 +85,7 @@ def list_page(
     *,
     limit: int | None,
     cursor: str | None,
-    filters: dict[str, Any],
+    filters: Mapping[str, SQLValue],
     statuses: Sequence[str],
     replays: str,
     with_output: bool,
@@ -163,7 +162,7 @@ def journal(
     return make_page(entries, size, lambda e: (e.sequence,))
 
 
-def tool_calls(ctx: Context, run_id: str) -> list[dict[str, Any]]:
+def tool_calls(ctx: Context, run_id: str) -> list[JSONObject]:
     """A run's tool calls in order: arguments, result or error, and `source`."""
     get_record(ctx, run_id)
     return tool_call_store.tool_calls(ctx.db, run_id)
