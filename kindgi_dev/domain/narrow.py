@@ -1,4 +1,4 @@
-"""Reading a JSON value from outside (a manifest, a stored column) as the shape a rule wants.
+"""Reading a value from outside (a manifest, a stored column, a row) as the shape a rule wants.
 
 A value of another shape reads as absent (`{}`, `[]`, None): the rules then treat it like a
 part the pack or the row didn't give, and mypy sees every value narrowed before use.
@@ -8,32 +8,37 @@ from __future__ import annotations
 
 from typing_extensions import TypeIs
 
-from .json import JSON, JSONObject
+from .json import JSONObject
 
 
-def obj(value: JSON) -> JSONObject:
+def obj(value: object) -> JSONObject:
     """The value if it is an object, else an empty one."""
     return value if isinstance(value, dict) else {}
 
 
-def obj_or_none(value: JSON) -> JSONObject | None:
+def obj_or_none(value: object) -> JSONObject | None:
     """The value if it is an object, else None."""
     return value if isinstance(value, dict) else None
 
 
-def objects(value: JSON) -> list[JSONObject]:
+def objects(value: object) -> list[JSONObject]:
     """The objects of a list (none when the value is no list)."""
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
-def text_or_none(value: JSON) -> str | None:
+def text_or_none(value: object) -> str | None:
     """The value if it is a string, else None."""
     return value if isinstance(value, str) else None
 
 
-def texts(value: JSON) -> list[str]:
+def texts(value: object) -> list[str]:
     """The strings of a list (none when the value is no list)."""
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def whole_or_none(value: object) -> int | None:
+    """The value if it is a whole number (not a boolean), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def is_number(value: object) -> TypeIs[int | float]:

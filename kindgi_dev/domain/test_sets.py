@@ -11,11 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from .bounds import ARGS_DEPTH, check_rank, check_value
 from .errors import ValidationFailed
 from .expectations import Answer, Decisions, GivenItem
+from .json import JSON, JSONObject
+from .narrow import text_or_none, whole_or_none
 from .pointers import parse_pointer, resolve
 from .semver import is_semver
 
@@ -52,7 +54,7 @@ def parse_set_id(text: str) -> tuple[str, str] | None:
     return agent_id, project_id
 
 
-def exclusion(correction: Mapping[str, Any]) -> str | None:
+def exclusion(correction: Mapping[str, object]) -> str | None:
     """Why a correction is not a case of its agent's test set, or None when it is one.
 
     Reads `status`, `replaced_by`, `erased_at`, `on_replay` and `has_expectation`.
@@ -75,15 +77,16 @@ def is_expert(kind: str, restricted: bool | None) -> bool:
     return kind == "hand" or bool(restricted)
 
 
-def expected_item(verdict: Mapping[str, Any]) -> GivenItem:
-    """One corrected item as a case expects it: key, pointer, rank, right/wrong and why."""
-    word = verdict["verdict"]
+def expected_item(verdict: Mapping[str, object]) -> GivenItem:
+    """One corrected item as a case expects it (from its verdict's row): key, pointer, rank,
+    right/wrong and why."""
+    word = str(verdict["verdict"])
     return GivenItem(
-        key=verdict["item_key"],
-        pointer=verdict.get("pointer"),
+        key=str(verdict["item_key"]),
+        pointer=text_or_none(verdict.get("pointer")),
         verdict=_WORDS.get(word, word),
-        rank=verdict.get("rank"),
-        reason=verdict.get("reason") or None,
+        rank=whole_or_none(verdict.get("rank")),
+        reason=text_or_none(verdict.get("reason")) or None,
     )
 
 
@@ -160,40 +163,40 @@ def expect_of(
 
 def case_of(
     kind: str,
-    row: Mapping[str, Any],
+    row: Mapping[str, object],
     items: Sequence[GivenItem],
     decisions: Decisions | None = None,
     answer: Answer | None = None,
 ) -> TestCase:
     """A case from its row: a correction's (with the correction's id) or a hand one."""
     return TestCase(
-        id=row["id"],
+        id=str(row["id"]),
         kind=kind,
-        project_id=row["project_id"],
-        run_id=row["run_id"],
-        made_on=row["made_on"],
+        project_id=str(row["project_id"]),
+        run_id=str(row["run_id"]),
+        made_on=str(row["made_on"]),
         expect=expect_of(items, decisions, answer),
-        expert=is_expert(kind, row.get("restricted")),
-        added_by=Principal(row["added_by_kind"], row["added_by_id"]),
-        added_at=row["created_at"],
-        updated_at=row["updated_at"],
-        judge_class_id=row.get("judge_class_id") or None,
+        expert=is_expert(kind, bool(row.get("restricted"))),
+        added_by=Principal(str(row["added_by_kind"]), str(row["added_by_id"])),
+        added_at=str(row["created_at"]),
+        updated_at=str(row["updated_at"]),
+        judge_class_id=text_or_none(row.get("judge_class_id")) or None,
     )
 
 
-def with_retirement(case: TestCase, retirement: Mapping[str, Any] | None) -> TestCase:
+def with_retirement(case: TestCase, retirement: Mapping[str, object] | None) -> TestCase:
     """The case, with when, by whom and why it was retired, when it was."""
     if retirement is None or retirement.get("reason") is None:
         return case
-    by = Principal(retirement["by_kind"], retirement["by_id"])
-    return replace(case, retired=Retirement(retirement["reason"], by, retirement["at"]))
+    by = Principal(str(retirement["by_kind"]), str(retirement["by_id"]))
+    return replace(case, retired=Retirement(str(retirement["reason"]), by, str(retirement["at"])))
 
 
 def check_expectation(
     items: Sequence[GivenItem],
     decisions: Decisions | None,
     answer: Answer | None,
-    run_output: Any,
+    run_output: JSON,
 ) -> None:
     """400 unless a hand case's body expects something checkable of this run's output."""
     if not items and decisions is None and answer is None:
@@ -246,7 +249,7 @@ class RegistryEntry:
     tenant_id: str
     version: str
     kind: str
-    spec: dict[str, Any]
+    spec: JSONObject
     description: str | None = None
 
 
@@ -283,7 +286,12 @@ def agent_set_entry(
         version=version,
         kind="corrections",
         description=f"Agent {agent_id}'s test set in project {project_id}.",
-        spec={"source": "agent", "agentId": agent_id, "projectId": project_id, "cases": cases},
+        spec={
+            "source": "agent",
+            "agentId": agent_id,
+            "projectId": project_id,
+            "cases": dict[str, JSON](cases),
+        },
     )
 
 
@@ -292,7 +300,7 @@ def judged_suite_entry(
     tenant_id: str,
     version: str,
     description: str | None,
-    spec: Mapping[str, Any],
+    spec: Mapping[str, JSON],
 ) -> RegistryEntry:
     """A `judged` eval suite version (a test set built before) as a `corrections` entry."""
     return RegistryEntry(

@@ -196,7 +196,7 @@ def _replace_current(
     ctx: Context, found: Fact, now: str, reason: str, changes: dict[str, Any]
 ) -> Fact:
     store.close(ctx.db, found.id, found.version, now, principal(ctx), reason)
-    following = rules.next_revision(found, str(uuid.uuid4()), now, **changes)
+    following = rules.next_revision(replace(found, **changes), str(uuid.uuid4()), now)
     store.insert(ctx.db, ctx.tenant_id, following)
     return following
 
