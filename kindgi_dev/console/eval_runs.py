@@ -23,6 +23,7 @@ from ..domain.changes import Changes
 from ..domain.errors import KindgiError, NotFound, ValidationFailed
 from ..domain.items import answer_text
 from ..domain.metrics import Metric, Metrics
+from ..domain.narrow import text_or_none
 from ..domain.numbers import whole_number
 from ..domain.releases import PENDING
 from ..domain.results import CaseResult, ComparisonResult
@@ -187,7 +188,7 @@ def case_view(visit: Visit, case: CaseResult, index: int) -> CaseView:
     before = recorded if side is None else baseline
     tools = [
         ToolLine(t.get("step"), str(t.get("toolId")), t.get("arguments"), str(t.get("source")),
-                 t.get("reason"))
+                 text_or_none(t.get("reason")))
         for t in case.tools or []
     ]  # fmt: skip
     return CaseView(

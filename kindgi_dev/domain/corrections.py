@@ -9,13 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple, TypeVar
 
 from .bounds import ARGS_DEPTH, check_rank, check_value
 from .errors import ValidationFailed
 from .expectations import Answer, Decisions, ExpectedCall, GivenItem
 from .items import item_at
+from .json import JSON
+from .narrow import whole_or_none
 from .pointers import parse_pointer, resolve
+
+Row = TypeVar("Row", bound=Mapping[str, object])
+"""A stored verdict's row, as the store gives it."""
 
 RIGHT_WRONG = ("right", "wrong")
 YES_NO = ("yes", "no")
@@ -83,7 +88,7 @@ def _field(where: str, name: str | int) -> str:
     return f"{where}/{name}" if where else str(name)
 
 
-def check_reason(value: Any, where: str) -> str | None:
+def check_reason(value: JSON, where: str) -> str | None:
     """A reason: absent, or a string of at most 4,000 characters."""
     if value is None:
         return None
@@ -94,7 +99,7 @@ def check_reason(value: Any, where: str) -> str | None:
     return value
 
 
-def check_pointer(value: Any, where: str) -> str:
+def check_pointer(value: JSON, where: str) -> str:
     """A JSON pointer's text (RFC 6901); `""` is the whole output."""
     if not isinstance(value, str):
         raise ValidationFailed(where, "must be a JSON pointer string, such as /output/articles/0")
@@ -196,7 +201,7 @@ def check_answer(answer: Answer, where: str = "answer") -> Answer:
     return Answer("wrong", should_say, why)
 
 
-def check_status(value: Any, where: str = "status") -> str:
+def check_status(value: JSON, where: str = "status") -> str:
     """A correction's status: open, fixed, with-owner, wont-fix or removed."""
     if value not in STATUSES:
         raise ValidationFailed(where, f"must be one of {', '.join(STATUSES)}")
@@ -213,7 +218,7 @@ def check_tools(decisions: Decisions, tool_ids: Collection[str], where: str) -> 
             )
 
 
-def item_value(output: Any, pointer: str, where: str) -> Any:
+def item_value(output: JSON, pointer: str, where: str) -> JSON:
     """The value `pointer` names in a run's output; 400 `item-not-found` when it names none."""
     try:
         return resolve(output, pointer)
@@ -223,7 +228,7 @@ def item_value(output: Any, pointer: str, where: str) -> Any:
         ) from None
 
 
-def check_key_at(output: Any, item: CorrectedItem, where: str) -> None:
+def check_key_at(output: JSON, item: CorrectedItem, where: str) -> None:
     """400 when `item.pointer` names an item of the output whose key isn't `item.key`.
 
     Scores find a verdict's item by its key, so a typo in either would make a wrong case.
@@ -267,21 +272,22 @@ def class_applies(scope: ClassScope, project_id: str, agent_id: str | None) -> b
     return scope.kind == "project" or scope.agent_id == agent_id
 
 
-def shown_items(
-    verdicts: Iterable[Mapping[str, Any]], replaced_at: str | None
-) -> list[Mapping[str, Any]]:
+def shown_items(verdicts: Iterable[Row], replaced_at: str | None) -> list[Row]:
     """The verdicts a correction shows, by rank: its live ones, or, once replaced, those
     live when it was replaced (replacing ends them at `replaced_at`)."""
     shown = [
         v
         for v in verdicts
         if v["unregistered_at"] is None
-        or (replaced_at is not None and v["unregistered_at"] >= replaced_at)
+        or (replaced_at is not None and str(v["unregistered_at"]) >= replaced_at)
     ]
-    latest: dict[str, Mapping[str, Any]] = {}
-    for verdict in sorted(shown, key=lambda v: (v["created_at"], v["id"])):
-        latest[verdict["item_key"]] = verdict
-    return sorted(
-        latest.values(),
-        key=lambda v: (v["rank"] is None, v["rank"] or 0, v["created_at"], v["id"]),
-    )
+    latest: dict[str, Row] = {}
+    for verdict in sorted(shown, key=lambda v: (str(v["created_at"]), str(v["id"]))):
+        latest[str(verdict["item_key"])] = verdict
+    return sorted(latest.values(), key=_by_rank)
+
+
+def _by_rank(verdict: Mapping[str, object]) -> tuple[bool, int, str, str]:
+    """A verdict row's place: by rank, those without one last, then as written."""
+    rank = whole_or_none(verdict["rank"])
+    return rank is None, rank or 0, str(verdict["created_at"]), str(verdict["id"])
