@@ -9,7 +9,7 @@ from pydantic import Field, RootModel, field_validator
 from ..domain import semver
 from ..domain.blocks import Block
 from ..domain.errors import ValidationFailed
-from ..domain.paging import clamp_limit, decode_cursor, encode_cursor
+from ..domain.paging import clamp_limit, encode_cursor, whole_after
 from ..domain.semver import SEMVER_PATTERN
 from ..services import blocks
 from .limits import MAX_KEY
@@ -149,7 +149,7 @@ class ReinstateResult(WireModel):
 
 def _page(found: list[Block], limit: int | None, cursor: str | None) -> dict[str, Any]:
     """One page of `found`, with an offset cursor for the next."""
-    start = int((decode_cursor(cursor) or [0])[0])
+    start = whole_after(cursor) or 0
     size = clamp_limit(limit)
     page: dict[str, Any] = {
         "data": [plain(b) for b in found[start : start + size]],

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..domain.capabilities import Capability, catalog
 from ..domain.errors import NotFound
-from ..domain.paging import clamp_limit, decode_cursor, encode_cursor
+from ..domain.paging import clamp_limit, encode_cursor, whole_after
 from ..services import providers
 from .routing import Call, Endpoint
 from .wire import WireModel
@@ -64,7 +64,7 @@ def _all(call: Call[Any, Any], prefix: str = "") -> list[Capability]:
 async def list_capabilities(call: Call[Any, CapabilityQuery]) -> dict[str, Any]:
     q = call.query
     found = _all(call, q.feature or "")
-    start = int((decode_cursor(q.cursor) or [0])[0])
+    start = whole_after(q.cursor) or 0
     limit = clamp_limit(q.limit)
     page = found[start : start + limit]
     more = start + limit < len(found)

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from ..domain.cost import COST_DIMENSIONS, LLM, CostGroup, CostTotals
-from ..domain.paging import clamp_limit, decode_cursor, encode_cursor
+from ..domain.paging import clamp_limit, encode_cursor, whole_after
 from ..services import cost
 from .routing import Call, Endpoint
 from .wire import WholeNumber, WireModel, WireTime
@@ -226,7 +226,7 @@ def _group(group: CostGroup) -> dict[str, Any]:
 
 
 def _offset(cursor: str | None) -> int:
-    return int((decode_cursor(cursor) or [0])[0])
+    return whole_after(cursor) or 0
 
 
 async def list_records(call: Call[Any, CostQuery]) -> dict[str, Any]:
