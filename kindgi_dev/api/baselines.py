@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from pydantic import Field, model_validator
 from pydantic.json_schema import WithJsonSchema
 
-from ..domain.baselines import RECORDED, AskedBaseline, LiveAsked, LiveScope, VersionAsked
+from ..domain.baselines import RECORDED, AskedBaseline, BaselineScope, LiveAsked, VersionAsked
 from ..domain.errors import ValidationFailed
 from ..domain.segments import Segment as SegmentRecord
 from .wire import WireModel, parse
@@ -119,7 +119,7 @@ def asked(value: Any, project_id: str | None = None) -> AskedBaseline:
             raise ValidationFailed(
                 "baseline/live/projectId", "segments are a path in a project: name the project"
             )
-        return LiveAsked(LiveScope(where, segments))
+        return LiveAsked(BaselineScope(where, segments))
     if isinstance(value, dict):
         named = parse(VersionBaseline, value, where="baseline", strict=True)
         return VersionAsked(named.version, named.agent_id, named.flow_id)

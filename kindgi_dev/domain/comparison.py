@@ -40,7 +40,7 @@ from .results import CaseResult, CorrectionCheck, CorrectionDifference
 
 
 @dataclass(frozen=True)
-class Expectation:
+class CheckedPart:
     """One checked part of a case: its `decisions` or its `answer`, from one correction."""
 
     part: str
@@ -65,7 +65,7 @@ class ReplayCase:
     output: JSON
     recorded_tool_ids: tuple[str, ...]
     verdicts: tuple[Verdict, ...]
-    expectations: tuple[Expectation, ...] = ()
+    expectations: tuple[CheckedPart, ...] = ()
     recorded: tuple[RecordedCall, ...] = ()
     """The past run's tool calls with their results, which a replay reads instead of the tools."""
     flow_input: JSON = None
@@ -110,7 +110,7 @@ def score(output: JSON, verdicts: Sequence[Verdict], *, k: int, restricted_only:
     return score_case(items_of(output), verdicts, k=k, restricted_only=restricted_only)
 
 
-def checks_of(case: ReplayCase, replay: Replayed) -> list[tuple[Expectation, list[Difference]]]:
+def checks_of(case: ReplayCase, replay: Replayed) -> list[tuple[CheckedPart, list[Difference]]]:
     """Each expectation with the differences of one repetition (none = passed).
 
     An answer check uses the judging model's verdict when the repetition has one, else

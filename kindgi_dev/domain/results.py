@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .baselines import LiveScope
+from .baselines import BaselineScope
 from .changes import Changes
 from .checks import Difference
 from .cost import RunCost
@@ -148,7 +148,7 @@ class Baseline:
     flow_id: str | None = None
     version: str | None = None
     via: str | None = None
-    live_scope: LiveScope | None = None
+    live_scope: BaselineScope | None = None
     live_source: str | None = None
 
     @property

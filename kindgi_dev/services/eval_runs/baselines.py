@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from ...domain import comparison, two_versions
-from ...domain.baselines import AskedBaseline, LiveAsked, LiveScope, VersionAsked
+from ...domain.baselines import AskedBaseline, BaselineScope, LiveAsked, VersionAsked
 from ...domain.catalog import Kind
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import ValidationFailed
@@ -39,7 +39,7 @@ class LiveVersion:
     source: str
 
 
-def live_version(ctx: Context, kind: Kind, subject_id: str, scope: LiveScope) -> LiveVersion:
+def live_version(ctx: Context, kind: Kind, subject_id: str, scope: BaselineScope) -> LiveVersion:
     """The version of an agent live in `scope`, as releases pin it (what a run anywhere in
     the scope gets: its own pin, else the nearest one above); a flow's, which no release
     pins, the latest registered."""
@@ -49,7 +49,7 @@ def live_version(ctx: Context, kind: Kind, subject_id: str, scope: LiveScope) ->
     return LiveVersion(str(catalog.get(ctx, kind, subject_id)["version"]), LATEST_REGISTERED)
 
 
-def release_scope(scope: LiveScope) -> ReleaseScope:
+def release_scope(scope: BaselineScope) -> ReleaseScope:
     """A live baseline's scope as releases name it: the tenant, a project, or a segment
     path in one."""
     if scope.project_id is None:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...domain.baselines import RECORDED, AskedBaseline, LiveAsked, LiveScope, VersionAsked
+from ...domain.baselines import RECORDED, AskedBaseline, BaselineScope, LiveAsked, VersionAsked
 from ...domain.results import Baseline
 from ...domain.segments import Segment
 from ..test_sets import FrozenVersion
@@ -118,7 +118,7 @@ def _asked_of(data: Any) -> AskedBaseline:
     return RECORDED
 
 
-def _scope_json(scope: LiveScope) -> dict[str, Any]:
+def _scope_json(scope: BaselineScope) -> dict[str, Any]:
     found: dict[str, Any] = {}
     if scope.project_id is not None:
         found["projectId"] = scope.project_id
@@ -127,9 +127,9 @@ def _scope_json(scope: LiveScope) -> dict[str, Any]:
     return found
 
 
-def _scope_of(data: Mapping[str, Any]) -> LiveScope:
+def _scope_of(data: Mapping[str, Any]) -> BaselineScope:
     segments = data.get("segments")
-    return LiveScope(
+    return BaselineScope(
         data.get("projectId"),
         tuple(Segment(s["key"], s["value"]) for s in segments) if segments else None,
     )
