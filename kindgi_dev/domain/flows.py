@@ -155,13 +155,15 @@ def _node(n: JSONObject) -> FlowNode:
 
 
 def _edge(e: JSONObject) -> FlowEdge:
-    """One edge of a manifest's `edges`; a priority that isn't a number is 0."""
+    """One edge of a manifest's `edges`; a priority that isn't a number is 0, and a `when`
+    that isn't an object is a predicate that never holds (not one that always does)."""
     priority = obj(e.get("policy")).get("priority", 0)
+    when = e.get("when")
     return FlowEdge(
         id=str(e["id"]),
         source=str(e["from"]),
         target=str(e["to"]),
-        when=obj_or_none(e.get("when")),
+        when=None if when is None else obj(when),
         priority=int(priority) if is_number(priority) else 0,
     )
 
@@ -262,29 +264,30 @@ def resolve_mapping(mapping: Mapping[str, JSON], env: FlowEnv) -> JSONObject:
 
 
 def holds(expr: Mapping[str, JSON], env: FlowEnv) -> bool:
-    """Whether a `when` predicate holds; a comparison with a missing side never does."""
+    """Whether a `when` predicate holds; a comparison with a missing side never does (a
+    part the predicate lacks, or that is no object, counts as missing)."""
     op = expr.get("op")
     if op in ("and", "or"):
         results = (holds(child, env) for child in objects(expr.get("children")))
         return all(results) if op == "and" else any(results)
     if op == "not":
-        return not holds(obj(expr["child"]), env)
+        return not holds(obj(expr.get("child")), env)
     if op in ("exists", "notExists", "truthy", "falsy"):
-        value = resolve(obj(expr["value"]), env)
+        value = resolve(obj(expr.get("value")), env)
         if op == "exists":
             return value is not MISSING
         if op == "notExists":
             return value is MISSING
         return truthy(value) is (op == "truthy")
     if op in ("in", "notIn"):
-        value = resolve(obj(expr["value"]), env)
-        members = resolve(obj(expr["set"]), env)
+        value = resolve(obj(expr.get("value")), env)
+        members = resolve(obj(expr.get("set")), env)
         if isinstance(value, Missing) or not isinstance(members, list):
             return False
         found = any(same_value(value, member) for member in members)
         return bool(found == (op == "in"))
-    left = resolve(obj(expr["left"]), env)
-    right = resolve(obj(expr["right"]), env)
+    left = resolve(obj(expr.get("left")), env)
+    right = resolve(obj(expr.get("right")), env)
     if isinstance(left, Missing) or isinstance(right, Missing):
         return False
     if op == "eq":
