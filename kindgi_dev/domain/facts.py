@@ -17,7 +17,7 @@ from datetime import timedelta
 
 from .errors import ValidationFailed
 from .json import JSON, JSONObject
-from .narrow import obj
+from .narrow import object_of
 from .time import format_time, parse_time
 
 REMEMBER_TOOL = "kindgi_remember"
@@ -193,7 +193,7 @@ class RememberPolicy:
     @classmethod
     def of(cls, agent: Mapping[str, JSON]) -> RememberPolicy | None:
         """The agent's policy, or None when it doesn't remember."""
-        remember = obj(agent.get("memory")).get("remember")
+        remember = object_of(agent.get("memory")).get("remember")
         types = remember.get("types") if isinstance(remember, dict) else None
         if not isinstance(remember, dict) or not isinstance(types, list) or not types:
             return None

@@ -14,7 +14,7 @@ from typing import Final, Literal, TypeVar
 
 from .items import same_value
 from .json import JSON, JSONObject
-from .narrow import is_number, obj, obj_or_none, objects
+from .narrow import is_number, object_of, object_or_none, objects_of
 
 START = "$start"
 END = "$end"
@@ -65,11 +65,11 @@ class FlowNode:
 
     def part(self, name: str) -> JSONObject:
         """An object the node declares, such as a subgraph's `flowRef` ({} without one)."""
-        return obj(self.spec.get(name))
+        return object_of(self.spec.get(name))
 
     def parts(self, name: str) -> list[JSONObject]:
         """A list of objects the node declares, such as a fanout's `branches`."""
-        return objects(self.spec.get(name))
+        return objects_of(self.spec.get(name))
 
     def whole(self, name: str, default: int) -> int:
         """A number the node declares, such as a loop's `maxIterations`, as a whole number."""
@@ -112,15 +112,15 @@ class FlowDefinition:
     @classmethod
     def from_manifest(cls, entry: Mapping[str, JSON]) -> FlowDefinition:
         """Read an index entry (or a stored manifest) of a flow."""
-        output = obj(entry.get("output"))
+        output = object_of(entry.get("output"))
         parallelism = entry.get("maxParallelism")
         return cls(
             id=str(entry["id"]),
             version=str(entry["version"]),
-            nodes=tuple(_node(n) for n in objects(entry.get("nodes"))),
-            edges=tuple(_edge(e) for e in objects(entry.get("edges"))),
-            output_mapping=obj_or_none(output.get("mapping")),
-            output_schema=obj_or_none(output.get("schema")),
+            nodes=tuple(_node(n) for n in objects_of(entry.get("nodes"))),
+            edges=tuple(_edge(e) for e in objects_of(entry.get("edges"))),
+            output_mapping=object_or_none(output.get("mapping")),
+            output_schema=object_or_none(output.get("schema")),
             max_parallelism=int(parallelism) if is_number(parallelism) else None,
         )
 
@@ -149,7 +149,7 @@ def _node(n: JSONObject) -> FlowNode:
         id=str(n["id"]),
         kind=str(n["kind"]),
         ref=ref if isinstance(ref, str) else None,
-        input_mapping=obj_or_none(n.get("inputMapping")),
+        input_mapping=object_or_none(n.get("inputMapping")),
         spec=n,
     )
 
@@ -157,13 +157,13 @@ def _node(n: JSONObject) -> FlowNode:
 def _edge(e: JSONObject) -> FlowEdge:
     """One edge of a manifest's `edges`; a priority that isn't a number is 0, and a `when`
     that isn't an object is a predicate that never holds (not one that always does)."""
-    priority = obj(e.get("policy")).get("priority", 0)
+    priority = object_of(e.get("policy")).get("priority", 0)
     when = e.get("when")
     return FlowEdge(
         id=str(e["id"]),
         source=str(e["from"]),
         target=str(e["to"]),
-        when=None if when is None else obj(when),
+        when=None if when is None else object_of(when),
         priority=int(priority) if is_number(priority) else 0,
     )
 
@@ -259,7 +259,7 @@ def _walk(value: JSON, rest: str) -> Resolved:
 
 def resolve_mapping(mapping: Mapping[str, JSON], env: FlowEnv) -> JSONObject:
     """The object a mapping declares; a key whose path does not resolve is left out."""
-    resolved = {key: resolve(obj(operand), env) for key, operand in mapping.items()}
+    resolved = {key: resolve(object_of(operand), env) for key, operand in mapping.items()}
     return {key: value for key, value in resolved.items() if not isinstance(value, Missing)}
 
 
@@ -268,26 +268,26 @@ def holds(expr: Mapping[str, JSON], env: FlowEnv) -> bool:
     part the predicate lacks, or that is no object, counts as missing)."""
     op = expr.get("op")
     if op in ("and", "or"):
-        results = (holds(child, env) for child in objects(expr.get("children")))
+        results = (holds(child, env) for child in objects_of(expr.get("children")))
         return all(results) if op == "and" else any(results)
     if op == "not":
-        return not holds(obj(expr.get("child")), env)
+        return not holds(object_of(expr.get("child")), env)
     if op in ("exists", "notExists", "truthy", "falsy"):
-        value = resolve(obj(expr.get("value")), env)
+        value = resolve(object_of(expr.get("value")), env)
         if op == "exists":
             return value is not MISSING
         if op == "notExists":
             return value is MISSING
         return truthy(value) is (op == "truthy")
     if op in ("in", "notIn"):
-        value = resolve(obj(expr.get("value")), env)
-        members = resolve(obj(expr.get("set")), env)
+        value = resolve(object_of(expr.get("value")), env)
+        members = resolve(object_of(expr.get("set")), env)
         if isinstance(value, Missing) or not isinstance(members, list):
             return False
         found = any(same_value(value, member) for member in members)
         return bool(found == (op == "in"))
-    left = resolve(obj(expr.get("left")), env)
-    right = resolve(obj(expr.get("right")), env)
+    left = resolve(object_of(expr.get("left")), env)
+    right = resolve(object_of(expr.get("right")), env)
     if isinstance(left, Missing) or isinstance(right, Missing):
         return False
     if op == "eq":

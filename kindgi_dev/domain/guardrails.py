@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .json import JSON, JSONObject
-from .narrow import obj, obj_or_none, objects, text_or_none, texts
+from .narrow import object_of, object_or_none, objects_of, text_or_none, texts_of
 
 Mode = Literal["runtime", "ci"]
 HALT = "halt"
@@ -41,12 +41,12 @@ class Guardrail:
             id=str(entry["id"]),
             kind=str(entry.get("kind") or "zero-llm"),
             check=str(entry.get("checkId") or entry["id"]),
-            action=obj(entry.get("action")) or {"on-violation": "log-only"},
+            action=object_of(entry.get("action")) or {"on-violation": "log-only"},
             name=text_or_none(entry.get("name")),
             description=text_or_none(entry.get("description")),
             severity=text_or_none(entry.get("severity")),
-            config=obj_or_none(entry.get("config")),
-            scope=obj_or_none(entry.get("scope")),
+            config=object_or_none(entry.get("config")),
+            scope=object_or_none(entry.get("scope")),
         )
 
     @property
@@ -83,7 +83,7 @@ def applies(guardrail: Guardrail, turn: TurnFacts) -> bool:
         ("tenants", turn.tenant_id),
     ):
         named = scope.get(key)
-        if named and value not in texts(named):
+        if named and value not in texts_of(named):
             return False
     return True
 
@@ -91,7 +91,7 @@ def applies(guardrail: Guardrail, turn: TurnFacts) -> bool:
 def of_agent(agent: Mapping[str, JSON], known: Iterable[Guardrail]) -> list[Guardrail]:
     """The agent's guardrails (by the ids it lists) that the pack has, in its order."""
     by_id = {g.id: g for g in known}
-    return [by_id[i] for i in texts(agent.get("guardrails")) if i in by_id]
+    return [by_id[i] for i in texts_of(agent.get("guardrails")) if i in by_id]
 
 
 def trace(
@@ -145,7 +145,7 @@ def _tool_records(appended: Sequence[Mapping[str, JSON]], at: str) -> JSONObject
     calls: list[JSON] = []
     results: list[JSON] = []
     for message in appended:
-        for call in objects(message.get("toolCalls")):
+        for call in objects_of(message.get("toolCalls")):
             tool = call["toolId"]
             calls.append(
                 {
@@ -156,7 +156,7 @@ def _tool_records(appended: Sequence[Mapping[str, JSON]], at: str) -> JSONObject
                 }
             )
         if message.get("role") == "tool" and message.get("toolCall"):
-            invocation = obj(message["toolCall"]).get("invocationId", "")
+            invocation = object_of(message["toolCall"]).get("invocationId", "")
             results.append({"toolCallId": invocation, "output": message.get("content"), "at": at})
     return {"toolCalls": calls, "toolResults": results}
 
@@ -205,7 +205,7 @@ class GateOutcome:
 
 
 def _reason(violation: Mapping[str, JSON]) -> str:
-    return str(obj(violation["result"]).get("reason") or "").strip()
+    return str(object_of(violation["result"]).get("reason") or "").strip()
 
 
 def sort_out(checked: Sequence[Checked]) -> GateOutcome:

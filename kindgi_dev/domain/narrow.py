@@ -11,17 +11,17 @@ from typing_extensions import TypeIs
 from .json import JSONObject
 
 
-def obj(value: object) -> JSONObject:
+def object_of(value: object) -> JSONObject:
     """The value if it is an object, else an empty one."""
     return value if isinstance(value, dict) else {}
 
 
-def obj_or_none(value: object) -> JSONObject | None:
+def object_or_none(value: object) -> JSONObject | None:
     """The value if it is an object, else None."""
     return value if isinstance(value, dict) else None
 
 
-def objects(value: object) -> list[JSONObject]:
+def objects_of(value: object) -> list[JSONObject]:
     """The objects of a list (none when the value is no list)."""
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
@@ -31,7 +31,7 @@ def text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def texts(value: object) -> list[str]:
+def texts_of(value: object) -> list[str]:
     """The strings of a list (none when the value is no list)."""
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 

@@ -13,7 +13,7 @@ from typing import Literal
 
 from kindgi_dev.domain.items import same_value
 from kindgi_dev.domain.json import JSON, JSONObject
-from kindgi_dev.domain.narrow import objects, texts
+from kindgi_dev.domain.narrow import objects_of, texts_of
 
 REFUSED_CHANGES = "replay: this call changes things and has no recorded result"
 REFUSED_APPROVAL = "replay: this call needs an approval and has no recorded result"
@@ -53,7 +53,7 @@ class ToolFacts:
             mutating=mutating if isinstance(mutating, bool) else None,
             needs_approval=manifest.get("needsApprovalWhenUnattended") is True,
             effects=frozenset(
-                texts([effect.get("kind") for effect in objects(manifest.get("effects"))])
+                texts_of([effect.get("kind") for effect in objects_of(manifest.get("effects"))])
             ),
         )
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from .errors import ValidationFailed
 from .json import JSON, JSONObject
-from .narrow import objects
+from .narrow import objects_of
 from .semver import is_semver
 
 FORMAT = "kindgi.test-set/1"
@@ -154,7 +154,7 @@ def read_file(data: Mapping[str, JSON]) -> TestSetFile:
     if not isinstance(version, str) or not is_semver(version):
         raise ValidationFailed("version", f"must be a semver such as 1.0.0, not {version!r}")
     given = data.get("cases")
-    cases = objects(given)
+    cases = objects_of(given)
     if not isinstance(given, list) or len(cases) != len(given):
         raise ValidationFailed("cases", "must be a list of case objects")
     if data.get("caseCount") != len(cases):
