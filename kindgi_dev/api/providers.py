@@ -155,7 +155,11 @@ def metadata(provider: providers.Provider) -> dict[str, Any]:
     """A provider's wire metadata: as registered, or made for a configured one."""
     if provider.registration is not None:
         given = dict(provider.registration.metadata)
-        return {**given, "labels": {**(given.get("labels") or {}), "key": provider.key}}
+        labels = given.get("labels")
+        return {
+            **given,
+            "labels": {**(labels if isinstance(labels, dict) else {}), "key": provider.key},
+        }
     free = {"promptUsdPer1kTokens": 0, "completionUsdPer1kTokens": 0}
     return {
         "id": provider.id,

@@ -334,7 +334,7 @@ async def stream(call: Call[Any, Any]) -> Response:
                 event = {
                     "eventId": f"{run_id}:{since}",
                     "runId": run_id,
-                    "tenantId": run["tenant_id"],
+                    "tenantId": run.tenant_id,
                     "timestamp": entry.timestamp,
                     "kind": kind,
                     "sequence": since,

@@ -138,7 +138,7 @@ def _answer(output: Any) -> Any:
     return text if text is not None else output
 
 
-def _first_run(visit: Visit, run_ids: list[str] | None) -> dict[str, Any] | None:
+def _first_run(visit: Visit, run_ids: list[str] | None) -> runs.StoredRun | None:
     """The first of a case's replay runs, if it is still there."""
     try:
         return runs.get_record(visit.ctx, run_ids[0]) if run_ids else None
@@ -180,7 +180,8 @@ def case_view(visit: Visit, case: CaseResult, index: int) -> CaseView:
     replay = _first_run(visit, case.run_ids)
     side = case.baseline_replay
     baseline = None if side is None else _first_run(visit, side.run_ids)
-    past_id = (replay or baseline or {}).get("replay_of")
+    past = replay or baseline
+    past_id = None if past is None else past.replay_of
     try:
         recorded = runs.get_record(visit.ctx, past_id) if past_id else None
     except NotFound:
@@ -192,11 +193,11 @@ def case_view(visit: Visit, case: CaseResult, index: int) -> CaseView:
         for t in case.tools or []
     ]  # fmt: skip
     return CaseView(
-        title=words.case_title(None if recorded is None else recorded.get("input"), index),
+        title=words.case_title(None if recorded is None else recorded.input, index),
         stopped=words.stopped({"stopped": case.stopped}),
         error=case.error,
-        recorded=None if before is None else _answer(before.get("output")),
-        version=None if replay is None else _answer(replay.get("output")),
+        recorded=None if before is None else _answer(before.output),
+        version=None if replay is None else _answer(replay.output),
         run_ids=case.run_ids,
         baseline_runs=[] if side is None else side.run_ids,
         changes=case.changes,

@@ -7,20 +7,17 @@ A correction (0.4) is one corrector's verdicts on the items of one run, plus opt
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple
 
 from .bounds import ARGS_DEPTH, check_rank, check_value
 from .errors import ValidationFailed
 from .expectations import Answer, Decisions, ExpectedCall, GivenItem
 from .items import item_at
 from .json import JSON
-from .narrow import whole_or_none
 from .pointers import parse_pointer, resolve
-
-Row = TypeVar("Row", bound=Mapping[str, object])
-"""A stored verdict's row, as the store gives it."""
 
 RIGHT_WRONG = ("right", "wrong")
 YES_NO = ("yes", "no")
@@ -36,6 +33,29 @@ class Corrector(NamedTuple):
     kind: str
     id: str
     participant_id: str
+
+    @property
+    def principal(self) -> Principal:
+        """The principal alone, as an answer names who corrected."""
+        return Principal(self.kind, self.id)
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who made a correction, gave a verdict, or added or retired a case: a user or a
+    service, by id."""
+
+    kind: str
+    id: str
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a run ran: an agent or a flow, at a version."""
+
+    kind: str
+    id: str
+    version: str
 
 
 class AssertedClass(NamedTuple):
@@ -72,6 +92,61 @@ class CorrectedItem:
     rank: int | None
     verdict: str
     reason: str | None
+
+
+@dataclass(frozen=True)
+class StoredCorrection:
+    """A correction as it is kept: one corrector's correction of one run, the judge class it
+    was given under, what the run should have done and said, and whether it was replaced
+    (by which, when) or its words erased. Its verdicts are `StoredVerdict`s."""
+
+    id: str
+    tenant_id: str
+    project_id: str
+    run_id: str
+    subject: Subject
+    corrector: Corrector
+    status: str
+    created_at: str
+    updated_at: str
+    judge_class_id: str | None = None
+    restricted: bool = False
+    decisions: Decisions | None = None
+    answer: Answer | None = None
+    replaced_by: str | None = None
+    replaced_at: str | None = None
+    erased_at: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredVerdict:
+    """A verdict (0.1's judgment) as it is kept: the item it is about, with the value its
+    pointer named when it was given, and its correction's run, subject and corrector. Live
+    while `unregistered_at` and `superseded_by` are both None."""
+
+    id: str
+    correction_id: str
+    tenant_id: str
+    project_id: str
+    run_id: str
+    subject: Subject
+    asserted_by: Corrector
+    item: CorrectedItem
+    created_at: str
+    judge_class_id: str | None = None
+    restricted: bool = False
+    item_value: JSON = None
+    unregistered_at: str | None = None
+    superseded_by: str | None = None
+
+
+class Keep(enum.Enum):
+    """A part of a correction an update leaves as it is."""
+
+    KEEP = "keep"
+
+
+KEEP = Keep.KEEP
 
 
 def stored_verdict(verdict: str) -> str:
@@ -272,22 +347,19 @@ def class_applies(scope: ClassScope, project_id: str, agent_id: str | None) -> b
     return scope.kind == "project" or scope.agent_id == agent_id
 
 
-def shown_items(verdicts: Iterable[Row], replaced_at: str | None) -> list[Row]:
+def shown_items(verdicts: Iterable[StoredVerdict], replaced_at: str | None) -> list[StoredVerdict]:
     """The verdicts a correction shows, by rank: its live ones, or, once replaced, those
     live when it was replaced (replacing ends them at `replaced_at`)."""
     shown = [
         v
         for v in verdicts
-        if v["unregistered_at"] is None
-        or (replaced_at is not None and str(v["unregistered_at"]) >= replaced_at)
+        if v.unregistered_at is None
+        or (replaced_at is not None and v.unregistered_at >= replaced_at)
     ]
-    latest: dict[str, Row] = {}
-    for verdict in sorted(shown, key=lambda v: (str(v["created_at"]), str(v["id"]))):
-        latest[str(verdict["item_key"])] = verdict
-    return sorted(latest.values(), key=_by_rank)
-
-
-def _by_rank(verdict: Mapping[str, object]) -> tuple[bool, int, str, str]:
-    """A verdict row's place: by rank, those without one last, then as written."""
-    rank = whole_or_none(verdict["rank"])
-    return rank is None, rank or 0, str(verdict["created_at"]), str(verdict["id"])
+    latest: dict[str, StoredVerdict] = {}
+    for verdict in sorted(shown, key=lambda v: (v.created_at, v.id)):
+        latest[verdict.item.key] = verdict
+    return sorted(
+        latest.values(),
+        key=lambda v: (v.item.rank is None, v.item.rank or 0, v.created_at, v.id),
+    )

@@ -17,6 +17,9 @@ U = TypeVar("U")
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 100
 
+Place = str | int | float | None
+"""One place of a keyset position: a column's value, as SQL compares it."""
+
 
 @dataclass(frozen=True)
 class Page(Generic[T]):
@@ -31,13 +34,13 @@ class Page(Generic[T]):
         return Page([render(item) for item in self.items], self.has_more, self.next_cursor)
 
 
-def encode_cursor(position: Sequence[JSON]) -> str:
+def encode_cursor(position: Sequence[Place]) -> str:
     """An opaque cursor for the keyset position of the last item of a page."""
     raw = json.dumps(list(position), separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str | None) -> list[JSON] | None:
+def decode_cursor(cursor: str | None) -> list[Place] | None:
     """The keyset position a cursor stands for; 400 `bad-input` when it isn't one of ours."""
     if not cursor:
         return None
@@ -48,7 +51,12 @@ def decode_cursor(cursor: str | None) -> list[JSON] | None:
         raise BadInput("cursor: not a cursor this server gave out", field="cursor") from error
     if not isinstance(position, list):
         raise BadInput("cursor: not a cursor this server gave out", field="cursor")
-    return position
+    places: list[Place] = []
+    for place in position:
+        if not (place is None or isinstance(place, str | int | float)):
+            raise BadInput("cursor: not a cursor this server gave out", field="cursor")
+        places.append(place)
+    return places
 
 
 def clamp_limit(limit: int | None) -> int:
@@ -58,7 +66,7 @@ def clamp_limit(limit: int | None) -> int:
     return min(limit, MAX_LIMIT)
 
 
-def make_page(rows: Sequence[T], limit: int, position: Callable[[T], Sequence[JSON]]) -> Page[T]:
+def make_page(rows: Sequence[T], limit: int, position: Callable[[T], Sequence[Place]]) -> Page[T]:
     """A page from `limit + 1` fetched rows: the extra row only says there is more."""
     items = list(rows[:limit])
     if len(rows) > limit and items:
@@ -67,11 +75,11 @@ def make_page(rows: Sequence[T], limit: int, position: Callable[[T], Sequence[JS
 
 
 def fetch_page(
-    fetch: Callable[[int, list[JSON] | None], Sequence[T]],
+    fetch: Callable[[int, list[Place] | None], Sequence[T]],
     *,
     limit: int | None,
     cursor: str | None,
-    position: Callable[[T], Sequence[JSON]],
+    position: Callable[[T], Sequence[Place]],
 ) -> Page[T]:
     """A page from a keyset query: `fetch(limit, after)` returns up to `limit + 1` rows."""
     size = clamp_limit(limit)

@@ -75,7 +75,7 @@ def clean_text(text: str) -> str:
     return text
 
 
-def bounded(value: JSON, bound: Bound) -> JSON:
+def bounded(value: object, bound: Bound) -> JSON:
     """A stored number within `bound`; a null, or anything not a number, as `bound` says.
     A boolean is left as it is (`passed` is one in one record and a count in another)."""
     if isinstance(value, bool):
@@ -132,7 +132,7 @@ def _usual(bound: Bound) -> str:
     return f"{number}|true|false|\\[|\\{{" + ("" if bound.required else "|null")
 
 
-def repaired(value: JSON, rules: Rules | Open) -> JSON:
+def repaired(value: object, rules: Rules | Open) -> JSON:
     """`value` (a stored JSON document of the kind `rules` describes) made readable; the
     same object when it already was."""
     if isinstance(rules, Open):
@@ -141,7 +141,7 @@ def repaired(value: JSON, rules: Rules | Open) -> JSON:
 
 
 def _walk(
-    value: JSON, rules: Rules | None, number: Bound, left: int, limit: int, key: str = ""
+    value: object, rules: Rules | None, number: Bound, left: int, limit: int, key: str = ""
 ) -> JSON:
     """One value at `left` levels from the limit; `rules` None inside an open part."""
     if isinstance(value, str):
@@ -163,11 +163,13 @@ def _walk(
         return bounded(value, rules.numbers[key])
     if isinstance(value, int | float):
         return bounded(value, number)
-    return value
+    if value is None:
+        return None
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
 def _child(
-    key: str, value: JSON, rules: Rules | None, number: Bound, left: int, limit: int
+    key: str, value: object, rules: Rules | None, number: Bound, left: int, limit: int
 ) -> JSON:
     """A field's value: an open part walked with its own limits, a part with a number that
     isn't one dropped, any other by the rules."""
@@ -180,7 +182,7 @@ def _child(
     return _walk(value, rules, number, left - 1, limit, key)
 
 
-def _unfinished(part: JSON) -> bool:
+def _unfinished(part: object) -> bool:
     """Whether an object holds a null, or a number that isn't finite, among its fields."""
     return isinstance(part, dict) and any(
         value is None or (isinstance(value, float) and not math.isfinite(value))

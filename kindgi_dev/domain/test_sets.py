@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
 
 from .bounds import ARGS_DEPTH, check_rank, check_value
+from .corrections import Principal
 from .errors import ValidationFailed
 from .expectations import Answer, Decisions, GivenItem
 from .json import JSON, JSONObject
@@ -116,14 +117,6 @@ class Expectation:
     items: tuple[GivenItem, ...] | None = None
     decisions: Decisions | None = None
     answer: Answer | None = None
-
-
-@dataclass(frozen=True)
-class Principal:
-    """Who added or retired a case."""
-
-    kind: str
-    id: str
 
 
 @dataclass(frozen=True)

@@ -134,7 +134,7 @@ async def replay_case(
     live = runs.live_dispatcher(
         ctx,
         project_id,
-        run["id"],
+        run.id,
         env_of=lambda tool: dict(case.tool_env.get(str(tool.get("id")), tool_env(tool))),
     )
     dispatcher = ReplayDispatcher(
@@ -144,13 +144,13 @@ async def replay_case(
         strict=case.strict,
         tool_env=case.tool_env,
     )
-    outcome = await flow_runs.perform(ctx, run["id"], flow, case.flow_input, dispatcher, overrides)
-    stored = run_store.get(ctx.db, run["id"]) or {}
+    outcome = await flow_runs.perform(ctx, run.id, flow, case.flow_input, dispatcher, overrides)
+    stored = run_store.get(ctx.db, run.id)
     stopped = outcome.stopped
     turns = [step.turn for step in outcome.steps if step.turn is not None]
     return Replayed(
-        run_id=run["id"],
-        output=stored.get("output"),
+        run_id=run.id,
+        output=None if stored is None else stored.output,
         tools=[c.as_journal() for c in outcome.tool_calls],
         diverged=dispatcher.diverged,
         refused=dispatcher.refused,

@@ -14,11 +14,13 @@ from typing import Any, overload
 from ..domain import test_sets as test_set_rules
 from ..domain.comparison import CheckedPart, ReplayCase
 from ..domain.expectations import Decisions
+from ..domain.json import JSON, JSONObject
 from ..domain.metrics import Verdict
 from ..domain.stored_cases import CopiedCall, RunCopy, SuiteCorrection
 from ..store import case_json, judge_classes
 from ..store import runs as run_store
 from ..store import test_sets as test_set_store
+from ..store import tool_calls as tool_call_store
 from .context import Context
 
 
@@ -28,34 +30,48 @@ def _message(data: Any) -> str:
     return "" if data is None else str(data)
 
 
+def _tool_env(stored: JSON) -> dict[str, dict[str, str]]:
+    """The environment a run's tools were sent, by tool id (values as text)."""
+    if not isinstance(stored, dict):
+        return {}
+    return {
+        tool: {k: str(v) for k, v in env.items()}
+        for tool, env in stored.items()
+        if isinstance(env, dict)
+    }
+
+
 def run_copy(ctx: Context, run_id: str) -> RunCopy | None:
     """What a replay needs of a stored run (None when it isn't here); a frozen case carries
     it (`run`) so it replays anywhere."""
     run = run_store.get(ctx.db, run_id)
     if run is None:
         return None
-    context = run.get("context") or {}
-    agent_id = run.get("agent_id")
+    history = (run.context or {}).get("history")
+    agent_id = run.agent_id
     return RunCopy(
         agent_id=agent_id,
-        agent_version=run.get("agent_version"),
-        flow_id=None if agent_id else run.get("flow_id"),
-        flow_version=None if agent_id else run.get("flow_version"),
-        input=run.get("input"),
-        history=list(context.get("history") or []),
-        tool_env=dict(run.get("tool_env") or {}),
-        output=run.get("output"),
-        tool_calls=tuple(
-            CopiedCall(
-                c["toolId"],
-                c["toolVersion"],
-                c["arguments"],
-                c["result"],
-                c["error"] or None,
-                c.get("approval"),
-            )
-            for c in run_store.tool_calls(ctx.db, run_id)
-        ),
+        agent_version=run.agent_version,
+        flow_id=None if agent_id else run.flow_id,
+        flow_version=None if agent_id else run.flow_version,
+        input=run.input,
+        history=[h for h in history if isinstance(h, dict)] if isinstance(history, list) else [],
+        tool_env=_tool_env(run.tool_env),
+        output=run.output,
+        tool_calls=tuple(_copied(c) for c in tool_call_store.tool_calls(ctx.db, run_id)),
+    )
+
+
+def _copied(call: JSONObject) -> CopiedCall:
+    """A recorded tool call as a replay copies it."""
+    approval = call.get("approval")
+    return CopiedCall(
+        str(call["toolId"]),
+        str(call["toolVersion"]),
+        call["arguments"],
+        call["result"],
+        str(call["error"]) if call["error"] else None,
+        approval if isinstance(approval, dict) else None,
     )
 
 
@@ -152,7 +168,7 @@ def _suite_expectation(correction: SuiteCorrection) -> CheckedPart | None:
 def class_weight(ctx: Context, class_id: Any) -> float | None:
     """A corrector group's weight here, or None when it isn't one of this runtime's."""
     klass = judge_classes.get(ctx.db, str(class_id)) if class_id else None
-    return float(klass["weight"]) if klass else None
+    return float(klass.weight) if klass else None
 
 
 def from_test_set_case(

@@ -21,6 +21,7 @@ from ..domain.text import BLANK
 from ..domain.time import now_iso
 from ..store import expectations as codec
 from ..store import test_sets as store
+from ..store.runs import StoredRun
 from . import catalog, projects, runs
 from .context import Context
 
@@ -154,17 +155,17 @@ def add_case(
     catalog.get_agent(ctx, agent_id)
     run = runs.get_record(ctx, run_id)
     _check_run(run, agent_id)
-    rules.check_expectation(items, decisions, answer, run.get("output"))
+    rules.check_expectation(items, decisions, answer, run.output)
     if decisions:
         _check_tools(ctx, run, decisions)
     now = now_iso()
     case = {
         "id": f"{rules.HAND_CASE_PREFIX}{uuid.uuid4()}",
         "tenant_id": ctx.tenant_id,
-        "project_id": run["project_id"],
+        "project_id": run.project_id,
         "agent_id": agent_id,
-        "run_id": run["id"],
-        "made_on": run["agent_version"],
+        "run_id": run.id,
+        "made_on": run.agent_version,
         "items": codec.items_json(items),
         "decisions": codec.decisions_json(decisions),
         "answer": codec.answer_json(answer),
@@ -177,33 +178,31 @@ def add_case(
     return rules.case_of("hand", case, items, decisions, answer)
 
 
-def _check_run(run: dict[str, Any], agent_id: str) -> None:
+def _check_run(run: StoredRun, agent_id: str) -> None:
     """The run must be the agent's, not a replay, finished with an output, and not erased."""
-    if run.get("agent_id") != agent_id:
-        raise ValidationFailed(
-            "runId", f"is a run of {run.get('agent_id') or 'a flow'}, not {agent_id}"
-        )
-    if run.get("replay_of"):
+    if run.agent_id != agent_id:
+        raise ValidationFailed("runId", f"is a run of {run.agent_id or 'a flow'}, not {agent_id}")
+    if run.replay_of:
         raise ValidationFailed("runId", "is a comparison's replay, which can't be a case")
-    if run.get("content_erased_at"):
-        raise Gone(f"Run {run['id']}'s content was erased.", code="run-erased", runId=run["id"])
-    if run["status"] not in TERMINAL or run.get("output") is None:
+    if run.content_erased_at:
+        raise Gone(f"Run {run.id}'s content was erased.", code="run-erased", runId=run.id)
+    if run.status not in TERMINAL or run.output is None:
         raise Conflict(
-            f"Run {run['id']} is {run['status']} and has no output to expect things of yet.",
+            f"Run {run.id} is {run.status} and has no output to expect things of yet.",
             code="run-not-finished",
-            runId=run["id"],
+            runId=run.id,
         )
 
 
-def _check_tools(ctx: Context, run: dict[str, Any], decisions: Decisions) -> None:
+def _check_tools(ctx: Context, run: StoredRun, decisions: Decisions) -> None:
     """400 when `shouldCall` names a tool the run's agent version doesn't have."""
-    agent = catalog.get_agent(ctx, run["agent_id"], run["agent_version"])
+    agent = catalog.get_agent(ctx, str(run.agent_id), run.agent_version)
     known = {ref["id"] for ref in agent.get("tools") or []}
     for index, call in enumerate(decisions.should_call or ()):
         if call.tool_id not in known:
             raise ValidationFailed(
                 f"decisions/shouldCall/{index}/toolId",
-                f"{call.tool_id} is not a tool of {run['agent_id']}@{run['agent_version']}",
+                f"{call.tool_id} is not a tool of {run.agent_id}@{run.agent_version}",
             )
 
 

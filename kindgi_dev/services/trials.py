@@ -16,6 +16,7 @@ from ..domain.test_sets import parse_set_id
 from ..domain.time import now_iso
 from ..store import eval_runs as store
 from ..store import runs as run_store
+from ..store import tool_calls as tool_call_store
 from . import (
     eval_runs,
     eval_suites,
@@ -286,7 +287,7 @@ def _fresh_case(ctx: Context, case_id: str, previous: CaseResult) -> ReplayCase 
     """The case's past run with its live verdicts now (weights at today's class weights)."""
     run_ids = previous.run_ids
     replay = run_store.get(ctx.db, run_ids[0]) if run_ids else None
-    past_id = replay["replay_of"] if replay else case_id
+    past_id = replay.replay_of if replay and replay.replay_of else case_id
     verdicts = [
         Verdict(
             v["item_key"],
@@ -362,8 +363,8 @@ def _stored_replay(
     )
     return Replayed(
         run_id,
-        run.get("output"),
-        run_store.tool_calls(ctx.db, run_id),
+        run.output,
+        tool_call_store.tool_calls(ctx.db, run_id),
         diverged,
         0,
         approval_skipped,

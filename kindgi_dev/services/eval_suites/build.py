@@ -12,7 +12,7 @@ from ...domain.time import format_time, now_iso, parse_given_time
 from ...store import case_json
 from ...store import eval_suites as store
 from ...store import expectations as codec
-from ...store import runs as run_store
+from ...store import tool_calls as tool_call_store
 from .. import projects
 from ..context import Context
 from .publish import check_version, claim, taken
@@ -178,7 +178,7 @@ def _case(
     copied = bool(run["copied"])
     should_have_done = None
     if corrections is not None:
-        called = [call["toolId"] for call in run_store.tool_calls(ctx.db, run["id"])]
+        called = [str(call["toolId"]) for call in tool_call_store.tool_calls(ctx.db, run["id"])]
         should_have_done = tuple(suites.decision_corrections(corrections, called))
     return suites.JudgedCase(
         case_id=run["id"],
