@@ -88,15 +88,14 @@ def begin(
         project_id=project_id,
         cases=cases,
         baseline=baseline,
+        flow=eval_runs.FlowCandidate(flow.id, flow.version),
     )
-    record["flow_ref"] = eval_runs.flow_ref(eval_runs.FlowCandidate(flow.id, flow.version))
     if overrides.present():
-        settings = eval_runs.settings_of(record)
-        record["comparison"] = replace(settings, versions=overrides.present()).encoded()
+        record = replace(record, comparison=replace(record.settings, versions=overrides.present()))
 
     def replays_of(version: FlowDefinition, swaps: flow_runs.Overrides) -> eval_runs.Replay:
         async def replay(case: ReplayCase, reads: str, _repetition: int) -> Replayed:
-            return await replay_case(ctx, record["run_id"], version, swaps, project_id, case, reads)
+            return await replay_case(ctx, record.run_id, version, swaps, project_id, case, reads)
 
         return replay
 

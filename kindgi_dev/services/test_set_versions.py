@@ -8,13 +8,14 @@ from typing import Any
 
 from ..domain import test_sets as rules
 from ..domain.errors import NotFound
+from ..domain.eval_runs import FrozenVersion
 from ..domain.paging import Page, clamp_limit, make_page, offset_of
 from ..domain.time import now_iso
 from ..store import case_json
 from ..store import test_sets as store
 from . import replay_cases
 from .context import Context
-from .test_sets import AgentTestSet, FrozenVersion, case_rows, render_cases, scope_of, summary
+from .test_sets import AgentTestSet, case_rows, render_cases, scope_of, summary
 
 FREEZE_PAGE = 50
 """Cases rendered and stored at a time while freezing: a large set is never all in memory,

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..domain import test_sets as rules
 from ..domain.errors import BadInput, Conflict, Gone, NotFound, ValidationFailed
+from ..domain.eval_runs import FrozenVersion as FrozenVersion  # the api names it here
 from ..domain.expectations import Answer, Decisions, GivenItem
 from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
 from ..domain.status import TERMINAL
@@ -26,14 +27,6 @@ from .context import Context
 
 Scope = tuple[str, str, str]
 Row = tuple[str, dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class FrozenVersion:
-    """A frozen version of an agent's test set: its cases as they were when it was frozen."""
-
-    test_set_id: str
-    version: str
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -24,7 +23,6 @@ from . import (
     replay_cases,
     test_set_pulls,
     test_set_versions,
-    test_sets,
 )
 from .context import Context
 
@@ -146,7 +144,7 @@ def _start_on_pulled(
             request=request,
             cases=cases,
         )
-    frozen = test_sets.FrozenVersion(pulled.test_set_id, pulled.version)
+    frozen = eval_runs.FrozenVersion(pulled.test_set_id, pulled.version)
     return eval_runs.begin(
         ctx,
         suite_id=pulled.test_set_id,
@@ -162,25 +160,25 @@ def resume(ctx: Context, run_id: str) -> eval_runs.Started:
     didn't finish (the same candidate, settings and cases), keeps the ones it did, and
     sums up the whole set; it names the run it resumed (`resumeOf`)."""
     original = eval_runs.get_record(ctx, run_id)
-    result = original.get("result")
+    result = original.result
     errored = isinstance(result, ComparisonResult) and _has_errors(result.summary)
-    if original.get("dry_run") or not (original["status"] in ("failed", "cancelled") or errored):
+    if original.dry_run or not (original.status in ("failed", "cancelled") or errored):
         raise Conflict(
-            f"Eval run {run_id} is {original['status']} with every case finished, so there is "
+            f"Eval run {run_id} is {original.status} with every case finished, so there is "
             "nothing to resume.",
             code="eval-run-not-resumable",
             runId=run_id,
         )
-    agent = eval_runs.agent_of(original)
+    agent = original.agent_ref
     if agent is None:
         raise Conflict(
             f"Eval run {run_id} tried a flow: kindgi dev resumes agent runs only.",
             code="eval-run-not-resumable",
             runId=run_id,
         )
-    settings = eval_runs.settings_of(original)
+    settings = original.settings
     request = eval_runs.StartRequest(
-        project_id=original["project_id"],
+        project_id=original.project_id,
         agent=agent,
         reads=settings.reads,
         repetitions=settings.repetitions,
@@ -196,8 +194,8 @@ def resume(ctx: Context, run_id: str) -> eval_runs.Started:
         for index, entry in page
         if _answered(entry.result)
     }
-    frozen = eval_runs.frozen_of(original)
-    suite_id, version = original["suite_id"], original["suite_version"]
+    frozen = original.frozen_version
+    suite_id, version = original.suite_id, original.suite_version
     restricted_only = settings.restricted_only
     cases: Sequence[ReplayCase]
     if frozen is not None and test_set_pulls.versions(ctx, frozen.test_set_id):
@@ -234,33 +232,16 @@ def _answered(result: CaseResult) -> bool:
 def rescore(ctx: Context, run_id: str) -> eval_runs.Started:
     """A new eval run that scores a finished run's replays with the corrections there are now."""
     original = eval_runs.get_record(ctx, run_id)
-    if original["status"] != "completed" or original.get("dry_run"):
+    if original.status != "completed" or original.dry_run:
         raise Conflict(
             f"Eval run {run_id} is not a completed comparison, so it can't be rescored.",
             code="eval-run-not-rescorable",
             runId=run_id,
         )
-    new_id = str(uuid.uuid4())
-    settings = replace(eval_runs.settings_of(original), rescore_of=run_id)
-    store.insert(
-        ctx.db,
-        {
-            "run_id": new_id,
-            "tenant_id": ctx.tenant_id,
-            "project_id": original["project_id"],
-            "suite_id": original["suite_id"],
-            "suite_version": original["suite_version"],
-            "kind": "judged",
-            "agent_ref": original["agent_ref"],
-            "flow_ref": original.get("flow_ref"),
-            "status": "running",
-            "dry_run": 0,
-            "started_at": now_iso(),
-            "comparison": settings.encoded(),
-            "frozen_version": original.get("frozen_version"),
-            "case_count": original["case_count"],
-        },
-    )
+    settings = replace(original.settings, rescore_of=run_id)
+    record = eval_runs.rescore_record(original, settings)
+    new_id = record.run_id
+    store.insert(ctx.db, record)
     not_rescored = 0
     finished = eval_runs.finished_after(ctx, run_id, after=-1)
     for index, previous in (pair for page in finished for pair in page):
@@ -276,9 +257,7 @@ def rescore(ctx: Context, run_id: str) -> eval_runs.Started:
     summary = replace(
         eval_runs.summarize(ctx, new_id), rescore_of=run_id, not_rescored=not_rescored or None
     )
-    store.update(
-        ctx.db, new_id, {"status": "completed", "completed_at": now_iso(), "result": summary}
-    )
+    store.finish(ctx.db, new_id, status="completed", completed_at=now_iso(), result=summary)
     return eval_runs.Started(new_id)
 
 
@@ -289,13 +268,13 @@ def _fresh_case(ctx: Context, case_id: str, previous: CaseResult) -> ReplayCase 
     past_id = replay["replay_of"] if replay else case_id
     verdicts = [
         Verdict(
-            v["item_key"],
-            v["pointer"],
-            v["rank"],
-            v["verdict"] == "yes",
-            float(v["weight"]),
-            bool(v["restricted"]),
-            v["item_value"],
+            v.item_key,
+            v.pointer,
+            v.rank,
+            v.verdict == "yes",
+            v.weight,
+            v.restricted,
+            v.item_value,
         )
         for v in store.live_verdicts(ctx.db, past_id)
     ]
@@ -349,13 +328,13 @@ def _stored_replay(
         return None
     fresh = tuple(
         Verdict(
-            v["item_key"],
-            v["pointer"],
-            v["rank"],
-            v["verdict"] == "yes",
-            float(v["weight"]),
-            bool(v["restricted"]),
-            v["item_value"],
+            v.item_key,
+            v.pointer,
+            v.rank,
+            v.verdict == "yes",
+            v.weight,
+            v.restricted,
+            v.item_value,
             fresh=True,
         )
         for v in store.live_verdicts(ctx.db, run_id)

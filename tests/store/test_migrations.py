@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +96,7 @@ def _reads(db: Database) -> dict[str, Any]:
         "items": test_sets.live_items(db, ids),
         "counts": test_sets.case_counts(db, scope),
         "facts": [test_sets.correction_facts(db, i) for i in ids],
-        "rescored": eval_runs.live_verdicts(db, "r1"),
+        "rescored": [asdict(v) for v in eval_runs.live_verdicts(db, "r1")],
         "judged": eval_suites.judged_runs(db, "t", "p", ("agent", "a"), []),
         "counted": eval_suites.counted_verdicts(db, ["r1", "r2"], []),
     }  # fmt: skip

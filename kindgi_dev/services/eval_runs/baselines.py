@@ -18,12 +18,12 @@ from ...domain.baselines import AskedBaseline, LiveAsked, LiveScope, VersionAske
 from ...domain.catalog import Kind
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import ValidationFailed
+from ...domain.eval_runs import RunSettings
 from ...domain.live import LiveScope as ReleaseScope
 from ...domain.metrics import CaseScore, Metrics
 from ...domain.results import Baseline, BaselineCounts, FinishedCase, ModelUse
 from .. import catalog, live, runnable
 from ..context import Context
-from .settings import RunSettings
 
 T = TypeVar("T", bound=Hashable)
 LATEST_REGISTERED = "latest-registered"

@@ -13,18 +13,18 @@ from typing import Any
 from ...domain import sampling
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import BadInput, ValidationFailed
+from ...domain.eval_runs import AgentCandidate, FlowCandidate, FrozenVersion, RunSettings, Sample
 from ...domain.results import Baseline, DryRunResult, FinishedCase, PreviewCase, ReplayCount
 from ...domain.time import now_iso
 from ...store import eval_runs as store
+from ...store.eval_runs import EvalRunRow
 from .. import catalog, models, projects, runnable
 from ..context import Context
-from ..test_sets import FrozenVersion
 from .baselines import resolve
 from .execute import Replay, spawn
 from .replay import Candidate, replay_case
-from .request import AgentCandidate, Sample, StartRequest
+from .request import StartRequest, asked_settings
 from .result import finish
-from .settings import RunSettings, agent_ref, frozen_ref, settings_of
 
 
 @dataclass(frozen=True)
@@ -88,8 +88,8 @@ def begin(
         cases=cases,
         frozen_version=frozen_version,
         baseline=baseline,
+        agent=AgentCandidate(agent["id"], agent["version"]),
     )
-    record["agent_ref"] = agent_ref(AgentCandidate(agent["id"], agent["version"]))
 
     def replays_of(version: dict[str, Any]) -> Replay:
         shared: list[Candidate] = []  # looked up at the first replay, on the eval loop
@@ -98,7 +98,7 @@ def begin(
             if not shared:
                 shared.append(Candidate.of(ctx, version, reuse=request.reuse))
             return await replay_case(
-                ctx, record["run_id"], shared[0], project_id, case, reads, repetition
+                ctx, record.run_id, shared[0], project_id, case, reads, repetition
             )
 
         return replay
@@ -123,31 +123,52 @@ def new_record(
     cases: Sequence[ReplayCase],
     frozen_version: FrozenVersion | None = None,
     baseline: Baseline | None = None,
-) -> dict[str, Any]:
-    """A `running` eval run's row with the comparison's settings (and the version baseline
-    it replays, resolved); the caller adds its subject."""
+    agent: AgentCandidate | None = None,
+    flow: FlowCandidate | None = None,
+) -> EvalRunRow:
+    """A `running` eval run's row trying the agent or the flow, with the comparison's
+    settings (and the version baseline it replays, resolved)."""
     _check_overrides(ctx, request)
-    settings = replace(RunSettings.of(request), baseline_version=baseline)
-    return {
-        "run_id": str(uuid.uuid4()),
-        "tenant_id": ctx.tenant_id,
-        "project_id": project_id,
-        "suite_id": suite_id,
-        "suite_version": suite_version,
-        "kind": "judged",
-        "status": "running",
-        "dry_run": 1 if request.dry_run else 0,
-        "started_at": now_iso(),
-        "correlation_id": request.correlation_id,
-        "comparison": settings.encoded(),
-        "frozen_version": None if frozen_version is None else frozen_ref(frozen_version),
-        "case_count": len(cases),
-    }
+    return EvalRunRow(
+        run_id=str(uuid.uuid4()),
+        tenant_id=ctx.tenant_id,
+        project_id=project_id,
+        suite_id=suite_id,
+        suite_version=suite_version,
+        status="running",
+        dry_run=request.dry_run,
+        started_at=now_iso(),
+        agent_ref=agent,
+        flow_ref=flow,
+        correlation_id=request.correlation_id,
+        comparison=replace(asked_settings(request), baseline_version=baseline),
+        frozen_version=frozen_version,
+        case_count=len(cases),
+    )
+
+
+def rescore_record(original: EvalRunRow, settings: RunSettings) -> EvalRunRow:
+    """A `running` eval run's row that rescores a finished one: the same candidate, suite
+    or frozen version and cases, with the settings given (naming the run it rescores)."""
+    return EvalRunRow(
+        run_id=str(uuid.uuid4()),
+        tenant_id=original.tenant_id,
+        project_id=original.project_id,
+        suite_id=original.suite_id,
+        suite_version=original.suite_version,
+        status="running",
+        started_at=now_iso(),
+        agent_ref=original.agent_ref,
+        flow_ref=original.flow_ref,
+        comparison=settings,
+        frozen_version=original.frozen_version,
+        case_count=original.case_count,
+    )
 
 
 def launch(
     ctx: Context,
-    record: dict[str, Any],
+    record: EvalRunRow,
     request: StartRequest,
     cases: Sequence[ReplayCase],
     replay: Replay,
@@ -158,14 +179,14 @@ def launch(
     """Store the eval run and start replaying its cases in the background, with a version
     baseline's replays beside the candidate's (or preview them, counting each side's); a
     resumed run first stores the cases the run it resumes finished, and replays the rest."""
-    run_id = record["run_id"]
-    settings = settings_of(record)
+    run_id = record.run_id
+    settings = record.settings
     if request.sample is not None:
         cases = _sampled(cases, request.sample)
         settings = replace(settings, sample=request.sample)
     if resumed is not None:
         settings = replace(settings, resume_of=resumed.run_id)
-    record = {**record, "case_count": len(cases), "comparison": settings.encoded()}
+    record = replace(record, case_count=len(cases), comparison=settings)
     store.insert(ctx.db, record)
     if request.dry_run:
         preview = [
