@@ -97,8 +97,9 @@ def _reads(db: Database) -> dict[str, Any]:
         "counts": test_sets.case_counts(db, scope),
         "facts": [test_sets.correction_facts(db, i) for i in ids],
         "rescored": [asdict(v) for v in eval_runs.live_verdicts(db, "r1")],
-        "judged": eval_suites.judged_runs(db, "t", "p", ("agent", "a"), []),
-        "counted": eval_suites.counted_verdicts(db, ["r1", "r2"], []),
+        "judged": [asdict(j) for j in eval_suites.judged_runs(db, "t", "p", ("agent", "a"), [])],
+        "counted": [{**asdict(v), "run_id": run_id}
+                    for run_id, v in eval_suites.counted_verdicts(db, ["r1", "r2"], [])],
     }  # fmt: skip
 
 
