@@ -73,10 +73,7 @@ def _refuse_local(ctx: Context, test_set_id: str, version: str) -> None:
     frozen = local_store.versions(ctx.db, test_set_id)
     if (
         any(e.version == version for e in published)
-        or any(
-            version_label(v["version"]) == version and v["tenant_id"] == ctx.tenant_id
-            for v in frozen
-        )
+        or any(version_label(v.version) == version and v.tenant_id == ctx.tenant_id for v in frozen)
         or suite_store.versions_of(ctx.db, ctx.tenant_id, test_set_id)
     ):
         raise Conflict(

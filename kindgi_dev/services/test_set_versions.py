@@ -47,16 +47,17 @@ def freeze(ctx: Context, agent_id: str, project_id: str | None) -> FrozenVersion
             count += len(cases)
             if len(rows) < FREEZE_PAGE:
                 break
-            after = [rows[-1][1]["created_at"], rows[-1][1]["id"]]
-        meta = {
-            "test_set_id": set_id,
-            "version": version,
-            "tenant_id": ctx.tenant_id,
-            "agent_id": scope[0],
-            "project_id": scope[1],
-            "frozen_at": now_iso(),
-        }
-        store.insert_version(ctx.db, meta, count)
+            after = [rows[-1][1].created_at, rows[-1][1].id]
+        meta = store.FrozenVersionRow(
+            test_set_id=set_id,
+            version=version,
+            tenant_id=ctx.tenant_id,
+            agent_id=scope[0],
+            project_id=scope[1],
+            case_count=count,
+            frozen_at=now_iso(),
+        )
+        store.insert_version(ctx.db, meta)
     return FrozenVersion(set_id, rules.version_label(version))
 
 
@@ -72,9 +73,7 @@ def frozen_page(
 ) -> Page[Any]:
     """A page of a frozen version's cases (`N.0.0`), as they were when it was frozen."""
     number = rules.version_number(version)
-    if number is None or not any(
-        v["version"] == number for v in store.versions(ctx.db, test_set_id)
-    ):
+    if number is None or not any(v.version == number for v in store.versions(ctx.db, test_set_id)):
         raise NotFound("test-set-version", f"{test_set_id}@{version}", id_field="test_set_id")
     size = clamp_limit(limit)
     after = offset_of(cursor) - 1
@@ -86,9 +85,9 @@ def frozen_page(
 def frozen_versions(ctx: Context, test_set_id: str) -> list[FrozenInfo]:
     """Every frozen version of a set, oldest first."""
     return [
-        FrozenInfo(rules.version_label(v["version"]), v["case_count"], v["frozen_at"])
+        FrozenInfo(rules.version_label(v.version), v.case_count, v.frozen_at)
         for v in store.versions(ctx.db, test_set_id)
-        if v["tenant_id"] == ctx.tenant_id
+        if v.tenant_id == ctx.tenant_id
     ]
 
 
