@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
 
 from ..domain.releases import LivePin, PolicyRef, Promotion, Requester
 from .db import Database
@@ -154,7 +153,7 @@ def list_page(
     agent_id: str,
     *,
     limit: int,
-    after: Sequence[Any] | None,
+    after: Sequence[object] | None,
     scope_key: str | None = None,
 ) -> list[tuple[int, Promotion]]:
     """Up to `limit + 1` of an agent's promotions, newest first, each with its position."""
