@@ -80,6 +80,7 @@ def begin(
     overrides = check_overrides(ctx, flow, request.versions)
     runnable.flow(ctx, flow.id, flow.version, overrides.agents, overrides.tools)
     baseline = eval_runs.resolve_baseline(ctx, request.baseline, "flow", flow.id)
+    eval_runs.check_overrides(request, None)
     record = eval_runs.new_record(
         ctx,
         request,

@@ -25,7 +25,16 @@ from .read import (
 from .replay import replay_case
 from .request import StartRequest
 from .result import finish, summarize
-from .start import DryRunPreview, Resumed, Started, begin, launch, new_record, rescore_record
+from .start import (
+    DryRunPreview,
+    Resumed,
+    Started,
+    begin,
+    check_overrides,
+    launch,
+    new_record,
+    rescore_record,
+)
 
 __all__ = [
     "AgentCandidate",
@@ -46,6 +55,7 @@ __all__ = [
     "cancel",
     "case_pages",
     "case_slice",
+    "check_overrides",
     "fail_interrupted",
     "finish",
     "finished_after",

@@ -6,7 +6,7 @@ Starting one answers at once; the replays run in the background (see `execute`).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -18,7 +18,7 @@ from ...domain.results import Baseline, DryRunResult, FinishedCase, PreviewCase,
 from ...domain.time import now_iso
 from ...store import eval_runs as store
 from ...store.eval_runs import EvalRunRow
-from .. import catalog, models, projects, runnable
+from .. import models, projects, runnable
 from ..context import Context
 from .baselines import resolve
 from .execute import Replay, spawn
@@ -79,6 +79,7 @@ def begin(
         if resumed is not None and resumed.baseline is not None
         else resolve(ctx, request.baseline, "agent", agent["id"])
     )
+    check_overrides(request, agent)
     record = new_record(
         ctx,
         request,
@@ -127,8 +128,8 @@ def new_record(
     flow: FlowCandidate | None = None,
 ) -> EvalRunRow:
     """A `running` eval run's row trying the agent or the flow, with the comparison's
-    settings (and the version baseline it replays, resolved)."""
-    _check_overrides(ctx, request)
+    settings (and the version baseline it replays, resolved); its overrides are checked
+    (`check_overrides`) before."""
     return EvalRunRow(
         run_id=str(uuid.uuid4()),
         tenant_id=ctx.tenant_id,
@@ -223,16 +224,15 @@ def _has_no(case: ReplayCase) -> bool:
     )
 
 
-def _check_overrides(ctx: Context, request: StartRequest) -> None:
-    """400 for `overrides` kindgi dev can't apply, saying why (nothing applies here)."""
+def check_overrides(request: StartRequest, agent: Mapping[str, Any] | None) -> None:
+    """400 for `overrides` kindgi dev can't apply, saying why (nothing applies here): a flow
+    candidate's (`agent` None), or the agent version resolved for the start's."""
     if not request.override_settings and not request.override_prompts:
         return
-    if request.flow is not None or request.agent is None:
+    if request.flow is not None or request.agent is None or agent is None:
         raise ValidationFailed(
             "overrides", "applies to an agent candidate; a flow's parts are set with versions"
         )
-    ref = request.agent
-    agent = catalog.get_agent(ctx, ref.agent_id, ref.version)
     named = f"{agent['id']}@{agent['version']}"
     pinned = {str(pin.get("id")) for pin in agent.get("settings") or []}
     for block_id in request.override_settings:
