@@ -211,7 +211,7 @@ def resume(ctx: Context, run_id: str) -> eval_runs.Started:
         request=request,
         cases=cases,
         frozen_version=frozen,
-        resumed=eval_runs.Resumed(run_id, kept, settings.baseline_version),
+        resumed=eval_runs.ResumedFrom(run_id, kept, settings.baseline_version),
     )
 
 

@@ -12,8 +12,8 @@ from .baselines import live_version
 from .baselines import resolve as resolve_baseline
 from .execute import Replay, cancel, fail_interrupted, interrupt_all
 from .read import (
+    CaseProgress,
     EvalRun,
-    Progress,
     case_pages,
     case_slice,
     finished_after,
@@ -27,7 +27,7 @@ from .request import StartRequest
 from .result import finish, summarize
 from .start import (
     DryRunPreview,
-    Resumed,
+    ResumedFrom,
     Started,
     begin,
     check_overrides,
@@ -38,14 +38,14 @@ from .start import (
 
 __all__ = [
     "AgentCandidate",
+    "CaseProgress",
     "DryRunPreview",
     "EvalRun",
     "EvalRunRow",
     "FlowCandidate",
     "FrozenVersion",
-    "Progress",
     "Replay",
-    "Resumed",
+    "ResumedFrom",
     "RunFilters",
     "RunSettings",
     "Sample",

@@ -25,7 +25,7 @@ def get_record(ctx: Context, run_id: str) -> EvalRunRow:
 
 
 @dataclass(frozen=True)
-class Progress:
+class CaseProgress:
     """How far a running eval run got: cases done of all, and its concurrency when known."""
 
     cases_done: int
@@ -55,7 +55,7 @@ class EvalRun:
     correlation_id: str | None = None
     comparison: RunSettings | None = None
     frozen_version: FrozenVersion | None = None
-    progress: Progress | None = None
+    progress: CaseProgress | None = None
 
 
 def get(ctx: Context, run_id: str) -> EvalRun:
@@ -64,7 +64,7 @@ def get(ctx: Context, run_id: str) -> EvalRun:
     record = get_record(ctx, run_id)
     if record.status not in ("pending", "running"):
         return record_of(record)
-    progress = Progress(record.cases_done, record.case_count, ctx.eval_concurrency.get(run_id))
+    progress = CaseProgress(record.cases_done, record.case_count, ctx.eval_concurrency.get(run_id))
     return record_of(record, progress)
 
 
@@ -87,7 +87,7 @@ def list_page(
     return page.map(record_of)
 
 
-def record_of(row: EvalRunRow, progress: Progress | None = None) -> EvalRun:
+def record_of(row: EvalRunRow, progress: CaseProgress | None = None) -> EvalRun:
     """A stored eval run as its record."""
     return EvalRun(
         run_id=row.run_id,

@@ -37,7 +37,7 @@ class DryRunPreview:
 
 
 @dataclass(frozen=True)
-class Resumed:
+class ResumedFrom:
     """What a resumed run keeps of the run it resumes: that run's id, its finished cases by
     index (stored in the new run as they are; only the others replay), and the version
     baseline it replayed, as it resolved then."""
@@ -63,7 +63,7 @@ def begin(
     request: StartRequest,
     cases: Sequence[ReplayCase],
     frozen_version: FrozenVersion | None = None,
-    resumed: Resumed | None = None,
+    resumed: ResumedFrom | None = None,
 ) -> Started:
     """Store the eval run as `running` and start its replays (those `resumed` didn't
     finish); its id at once."""
@@ -174,7 +174,7 @@ def launch(
     cases: Sequence[ReplayCase],
     replay: Replay,
     concurrency: int,
-    resumed: Resumed | None = None,
+    resumed: ResumedFrom | None = None,
     baseline: Replay | None = None,
 ) -> Started:
     """Store the eval run and start replaying its cases in the background, with a version

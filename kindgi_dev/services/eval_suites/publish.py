@@ -36,7 +36,7 @@ class Tombstoned:
 
 
 @dataclass(frozen=True)
-class Reinstated:
+class SuiteReinstated:
     """What reinstating a version answers: whether it was tombstoned."""
 
     suite_id: str
@@ -138,10 +138,10 @@ def unregister(ctx: Context, suite_id: str, version: str) -> Tombstoned:
     return Tombstoned(suite_id, version)
 
 
-def reinstate(ctx: Context, suite_id: str, version: str) -> Reinstated:
+def reinstate(ctx: Context, suite_id: str, version: str) -> SuiteReinstated:
     """Bring a tombstoned version back (idempotent); whether it was tombstoned."""
     with ctx.db.transaction():
         was = bool(get_version(ctx, suite_id, version).unregistered_at)
         if was:
             store.set_unregistered(ctx.db, suite_id, version, None)
-    return Reinstated(suite_id, version, was)
+    return SuiteReinstated(suite_id, version, was)
