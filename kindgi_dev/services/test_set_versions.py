@@ -4,11 +4,11 @@ of each case's run, and reading a frozen version's cases, as a test run checks t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..domain import test_sets as rules
 from ..domain.errors import NotFound
 from ..domain.eval_runs import FrozenVersion
+from ..domain.json import JSONObject
 from ..domain.paging import Page, clamp_limit, make_page, offset_of
 from ..domain.time import now_iso
 from ..store import case_json
@@ -61,7 +61,7 @@ def freeze(ctx: Context, agent_id: str, project_id: str | None) -> FrozenVersion
     return FrozenVersion(set_id, rules.version_label(version))
 
 
-def _with_run(ctx: Context, case: rules.TestCase) -> dict[str, Any]:
+def _with_run(ctx: Context, case: rules.TestCase) -> dict[str, object]:
     """A frozen case with a copy of its run (`run`) and its group's weight, so it replays
     anywhere, run and group or not."""
     weight = replay_cases.class_weight(ctx, case.judge_class_id)
@@ -70,7 +70,7 @@ def _with_run(ctx: Context, case: rules.TestCase) -> dict[str, Any]:
 
 def frozen_page(
     ctx: Context, test_set_id: str, version: str, *, limit: int | None, cursor: str | None
-) -> Page[Any]:
+) -> Page[JSONObject]:
     """A page of a frozen version's cases (`N.0.0`), as they were when it was frozen."""
     number = rules.version_number(version)
     if number is None or not any(v.version == number for v in store.versions(ctx.db, test_set_id)):

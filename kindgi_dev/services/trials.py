@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Any
 
 from ..domain import comparison, two_versions
 from ..domain.comparison import ReplayCase, Replayed
 from ..domain.errors import BadInput, Conflict, NotFound
+from ..domain.json import JSONObject
 from ..domain.metrics import Verdict
 from ..domain.results import CaseResult, ComparisonResult, Summary
 from ..domain.test_sets import parse_set_id
@@ -104,7 +104,9 @@ def _start_on_agent_set(
     return start_on_test_set(ctx, agent_id, replace(request, project_id=project_id))
 
 
-def _test_set_cases(ctx: Context, cases: Iterable[Any], restricted_only: bool) -> list[ReplayCase]:
+def _test_set_cases(
+    ctx: Context, cases: Iterable[JSONObject], restricted_only: bool
+) -> list[ReplayCase]:
     """The frozen cases to replay (only experts' with `restricted-only`)."""
     return [
         found

@@ -9,7 +9,7 @@ answers them (camelCase, `case_json` writes the cases), so they are passed throu
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..domain.json import JSON, JSONObject
@@ -95,7 +95,9 @@ def insert_version(db: Database, suite: SuiteVersionRow) -> bool:
     return True
 
 
-def insert_cases(db: Database, suite_id: str, version: str, cases: Sequence[JSONObject]) -> None:
+def insert_cases(
+    db: Database, suite_id: str, version: str, cases: Sequence[Mapping[str, object]]
+) -> None:
     """Store a built version's cases (as `case_json.judged_case_json` writes them), in order."""
     with db.transaction() as conn:
         conn.executemany(

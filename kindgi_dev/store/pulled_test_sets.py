@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..domain.json import JSON
+from ..domain.json import JSONObject
 from .db import Database
 from .jsoncol import dump, load
 
@@ -47,7 +47,7 @@ def versions(db: Database, tenant_id: str, test_set_id: str | None = None) -> li
     return [PulledRow(**dict(r)) for r in rows]
 
 
-def insert(db: Database, meta: PulledRow, cases: Sequence[JSON]) -> None:
+def insert(db: Database, meta: PulledRow, cases: Sequence[JSONObject]) -> None:
     """Store a pulled version and its cases in one transaction: all of it or nothing."""
     with db.transaction() as conn:
         conn.execute(
@@ -71,11 +71,18 @@ def insert(db: Database, meta: PulledRow, cases: Sequence[JSON]) -> None:
 
 def cases(
     db: Database, test_set_id: str, version: str, *, after: int, limit: int
-) -> list[tuple[int, JSON]]:
+) -> list[tuple[int, JSONObject]]:
     """Up to `limit` (seq, case) of a pulled version after a position, in the order pulled."""
     rows = db.all(
         "SELECT seq, body FROM pulled_test_set_cases WHERE test_set_id = ? AND version = ? "
         "AND seq > ? ORDER BY seq LIMIT ?",
         (test_set_id, version, after, limit),
     )
-    return [(r["seq"], load(r["body"])) for r in rows]
+    return [(r["seq"], _object(r["body"])) for r in rows]
+
+
+def _object(text: str) -> JSONObject:
+    """A kept case: an object (a pull takes no other)."""
+    value = load(text)
+    assert isinstance(value, dict), "a pulled case is kept as an object"
+    return value

@@ -290,7 +290,11 @@ def insert_version(db: Database, meta: FrozenVersionRow) -> None:
 
 
 def insert_version_cases(
-    db: Database, test_set_id: str, version: int, first: int, cases: Sequence[JSONObject]
+    db: Database,
+    test_set_id: str,
+    version: int,
+    first: int,
+    cases: Sequence[Mapping[str, object]],
 ) -> None:
     """Store some of a frozen version's cases, in the order given, from position `first`."""
     with db.transaction() as conn:

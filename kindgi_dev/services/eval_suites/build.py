@@ -117,7 +117,7 @@ def _stored_time(text: str | None, name: str) -> str | None:
         raise ValidationFailed(name, f"must be an ISO-8601 time with a zone: {error}") from None
 
 
-def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[dict[str, Any]]:
+def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[dict[str, object]]:
     """The frozen `JudgedEvalCase` of each chosen run, in the order chosen, as stored."""
     verdicts: dict[str, list[suites.Judgment]] = defaultdict(list)
     for run_id, judgment in store.counted_verdicts(ctx.db, run_ids, class_ids):
