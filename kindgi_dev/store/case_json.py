@@ -39,6 +39,13 @@ from .expectations import (
     items_json,
 )
 
+RUN = "$.run"
+"""Where a frozen case keeps its run's copy (for SQL over kept cases)."""
+RUN_ID = "$.runId"
+"""Where a frozen case keeps its run's id."""
+EXPERT = "$.expert"
+"""Where a frozen case says whether it is an expert's."""
+
 
 def set_case_json(case: TestCase) -> dict[str, object]:
     """A test case as a frozen version keeps it: its expected parts, each when given."""

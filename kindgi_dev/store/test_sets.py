@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..domain.expectations import GivenItem
 from ..domain.json import JSONObject
 from ..domain.test_sets import CaseRow, Principal, RegistryEntry, Retirement, expected_item
+from . import case_json
 from .db import Database
 from .jsoncol import dump, load
 
@@ -342,9 +343,10 @@ def replayable_seqs(
     of their run, or whose run is still stored (only experts' cases with `experts_only`)."""
     rows = db.all(
         "SELECT seq FROM test_set_version_cases v WHERE test_set_id = ? AND version = ? "
-        "AND (json_type(body, '$.run') = 'object' "
-        "OR EXISTS (SELECT 1 FROM runs r WHERE r.id = json_extract(v.body, '$.runId'))) "
-        "AND (? = 0 OR json_extract(body, '$.expert')) ORDER BY seq",
+        f"AND (json_type(body, '{case_json.RUN}') = 'object' "
+        "OR EXISTS (SELECT 1 FROM runs r "
+        f"WHERE r.id = json_extract(v.body, '{case_json.RUN_ID}'))) "
+        f"AND (? = 0 OR json_extract(body, '{case_json.EXPERT}')) ORDER BY seq",
         (test_set_id, version, 1 if experts_only else 0),
     )
     return [r["seq"] for r in rows]
