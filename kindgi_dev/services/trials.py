@@ -62,11 +62,13 @@ def _suite_cases(
 
 
 def start_on_test_set(
-    ctx: Context, agent_id: str, request: eval_runs.StartRequest
+    ctx: Context, agent_id: str, request: eval_runs.StartRequest, project_id: str | None = None
 ) -> eval_runs.Started:
     """Freeze the agent's test set as a new version, then try the candidate on it (the
-    agent's served version unless the request names another candidate)."""
-    project_id = projects.require(ctx, request.project_id)
+    agent's served version unless the request names another candidate); the project is
+    resolved once, here or by the caller (`project_id`)."""
+    if project_id is None:
+        project_id = projects.require(ctx, request.project_id)
     request = replace(
         request,
         project_id=project_id,
@@ -82,6 +84,7 @@ def start_on_test_set(
         request=request,
         cases=cases,
         frozen_version=frozen,
+        project_id=project_id,
     )
 
 
@@ -101,7 +104,7 @@ def _start_on_agent_set(
             f" {request.project_id}: give --project={project_id}.",
             field="projectId",
         )
-    return start_on_test_set(ctx, agent_id, replace(request, project_id=project_id))
+    return start_on_test_set(ctx, agent_id, replace(request, project_id=project_id), project_id)
 
 
 def _test_set_cases(

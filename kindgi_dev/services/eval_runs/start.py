@@ -64,15 +64,18 @@ def begin(
     cases: Sequence[ReplayCase],
     frozen_version: FrozenVersion | None = None,
     resumed: ResumedFrom | None = None,
+    project_id: str | None = None,
 ) -> Started:
     """Store the eval run as `running` and start its replays (those `resumed` didn't
-    finish); its id at once."""
+    finish); its id at once. The project is the request's, resolved here, unless the caller
+    resolved it already (`project_id`)."""
     ref = request.agent
     if request.flow is not None or ref is None:
         raise BadInput(
             "Give agentRef: kindgi dev tries agent versions on test cases.", field="agentRef"
         )
-    project_id = projects.require(ctx, request.project_id)
+    if project_id is None:
+        project_id = projects.require(ctx, request.project_id)
     agent = runnable.agent(ctx, ref.agent_id, ref.version)
     baseline = (
         resumed.baseline
