@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import replace
 
 from ..domain.catalog import Kind
 from ..domain.comparison import ReplayCase, Replayed
@@ -90,9 +89,8 @@ def begin(
         cases=cases,
         baseline=baseline,
         flow=eval_runs.FlowCandidate(flow.id, flow.version),
+        versions=overrides.present(),
     )
-    if overrides.present():
-        record = replace(record, comparison=replace(record.settings, versions=overrides.present()))
 
     def replays_of(version: FlowDefinition, swaps: flow_runs.Overrides) -> eval_runs.Replay:
         async def replay(case: ReplayCase, reads: str, _repetition: int) -> Replayed:

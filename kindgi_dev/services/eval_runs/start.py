@@ -129,10 +129,11 @@ def new_record(
     baseline: Baseline | None = None,
     agent: AgentCandidate | None = None,
     flow: FlowCandidate | None = None,
+    versions: dict[str, dict[str, str]] | None = None,
 ) -> EvalRunRow:
-    """A `running` eval run's row trying the agent or the flow, with the comparison's
-    settings (and the version baseline it replays, resolved); its overrides are checked
-    (`check_overrides`) before."""
+    """A `running` eval run's row trying the agent or the flow (with its swaps, `versions`),
+    with the comparison's settings and the version baseline it replays, resolved; its
+    overrides are checked (`check_overrides`) before."""
     return EvalRunRow(
         run_id=str(uuid.uuid4()),
         tenant_id=ctx.tenant_id,
@@ -145,7 +146,9 @@ def new_record(
         agent_ref=agent,
         flow_ref=flow,
         correlation_id=request.correlation_id,
-        comparison=replace(asked_settings(request), baseline_version=baseline),
+        comparison=replace(
+            asked_settings(request), baseline_version=baseline, versions=versions or None
+        ),
         frozen_version=frozen_version,
         case_count=len(cases),
     )
