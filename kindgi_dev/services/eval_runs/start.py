@@ -20,7 +20,7 @@ from ...store import eval_runs as store
 from ...store.eval_runs import EvalRunRow
 from .. import models, projects, runnable
 from ..context import Context
-from .baselines import resolve
+from .baselines import resolve_agent
 from .execute import Replay, spawn
 from .replay import Candidate, replay_case
 from .request import StartRequest, asked_settings
@@ -77,11 +77,7 @@ def begin(
     if project_id is None:
         project_id = projects.require(ctx, request.project_id)
     agent = runnable.agent(ctx, ref.agent_id, ref.version)
-    baseline = (
-        resumed.baseline
-        if resumed is not None and resumed.baseline is not None
-        else resolve(ctx, request.baseline, "agent", agent["id"])
-    )
+    baseline, other = _baseline(ctx, request, agent["id"], resumed)
     check_overrides(request, agent)
     record = new_record(
         ctx,
@@ -108,13 +104,25 @@ def begin(
         return replay
 
     concurrency = models.eval_concurrency(ctx, agent)
-    if baseline is None:
+    if other is None:
         return launch(ctx, record, request, cases, replays_of(agent), concurrency, resumed)
-    other = runnable.agent(ctx, str(baseline.agent_id), baseline.version)
     concurrency = min(concurrency, models.eval_concurrency(ctx, other))
     return launch(
         ctx, record, request, cases, replays_of(agent), concurrency, resumed, replays_of(other)
     )
+
+
+def _baseline(
+    ctx: Context, request: StartRequest, agent_id: str, resumed: ResumedFrom | None
+) -> tuple[Baseline | None, dict[str, Any] | None]:
+    """The version baseline a start replays beside the candidate, resolved once, and the
+    manifest its replays run (None, None for the recorded runs); a resumed run's is the
+    one the run it resumes replayed."""
+    if resumed is not None and resumed.baseline is not None:
+        baseline = resumed.baseline
+        return baseline, runnable.agent(ctx, str(baseline.agent_id), baseline.version)
+    found = resolve_agent(ctx, request.baseline, agent_id)
+    return (None, None) if found is None else found
 
 
 def new_record(
