@@ -232,7 +232,7 @@ def list_page(
     tenant_id: str,
     *,
     limit: int,
-    after: Sequence[object] | None,
+    after: Sequence[str] | None,
     filters: RunFilters,
 ) -> list[EvalRunRow]:
     """Up to `limit + 1` eval runs, newest first (read as `get` reads one)."""

@@ -153,7 +153,7 @@ def list_page(
     agent_id: str,
     *,
     limit: int,
-    after: Sequence[object] | None,
+    after: Sequence[int] | None,
     scope_key: str | None = None,
 ) -> list[tuple[int, Promotion]]:
     """Up to `limit + 1` of an agent's promotions, newest first, each with its position."""
