@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..domain.expectations import Answer, Decisions, ExpectedCall
+from ..domain.json import JSON, JSONObject
 from ..domain.judged_suites import (
     ItemSummary,
     JudgedCase,
@@ -93,7 +94,7 @@ def frozen_case_json(
     return body
 
 
-def frozen_case_of(case: Mapping[str, object]) -> FrozenCase:
+def frozen_case_of(case: Mapping[str, JSON]) -> FrozenCase:
     """A frozen case as stored."""
     expect = _object(case.get("expect"))
     copy = case.get("run")
@@ -102,7 +103,7 @@ def frozen_case_of(case: Mapping[str, object]) -> FrozenCase:
         run_id=str(case["runId"]),
         expert=bool(case.get("expert")),
         judge_class_id=case.get("judgeClassId"),
-        recorded_weight=case.get("judgeClassWeight", 1.0),
+        recorded_weight=_weight(case.get("judgeClassWeight", 1.0)),
         items=tuple(
             FrozenItem(
                 str(i["key"]),
@@ -117,7 +118,7 @@ def frozen_case_of(case: Mapping[str, object]) -> FrozenCase:
     )
 
 
-def _expected(expect: Mapping[str, object]) -> tuple[tuple[str, Decisions | Answer], ...]:
+def _expected(expect: Mapping[str, JSON]) -> tuple[tuple[str, Decisions | Answer], ...]:
     """A frozen case's expected `decisions` and `answer`, in that order, each when given."""
     decisions, answer = expect.get("decisions"), expect.get("answer")
     found: list[tuple[str, Decisions | Answer | None]] = [
@@ -127,31 +128,36 @@ def _expected(expect: Mapping[str, object]) -> tuple[tuple[str, Decisions | Answ
     return tuple((part, record) for part, record in found if record is not None)
 
 
-def _object(value: object) -> dict[str, object]:
+def _object(value: JSON) -> JSONObject:
     """A kept object (`{}` for anything else)."""
     return value if isinstance(value, dict) else {}
 
 
-def _object_or_none(value: object) -> dict[str, object] | None:
+def _object_or_none(value: JSON) -> JSONObject | None:
     return value if isinstance(value, dict) else None
 
 
-def _objects(value: object) -> list[dict[str, object]]:
+def _objects(value: JSON) -> list[JSONObject]:
     """The objects of a kept list (none for anything else)."""
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
-def _text(value: object) -> str | None:
+def _text(value: JSON) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _whole(value: object) -> int | None:
+def _whole(value: JSON) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _number(value: object) -> float:
+def _number(value: JSON) -> float:
     """A kept weight (0 when there is none)."""
     return float(value) if isinstance(value, int | float) else 0.0
+
+
+def _weight(value: JSON) -> float:
+    """A frozen case's recorded group weight, as kept (1 when it has none)."""
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else 1.0
 
 
 def run_copy_json(copy: RunCopy) -> dict[str, object]:
@@ -180,7 +186,7 @@ def run_copy_json(copy: RunCopy) -> dict[str, object]:
     }
 
 
-def run_copy_of(data: Mapping[str, object]) -> RunCopy:
+def run_copy_of(data: Mapping[str, JSON]) -> RunCopy:
     """A run's copy as a frozen case carries it (`run`)."""
     return RunCopy(
         agent_id=_text(data.get("agentId")),
@@ -205,7 +211,7 @@ def run_copy_of(data: Mapping[str, object]) -> RunCopy:
     )
 
 
-def _tool_env(value: object) -> dict[str, dict[str, str]]:
+def _tool_env(value: JSON) -> dict[str, dict[str, str]]:
     """A run's kept tool env: each tool's variables."""
     return {
         tool: {name: str(text) for name, text in env.items()}
@@ -283,7 +289,7 @@ def should_have_done_json(entry: ShouldHaveDone) -> dict[str, object]:
     return body
 
 
-def suite_case_of(case: Mapping[str, object]) -> SuiteCase:
+def suite_case_of(case: Mapping[str, JSON]) -> SuiteCase:
     """A suite case as stored (built here or pulled)."""
     items = []
     for item in _objects(case.get("items")):
@@ -315,11 +321,11 @@ def suite_case_of(case: Mapping[str, object]) -> SuiteCase:
     return SuiteCase(str(case["caseId"]), tuple(items), corrections, _own_copy(case))
 
 
-def _list(value: object) -> list[object]:
+def _list(value: JSON) -> list[JSON]:
     return list(value) if isinstance(value, list) else []
 
 
-def _own_copy(case: Mapping[str, object]) -> RunCopy:
+def _own_copy(case: Mapping[str, JSON]) -> RunCopy:
     """A run copy from a suite case's own input, context and output (no tool calls)."""
     subject = _object(case.get("subject"))
     context = _object(case.get("context"))
