@@ -87,13 +87,15 @@ def list_cases(
     return Page(render_cases(ctx, page.items), page.has_more, page.next_cursor)
 
 
-def _position(cursor: str | None) -> list[Any] | None:
+def _position(cursor: str | None) -> list[str] | None:
+    """A case page's cursor: the (created at, id) it goes on after; 400 for any other."""
     position = decode_cursor(cursor)
-    if position is not None and (
-        len(position) != 2 or not all(isinstance(p, str) for p in position)
-    ):
+    if position is None:
+        return None
+    texts = [p for p in position if isinstance(p, str)]
+    if len(position) != 2 or len(texts) != 2:
         raise BadInput("cursor: not a cursor this server gave out", field="cursor")
-    return position
+    return texts
 
 
 def case_rows(
@@ -103,7 +105,7 @@ def case_rows(
     *,
     retired: str,
     limit: int | None,
-    after: list[Any] | None,
+    after: Sequence[str] | None,
 ) -> list[Row]:
     """Correction and hand case rows merged newest first (at most `limit`)."""
     rows: list[Row] = []
