@@ -168,15 +168,15 @@ def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any] | Response:
     """A page of runs; each judged run's cases are read and written a page at a time, as
     for one run, so listing runs of thousands of cases holds none of them whole."""
     q = call.query
-    filters = {
-        "suite_id": q.suite_id,
-        "status": q.status,
-        "agent_id": q.agent_id,
-        "flow_id": q.flow_id,
-        "from": q.from_,
-        "to": q.to,
-        "project_id": q.scope_id if q.scope_kind == "project" else None,
-    }
+    filters = eval_runs.RunFilters(
+        suite_id=q.suite_id,
+        status=q.status,
+        agent_id=q.agent_id,
+        flow_id=q.flow_id,
+        since=q.from_,
+        until=q.to,
+        project_id=q.scope_id if q.scope_kind == "project" else None,
+    )
     ctx = call.ctx
     page = eval_runs.list_page(ctx, limit=q.limit, cursor=q.cursor, filters=filters)
     if not any(cases_apart(run.result) for run in page.items):
@@ -232,7 +232,7 @@ async def events(call: Call[Any, Any]) -> Response:
                 for index, case in finished:
                     after = index
                     yield case_frame(run_id, index, case)
-            if record["status"] in TERMINAL:
+            if record.status in TERMINAL:
                 chunks = _end_chunks(ctx, run_id)
                 while chunk := await asyncio.to_thread(next, chunks, b""):
                     yield chunk
@@ -250,9 +250,9 @@ def _end_chunks(ctx: Context, run_id: str) -> Iterator[bytes]:
     """The terminal frame, with the whole result, its cases read and written a page at a
     time (each step taken off the event loop by the caller)."""
     record = eval_runs.get_record(ctx, run_id)
-    result = record.get("result")
+    result = record.result
     pages = eval_runs.case_pages(ctx, run_id) if cases_apart(result) else None
-    yield from end_chunks(run_id, record["status"], result, record.get("error"), pages)
+    yield from end_chunks(run_id, record.status, result, record.error, pages)
 
 
 ENDPOINTS = [

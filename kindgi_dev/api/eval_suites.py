@@ -257,7 +257,7 @@ def unregister(call: Call[Any, Any]) -> eval_suites.Tombstoned:
     return eval_suites.unregister(call.ctx, call.path["suiteId"], call.path["version"])
 
 
-def reinstate(call: Call[Any, Any]) -> eval_suites.Reinstated:
+def reinstate(call: Call[Any, Any]) -> eval_suites.SuiteReinstated:
     """Reinstate a version."""
     return eval_suites.reinstate(call.ctx, call.path["suiteId"], call.path["version"])
 

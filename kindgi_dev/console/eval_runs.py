@@ -325,7 +325,7 @@ async def events(visit: Visit) -> Response:
             record = eval_runs.get(visit.ctx, run_id)
             result = record.result
             finished = result.summary.cases if isinstance(result, ComparisonResult) else 0
-            progress = record.progress or eval_runs.Progress(finished, finished)
+            progress = record.progress or eval_runs.CaseProgress(finished, finished)
             if progress.cases_done != last:
                 last = progress.cases_done
                 yield progress_frame(progress.cases_done, progress.cases)

@@ -154,26 +154,51 @@ def expect_of(
     return Expectation(tuple(ranked(items)) if items else None, decisions, answer)
 
 
+@dataclass(frozen=True)
+class CaseRow:
+    """A case as the store keeps it: a correction that is a case (`restricted`, its group)
+    or one added by hand (its `tenant_id`, `agent_id` and `items`), what it expects as
+    kept (JSON: the store's `expectations` reads it), and its retirement."""
+
+    id: str
+    project_id: str
+    run_id: str
+    made_on: str
+    added_by_kind: str
+    added_by_id: str
+    created_at: str
+    updated_at: str
+    restricted: bool | None = None
+    judge_class_id: str | None = None
+    decisions: JSON = None
+    answer: JSON = None
+    items: JSON = None
+    tenant_id: str | None = None
+    agent_id: str | None = None
+    retired: Retirement | None = None
+
+
 def case_of(
     kind: str,
-    row: Mapping[str, object],
+    row: CaseRow,
     items: Sequence[GivenItem],
     decisions: Decisions | None = None,
     answer: Answer | None = None,
 ) -> TestCase:
     """A case from its row: a correction's (with the correction's id) or a hand one."""
     return TestCase(
-        id=str(row["id"]),
+        id=row.id,
         kind=kind,
-        project_id=str(row["project_id"]),
-        run_id=str(row["run_id"]),
-        made_on=str(row["made_on"]),
+        project_id=row.project_id,
+        run_id=row.run_id,
+        made_on=row.made_on,
         expect=expect_of(items, decisions, answer),
-        expert=is_expert(kind, bool(row.get("restricted"))),
-        added_by=Principal(str(row["added_by_kind"]), str(row["added_by_id"])),
-        added_at=str(row["created_at"]),
-        updated_at=str(row["updated_at"]),
-        judge_class_id=text_or_none(row.get("judge_class_id")) or None,
+        expert=is_expert(kind, row.restricted),
+        added_by=Principal(row.added_by_kind, row.added_by_id),
+        added_at=row.created_at,
+        updated_at=row.updated_at,
+        judge_class_id=row.judge_class_id or None,
+        retired=row.retired,
     )
 
 
