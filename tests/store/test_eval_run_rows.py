@@ -7,7 +7,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from kindgi_dev.domain.baselines import LiveAsked, LiveScope, VersionAsked
+from kindgi_dev.domain.baselines import LiveAsked, BaselineScope, VersionAsked
 from kindgi_dev.domain.eval_runs import AgentCandidate, FlowCandidate, FrozenVersion, Sample
 from kindgi_dev.domain.segments import Segment
 from kindgi_dev.store import eval_runs
@@ -73,12 +73,12 @@ def test_a_run_stored_before_reads_as_its_record(tmp_path: Path) -> None:
     assert (settings.reads, settings.repetitions, settings.k) == ("live", 3, 5)
     assert settings.restricted_only and settings.reuse and settings.resume_of == "er-0"
     assert settings.sample == Sample("hold-out", "seed-1", 0.3)
-    assert settings.baseline == LiveAsked(LiveScope("p", (Segment("company", "acme"),)))
+    assert settings.baseline == LiveAsked(BaselineScope("p", (Segment("company", "acme"),)))
     version = settings.baseline_version
     assert version is not None
     assert (version.agent_id, version.version, version.via, version.live_source) == (
         "acme-ops.article-picker", "0.1.0", "live", "pin")  # fmt: skip
-    assert version.live_scope == LiveScope("p")
+    assert version.live_scope == BaselineScope("p")
     assert of_flow.agent_ref is None
     assert of_flow.flow_ref == FlowCandidate("acme-ops.suggest-articles", "0.1.0")
     assert of_flow.settings.baseline == VersionAsked("0.0.9", None, "acme-ops.suggest-articles")
