@@ -16,7 +16,7 @@ from ..domain.catalog import Kind
 from ..domain.errors import BadInput
 from ..domain.paging import Page
 from ..services import catalog
-from .routing import Call, Endpoint
+from .endpoint import Call, Endpoint, NoBody, NoQuery, Operation
 from .wire import OpenModel, WireModel
 
 
@@ -96,7 +96,7 @@ class CatalogReads:
     kind: Kind
     id_param: str
 
-    async def list_items(self, call: Call[Any, CatalogListQuery]) -> Page[Any]:
+    async def list_items(self, call: Call[NoBody, CatalogListQuery]) -> Page[Any]:
         """The latest version of each id, a page at a time."""
         q = call.query
         check_scope(q)
@@ -110,11 +110,11 @@ class CatalogReads:
         )
         return found
 
-    async def get_latest(self, call: Call[Any, GetQuery]) -> dict[str, Any]:
+    async def get_latest(self, call: Call[NoBody, GetQuery]) -> dict[str, Any]:
         """The highest active version."""
         return catalog.get(call.ctx, self.kind, call.path[self.id_param])
 
-    async def list_versions(self, call: Call[Any, VersionsQuery]) -> Page[Any]:
+    async def list_versions(self, call: Call[NoBody, VersionsQuery]) -> Page[Any]:
         """One id's versions, lowest semver first."""
         q = call.query
         found = catalog.list_versions(
@@ -127,7 +127,7 @@ class CatalogReads:
         )
         return found
 
-    async def get_version(self, call: Call[Any, Any]) -> dict[str, Any]:
+    async def get_version(self, call: Call[NoBody, NoQuery]) -> dict[str, Any]:
         """One version, unregistered or not."""
         return catalog.get(call.ctx, self.kind, call.path[self.id_param], call.path["version"])
 
@@ -139,53 +139,47 @@ def catalog_endpoints(
     id_param: str,
     item: type[BaseModel],
     page: type[BaseModel],
-) -> list[Endpoint]:
+) -> list[Operation]:
     """The four read operations of agents, flows or tools."""
     reads = CatalogReads(kind, id_param)
     plural = f"{kind}s"
     one = f"{path}/{{{id_param}}}"
     gone = (410,) if kind == "tool" else ()
-    return [
-        Endpoint(
-            "GET",
-            path,
-            f"{plural}.list",
-            reads.list_items,
-            f"List {plural}: the latest version of each.",
-            query=CatalogListQuery,
-            response=page,
-            errors=(400, 401),
-        ),
-        Endpoint(
-            "GET",
-            one,
-            f"{plural}.get",
-            reads.get_latest,
-            f"The latest active version of a {kind}.",
-            query=GetQuery,
-            response=item,
-            errors=(400, 401, 404, *gone),
-        ),
-        Endpoint(
-            "GET",
-            f"{one}/versions",
-            f"{plural}.listVersions",
-            reads.list_versions,
-            f"A {kind}'s versions, lowest semver first.",
-            query=VersionsQuery,
-            response=page,
-            errors=(400, 401, 404),
-        ),
-        Endpoint(
-            "GET",
-            f"{one}/versions/{{version}}",
-            f"{plural}.getVersion",
-            reads.get_version,
-            f"One version of a {kind}, unregistered or not.",
-            response=item,
-            errors=(401, 404),
-        ),
-    ]
+    # each its own statement: in a list[Operation] mypy would infer each one's query as that
+    listed = Endpoint(
+        "GET",
+        path,
+        f"{plural}.list",
+        reads.list_items,
+        f"List {plural}: the latest version of each.",
+        query=CatalogListQuery,
+        response=page,
+        errors=(400, 401),
+    )
+    latest = Endpoint(
+        "GET",
+        one,
+        f"{plural}.get",
+        reads.get_latest,
+        f"The latest active version of a {kind}.",
+        query=GetQuery,
+        response=item,
+        errors=(400, 401, 404, *gone),
+    )
+    versions = Endpoint(
+        "GET",
+        f"{one}/versions",
+        f"{plural}.listVersions",
+        reads.list_versions,
+        f"A {kind}'s versions, lowest semver first.",
+        query=VersionsQuery,
+        response=page,
+        errors=(400, 401, 404),
+    )
+    version = Endpoint("GET", f"{one}/versions/{{version}}", f"{plural}.getVersion",
+                       reads.get_version, f"One version of a {kind}, unregistered or not.",
+                       response=item, errors=(401, 404))  # fmt: skip
+    return [listed, latest, versions, version]
 
 
 ENDPOINTS = catalog_endpoints(

@@ -13,9 +13,10 @@ from ..domain.approvals import Approval, Decision, Reviewer
 from ..domain.errors import BadInput
 from ..domain.paging import Page
 from ..services import approval_subjects, approvals, identity, run_waits
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .release_wire import UUID_PATTERN
 from .responses import json_response
-from .routing import Call, Endpoint, shape
+from .routing import shape
 from .wire import JsonAny, OpenModel, WireModel, WireTime
 
 Role = Literal["standard", "senior", "admin"]
@@ -251,7 +252,7 @@ def reviewer_answer(row: Reviewer) -> ReviewerAnswer:
     return ReviewerAnswer.model_validate({k: v for k, v in vars(row).items() if v is not None})
 
 
-def list_approvals(call: Call[Any, ApprovalQuery]) -> ApprovalPage:
+def list_approvals(call: Call[NoBody, ApprovalQuery]) -> ApprovalPage:
     q = call.query
     if q.scope_kind == "org":
         return ApprovalPage(data=[], has_more=False, order=q.order)
@@ -279,11 +280,11 @@ def list_approvals(call: Call[Any, ApprovalQuery]) -> ApprovalPage:
     return answer
 
 
-def get(call: Call[Any, Any]) -> ApprovalAnswer:
+def get(call: Call[NoBody, NoQuery]) -> ApprovalAnswer:
     return approval_answer(approvals.get(call.ctx, call.path["approvalId"]))
 
 
-async def complete(call: Call[CompleteBody, Any]) -> CompleteResult:
+async def complete(call: Call[CompleteBody, NoQuery]) -> CompleteResult:
     body = call.body
     if body.value is not None:
         raise BadInput(
@@ -309,27 +310,27 @@ async def complete(call: Call[CompleteBody, Any]) -> CompleteResult:
     return result
 
 
-def list_reviewers(call: Call[Any, ReviewerQuery]) -> Page[ReviewerAnswer]:
+def list_reviewers(call: Call[NoBody, ReviewerQuery]) -> Page[ReviewerAnswer]:
     q = call.query
     page = approvals.reviewers_page(call.ctx, role=q.role, limit=q.limit, cursor=q.cursor)
     return page.map(reviewer_answer)
 
 
-def register(call: Call[RegisterReviewerBody, Any]) -> ReviewerAnswer:
+def register(call: Call[RegisterReviewerBody, NoQuery]) -> ReviewerAnswer:
     body = call.body
     return reviewer_answer(approvals.register(call.ctx, body.user_id, body.role, body.display_name))
 
 
-def get_reviewer(call: Call[Any, Any]) -> ReviewerAnswer:
+def get_reviewer(call: Call[NoBody, NoQuery]) -> ReviewerAnswer:
     return reviewer_answer(approvals.get_reviewer(call.ctx, call.path["reviewerId"]))
 
 
-def unregister(call: Call[Any, Any]) -> UnregisteredReviewer:
+def unregister(call: Call[NoBody, NoQuery]) -> UnregisteredReviewer:
     gone = approvals.unregister_reviewer(call.ctx, call.path["reviewerId"])
     return UnregisteredReviewer(reviewer_id=gone.id, unregistered=True)
 
 
-def mint(call: Call[MintKeyBody, Any]) -> Response:
+def mint(call: Call[MintKeyBody, NoQuery]) -> Response:
     body = call.body
     user_id = body.for_.id if body.for_ is not None else str(uuid.uuid4())
     owner = "user" if body.for_ is None else body.for_.kind

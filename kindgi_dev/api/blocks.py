@@ -12,8 +12,9 @@ from ..domain.errors import ValidationFailed
 from ..domain.paging import clamp_limit, decode_cursor, encode_cursor
 from ..domain.semver import SEMVER_PATTERN
 from ..services import blocks
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_KEY
-from .routing import Call, Endpoint, plain
+from .routing import plain
 from .wire import JsonObject, OpenModel, WireModel
 
 BLOCK_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
@@ -160,7 +161,7 @@ def _page(found: list[Block], limit: int | None, cursor: str | None) -> dict[str
     return page
 
 
-async def publish(call: Call[PublishBlockBody, Any]) -> dict[str, str]:
+async def publish(call: Call[PublishBlockBody, NoQuery]) -> dict[str, str]:
     body = call.body.root
     content = body.content.model_dump(by_alias=True, exclude_none=True)
     block = blocks.publish(
@@ -175,7 +176,7 @@ async def publish(call: Call[PublishBlockBody, Any]) -> dict[str, str]:
     return {"block_id": block.id, "version": block.version}
 
 
-async def list_blocks(call: Call[Any, BlockQuery]) -> dict[str, Any]:
+async def list_blocks(call: Call[NoBody, BlockQuery]) -> dict[str, Any]:
     q = call.query
     if q.scope_kind not in (None, "project"):
         return {"data": [], "has_more": False}  # kindgi dev's blocks all belong to projects
@@ -187,27 +188,27 @@ async def list_blocks(call: Call[Any, BlockQuery]) -> dict[str, Any]:
     return _page(found, q.limit, q.cursor)
 
 
-async def get(call: Call[Any, GetQuery]) -> Block:
+async def get(call: Call[NoBody, GetQuery]) -> Block:
     return blocks.get(call.ctx, call.path["blockId"], call.query.project_id)
 
 
-async def versions(call: Call[Any, VersionQuery]) -> dict[str, Any]:
+async def versions(call: Call[NoBody, VersionQuery]) -> dict[str, Any]:
     q = call.query
     found = blocks.versions(call.ctx, call.path["blockId"], include_tombstoned=q.include_tombstoned)
     return _page(found, q.limit, q.cursor)
 
 
-async def get_version(call: Call[Any, Any]) -> Block:
+async def get_version(call: Call[NoBody, NoQuery]) -> Block:
     return blocks.get_version(call.ctx, call.path["blockId"], call.path["version"])
 
 
-async def unregister(call: Call[Any, Any]) -> dict[str, Any]:
+async def unregister(call: Call[NoBody, NoQuery]) -> dict[str, Any]:
     block_id, version = call.path["blockId"], call.path["version"]
     blocks.unregister(call.ctx, block_id, version)
     return {"block_id": block_id, "version": version, "unregistered": True}
 
 
-async def reinstate(call: Call[Any, Any]) -> blocks.Reinstated:
+async def reinstate(call: Call[NoBody, NoQuery]) -> blocks.Reinstated:
     return blocks.reinstate(call.ctx, call.path["blockId"], call.path["version"])
 
 

@@ -9,7 +9,8 @@ from ..domain.capabilities import Capability, catalog
 from ..domain.errors import NotFound
 from ..domain.paging import clamp_limit, decode_cursor, encode_cursor
 from ..services import providers
-from .routing import Call, Endpoint
+from ..services.context import Context
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .wire import WireModel
 
 
@@ -57,13 +58,13 @@ def capability(found: Capability) -> dict[str, Any]:
     }
 
 
-def _all(call: Call[Any, Any], prefix: str = "") -> list[Capability]:
-    return catalog((p.features() for p in providers.configured(call.ctx)), prefix)
+def _all(ctx: Context, prefix: str = "") -> list[Capability]:
+    return catalog((p.features() for p in providers.configured(ctx)), prefix)
 
 
-async def list_capabilities(call: Call[Any, CapabilityQuery]) -> dict[str, Any]:
+async def list_capabilities(call: Call[NoBody, CapabilityQuery]) -> dict[str, Any]:
     q = call.query
-    found = _all(call, q.feature or "")
+    found = _all(call.ctx, q.feature or "")
     start = int((decode_cursor(q.cursor) or [0])[0])
     limit = clamp_limit(q.limit)
     page = found[start : start + limit]
@@ -74,9 +75,9 @@ async def list_capabilities(call: Call[Any, CapabilityQuery]) -> dict[str, Any]:
     return answer
 
 
-async def get(call: Call[Any, Any]) -> dict[str, Any]:
+async def get(call: Call[NoBody, NoQuery]) -> dict[str, Any]:
     capability_id = call.path["capabilityId"]
-    for found in _all(call):
+    for found in _all(call.ctx):
         if found.id == capability_id:
             return capability(found)
     raise NotFound("capability", capability_id)

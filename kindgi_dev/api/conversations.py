@@ -8,7 +8,8 @@ from pydantic import Field
 
 from ..domain.paging import Page
 from ..services import conversations
-from .routing import Call, Endpoint, plain
+from .endpoint import Call, Endpoint, NoBody, NoQuery
+from .routing import plain
 from .wire import JsonObject, WireModel
 
 
@@ -93,7 +94,7 @@ class PageQuery(WireModel):
     cursor: str | None = None
 
 
-async def list_conversations(call: Call[Any, ConversationQuery]) -> ConversationPage:
+async def list_conversations(call: Call[NoBody, ConversationQuery]) -> ConversationPage:
     q = call.query
     filters = {
         "agent_id": q.agent_id,
@@ -110,7 +111,7 @@ async def list_conversations(call: Call[Any, ConversationQuery]) -> Conversation
     return ConversationPage.model_validate(body)
 
 
-def open_conversation(call: Call[OpenConversationBody, Any]) -> conversations.Conversation:
+def open_conversation(call: Call[OpenConversationBody, NoQuery]) -> conversations.Conversation:
     body = call.body
     opening = conversations.Opening(
         body.agent_id,
@@ -124,19 +125,19 @@ def open_conversation(call: Call[OpenConversationBody, Any]) -> conversations.Co
     return conversations.open_conversation(call.ctx, opening)
 
 
-async def get(call: Call[Any, Any]) -> conversations.Conversation:
+async def get(call: Call[NoBody, NoQuery]) -> conversations.Conversation:
     return conversations.get(call.ctx, call.path["conversationId"])
 
 
-def close(call: Call[Any, Any]) -> conversations.Conversation:
+def close(call: Call[NoBody, NoQuery]) -> conversations.Conversation:
     return conversations.close(call.ctx, call.path["conversationId"])
 
 
-def unregister(call: Call[Any, Any]) -> conversations.Conversation:
+def unregister(call: Call[NoBody, NoQuery]) -> conversations.Conversation:
     return conversations.unregister(call.ctx, call.path["conversationId"])
 
 
-async def messages(call: Call[Any, PageQuery]) -> Page[Message]:
+async def messages(call: Call[NoBody, PageQuery]) -> Page[Message]:
     page = conversations.messages(
         call.ctx, call.path["conversationId"], limit=call.query.limit, cursor=call.query.cursor
     )

@@ -15,8 +15,9 @@ from ..domain.paging import Page
 from ..domain.pointers import POINTER_PATTERN
 from ..services import corrections, erasures
 from ..services.context import Context
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_ITEMS, MAX_KEY
-from .routing import SHORT_WRITE_BYTES, Call, Endpoint
+from .routing import SHORT_WRITE_BYTES
 from .wire import WHOLE, JsonObject, WireModel, given
 
 Verdict = Literal["right", "wrong"]
@@ -235,7 +236,7 @@ class ErasureResult(WireModel):
     judgments: int
 
 
-def create(call: Call[CreateCorrectionBody, Any]) -> corrections.Correction:
+def create(call: Call[CreateCorrectionBody, NoQuery]) -> corrections.Correction:
     return create_correction(call.ctx, call.body)
 
 
@@ -253,11 +254,11 @@ def create_correction(ctx: Context, body: CreateCorrectionBody) -> corrections.C
     )
 
 
-def add_item(call: Call[CorrectionItemBody, Any]) -> corrections.Correction:
+def add_item(call: Call[CorrectionItemBody, NoQuery]) -> corrections.Correction:
     return corrections.add_item(call.ctx, call.path["correctionId"], call.body.record())
 
 
-async def list_corrections(call: Call[Any, CorrectionQuery]) -> Page[corrections.Correction]:
+async def list_corrections(call: Call[NoBody, CorrectionQuery]) -> Page[corrections.Correction]:
     q = call.query
     filters = {
         "run_id": q.run_id,
@@ -276,11 +277,11 @@ async def list_corrections(call: Call[Any, CorrectionQuery]) -> Page[corrections
     )
 
 
-async def get(call: Call[Any, Any]) -> corrections.Correction:
+async def get(call: Call[NoBody, NoQuery]) -> corrections.Correction:
     return corrections.get(call.ctx, call.path["correctionId"])
 
 
-def update(call: Call[UpdateCorrectionBody, Any]) -> corrections.Correction:
+def update(call: Call[UpdateCorrectionBody, NoQuery]) -> corrections.Correction:
     body, keep = call.body, corrections.KEEP
     given = body.model_fields_set
     decisions = None if body.decisions is None else body.decisions.record()
@@ -294,7 +295,7 @@ def update(call: Call[UpdateCorrectionBody, Any]) -> corrections.Correction:
     )
 
 
-def erase(call: Call[ErasureBody, Any]) -> erasures.ParticipantErasure:
+def erase(call: Call[ErasureBody, NoQuery]) -> erasures.ParticipantErasure:
     return erasures.erase_participant(call.ctx, call.body.participant_id)
 
 

@@ -10,7 +10,7 @@ from pydantic import Field, field_validator
 from ..domain.cost import COST_DIMENSIONS, LLM, CostGroup, CostTotals
 from ..domain.paging import clamp_limit, decode_cursor, encode_cursor
 from ..services import cost
-from .routing import Call, Endpoint
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .wire import WholeNumber, WireModel, WireTime
 
 
@@ -229,7 +229,7 @@ def _offset(cursor: str | None) -> int:
     return int((decode_cursor(cursor) or [0])[0])
 
 
-async def list_records(call: Call[Any, CostQuery]) -> dict[str, Any]:
+async def list_records(call: Call[NoBody, CostQuery]) -> dict[str, Any]:
     q = call.query
     found = [] if q.matches_nothing() else cost.records(
         call.ctx, start=q.from_, end=q.to, filters=q.filters()
@@ -242,11 +242,11 @@ async def list_records(call: Call[Any, CostQuery]) -> dict[str, Any]:
     return page
 
 
-async def get_record(call: Call[Any, Any]) -> dict[str, Any]:
+async def get_record(call: Call[NoBody, NoQuery]) -> dict[str, Any]:
     return _record(cost.record(call.ctx, call.path["recordId"]))
 
 
-async def aggregate(call: Call[Any, AggregateQuery]) -> dict[str, Any]:
+async def aggregate(call: Call[NoBody, AggregateQuery]) -> dict[str, Any]:
     q = call.query
     limit = q.limit if q.limit is not None and q.limit > 0 else 1000
     found = cost.aggregated(
@@ -266,7 +266,7 @@ async def aggregate(call: Call[Any, AggregateQuery]) -> dict[str, Any]:
     }
 
 
-async def read_usage(call: Call[Any, UsageQuery]) -> dict[str, Any]:
+async def read_usage(call: Call[NoBody, UsageQuery]) -> dict[str, Any]:
     q = call.query
     found = cost.usage(
         call.ctx, q.from_, q.to, group_by=None if q.group_by is None else list(q.group_by),

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, Field, model_validator
 from starlette.responses import StreamingResponse
 
+from ..domain.json import JSON
 from ..domain.results import CaseResult, ComparisonResult
 from .baselines import ComparisonBaseline, ReplayCount
 from .eval_verdicts import FlakyCases, PairedComparison
@@ -382,16 +383,19 @@ def answer_with_case_pages(
     return stream_cases(head, [(mark_cases(head), pages)])
 
 
-def mark_cases(item: dict[str, Any]) -> str:
+def mark_cases(item: JSON) -> str:
     """Put a marker (a string no answer holds) where a shaped run's `perCase` goes, for
     `stream_cases`."""
+    result = item.get("result") if isinstance(item, dict) else None
+    if not isinstance(result, dict):
+        raise TypeError("a run's cases are marked in its shaped result")
     marker = f"perCase-{uuid.uuid4().hex}"
-    item["result"]["perCase"] = marker
+    result["perCase"] = marker
     return marker
 
 
 def stream_cases(
-    head: Any, cases: Sequence[tuple[str, Iterable[list[CaseResult]]]]
+    head: JSON, cases: Sequence[tuple[str, Iterable[list[CaseResult]]]]
 ) -> StreamingResponse:
     """`head` as JSON with each marker (in the order they appear) replaced by its run's cases,
     written one chunk per page of cases."""
@@ -399,7 +403,7 @@ def stream_cases(
 
 
 def case_chunks(
-    head: Any, cases: Sequence[tuple[str, Iterable[list[CaseResult]]]]
+    head: JSON, cases: Sequence[tuple[str, Iterable[list[CaseResult]]]]
 ) -> Iterator[bytes]:
     """The chunks of `stream_cases`' JSON: one per page of cases, and the parts between."""
     tail = dumps(head)

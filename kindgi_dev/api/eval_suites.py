@@ -9,9 +9,10 @@ from pydantic import Field
 from ..domain.errors import BadInput
 from ..domain.paging import Page
 from ..services import eval_suites
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .eval_suite_bodies import BuildJudgedSuiteBody, EvalKind, PublishEvalSuiteBody
 from .judgments import JudgedSubject
-from .routing import SHORT_WRITE_BYTES, Call, Endpoint
+from .routing import SHORT_WRITE_BYTES
 from .wire import Number, OpenModel, WireModel
 
 
@@ -156,7 +157,7 @@ class PageQuery(WireModel):
     cursor: str | None = None
 
 
-async def list_suites(call: Call[Any, SuiteListQuery]) -> Page[Any]:
+async def list_suites(call: Call[NoBody, SuiteListQuery]) -> Page[Any]:
     """A page of suites; `scopeKind=project` filters on the project."""
     q = call.query
     if (q.scope_kind in ("org", "project")) != (q.scope_id is not None):
@@ -176,7 +177,7 @@ async def list_suites(call: Call[Any, SuiteListQuery]) -> Page[Any]:
     return page
 
 
-def publish(call: Call[PublishEvalSuiteBody, Any]) -> eval_suites.Published:
+def publish(call: Call[PublishEvalSuiteBody, NoQuery]) -> eval_suites.Published:
     """Publish a version (201), in a worker thread: a body of 1,000 cases is a large one."""
     body = call.body
     new = eval_suites.NewVersion(
@@ -191,12 +192,12 @@ def publish(call: Call[PublishEvalSuiteBody, Any]) -> eval_suites.Published:
     return eval_suites.publish(call.ctx, new)
 
 
-async def get(call: Call[Any, SuiteGetQuery]) -> eval_suites.EvalSuite:
+async def get(call: Call[NoBody, SuiteGetQuery]) -> eval_suites.EvalSuite:
     """The latest active version."""
     return eval_suites.get(call.ctx, call.path["suiteId"], call.query.project_id)
 
 
-async def list_versions(call: Call[Any, VersionsQuery]) -> Page[Any]:
+async def list_versions(call: Call[NoBody, VersionsQuery]) -> Page[Any]:
     """A page of a suite's versions."""
     q = call.query
     page = eval_suites.list_versions(
@@ -209,12 +210,12 @@ async def list_versions(call: Call[Any, VersionsQuery]) -> Page[Any]:
     return page
 
 
-async def get_version(call: Call[Any, Any]) -> eval_suites.EvalSuite:
+async def get_version(call: Call[NoBody, NoQuery]) -> eval_suites.EvalSuite:
     """One version."""
     return eval_suites.get_version(call.ctx, call.path["suiteId"], call.path["version"])
 
 
-def build(call: Call[BuildJudgedSuiteBody, Any]) -> eval_suites.Built:
+def build(call: Call[BuildJudgedSuiteBody, NoQuery]) -> eval_suites.Built:
     """Build a judged version (201), in a worker thread: it reads up to 1,000 runs."""
     return eval_suites.build_from_judgments(call.ctx, call.path["suiteId"], selection_of(call.body))
 
@@ -243,7 +244,7 @@ def selection_of(body: BuildJudgedSuiteBody) -> eval_suites.JudgedSelection:
     )
 
 
-async def list_cases(call: Call[Any, PageQuery]) -> Page[Any]:
+async def list_cases(call: Call[NoBody, PageQuery]) -> Page[Any]:
     """A page of a version's cases."""
     q, path = call.query, call.path
     page = eval_suites.list_cases(
@@ -252,12 +253,12 @@ async def list_cases(call: Call[Any, PageQuery]) -> Page[Any]:
     return page
 
 
-def unregister(call: Call[Any, Any]) -> eval_suites.Tombstoned:
+def unregister(call: Call[NoBody, NoQuery]) -> eval_suites.Tombstoned:
     """Tombstone a version."""
     return eval_suites.unregister(call.ctx, call.path["suiteId"], call.path["version"])
 
 
-def reinstate(call: Call[Any, Any]) -> eval_suites.Reinstated:
+def reinstate(call: Call[NoBody, NoQuery]) -> eval_suites.Reinstated:
     """Reinstate a version."""
     return eval_suites.reinstate(call.ctx, call.path["suiteId"], call.path["version"])
 

@@ -19,9 +19,10 @@ from ..domain.gate_specs import (
 )
 from ..domain.paging import Page
 from ..services import gate_policies
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .release_wire import ScopeAnswer, ScopeBody, ScopeQuery, scope_answer
 from .responses import json_response
-from .routing import Call, Endpoint, plain, shape
+from .routing import plain, shape
 from .wire import WHOLE, WireModel, given
 
 Role = Literal["standard", "senior", "admin"]
@@ -184,7 +185,7 @@ def policy_answer(policy: GatePolicy) -> GatePolicyAnswer:
     return GatePolicyAnswer(**shown)
 
 
-def publish(call: Call[PublishGatePolicyBody, Any]) -> Response:
+def publish(call: Call[PublishGatePolicyBody, NoQuery]) -> Response:
     body = call.body
     policy, created = gate_policies.publish(
         call.ctx,
@@ -198,7 +199,7 @@ def publish(call: Call[PublishGatePolicyBody, Any]) -> Response:
     return json_response(shape(GatePolicyAnswer, policy_answer(policy)), 201 if created else 200)
 
 
-def list_policies(call: Call[Any, GatePolicyQuery]) -> Page[GatePolicyAnswer]:
+def list_policies(call: Call[NoBody, GatePolicyQuery]) -> Page[GatePolicyAnswer]:
     q = call.query
     page = gate_policies.list_page(
         call.ctx, agent_id=q.agent_id, scope=q.scope(), limit=q.limit, cursor=q.cursor
@@ -206,26 +207,26 @@ def list_policies(call: Call[Any, GatePolicyQuery]) -> Page[GatePolicyAnswer]:
     return page.map(policy_answer)
 
 
-def get(call: Call[Any, Any]) -> GatePolicyAnswer:
+def get(call: Call[NoBody, NoQuery]) -> GatePolicyAnswer:
     return policy_answer(gate_policies.get(call.ctx, call.path["policyId"]))
 
 
-def versions(call: Call[Any, Any]) -> Page[GatePolicyAnswer]:
+def versions(call: Call[NoBody, NoQuery]) -> Page[GatePolicyAnswer]:
     found = gate_policies.versions(call.ctx, call.path["policyId"])
     return Page([policy_answer(p) for p in found], False)
 
 
-def get_version(call: Call[Any, Any]) -> GatePolicyAnswer:
+def get_version(call: Call[NoBody, NoQuery]) -> GatePolicyAnswer:
     path = call.path
     return policy_answer(gate_policies.get_version(call.ctx, path["policyId"], path["version"]))
 
 
-def unregister(call: Call[Any, Any]) -> GatePolicyAnswer:
+def unregister(call: Call[NoBody, NoQuery]) -> GatePolicyAnswer:
     path = call.path
     return policy_answer(gate_policies.unregister(call.ctx, path["policyId"], path["version"]))
 
 
-def reinstate(call: Call[Any, Any]) -> GatePolicyAnswer:
+def reinstate(call: Call[NoBody, NoQuery]) -> GatePolicyAnswer:
     path = call.path
     return policy_answer(gate_policies.reinstate(call.ctx, path["policyId"], path["version"]))
 

@@ -9,7 +9,7 @@ from pydantic import Field
 from ..domain.guardrails import Guardrail as GuardrailRecord
 from ..domain.paging import Page
 from ..services import guardrails
-from .routing import Call, Endpoint
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .wire import WireModel, WireTime
 
 
@@ -92,16 +92,16 @@ class Outcomes(WireModel):
     recorded_since: str | None = None
 
 
-async def list_guardrails(call: Call[Any, GuardrailQuery]) -> Page[GuardrailRecord]:
+async def list_guardrails(call: Call[NoBody, GuardrailQuery]) -> Page[GuardrailRecord]:
     q = call.query
     return guardrails.list_page(call.ctx, name=q.name, limit=q.limit, cursor=q.cursor)
 
 
-async def get(call: Call[Any, Any]) -> GuardrailRecord:
+async def get(call: Call[NoBody, NoQuery]) -> GuardrailRecord:
     return guardrails.get(call.ctx, call.path["guardrailId"])
 
 
-async def outcomes(call: Call[Any, OutcomesQuery]) -> guardrails.Outcomes:
+async def outcomes(call: Call[NoBody, OutcomesQuery]) -> guardrails.Outcomes:
     q = call.query
     return guardrails.outcomes(
         call.ctx, call.path["guardrailId"], q.project_id, q.from_, q.to, q.recent

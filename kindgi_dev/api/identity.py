@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ..services import approvals, identity
-from .routing import Call, Endpoint
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .wire import WireModel
 
 
@@ -52,7 +52,7 @@ class MCPEndpointPage(WireModel):
     has_more: bool
 
 
-async def whoami(call: Call[Any, Any]) -> WhoamiResult:
+async def whoami(call: Call[NoBody, NoQuery]) -> WhoamiResult:
     who = identity.whoami(call.ctx)
     admin = call.ctx.caller.role == "admin"
     reviewer = approvals.roster_role(call.ctx)
@@ -68,11 +68,11 @@ async def whoami(call: Call[Any, Any]) -> WhoamiResult:
     )
 
 
-async def sign_in_options(call: Call[Any, Any]) -> SignInOptions:
+async def sign_in_options(call: Call[NoBody, NoQuery]) -> SignInOptions:
     return SignInOptions(data=[], methods=SignInMethods(identity_providers=False, api_token=True))
 
 
-async def mcp_endpoints(call: Call[Any, Any]) -> MCPEndpointPage:
+async def mcp_endpoints(call: Call[NoBody, NoQuery]) -> MCPEndpointPage:
     return MCPEndpointPage(data=[], has_more=False)
 
 

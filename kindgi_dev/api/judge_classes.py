@@ -11,7 +11,8 @@ from ..domain.bounds import MAX_WEIGHT
 from ..domain.corrections import AssertableBy
 from ..domain.paging import Page
 from ..services import judge_classes
-from .routing import SHORT_WRITE_BYTES, Call, Endpoint
+from .endpoint import Call, Endpoint, NoBody, NoQuery
+from .routing import SHORT_WRITE_BYTES
 from .wire import Number, Omittable, WireModel
 
 PrincipalKind = Literal["user", "service"]
@@ -148,7 +149,7 @@ class UnregisterJudgeClassResult(WireModel):
     unregistered: Literal[True]
 
 
-def create(call: Call[CreateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
+def create(call: Call[CreateJudgeClassBody, NoQuery]) -> judge_classes.JudgeClass:
     body = call.body
     scope = body.scope
     return judge_classes.create(
@@ -165,7 +166,7 @@ def create(call: Call[CreateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
     )
 
 
-async def list_classes(call: Call[Any, JudgeClassQuery]) -> Page[judge_classes.JudgeClass]:
+async def list_classes(call: Call[NoBody, JudgeClassQuery]) -> Page[judge_classes.JudgeClass]:
     q = call.query
     return judge_classes.list_page(
         call.ctx,
@@ -177,11 +178,11 @@ async def list_classes(call: Call[Any, JudgeClassQuery]) -> Page[judge_classes.J
     )
 
 
-async def get(call: Call[Any, Any]) -> judge_classes.JudgeClass:
+async def get(call: Call[NoBody, NoQuery]) -> judge_classes.JudgeClass:
     return judge_classes.get(call.ctx, call.path["judgeClassId"])
 
 
-def update(call: Call[UpdateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
+def update(call: Call[UpdateJudgeClassBody, NoQuery]) -> judge_classes.JudgeClass:
     body = call.body
     changes: dict[str, Any] = {name: getattr(body, name) for name in body.model_fields_set}
     if body.assertable_by is not None:
@@ -189,7 +190,7 @@ def update(call: Call[UpdateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
     return judge_classes.update(call.ctx, call.path["judgeClassId"], changes)
 
 
-def unregister(call: Call[Any, Any]) -> judge_classes.Unregistered:
+def unregister(call: Call[NoBody, NoQuery]) -> judge_classes.Unregistered:
     return judge_classes.unregister(call.ctx, call.path["judgeClassId"])
 
 
@@ -242,7 +243,6 @@ ENDPOINTS = [
         "judgeClasses.unregister",
         unregister,
         "Retire a judge class; its judgments keep it.",
-        body=None,
         response=UnregisterJudgeClassResult,
         errors=(400, 401, 404, 409),
         inline_below=SHORT_WRITE_BYTES,

@@ -10,8 +10,9 @@ from ..domain.bounds import MAX_RANK
 from ..domain.paging import Page
 from ..domain.pointers import POINTER_PATTERN
 from ..services import judgments
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_KEY
-from .routing import SHORT_WRITE_BYTES, Call, Endpoint
+from .routing import SHORT_WRITE_BYTES
 from .wire import WHOLE, Omittable, OpenModel, WireModel
 
 
@@ -121,7 +122,7 @@ class UnregisterJudgmentResult(WireModel):
     unregistered: Literal[True]
 
 
-def create(call: Call[CreateJudgmentBody, Any]) -> judgments.Judgment:
+def create(call: Call[CreateJudgmentBody, NoQuery]) -> judgments.Judgment:
     body = call.body
     return judgments.create(
         call.ctx,
@@ -136,7 +137,7 @@ def create(call: Call[CreateJudgmentBody, Any]) -> judgments.Judgment:
     )
 
 
-async def list_judgments(call: Call[Any, JudgmentQuery]) -> Page[judgments.Judgment]:
+async def list_judgments(call: Call[NoBody, JudgmentQuery]) -> Page[judgments.Judgment]:
     q = call.query
     filters = {
         "run_id": q.run_id,
@@ -157,11 +158,11 @@ async def list_judgments(call: Call[Any, JudgmentQuery]) -> Page[judgments.Judgm
     )
 
 
-async def get(call: Call[Any, Any]) -> judgments.JudgmentWithCopies:
+async def get(call: Call[NoBody, NoQuery]) -> judgments.JudgmentWithCopies:
     return judgments.get(call.ctx, call.path["judgmentId"])
 
 
-def unregister(call: Call[Any, Any]) -> judgments.Unregistered:
+def unregister(call: Call[NoBody, NoQuery]) -> judgments.Unregistered:
     return judgments.unregister(call.ctx, call.path["judgmentId"])
 
 

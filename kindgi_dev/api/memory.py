@@ -12,7 +12,8 @@ from ..domain.facts import Fact as FactRecord
 from ..domain.facts import FactSubject, Retention
 from ..domain.paging import Page
 from ..services import memory
-from .routing import Call, Endpoint, plain
+from .endpoint import Call, Endpoint, NoBody, NoQuery
+from .routing import plain
 from .wire import WHOLE, JsonAny, JsonObject, WireModel, WireTime
 
 
@@ -197,11 +198,11 @@ class RetrieveResult(WireModel):
     results: list[Hit]
 
 
-def write(call: Call[WriteFactBody, Any]) -> FactRecord:
+def write(call: Call[WriteFactBody, NoQuery]) -> FactRecord:
     return memory.write(call.ctx, call.body.draft())
 
 
-async def list_facts(call: Call[Any, FactQuery]) -> Page[FactRecord]:
+async def list_facts(call: Call[NoBody, FactQuery]) -> Page[FactRecord]:
     q = call.query
     partial = None
     if q.scope is not None:
@@ -215,20 +216,20 @@ async def list_facts(call: Call[Any, FactQuery]) -> Page[FactRecord]:
     return memory.list_page(call.ctx, query, limit=q.limit, cursor=q.cursor)
 
 
-async def get(call: Call[Any, GetFactQuery]) -> FactRecord:
+async def get(call: Call[NoBody, GetFactQuery]) -> FactRecord:
     q = call.query
     return memory.get(call.ctx, call.path["factId"], version=q.version, as_of=q.as_of)
 
 
-def delete(call: Call[Any, DeleteFactQuery]) -> FactRecord:
+def delete(call: Call[NoBody, DeleteFactQuery]) -> FactRecord:
     return memory.delete(call.ctx, call.path["factId"], call.query.expect_version)
 
 
-async def revisions(call: Call[Any, Any]) -> dict[str, Any]:
+async def revisions(call: Call[NoBody, NoQuery]) -> dict[str, Any]:
     return {"data": plain(memory.revisions(call.ctx, call.path["factId"]))}
 
 
-def supersede(call: Call[SupersedeFactBody, Any]) -> FactRecord:
+def supersede(call: Call[SupersedeFactBody, NoQuery]) -> FactRecord:
     body = call.body
     draft = memory.FactDraft(
         content=body.content,
@@ -241,11 +242,11 @@ def supersede(call: Call[SupersedeFactBody, Any]) -> FactRecord:
     return memory.supersede(call.ctx, call.path["factId"], draft, body.expect_version)
 
 
-def verify(call: Call[VerifyFactBody, Any]) -> FactRecord:
+def verify(call: Call[VerifyFactBody, NoQuery]) -> FactRecord:
     return memory.verify(call.ctx, call.path["factId"], call.body.expect_version)
 
 
-async def retrieve(call: Call[RetrieveBody, Any]) -> dict[str, Any]:
+async def retrieve(call: Call[RetrieveBody, NoQuery]) -> dict[str, Any]:
     b = call.body
     hits = memory.retrieve(
         call.ctx, mode=b.mode, query=b.query, type=b.type, scope=b.scope, limit=b.limit

@@ -9,7 +9,7 @@ from pydantic import ConfigDict, Field, model_validator
 
 from ..domain.paging import Page
 from ..services import erasures
-from .routing import Call, Endpoint
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .wire import WireModel, exactly_one
 
 
@@ -140,20 +140,20 @@ UNMATCHABLE = (
 )
 
 
-def create(call: Call[CreateErasureBody, Any]) -> dict[str, Any]:
+def create(call: Call[CreateErasureBody, NoQuery]) -> dict[str, Any]:
     done = erasures.erase(call.ctx, call.body.selector())
     return {**vars(done), "warnings": [{"code": "erasure-unmatchable", "message": UNMATCHABLE}]}
 
 
-async def list_erasures(call: Call[Any, PageQuery]) -> Page[erasures.MemoryErasure]:
+async def list_erasures(call: Call[NoBody, PageQuery]) -> Page[erasures.MemoryErasure]:
     return erasures.list_page(call.ctx, limit=call.query.limit, cursor=call.query.cursor)
 
 
-async def get(call: Call[Any, Any]) -> erasures.MemoryErasure:
+async def get(call: Call[NoBody, NoQuery]) -> erasures.MemoryErasure:
     return erasures.get(call.ctx, call.path["erasureId"])
 
 
-async def export(call: Call[Any, Any]) -> dict[str, Any]:
+async def export(call: Call[NoBody, NoQuery]) -> dict[str, Any]:
     return {"data": [_entry(e) for e in erasures.ledger(call.ctx)]}
 
 
@@ -162,7 +162,7 @@ def _entry(erasure: erasures.MemoryErasure) -> dict[str, Any]:
     return {name: getattr(erasure, name) for name in fields}
 
 
-async def replay(call: Call[ReplayBody, Any]) -> dict[str, Any]:
+async def replay(call: Call[ReplayBody, NoQuery]) -> dict[str, Any]:
     unmatched = [
         {"id": e.id, "reason": "no-keyed-hash" if e.selector_hmac is None else "unknown-key"}
         for e in call.body.erasures
@@ -170,7 +170,7 @@ async def replay(call: Call[ReplayBody, Any]) -> dict[str, Any]:
     return {"replayed": [], "restored": [], "unmatched": unmatched}
 
 
-async def resume(call: Call[ResumeBody, Any]) -> erasures.MemoryErasure:
+async def resume(call: Call[ResumeBody, NoQuery]) -> erasures.MemoryErasure:
     return erasures.get(call.ctx, call.path["erasureId"])
 
 

@@ -10,7 +10,7 @@ from pydantic.json_schema import models_json_schema
 
 from .. import __version__
 from ..domain.bounds import MAX_NUMBER, MIN_NUMBER
-from .routing import Endpoint
+from .endpoint import Operation
 from .wire import JSON_VALUE
 
 _PARAM = re.compile(r"{(\w+)(?::\w+)?}")
@@ -35,7 +35,7 @@ _ERROR_SCHEMA = {
 }
 
 
-def document(endpoints: list[Endpoint]) -> dict[str, Any]:
+def document(endpoints: list[Operation]) -> dict[str, Any]:
     """The OpenAPI 3.1 document of every endpoint."""
     models = _models(endpoints)
     keyed, defs = models_json_schema(
@@ -121,8 +121,8 @@ def _in_64_bits(node: Any) -> Any:
     return bounded
 
 
-def _models(endpoints: list[Endpoint]) -> dict[str, list[type[BaseModel]]]:
-    inputs = [e.body for e in endpoints if e.body is not None]
+def _models(endpoints: list[Operation]) -> dict[str, list[type[BaseModel]]]:
+    inputs = [e.body for e in endpoints if e.takes_body]
     outputs = [e.response for e in endpoints if e.response is not None]
     unique: list[type[BaseModel]] = []
     for model in inputs + outputs:
@@ -131,7 +131,7 @@ def _models(endpoints: list[Endpoint]) -> dict[str, list[type[BaseModel]]]:
     return {"in": inputs, "all": unique}
 
 
-def _operation(endpoint: Endpoint, path: str, keyed: dict[Any, Any]) -> dict[str, Any]:
+def _operation(endpoint: Operation, path: str, keyed: dict[Any, Any]) -> dict[str, Any]:
     operation: dict[str, Any] = {
         "operationId": endpoint.operation_id,
         "summary": endpoint.summary,
@@ -145,7 +145,7 @@ def _operation(endpoint: Endpoint, path: str, keyed: dict[Any, Any]) -> dict[str
             "description": "An error in the envelope.",
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/WireError"}}},
         }
-    if endpoint.body is not None:
+    if endpoint.takes_body:
         operation["requestBody"] = {
             "required": not endpoint.body_optional,
             **_content(endpoint.body, keyed, "validation"),
@@ -155,13 +155,13 @@ def _operation(endpoint: Endpoint, path: str, keyed: dict[Any, Any]) -> dict[str
     return operation
 
 
-def _always_possible(endpoint: Endpoint) -> set[int]:
+def _always_possible(endpoint: Operation) -> set[int]:
     """Refusals every such operation can answer: 401 without the token, 400 for a query or
     body that isn't valid (and for a Host that isn't ours), 413 for a body too large."""
     statuses = {400}
     if not endpoint.public:
         statuses.add(401)
-    if endpoint.body is not None:
+    if endpoint.takes_body:
         statuses.add(413)
     return statuses
 
@@ -173,12 +173,12 @@ def _content(model: type[BaseModel] | None, keyed: dict[Any, Any], mode: str) ->
     return {"description": "OK", "content": {"application/json": {"schema": schema}}}
 
 
-def _parameters(endpoint: Endpoint, path: str) -> list[dict[str, Any]]:
+def _parameters(endpoint: Operation, path: str) -> list[dict[str, Any]]:
     params: list[dict[str, Any]] = [
         {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
         for name in _PARAM.findall(path)
     ]
-    if endpoint.query is not None:
+    if endpoint.takes_query:
         schema = endpoint.query.model_json_schema(by_alias=True)
         required = set(schema.get("required", []))
         for name, prop in schema.get("properties", {}).items():

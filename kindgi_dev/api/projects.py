@@ -10,8 +10,9 @@ from starlette.responses import Response
 from ..domain.errors import NotFound
 from ..domain.paging import Page
 from ..services import projects
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_KEY, MAX_NAME
-from .routing import SHORT_WRITE_BYTES, Call, Endpoint
+from .routing import SHORT_WRITE_BYTES
 from .wire import Omittable, WireModel
 
 
@@ -85,22 +86,22 @@ class CreateResourceResult(WireModel):
     id: str
 
 
-async def get_default(call: Call[Any, Any]) -> projects.Project:
+async def get_default(call: Call[NoBody, NoQuery]) -> projects.Project:
     return projects.get_default(call.ctx)
 
 
-async def list_projects(call: Call[Any, ProjectQuery]) -> Page[projects.Project]:
+async def list_projects(call: Call[NoBody, ProjectQuery]) -> Page[projects.Project]:
     q = call.query
     return projects.list_page(
         call.ctx, limit=q.limit, cursor=q.cursor, org_id=q.org_id, name_contains=q.name_contains
     )
 
 
-async def get(call: Call[Any, Any]) -> projects.Project:
+async def get(call: Call[NoBody, NoQuery]) -> projects.Project:
     return projects.get(call.ctx, call.path["projectId"])
 
 
-def create(call: Call[ProjectSpec, Any]) -> CreateResourceResult:
+def create(call: Call[ProjectSpec, NoQuery]) -> CreateResourceResult:
     spec = call.body
     if spec.org_id:
         raise NotFound("org", spec.org_id)
@@ -114,7 +115,7 @@ def create(call: Call[ProjectSpec, Any]) -> CreateResourceResult:
     return CreateResourceResult(id=project_id)
 
 
-async def update(call: Call[ProjectPatch, Any]) -> Response:
+async def update(call: Call[ProjectPatch, NoQuery]) -> Response:
     patch = call.body
     if patch.org_id:
         raise NotFound("org", patch.org_id)
@@ -128,7 +129,7 @@ async def update(call: Call[ProjectPatch, Any]) -> Response:
     return Response(status_code=204)
 
 
-async def set_production(call: Call[ProjectProductionBody, Any]) -> dict[str, Any]:
+async def set_production(call: Call[ProjectProductionBody, NoQuery]) -> dict[str, Any]:
     state = projects.set_production(call.ctx, call.path["projectId"], call.body.production)
     return {"project_id": state.project_id, "production_since": state.production_since}
 

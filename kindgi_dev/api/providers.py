@@ -11,7 +11,7 @@ from ..domain.bounds import MAX_NUMBER
 from ..domain.capabilities import FEATURES, of_provider
 from ..services import providers
 from .capabilities import CapabilityDescriptor, capability
-from .routing import Call, Endpoint
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .wire import WHOLE, JsonObject, Number, OpenModel, WireModel
 
 JSON_VALUE = "#/components/schemas/JsonValue"
@@ -174,7 +174,7 @@ def metadata(provider: providers.Provider) -> dict[str, Any]:
     }
 
 
-async def list_providers(call: Call[Any, ProviderQuery]) -> dict[str, Any]:
+async def list_providers(call: Call[NoBody, ProviderQuery]) -> dict[str, Any]:
     wanted = call.query.feature
     found = [
         metadata(p)
@@ -184,7 +184,7 @@ async def list_providers(call: Call[Any, ProviderQuery]) -> dict[str, Any]:
     return {"data": found, "has_more": False}
 
 
-async def register(call: Call[RegisterProviderBody, Any]) -> dict[str, str]:
+async def register(call: Call[RegisterProviderBody, NoQuery]) -> dict[str, str]:
     body = call.body
     provider_id = providers.register(
         call.ctx,
@@ -196,20 +196,20 @@ async def register(call: Call[RegisterProviderBody, Any]) -> dict[str, str]:
     return {"provider_id": provider_id}
 
 
-async def get(call: Call[Any, Any]) -> dict[str, Any]:
+async def get(call: Call[NoBody, NoQuery]) -> dict[str, Any]:
     return metadata(providers.get(call.ctx, call.path["providerId"]))
 
 
-async def capabilities(call: Call[Any, Any]) -> dict[str, Any]:
+async def capabilities(call: Call[NoBody, NoQuery]) -> dict[str, Any]:
     provider = providers.get(call.ctx, call.path["providerId"])
     return {"data": [capability(c) for c in of_provider(provider.features())]}
 
 
-async def check(call: Call[Any, Any]) -> providers.ProviderCheck:
+async def check(call: Call[NoBody, NoQuery]) -> providers.ProviderCheck:
     return providers.check(call.ctx, call.path["providerId"])
 
 
-async def unregister(call: Call[Any, Any]) -> dict[str, Any]:
+async def unregister(call: Call[NoBody, NoQuery]) -> dict[str, Any]:
     provider_id = call.path["providerId"]
     providers.unregister(call.ctx, provider_id)
     return {"provider_id": provider_id, "unregistered": True}

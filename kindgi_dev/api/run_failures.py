@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from ..domain.failures import FailureGroups
 from ..services import runs
-from .routing import Call, Endpoint
+from .endpoint import Call, Endpoint, NoBody
 from .wire import WireModel, WireTime
 
 GROUP_BY = "^(code|version)(,(code|version))*$"
@@ -57,7 +57,7 @@ class RunFailureGroups(WireModel):
     total: int
 
 
-async def failures(call: Call[Any, FailureQuery]) -> FailureGroups:
+async def failures(call: Call[NoBody, FailureQuery]) -> FailureGroups:
     q = call.query
     return runs.failures(
         call.ctx,

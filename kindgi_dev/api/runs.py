@@ -19,8 +19,9 @@ from ..domain.paging import Page
 from ..domain.segments import Segment
 from ..domain.text import NOT_BLANK_PATTERN
 from ..services import flow_runs, run_waits, runs
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .responses import json_response
-from .routing import Call, Endpoint, shape
+from .routing import shape
 from .wire import JSON_OBJECT, JsonAny, OpenModel, WireModel, WireTime, WireUuid
 
 RunStatus = Literal["pending", "running", "suspended", "completed", "failed", "cancelled"]
@@ -225,7 +226,7 @@ class JournalPage(WireModel):
     next_cursor: str | None = None
 
 
-async def start(call: Call[StartRunBody, Any]) -> Response:
+async def start(call: Call[StartRunBody, NoQuery]) -> Response:
     body = call.body
     if (body.agent is None) == (body.flow is None):
         raise ValidationFailed("agent", "give exactly one of agent or flow")
@@ -251,7 +252,7 @@ async def start(call: Call[StartRunBody, Any]) -> Response:
     return json_response(shape(Run, run), status)
 
 
-async def list_runs(call: Call[Any, RunQuery]) -> Page[runs.Run]:
+async def list_runs(call: Call[NoBody, RunQuery]) -> Page[runs.Run]:
     q = call.query
     if q.parent_run_id or q.trigger_id:
         return Page([], False)  # kindgi dev has no child runs or triggers
@@ -277,12 +278,12 @@ async def list_runs(call: Call[Any, RunQuery]) -> Page[runs.Run]:
     )
 
 
-async def get(call: Call[Any, Any]) -> runs.Run:
+async def get(call: Call[NoBody, NoQuery]) -> runs.Run:
     found = runs.get(call.ctx, call.path["runId"])
     return replace(found, waiting_for=run_waits.waiting_for(call.ctx, found.id))
 
 
-async def resume(call: Call[Any, Any]) -> None:
+async def resume(call: Call[ResumeBody, NoQuery]) -> None:
     raise Unprocessable(
         "Runs aren't resumed by hand: a run waiting for an approval goes on when a reviewer "
         "decides it (POST /v1/approvals/{approvalId}/complete).",
@@ -291,11 +292,11 @@ async def resume(call: Call[Any, Any]) -> None:
     )
 
 
-async def cancel(call: Call[Any, Any]) -> runs.Run:
+async def cancel(call: Call[NoBody, NoQuery]) -> runs.Run:
     return await runs.cancel(call.ctx, call.path["runId"])
 
 
-async def journal(call: Call[Any, JournalQuery]) -> Page[runs.JournalEntry]:
+async def journal(call: Call[NoBody, JournalQuery]) -> Page[runs.JournalEntry]:
     q = call.query
     since = -1 if q.since is None else q.since
     return runs.journal(call.ctx, call.path["runId"], since=since, limit=q.limit, cursor=q.cursor)
@@ -314,7 +315,7 @@ WIRE_KINDS = {
 }
 
 
-async def stream(call: Call[Any, Any]) -> Response:
+async def stream(call: Call[NoBody, NoQuery]) -> Response:
     """SSE: the journal so far after `Last-Event-Id`, then live, until a terminal entry."""
     ctx, run_id = call.ctx, call.path["runId"]
     run = runs.get_record(ctx, run_id)

@@ -8,8 +8,9 @@ from typing import Any, Literal
 from starlette.responses import Response
 from starlette.routing import Route
 
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .responses import dumps, json_response
-from .routing import Call, Endpoint, route
+from .routing import route
 from .wire import OpenModel, WireModel
 
 
@@ -26,12 +27,12 @@ class ReadyResult(OpenModel):
     reason: str | None = None
 
 
-async def health(call: Call[Any, Any]) -> dict[str, Any]:
+async def health(call: Call[NoBody, NoQuery]) -> dict[str, Any]:
     """The process answers."""
     return {"ok": True}
 
 
-async def ready(call: Call[Any, Any]) -> Response | dict[str, Any]:
+async def ready(call: Call[NoBody, NoQuery]) -> Response | dict[str, Any]:
     """The store is open and the pack, when there is one, is loaded. Public like `/health`:
     the real CLI's `kindgi dev` probes it without a token to see whether one already runs."""
     runtime = call.ctx.runtime
@@ -53,7 +54,7 @@ def openapi_routes(build: Callable[[], dict[str, Any]]) -> list[Route]:
     """
     built: list[bytes] = []
 
-    async def document(call: Call[Any, Any]) -> Response:
+    async def document(call: Call[NoBody, NoQuery]) -> Response:
         if not built:
             built.append(dumps(build()))
         return Response(built[0], media_type="application/json")

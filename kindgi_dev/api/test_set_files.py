@@ -12,8 +12,9 @@ from ..domain.semver import SEMVER_PATTERN
 from ..domain.test_set_files import FORMAT, ID, KIND
 from ..services import test_set_files
 from ..services.test_set_pulls import PulledVersion
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .responses import json_response
-from .routing import Call, Endpoint, shape
+from .routing import shape
 from .test_set_pulls import PullSource
 from .wire import JsonObject, WireModel
 
@@ -59,7 +60,7 @@ class ImportedTestSetVersion(WireModel):
     imported: bool
 
 
-def export(call: Call[Any, Any]) -> Response:
+def export(call: Call[NoBody, NoQuery]) -> Response:
     """The version's file, written a case per line as it is read (in a worker thread: the
     envelope reads every case once before the first line)."""
     test_set_id, version = call.path["testSetId"], call.path["version"]

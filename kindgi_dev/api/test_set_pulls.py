@@ -16,9 +16,10 @@ from ..domain.errors import KindgiError
 from ..remote import OnProgress, Progress
 from ..services import test_set_pulls
 from ..services.test_set_pulls import PulledVersion
+from .endpoint import Call, Endpoint, NoQuery
 from .errors import wire_details
 from .responses import json_response
-from .routing import Call, Endpoint, shape
+from .routing import shape
 from .wire import WireModel
 
 log = logging.getLogger("kindgi_dev.api")
@@ -49,7 +50,9 @@ class PulledTestSetVersion(WireModel):
     pulled: bool
 
 
-def _pulling(call: Call[PullBody, Any], on_progress: OnProgress | None) -> Awaitable[PulledVersion]:
+def _pulling(
+    call: Call[PullBody, NoQuery], on_progress: OnProgress | None
+) -> Awaitable[PulledVersion]:
     body, path = call.body, call.path
     return test_set_pulls.pull(
         call.ctx,
@@ -67,7 +70,7 @@ def _pulled_wire(found: PulledVersion) -> Any:
     return shape(PulledTestSetVersion, found)
 
 
-async def pull(call: Call[PullBody, Any]) -> Response:
+async def pull(call: Call[PullBody, NoQuery]) -> Response:
     """201 when the version was stored, 200 when the same content was here already; asked
     with `Accept: application/x-ndjson`, progress lines first, then the answer's line."""
     if "application/x-ndjson" in call.request.headers.get("accept", ""):
@@ -80,7 +83,7 @@ def _line(value: dict[str, Any]) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
-async def _pull_lines(call: Call[PullBody, Any]) -> AsyncIterator[bytes]:
+async def _pull_lines(call: Call[PullBody, NoQuery]) -> AsyncIterator[bytes]:
     """`{"progress": {cases, total, bytes}}` per page read, then `{"status", "result"}` or
     `{"status", "error"}` (the envelope's error)."""
     steps: asyncio.Queue[Progress | None] = asyncio.Queue()

@@ -11,8 +11,9 @@ from ..domain.paging import Page
 from ..domain.semver import SEMVER_PATTERN
 from ..domain.test_sets import ENTRY_ID_PATTERN, RegistryEntry
 from ..services import test_set_registry
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .responses import json_response
-from .routing import SHORT_WRITE_BYTES, Call, Endpoint, shape
+from .routing import SHORT_WRITE_BYTES, shape
 from .wire import JsonObject, OpenModel, WireModel
 
 RegistryKind = Literal[
@@ -73,13 +74,13 @@ class VersionCasePage(OpenModel):
     next_cursor: str | None = None
 
 
-async def list_entries(call: Call[Any, RegistryQuery]) -> Page[Any]:
+async def list_entries(call: Call[NoBody, RegistryQuery]) -> Page[Any]:
     """A page of registry entries."""
     q = call.query
     return test_set_registry.list_entries(call.ctx, q.kind, limit=q.limit, cursor=q.cursor)
 
 
-def publish(call: Call[PublishTestSetBody, Any]) -> Response:
+def publish(call: Call[PublishTestSetBody, NoQuery]) -> Response:
     """201 for a new version, 200 when the same content was published before."""
     body = call.body
     entry = RegistryEntry(
@@ -94,12 +95,12 @@ def publish(call: Call[PublishTestSetBody, Any]) -> Response:
     return json_response(shape(TestSetEntry, kept), 201 if created else 200)
 
 
-async def get_entry(call: Call[Any, Any]) -> RegistryEntry:
+async def get_entry(call: Call[NoBody, NoQuery]) -> RegistryEntry:
     """One test set by id."""
     return test_set_registry.get_entry(call.ctx, call.path["testSetId"])
 
 
-async def list_versions(call: Call[Any, PageQuery]) -> Page[Any]:
+async def list_versions(call: Call[NoBody, PageQuery]) -> Page[Any]:
     """A page of a test set's versions."""
     q = call.query
     page = test_set_registry.entry_versions(
@@ -108,7 +109,7 @@ async def list_versions(call: Call[Any, PageQuery]) -> Page[Any]:
     return page
 
 
-async def version_cases(call: Call[Any, PageQuery]) -> Page[Any]:
+async def version_cases(call: Call[NoBody, PageQuery]) -> Page[Any]:
     """A page of one version's cases."""
     q, path = call.query, call.path
     page = test_set_registry.entry_cases(

@@ -16,8 +16,9 @@ from ..domain.text import NOT_BLANK_PATTERN
 from ..services import test_set_versions, test_sets
 from ..services.context import Context
 from .corrections import ANSWER_RULE, DECISIONS_RULE, SOMETHING_EXPECTED, decisions_of
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_ITEMS, MAX_KEY
-from .routing import SHORT_WRITE_BYTES, Call, Endpoint
+from .routing import SHORT_WRITE_BYTES
 from .wire import WHOLE, JsonObject, WireModel
 
 Verdict = Literal["right", "wrong"]
@@ -197,12 +198,12 @@ class CaseQuery(ProjectQuery):
         return [part for v in values for part in str(v).split(",") if part]
 
 
-async def get_set(call: Call[Any, ProjectQuery]) -> test_sets.AgentTestSet:
+async def get_set(call: Call[NoBody, ProjectQuery]) -> test_sets.AgentTestSet:
     """The set's counts and newest frozen version."""
     return test_sets.get(call.ctx, call.path["agentId"], call.query.project_id)
 
 
-async def list_cases(call: Call[Any, CaseQuery]) -> Page[Any]:
+async def list_cases(call: Call[NoBody, CaseQuery]) -> Page[Any]:
     """A page of the set's cases."""
     q = call.query
     page = test_sets.list_cases(
@@ -217,7 +218,7 @@ async def list_cases(call: Call[Any, CaseQuery]) -> Page[Any]:
     return page
 
 
-def add_case(call: Call[AddCaseBody, Any]) -> rules.TestCase:
+def add_case(call: Call[AddCaseBody, NoQuery]) -> rules.TestCase:
     """Add a hand case (201)."""
     return add_hand_case(call.ctx, call.path["agentId"], call.body)
 
@@ -234,13 +235,13 @@ def add_hand_case(ctx: Context, agent_id: str, body: AddCaseBody) -> rules.TestC
     )
 
 
-def retire_case(call: Call[RetireCaseBody, Any]) -> rules.TestCase:
+def retire_case(call: Call[RetireCaseBody, NoQuery]) -> rules.TestCase:
     """Retire a case with the body's reason."""
     path = call.path
     return test_sets.retire_case(call.ctx, path["agentId"], path["caseId"], call.body.reason)
 
 
-def freeze(call: Call[Any, ProjectQuery]) -> test_sets.FrozenVersion:
+def freeze(call: Call[NoBody, ProjectQuery]) -> test_sets.FrozenVersion:
     """Freeze the active cases as the next version (201), in a worker thread: thousands of
     cases take a second to copy."""
     return test_set_versions.freeze(call.ctx, call.path["agentId"], call.query.project_id)
