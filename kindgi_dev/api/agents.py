@@ -17,7 +17,7 @@ from ..domain.errors import BadInput
 from ..domain.paging import Page
 from ..services import catalog
 from .endpoint import Call, Endpoint, NoBody, NoQuery, Operation
-from .wire import OpenModel, WireModel
+from .wire import OpenModel, WireModel, WirePage
 
 
 class CatalogListQuery(WireModel):
@@ -71,12 +71,8 @@ class Agent(OpenModel):
     unregistered_at: str | None = None
 
 
-class AgentCollectionPage(WireModel):
+class AgentCollectionPage(WirePage[Agent]):
     """A page of agents."""
-
-    data: list[Agent]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 def check_scope(query: CatalogListQuery) -> None:

@@ -17,7 +17,7 @@ from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .release_wire import UUID_PATTERN
 from .responses import json_response
 from .routing import shape
-from .wire import JsonAny, OpenModel, WireModel, WireTime
+from .wire import JsonAny, OpenModel, WireModel, WirePage, WireTime
 
 Role = Literal["standard", "senior", "admin"]
 Status = Literal[
@@ -69,12 +69,10 @@ class ApprovalAnswer(OpenModel):
     withdrawn_because: str | None = None
 
 
-class ApprovalPage(WireModel):
-    """A page of approvals, in the order asked for."""
+class ApprovalPage(WirePage[ApprovalAnswer]):
+    """A page of approvals, in the order asked for: the page echoes that `order` and the
+    `decidedBy` filter, as the official client's approval page reads them."""
 
-    data: list[ApprovalAnswer]
-    has_more: bool
-    next_cursor: str | None = None
     order: str
     decided_by: str | None = None
 
@@ -155,12 +153,8 @@ class ReviewerAnswer(WireModel):
     deactivated_at: str | None = None
 
 
-class ReviewerPage(WireModel):
+class ReviewerPage(WirePage[ReviewerAnswer]):
     """A page of the roster."""
-
-    data: list[ReviewerAnswer]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class ReviewerQuery(WireModel):

@@ -15,7 +15,7 @@ from ..services import blocks
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_KEY
 from .routing import plain
-from .wire import JsonObject, OpenModel, WireModel
+from .wire import JsonObject, OpenModel, WireModel, WirePage
 
 BLOCK_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
@@ -92,12 +92,8 @@ class BlockAnswer(WireModel):
     unregistered_at: str | None = None
 
 
-class BlockPage(WireModel):
+class BlockPage(WirePage[BlockAnswer]):
     """A page of blocks."""
-
-    data: list[BlockAnswer]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class BlockQuery(WireModel):

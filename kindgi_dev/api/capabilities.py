@@ -11,7 +11,7 @@ from ..domain.paging import clamp_limit, decode_cursor, encode_cursor
 from ..services import providers
 from ..services.context import Context
 from .endpoint import Call, Endpoint, NoBody, NoQuery
-from .wire import WireModel
+from .wire import WireModel, WirePage
 
 
 class CapabilityProvider(WireModel):
@@ -31,12 +31,8 @@ class CapabilityDescriptor(WireModel):
     providers: list[CapabilityProvider]
 
 
-class CapabilityPage(WireModel):
+class CapabilityPage(WirePage[CapabilityDescriptor]):
     """A page of capabilities, in the catalog's order."""
-
-    data: list[CapabilityDescriptor]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class CapabilityQuery(WireModel):

@@ -10,7 +10,7 @@ from ..domain.paging import Page
 from ..services import conversations
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .routing import plain
-from .wire import JsonObject, WireModel
+from .wire import JsonObject, WireModel, WirePage
 
 
 class Conversation(WireModel):
@@ -46,12 +46,9 @@ class OpenConversationBody(WireModel):
     metadata: JsonObject | None = None
 
 
-class ConversationPage(WireModel):
+class ConversationPage(WirePage[Conversation]):
     """A page of conversations; `openedBy: me` echoed when the list was filtered by it."""
 
-    data: list[Conversation]
-    has_more: bool
-    next_cursor: str | None = None
     opened_by: Literal["me"] | None = None
 
 
@@ -66,12 +63,8 @@ class Message(WireModel):
     created_at: str
 
 
-class MessagePage(WireModel):
+class MessagePage(WirePage[Message]):
     """A page of a conversation's messages."""
-
-    data: list[Message]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class ConversationQuery(WireModel):

@@ -18,7 +18,7 @@ from ..services.context import Context
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_ITEMS, MAX_KEY
 from .routing import SHORT_WRITE_BYTES
-from .wire import WHOLE, JsonObject, WireModel, given
+from .wire import WHOLE, JsonObject, WireModel, WirePage, given
 
 Verdict = Literal["right", "wrong"]
 Status = Literal["open", "fixed", "with-owner", "wont-fix", "removed"]
@@ -193,12 +193,8 @@ class Correction(WireModel):
     updated_at: str
 
 
-class CorrectionCollectionPage(WireModel):
+class CorrectionCollectionPage(WirePage[Correction]):
     """A page of corrections."""
-
-    data: list[Correction]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class CorrectionQuery(WireModel):

@@ -11,7 +11,7 @@ from ..domain.cost import COST_DIMENSIONS, LLM, CostGroup, CostTotals
 from ..domain.paging import clamp_limit, decode_cursor, encode_cursor
 from ..services import cost
 from .endpoint import Call, Endpoint, NoBody, NoQuery
-from .wire import WholeNumber, WireModel, WireTime
+from .wire import WholeNumber, WireModel, WirePage, WireTime
 
 
 def _listed(value: Any) -> list[str]:
@@ -124,12 +124,8 @@ class CostRecord(WireModel):
     duration_ms: int | None = None
 
 
-class CostRecordPage(WireModel):
+class CostRecordPage(WirePage[CostRecord]):
     """A page of cost records, newest first."""
-
-    data: list[CostRecord]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class TokenTotals(WireModel):
@@ -187,7 +183,9 @@ class UsageGroupAnswer(WireModel):
 
 
 class UsagePage(WireModel):
-    """A page of usage groups and the watermark every record up to is counted by."""
+    """A page of usage groups and the watermark every record up to is counted by. Not a
+    `WirePage`: the contract's usage page has no `hasMore` (its last page has no
+    `nextCursor`)."""
 
     data: list[UsageGroupAnswer]
     watermark: str

@@ -33,7 +33,7 @@ from .eval_run_bodies import (
     start_request,
 )
 from .routing import pages_of, shape, signed
-from .wire import OpenModel, WireModel, WireTime
+from .wire import OpenModel, WireModel, WirePage, WireTime
 
 EvalRunStatus = Literal["pending", "running", "completed", "failed", "cancelled"]
 
@@ -131,12 +131,8 @@ class EvalRun(OpenModel):
     progress: EvalRunProgress | None = None
 
 
-class EvalRunPage(OpenModel):
+class EvalRunPage(WirePage[EvalRun]):
     """A page of eval runs."""
-
-    data: list[EvalRun]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class EvalRunQuery(WireModel):

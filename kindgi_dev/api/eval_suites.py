@@ -13,7 +13,7 @@ from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .eval_suite_bodies import BuildJudgedSuiteBody, EvalKind, PublishEvalSuiteBody
 from .judgments import JudgedSubject
 from .routing import SHORT_WRITE_BYTES
-from .wire import Number, OpenModel, WireModel
+from .wire import Number, OpenModel, WireModel, WirePage
 
 
 class EvalSuite(WireModel):
@@ -29,12 +29,8 @@ class EvalSuite(WireModel):
     unregistered_at: str | None = None
 
 
-class EvalSuiteCollectionPage(WireModel):
+class EvalSuiteCollectionPage(WirePage[EvalSuite]):
     """A page of eval suites."""
-
-    data: list[EvalSuite]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class PublishEvalSuiteResult(WireModel):
@@ -99,12 +95,8 @@ class JudgedEvalCase(OpenModel):
     erased: Literal[True] | None = None
 
 
-class JudgedEvalCaseCollectionPage(WireModel):
+class JudgedEvalCaseCollectionPage(WirePage[JudgedEvalCase]):
     """A page of a version's cases, in stored order."""
-
-    data: list[JudgedEvalCase]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class UnregisterEvalSuiteResult(WireModel):

@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import Field
 
 from .agents import catalog_endpoints
-from .wire import OpenModel, WireModel
+from .wire import OpenModel, WirePage
 
 
 class Flow(OpenModel):
@@ -25,12 +25,8 @@ class Flow(OpenModel):
     output: dict[str, Any] | None = Field(default=None, exclude=True)
 
 
-class FlowCollectionPage(WireModel):
+class FlowCollectionPage(WirePage[Flow]):
     """A page of flows."""
-
-    data: list[Flow]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 ENDPOINTS = catalog_endpoints(

@@ -23,7 +23,7 @@ from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .release_wire import ScopeAnswer, ScopeBody, ScopeQuery, scope_answer
 from .responses import json_response
 from .routing import plain, shape
-from .wire import WHOLE, WireModel, given
+from .wire import WHOLE, WireModel, WirePage, given
 
 Role = Literal["standard", "senior", "admin"]
 
@@ -152,12 +152,8 @@ class GatePolicyAnswer(WireModel):
     unregistered_at: str | None = None
 
 
-class GatePolicyPage(WireModel):
+class GatePolicyPage(WirePage[GatePolicyAnswer]):
     """A page of gate policies."""
-
-    data: list[GatePolicyAnswer]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class GatePolicyQuery(ScopeQuery):

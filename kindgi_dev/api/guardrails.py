@@ -10,7 +10,7 @@ from ..domain.guardrails import Guardrail as GuardrailRecord
 from ..domain.paging import Page
 from ..services import guardrails
 from .endpoint import Call, Endpoint, NoBody, NoQuery
-from .wire import WireModel, WireTime
+from .wire import WireModel, WirePage, WireTime
 
 
 class Guardrail(WireModel):
@@ -27,12 +27,8 @@ class Guardrail(WireModel):
     scope: dict[str, Any] | None = None
 
 
-class GuardrailPage(WireModel):
+class GuardrailPage(WirePage[Guardrail]):
     """A page of guardrails, by id."""
-
-    data: list[Guardrail]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class GuardrailQuery(WireModel):

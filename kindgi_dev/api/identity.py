@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from ..services import approvals, identity
 from .endpoint import Call, Endpoint, NoBody, NoQuery
-from .wire import WireModel
+from .wire import WireModel, WirePage
 
 
 class Principal(WireModel):
@@ -45,11 +45,8 @@ class SignInOptions(WireModel):
     methods: SignInMethods
 
 
-class MCPEndpointPage(WireModel):
+class MCPEndpointPage(WirePage[dict[str, object]]):
     """kindgi dev registers no MCP endpoint: always empty."""
-
-    data: list[dict[str, Any]]
-    has_more: bool
 
 
 async def whoami(call: Call[NoBody, NoQuery]) -> WhoamiResult:

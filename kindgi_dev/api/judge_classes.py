@@ -13,7 +13,7 @@ from ..domain.paging import Page
 from ..services import judge_classes
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .routing import SHORT_WRITE_BYTES
-from .wire import Number, Omittable, WireModel
+from .wire import Number, Omittable, WireModel, WirePage
 
 PrincipalKind = Literal["user", "service"]
 ReviewerRole = Literal["standard", "senior", "admin"]
@@ -124,12 +124,8 @@ class JudgeClass(WireModel):
     unregistered_at: str | None = None
 
 
-class JudgeClassCollectionPage(WireModel):
+class JudgeClassCollectionPage(WirePage[JudgeClass]):
     """A page of judge classes."""
-
-    data: list[JudgeClass]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class JudgeClassQuery(WireModel):

@@ -13,7 +13,7 @@ from ..services import judgments
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_KEY
 from .routing import SHORT_WRITE_BYTES
-from .wire import WHOLE, Omittable, OpenModel, WireModel
+from .wire import WHOLE, Omittable, OpenModel, WireModel, WirePage
 
 
 class JudgedItem(WireModel):
@@ -91,12 +91,8 @@ class JudgmentWithCopies(Judgment):
     item_value: Any = None
 
 
-class JudgmentCollectionPage(WireModel):
+class JudgmentCollectionPage(WirePage[Judgment]):
     """A page of judgments."""
-
-    data: list[Judgment]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class JudgmentQuery(WireModel):

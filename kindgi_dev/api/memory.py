@@ -14,7 +14,7 @@ from ..domain.paging import Page
 from ..services import memory
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .routing import plain
-from .wire import WHOLE, JsonAny, JsonObject, WireModel, WireTime
+from .wire import WHOLE, JsonAny, JsonObject, WireModel, WirePage, WireTime
 
 
 class RetentionWire(WireModel):
@@ -81,12 +81,8 @@ class Fact(WireModel):
     expires_at: str | None = None
 
 
-class FactPage(WireModel):
+class FactPage(WirePage[Fact]):
     """A page of facts."""
-
-    data: list[Fact]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class FactRevisions(WireModel):

@@ -10,7 +10,7 @@ from pydantic import ConfigDict, Field, model_validator
 from ..domain.paging import Page
 from ..services import erasures
 from .endpoint import Call, Endpoint, NoBody, NoQuery
-from .wire import WireModel, exactly_one
+from .wire import WireModel, WirePage, exactly_one
 
 
 class SubjectSelector(WireModel):
@@ -73,12 +73,8 @@ class MemoryErasureCreated(MemoryErasure):
     warnings: list[ErasureWarning] | None = None
 
 
-class ErasurePage(WireModel):
+class ErasurePage(WirePage[MemoryErasure]):
     """A page of the ledger, newest first."""
-
-    data: list[MemoryErasure]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class LedgerEntry(WireModel):

@@ -13,7 +13,7 @@ from ..services import projects
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_KEY, MAX_NAME
 from .routing import SHORT_WRITE_BYTES
-from .wire import Omittable, WireModel
+from .wire import Omittable, WireModel, WirePage
 
 
 class ProjectSpec(WireModel):
@@ -63,12 +63,8 @@ class ProjectProduction(WireModel):
     production_since: str | None
 
 
-class ProjectPage(WireModel):
+class ProjectPage(WirePage[Project]):
     """A page of projects."""
-
-    data: list[Project]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class ProjectQuery(WireModel):

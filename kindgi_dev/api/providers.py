@@ -12,7 +12,7 @@ from ..domain.capabilities import FEATURES, of_provider
 from ..services import providers
 from .capabilities import CapabilityDescriptor, capability
 from .endpoint import Call, Endpoint, NoBody, NoQuery
-from .wire import WHOLE, JsonObject, Number, OpenModel, WireModel
+from .wire import WHOLE, JsonObject, Number, OpenModel, WireModel, WirePage
 
 JSON_VALUE = "#/components/schemas/JsonValue"
 Price = Annotated[int | float, Field(ge=0), WithJsonSchema({"type": "number", "minimum": 0})]
@@ -108,11 +108,8 @@ class ProviderQuery(WireModel):
     feature: str | None = None
 
 
-class ProviderPage(WireModel):
+class ProviderPage(WirePage[ProviderMetadata]):
     """Every provider, on one page."""
-
-    data: list[ProviderMetadata]
-    has_more: bool
 
 
 class ProviderResult(WireModel):

@@ -13,7 +13,7 @@ from ..domain.live import LiveScope
 from ..domain.releases import Promotion
 from ..domain.segments import Segment
 from .runs import ScopeSegment
-from .wire import OpenModel, WireModel, wire_number
+from .wire import OpenModel, WireModel, WirePage, wire_number
 
 UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 Uuid = Annotated[str, Field(pattern=UUID_PATTERN)]
@@ -193,12 +193,8 @@ class PromotionAnswer(OpenModel):
     resolved_at: str | None = None
 
 
-class PromotionPage(WireModel):
+class PromotionPage(WirePage[PromotionAnswer]):
     """A page of an agent's history, newest first."""
-
-    data: list[PromotionAnswer]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 def promotion_answer(row: Promotion) -> PromotionAnswer:

@@ -22,7 +22,7 @@ from ..services import flow_runs, run_waits, runs
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .responses import json_response
 from .routing import shape
-from .wire import JSON_OBJECT, JsonAny, OpenModel, WireModel, WireTime, WireUuid
+from .wire import JSON_OBJECT, JsonAny, OpenModel, WireModel, WirePage, WireTime, WireUuid
 
 RunStatus = Literal["pending", "running", "suspended", "completed", "failed", "cancelled"]
 
@@ -156,12 +156,8 @@ class Run(WireModel):
     waiting_for: WaitingFor | None = None
 
 
-class RunPage(WireModel):
+class RunPage(WirePage[Run]):
     """A page of runs."""
-
-    data: list[Run]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class RunQuery(WireModel):
@@ -218,12 +214,8 @@ class JournalEntry(WireModel):
     timestamp: str
 
 
-class JournalPage(WireModel):
+class JournalPage(WirePage[JournalEntry]):
     """A page of journal entries."""
-
-    data: list[JournalEntry]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 async def start(call: Call[StartRunBody, NoQuery]) -> Response:

@@ -14,7 +14,7 @@ from ..services import test_set_registry
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .responses import json_response
 from .routing import SHORT_WRITE_BYTES, shape
-from .wire import JsonObject, OpenModel, WireModel
+from .wire import JsonObject, WireModel, WirePage
 
 RegistryKind = Literal[
     "accuracy", "pairwise", "regression", "human-review", "benchmark", "custom", "corrections"
@@ -43,12 +43,8 @@ class PublishTestSetBody(WireModel):
     spec: JsonObject
 
 
-class TestSetPage(WireModel):
+class TestSetPage(WirePage[TestSetEntry]):
     """A page of registry entries, by id."""
-
-    data: list[TestSetEntry]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class RegistryQuery(WireModel):
@@ -66,12 +62,8 @@ class PageQuery(WireModel):
     cursor: str | None = None
 
 
-class VersionCasePage(OpenModel):
+class VersionCasePage(WirePage[dict[str, object]]):
     """A version's cases: `TestCase`s of a frozen set, `JudgedEvalCase`s of a built suite."""
-
-    data: list[dict[str, Any]]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 async def list_entries(call: Call[NoBody, RegistryQuery]) -> Page[Any]:

@@ -19,7 +19,7 @@ from .corrections import ANSWER_RULE, DECISIONS_RULE, SOMETHING_EXPECTED, decisi
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_ITEMS, MAX_KEY
 from .routing import SHORT_WRITE_BYTES
-from .wire import WHOLE, JsonObject, WireModel
+from .wire import WHOLE, JsonObject, WireModel, WirePage
 
 Verdict = Literal["right", "wrong"]
 CaseKind = Literal["correction", "hand"]
@@ -140,12 +140,8 @@ class TestCase(WireModel):
     """The corrector group (judge class) the correction was made under, when there was one."""
 
 
-class TestCasePage(WireModel):
+class TestCasePage(WirePage[TestCase]):
     """A page of cases, newest first."""
-
-    data: list[TestCase]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class CaseCounts(WireModel):

@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import Field
 
 from .agents import catalog_endpoints
-from .wire import OpenModel, WireModel
+from .wire import OpenModel, WirePage
 
 
 class ToolEffect(OpenModel):
@@ -32,12 +32,8 @@ class Tool(OpenModel):
     unregistered_at: str | None = None
 
 
-class ToolVersionCollectionPage(WireModel):
+class ToolVersionCollectionPage(WirePage[Tool]):
     """A page of tools (or of one tool's versions)."""
-
-    data: list[Tool]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 ENDPOINTS = catalog_endpoints(

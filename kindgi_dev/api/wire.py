@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
@@ -75,6 +75,17 @@ class OpenModel(WireModel):
         defer_build=True,
         cache_strings="keys",
     )
+
+
+class WirePage(WireModel, Generic[T]):
+    """A page of a list answer, as every page of the contract: its items, whether more
+    follow, and while they do the cursor of the next page. A list names its page by
+    subclassing it (`class RunPage(WirePage[Run])`), so `/openapi.json` keeps the page's
+    component name and description."""
+
+    data: list[T]
+    has_more: bool
+    next_cursor: str | None = None
 
 
 JSON_VALUE: JsonDict = {
