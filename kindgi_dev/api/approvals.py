@@ -70,8 +70,8 @@ class ApprovalAnswer(OpenModel):
 
 
 class ApprovalPage(WirePage[ApprovalAnswer]):
-    """A page of approvals, in the order asked for: the page echoes that `order` and the
-    `decidedBy` filter, as the official client's approval page reads them."""
+    """A page of approvals, in the order asked for; it echoes that `order` and the
+    `decidedBy` filter."""
 
     order: str
     decided_by: str | None = None

@@ -182,10 +182,9 @@ class UsageGroupAnswer(WireModel):
     last_at: str
 
 
+# Not a WirePage: the contract's usage page has no `hasMore` (its last page has no cursor).
 class UsagePage(WireModel):
-    """A page of usage groups and the watermark every record up to is counted by. Not a
-    `WirePage`: the contract's usage page has no `hasMore` (its last page has no
-    `nextCursor`)."""
+    """A page of usage groups and the watermark every record up to is counted by."""
 
     data: list[UsageGroupAnswer]
     watermark: str

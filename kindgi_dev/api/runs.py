@@ -224,23 +224,20 @@ async def start(call: Call[StartRunBody, NoQuery]) -> Response:
         raise ValidationFailed("agent", "give exactly one of agent or flow")
     options = body.options or StartRunOptions()
     segments = None if body.segments is None else [s.record() for s in body.segments]
-    given = {
-        "project_id": body.project_id,
-        "input": body.input,
-        "segments": segments,
-        "dry_run": bool(options.dry_run),
-        "wait": options.wait is not False,
-    }
+    dry_run, wait = bool(options.dry_run), options.wait is not False
     if body.flow is not None:
         if body.input is None:
             raise ValidationFailed("input", "is required: the flow's run input")
         run, status = await flow_runs.start(
-            call.ctx, body.flow, flow_version=body.flow_version, **given
-        )
+            call.ctx, body.flow, flow_version=body.flow_version, project_id=body.project_id,
+            input=body.input, segments=segments, dry_run=dry_run, wait=wait,
+        )  # fmt: skip
     else:
         run, status = await runs.start(
-            call.ctx, str(body.agent), agent_version=body.agent_version, **given
-        )
+            call.ctx, str(body.agent), agent_version=body.agent_version,
+            project_id=body.project_id, input=body.input, segments=segments, dry_run=dry_run,
+            wait=wait,
+        )  # fmt: skip
     return json_response(shape(Run, run), status)
 
 
