@@ -17,7 +17,7 @@ from ..domain.errors import BadInput
 from ..domain.paging import Page
 from ..services import catalog
 from .endpoint import Call, Endpoint, NoBody, NoQuery, Operation
-from .wire import OpenModel, WireModel, WirePage
+from .wire import OpenModel, OpenObject, WireModel, WirePage
 
 
 class CatalogListQuery(WireModel):
@@ -60,14 +60,14 @@ class Agent(OpenModel):
     version: str
     name: str
     description: str | None = None
-    instructions: str | dict[str, Any]
-    capabilities: list[dict[str, Any]]
+    instructions: str | OpenObject
+    capabilities: list[OpenObject]
     tools: list[ToolRef]
-    retrieval: list[dict[str, Any]]
+    retrieval: list[OpenObject]
     guardrails: list[str]
     preferred_provider: str | None = None
     preferred_model: str | None = None
-    output: dict[str, Any] | None = None
+    output: OpenObject | None = None
     unregistered_at: str | None = None
 
 

@@ -17,7 +17,7 @@ from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .release_wire import UUID_PATTERN
 from .responses import json_response
 from .routing import shape
-from .wire import JsonAny, OpenModel, WireModel, WirePage, WireTime
+from .wire import JsonAny, OpenModel, OpenObject, WireModel, WirePage, WireTime
 
 Role = Literal["standard", "senior", "admin"]
 Status = Literal[
@@ -49,12 +49,12 @@ class ApprovalAnswer(OpenModel):
     tenant_id: str
     project_id: str | None = None
     subject_kind: str
-    subject_ref: dict[str, Any]
+    subject_ref: OpenObject
     required_role: str
     status: str
     title: str | None = None
     description: str | None = None
-    context: dict[str, Any] | None = None
+    context: OpenObject | None = None
     created_at: str
     updated_at: str
     decided_at: str | None = None

@@ -15,7 +15,7 @@ from ..services import blocks
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_KEY
 from .routing import plain
-from .wire import JsonObject, OpenModel, WireModel, WirePage
+from .wire import JsonObject, OpenModel, OpenObject, WireModel, WirePage
 
 BLOCK_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
@@ -24,9 +24,9 @@ class BlockContent(OpenModel):
     """A prompt's `template` (with its `parameters`), or settings' `values` and `schema`."""
 
     template: str | None = Field(default=None, min_length=1)
-    parameters: list[dict[str, Any]] | None = None
-    values: dict[str, Any] | None = None
-    schema_: dict[str, Any] | None = Field(default=None, alias="schema")
+    parameters: list[OpenObject] | None = None
+    values: OpenObject | None = None
+    schema_: OpenObject | None = Field(default=None, alias="schema")
 
 
 class PromptContent(WireModel):

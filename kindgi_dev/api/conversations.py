@@ -10,7 +10,7 @@ from ..domain.paging import Page
 from ..services import conversations
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .routing import plain
-from .wire import JsonObject, WireModel, WirePage
+from .wire import JsonObject, OpenJson, OpenObject, WireModel, WirePage
 
 
 class Conversation(WireModel):
@@ -24,14 +24,14 @@ class Conversation(WireModel):
     participant_id: str | None = None
     project_id: str | None = None
     opened_by: str | None = None
-    scope: dict[str, Any]
+    scope: OpenObject
     status: Literal["open", "closed"]
     opened_at: str
     closed_at: str | None = None
     turn_count: int
     last_message_at: str | None = None
     unregistered_at: str | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: OpenObject | None = None
 
 
 class OpenConversationBody(WireModel):
@@ -57,8 +57,8 @@ class Message(WireModel):
 
     sequence: int
     role: str
-    content: Any
-    tool_call: Any = None
+    content: OpenJson
+    tool_call: OpenJson = None
     actor: str | None = None
     created_at: str
 

@@ -22,7 +22,7 @@ from .eval_verdicts import FlakyCases, PairedComparison
 from .responses import dumps
 from .routing import shape
 from .run_cost import ComparisonCost
-from .wire import WholeNumber, WireModel
+from .wire import OpenJson, OpenObject, WholeNumber, WireModel
 
 
 def _nulls(data: object, *names: str) -> object:
@@ -93,8 +93,8 @@ class Difference(WireModel):
     kind: str
     tool_id: str | None = None
     field: str | None = None
-    expected: Any = None
-    actual: Any = None
+    expected: OpenJson = None
+    actual: OpenJson = None
     reason: str | None = None
 
     @model_validator(mode="before")
@@ -143,11 +143,11 @@ class BaselineReplay(WireModel):
     run_ids: list[str]
     scores: list[CaseScore]
     changes: Changes | None = None
-    tools: list[dict[str, Any]] | None = None
+    tools: list[OpenObject] | None = None
     diverged: bool
     refused_writes: int
     approval_skipped: bool
-    stopped: dict[str, Any] | None = None
+    stopped: OpenObject | None = None
     error: str | None = None
     corrections: list[CorrectionCheck] | None = None
     correction_differences: list[CorrectionDifference] | None = None
@@ -164,12 +164,12 @@ class ComparisonCaseResult(WireModel):
     baseline: CaseScore
     candidate: list[CaseScore]
     changes: Changes | None = None
-    tools: list[dict[str, Any]] | None = None
+    tools: list[OpenObject] | None = None
     diverged: bool
     refused_writes: int
     no_context: bool
     approval_skipped: bool
-    stopped: dict[str, Any] | None = None
+    stopped: OpenObject | None = None
     error: str | None = None
     corrections: list[CorrectionCheck] | None = None
     correction_differences: list[CorrectionDifference] | None = None
@@ -249,7 +249,7 @@ class ComparisonCandidate(WireModel):
     agent_id: str | None = None
     flow_id: str | None = None
     version: str | None = None
-    versions: dict[str, Any] | None = None
+    versions: OpenObject | None = None
 
 
 class ComparisonScope(WireModel):
@@ -315,7 +315,7 @@ class ComparisonSummary(WireModel):
     stopped: int
     reads: str
     class_weights: str
-    sample: dict[str, Any] | None = None
+    sample: OpenObject | None = None
     sampling: ComparisonSampling
     repetitions: int
     metrics: ComparisonMetrics
@@ -343,7 +343,7 @@ class PreviewCase(WireModel):
 
     case_index: int
     case_id: str
-    input: Any
+    input: OpenJson
 
     @model_validator(mode="before")
     @classmethod

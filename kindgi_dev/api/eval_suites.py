@@ -13,7 +13,7 @@ from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .eval_suite_bodies import BuildJudgedSuiteBody, EvalKind, PublishEvalSuiteBody
 from .judgments import JudgedSubject
 from .routing import SHORT_WRITE_BYTES
-from .wire import Number, OpenModel, WireModel, WirePage
+from .wire import Number, OpenJson, OpenModel, OpenObject, WireModel, WirePage
 
 
 class EvalSuite(WireModel):
@@ -25,7 +25,7 @@ class EvalSuite(WireModel):
     version: str
     kind: EvalKind
     description: str | None = None
-    spec: dict[str, Any]
+    spec: OpenObject
     unregistered_at: str | None = None
 
 
@@ -87,11 +87,11 @@ class JudgedEvalCase(OpenModel):
 
     case_id: str
     subject: JudgedSubject
-    input: Any = None
-    context: dict[str, Any] | None = None
-    output: Any = None
+    input: OpenJson = None
+    context: OpenObject | None = None
+    output: OpenJson = None
     items: list[JudgedItemSummary]
-    corrections: list[dict[str, Any]] | None = None
+    corrections: list[OpenObject] | None = None
     erased: Literal[True] | None = None
 
 

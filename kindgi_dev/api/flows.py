@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from .agents import catalog_endpoints
-from .wire import OpenModel, WirePage
+from .wire import OpenModel, OpenObject, WirePage
 
 
 class Flow(OpenModel):
@@ -17,12 +15,12 @@ class Flow(OpenModel):
     version: str
     name: str | None = None
     description: str | None = None
-    nodes: list[dict[str, Any]]
-    edges: list[dict[str, Any]]
+    nodes: list[OpenObject]
+    edges: list[OpenObject]
     max_parallelism: int | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: OpenObject | None = None
     unregistered_at: str | None = None
-    output: dict[str, Any] | None = Field(default=None, exclude=True)
+    output: OpenObject | None = Field(default=None, exclude=True)
 
 
 class FlowCollectionPage(WirePage[Flow]):

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from ..domain.guardrails import Guardrail as GuardrailRecord
 from ..domain.paging import Page
 from ..services import guardrails
 from .endpoint import Call, Endpoint, NoBody, NoQuery
-from .wire import WireModel, WirePage, WireTime
+from .wire import OpenObject, WireModel, WirePage, WireTime
 
 
 class Guardrail(WireModel):
@@ -21,10 +19,10 @@ class Guardrail(WireModel):
     description: str | None = None
     kind: str
     check: str
-    config: dict[str, Any] | None = None
-    action: dict[str, Any]
+    config: OpenObject | None = None
+    action: OpenObject
     severity: str | None = None
-    scope: dict[str, Any] | None = None
+    scope: OpenObject | None = None
 
 
 class GuardrailPage(WirePage[Guardrail]):

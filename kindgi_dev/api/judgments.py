@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -13,7 +13,7 @@ from ..services import judgments
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_KEY
 from .routing import SHORT_WRITE_BYTES
-from .wire import WHOLE, Omittable, OpenModel, WireModel, WirePage
+from .wire import WHOLE, Omittable, OpenJson, OpenModel, OpenObject, WireModel, WirePage
 
 
 class JudgedItem(WireModel):
@@ -77,9 +77,9 @@ class JudgedRunCopy(OpenModel):
 
     run_id: str
     subject: JudgedSubject
-    input: Any = None
-    context: dict[str, Any] | None = None
-    output: Any = None
+    input: OpenJson = None
+    context: OpenObject | None = None
+    output: OpenJson = None
     segments: list[dict[str, str]] | None = None
     captured_at: str
 
@@ -88,7 +88,7 @@ class JudgmentWithCopies(Judgment):
     """A judgment with the run's copy and the judged item's value."""
 
     run: JudgedRunCopy
-    item_value: Any = None
+    item_value: OpenJson = None
 
 
 class JudgmentCollectionPage(WirePage[Judgment]):

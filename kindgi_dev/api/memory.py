@@ -14,7 +14,7 @@ from ..domain.paging import Page
 from ..services import memory
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .routing import plain
-from .wire import WHOLE, JsonAny, JsonObject, WireModel, WirePage, WireTime
+from .wire import WHOLE, JsonAny, JsonObject, OpenJson, OpenObject, WireModel, WirePage, WireTime
 
 
 class RetentionWire(WireModel):
@@ -56,11 +56,11 @@ class Fact(WireModel):
     id: str
     revision_id: str | None = None
     type: str
-    scope: dict[str, Any]
+    scope: OpenObject
     version: int
     created_at: str
     updated_at: str | None = None
-    content: Any = None
+    content: OpenJson = None
     content_hash: str | None = None
     size: int | None = None
     retention: RetentionWire | None = None

@@ -22,7 +22,17 @@ from ..services import flow_runs, run_waits, runs
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .responses import json_response
 from .routing import shape
-from .wire import JSON_OBJECT, JsonAny, OpenModel, WireModel, WirePage, WireTime, WireUuid
+from .wire import (
+    JSON_OBJECT,
+    JsonAny,
+    OpenJson,
+    OpenModel,
+    OpenObject,
+    WireModel,
+    WirePage,
+    WireTime,
+    WireUuid,
+)
 
 RunStatus = Literal["pending", "running", "suspended", "completed", "failed", "cancelled"]
 
@@ -128,7 +138,7 @@ class WaitingFor(WireModel):
     """What a suspended run waits for: approvals still to decide, and the rest."""
 
     approvals: list[WaitingApproval]
-    other: list[dict[str, Any]]
+    other: list[OpenObject]
 
 
 class Run(WireModel):
@@ -146,7 +156,7 @@ class Run(WireModel):
     completed_at: str | None = None
     failure_message: str | None = None
     failure: RunFailure | None = None
-    output: Any = None
+    output: OpenJson = None
     agent: RunAgent | None = None
     started_by: Literal["person", "key", "schedule", "webhook", "event"] | None = None
     replay_of: str | None = None
@@ -210,7 +220,7 @@ class JournalEntry(WireModel):
     sequence: int
     kind: str
     node_id: str | None = None
-    payload: Any = None
+    payload: OpenJson = None
     timestamp: str
 
 

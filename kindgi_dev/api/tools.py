@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from .agents import catalog_endpoints
-from .wire import OpenModel, WirePage
+from .wire import OpenModel, OpenObject, WirePage
 
 
 class ToolEffect(OpenModel):
@@ -24,8 +22,8 @@ class Tool(OpenModel):
     id: str = Field(min_length=1)
     description: str = Field(min_length=1)
     version: str | None = None
-    input: dict[str, Any]
-    output: dict[str, Any]
+    input: OpenObject
+    output: OpenObject
     effects: list[ToolEffect] | None = None
     mutating: bool | None = None
     needs_approval_when_unattended: bool | None = None

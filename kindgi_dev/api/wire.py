@@ -133,6 +133,17 @@ JsonObject = Annotated[dict[str, JsonAny], WithJsonSchema(JSON_OBJECT)]
 """A body's opaque JSON object: checked to be an object, its values taken as read."""
 
 
+OpenJson = Annotated[
+    JSON, SkipValidation, PlainSerializer(_as_given, return_type=object), WithJsonSchema({})
+]
+"""A JSON value the contract leaves open (schema `{}`: a run's output, an event's payload):
+taken and answered as it is, as `JsonAny` is."""
+OpenObject = Annotated[
+    dict[str, OpenJson], WithJsonSchema({"type": "object", "additionalProperties": True})
+]
+"""A JSON object the contract leaves open (any object): checked to be an object."""
+
+
 def _whole(value: Any) -> Any:
     return (
         int(value)
