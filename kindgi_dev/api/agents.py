@@ -7,14 +7,13 @@ Agents, flows and tools are read the same way (the contract says "as `agents.lis
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 from uuid import UUID
 
 from pydantic import BaseModel, Field
 
 from ..domain.catalog import Kind
 from ..domain.errors import BadInput
-from ..domain.paging import Page
 from ..services import catalog
 from .endpoint import Call, Endpoint, NoBody, NoQuery, Operation
 from .wire import OpenModel, OpenObject, WireModel, WirePage
@@ -92,7 +91,7 @@ class CatalogReads:
     kind: Kind
     id_param: str
 
-    async def list_items(self, call: Call[NoBody, CatalogListQuery]) -> Page[Any]:
+    async def list_items(self, call: Call[NoBody, CatalogListQuery]) -> object:
         """The latest version of each id, a page at a time."""
         q = call.query
         check_scope(q)
@@ -106,11 +105,11 @@ class CatalogReads:
         )
         return found
 
-    async def get_latest(self, call: Call[NoBody, GetQuery]) -> dict[str, Any]:
+    async def get_latest(self, call: Call[NoBody, GetQuery]) -> object:
         """The highest active version."""
         return catalog.get(call.ctx, self.kind, call.path[self.id_param])
 
-    async def list_versions(self, call: Call[NoBody, VersionsQuery]) -> Page[Any]:
+    async def list_versions(self, call: Call[NoBody, VersionsQuery]) -> object:
         """One id's versions, lowest semver first."""
         q = call.query
         found = catalog.list_versions(
@@ -123,7 +122,7 @@ class CatalogReads:
         )
         return found
 
-    async def get_version(self, call: Call[NoBody, NoQuery]) -> dict[str, Any]:
+    async def get_version(self, call: Call[NoBody, NoQuery]) -> object:
         """One version, unregistered or not."""
         return catalog.get(call.ctx, self.kind, call.path[self.id_param], call.path["version"])
 

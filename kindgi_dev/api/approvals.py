@@ -229,7 +229,7 @@ def approval_answer(approval: Approval) -> ApprovalAnswer:
 
 def decision_answer(approval_id: str, decided: Decision) -> ReviewDecisionAnswer:
     """The decision as `approvals.complete` answers it."""
-    shown: dict[str, Any] = {"rationale": decided.rationale} if decided.rationale else {}
+    shown: dict[str, str] = {"rationale": decided.rationale} if decided.rationale else {}
     return ReviewDecisionAnswer(
         id=decided.id,
         approval_id=approval_id,

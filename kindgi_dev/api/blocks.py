@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, RootModel, field_validator
 
 from ..domain import semver
 from ..domain.blocks import Block
 from ..domain.errors import ValidationFailed
-from ..domain.paging import clamp_limit, decode_cursor, encode_cursor
+from ..domain.json import JSONObject
+from ..domain.paging import Page, page_of
 from ..domain.semver import SEMVER_PATTERN
 from ..services import blocks
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_KEY
-from .routing import plain
 from .wire import JsonObject, OpenModel, OpenObject, WireModel, WirePage
 
 BLOCK_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
@@ -144,19 +144,6 @@ class ReinstateResult(WireModel):
     was_tombstoned: bool
 
 
-def _page(found: list[Block], limit: int | None, cursor: str | None) -> dict[str, Any]:
-    """One page of `found`, with an offset cursor for the next."""
-    start = int((decode_cursor(cursor) or [0])[0])
-    size = clamp_limit(limit)
-    page: dict[str, Any] = {
-        "data": [plain(b) for b in found[start : start + size]],
-        "has_more": False,
-    }
-    if start + size < len(found):
-        page.update(has_more=True, next_cursor=encode_cursor([start + size]))
-    return page
-
-
 async def publish(call: Call[PublishBlockBody, NoQuery]) -> dict[str, str]:
     body = call.body.root
     content = body.content.model_dump(by_alias=True, exclude_none=True)
@@ -172,33 +159,33 @@ async def publish(call: Call[PublishBlockBody, NoQuery]) -> dict[str, str]:
     return {"block_id": block.id, "version": block.version}
 
 
-async def list_blocks(call: Call[NoBody, BlockQuery]) -> dict[str, Any]:
+async def list_blocks(call: Call[NoBody, BlockQuery]) -> Page[Block]:
     q = call.query
     if q.scope_kind not in (None, "project"):
-        return {"data": [], "has_more": False}  # kindgi dev's blocks all belong to projects
+        return Page([], False)  # kindgi dev's blocks all belong to projects
     if q.scope_kind == "project" and not q.scope_id:
         raise ValidationFailed(
             "scopeId", "is required with scopeKind=project", code="scope-invalid"
         )
     found = blocks.list_latest(call.ctx, kind=q.kind, name=q.name, project_id=q.scope_id)
-    return _page(found, q.limit, q.cursor)
+    return page_of(found, q.limit, q.cursor)
 
 
 async def get(call: Call[NoBody, GetQuery]) -> Block:
     return blocks.get(call.ctx, call.path["blockId"], call.query.project_id)
 
 
-async def versions(call: Call[NoBody, VersionQuery]) -> dict[str, Any]:
+async def versions(call: Call[NoBody, VersionQuery]) -> Page[Block]:
     q = call.query
     found = blocks.versions(call.ctx, call.path["blockId"], include_tombstoned=q.include_tombstoned)
-    return _page(found, q.limit, q.cursor)
+    return page_of(found, q.limit, q.cursor)
 
 
 async def get_version(call: Call[NoBody, NoQuery]) -> Block:
     return blocks.get_version(call.ctx, call.path["blockId"], call.path["version"])
 
 
-async def unregister(call: Call[NoBody, NoQuery]) -> dict[str, Any]:
+async def unregister(call: Call[NoBody, NoQuery]) -> JSONObject:
     block_id, version = call.path["blockId"], call.path["version"]
     blocks.unregister(call.ctx, block_id, version)
     return {"block_id": block_id, "version": version, "unregistered": True}

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
 from pydantic import Field
 
+from ..domain.json import JSONObject
 from ..domain.paging import Page
 from ..services import conversations
 from .endpoint import Call, Endpoint, NoBody, NoQuery
@@ -98,7 +99,7 @@ async def list_conversations(call: Call[NoBody, ConversationQuery]) -> Conversat
     page = conversations.list_page(
         call.ctx, limit=q.limit, cursor=q.cursor, filters=filters, replays=q.replays
     )
-    body = cast(dict[str, Any], plain(page))
+    body = cast(JSONObject, plain(page))
     if q.opened_by == "me":
         body["opened_by"] = "me"
     return ConversationPage.model_validate(body)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, model_validator
 from starlette.responses import Response, StreamingResponse
@@ -161,7 +161,7 @@ def start_on_test_set(call: Call[StartEvalRunBody, NoQuery]) -> eval_runs.Starte
     return trials.start_on_test_set(call.ctx, call.path["agentId"], start_request(call.body))
 
 
-def list_runs(call: Call[NoBody, EvalRunQuery]) -> Page[Any] | Response:
+def list_runs(call: Call[NoBody, EvalRunQuery]) -> Page[eval_runs.EvalRun] | Response:
     """A page of runs; each judged run's cases are read and written a page at a time, as
     for one run, so listing runs of thousands of cases holds none of them whole."""
     q = call.query

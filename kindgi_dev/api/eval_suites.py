@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -149,7 +149,7 @@ class PageQuery(WireModel):
     cursor: str | None = None
 
 
-async def list_suites(call: Call[NoBody, SuiteListQuery]) -> Page[Any]:
+async def list_suites(call: Call[NoBody, SuiteListQuery]) -> Page[eval_suites.EvalSuite]:
     """A page of suites; `scopeKind=project` filters on the project."""
     q = call.query
     if (q.scope_kind in ("org", "project")) != (q.scope_id is not None):
@@ -189,7 +189,7 @@ async def get(call: Call[NoBody, SuiteGetQuery]) -> eval_suites.EvalSuite:
     return eval_suites.get(call.ctx, call.path["suiteId"], call.query.project_id)
 
 
-async def list_versions(call: Call[NoBody, VersionsQuery]) -> Page[Any]:
+async def list_versions(call: Call[NoBody, VersionsQuery]) -> Page[eval_suites.EvalSuite]:
     """A page of a suite's versions."""
     q = call.query
     page = eval_suites.list_versions(
@@ -236,7 +236,7 @@ def selection_of(body: BuildJudgedSuiteBody) -> eval_suites.JudgedSelection:
     )
 
 
-async def list_cases(call: Call[NoBody, PageQuery]) -> Page[Any]:
+async def list_cases(call: Call[NoBody, PageQuery]) -> object:
     """A page of a version's cases."""
     q, path = call.query, call.path
     page = eval_suites.list_cases(

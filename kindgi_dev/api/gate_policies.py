@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 from starlette.responses import Response
@@ -166,7 +166,7 @@ class GatePolicyQuery(ScopeQuery):
 
 def policy_answer(policy: GatePolicy) -> GatePolicyAnswer:
     """A policy version as the wire shows it (its spec with only the parts it has)."""
-    shown: dict[str, Any] = {
+    shown: dict[str, object] = {
         "id": policy.id,
         "version": policy.version,
         "agent_id": policy.agent_id,
@@ -178,7 +178,7 @@ def policy_answer(policy: GatePolicy) -> GatePolicyAnswer:
         shown["description"] = policy.description
     if policy.unregistered_at is not None:
         shown["unregistered_at"] = policy.unregistered_at
-    return GatePolicyAnswer(**shown)
+    return GatePolicyAnswer.model_validate(shown)
 
 
 def publish(call: Call[PublishGatePolicyBody, NoQuery]) -> Response:

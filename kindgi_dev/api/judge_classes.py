@@ -180,7 +180,7 @@ async def get(call: Call[NoBody, NoQuery]) -> judge_classes.JudgeClass:
 
 def update(call: Call[UpdateJudgeClassBody, NoQuery]) -> judge_classes.JudgeClass:
     body = call.body
-    changes: dict[str, Any] = {name: getattr(body, name) for name in body.model_fields_set}
+    changes: dict[str, object] = {name: getattr(body, name) for name in body.model_fields_set}
     if body.assertable_by is not None:
         changes["assertable_by"] = body.assertable_by.record()
     return judge_classes.update(call.ctx, call.path["judgeClassId"], changes)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -221,7 +221,7 @@ def delete(call: Call[NoBody, DeleteFactQuery]) -> FactRecord:
     return memory.delete(call.ctx, call.path["factId"], call.query.expect_version)
 
 
-async def revisions(call: Call[NoBody, NoQuery]) -> dict[str, Any]:
+async def revisions(call: Call[NoBody, NoQuery]) -> dict[str, object]:
     return {"data": plain(memory.revisions(call.ctx, call.path["factId"]))}
 
 
@@ -242,7 +242,7 @@ def verify(call: Call[VerifyFactBody, NoQuery]) -> FactRecord:
     return memory.verify(call.ctx, call.path["factId"], call.body.expect_version)
 
 
-async def retrieve(call: Call[RetrieveBody, NoQuery]) -> dict[str, Any]:
+async def retrieve(call: Call[RetrieveBody, NoQuery]) -> dict[str, object]:
     b = call.body
     hits = memory.retrieve(
         call.ctx, mode=b.mode, query=b.query, type=b.type, scope=b.scope, limit=b.limit

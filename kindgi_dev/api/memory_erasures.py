@@ -3,10 +3,11 @@ ledger of erasures. The 0.4 `/v1/erasures` (in `corrections`) erases the same.""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
+from ..domain.json import JSON, JSONObject
 from ..domain.paging import Page
 from ..services import erasures
 from .endpoint import Call, Endpoint, NoBody, NoQuery
@@ -136,7 +137,7 @@ UNMATCHABLE = (
 )
 
 
-def create(call: Call[CreateErasureBody, NoQuery]) -> dict[str, Any]:
+def create(call: Call[CreateErasureBody, NoQuery]) -> JSONObject:
     done = erasures.erase(call.ctx, call.body.selector())
     return {**vars(done), "warnings": [{"code": "erasure-unmatchable", "message": UNMATCHABLE}]}
 
@@ -149,17 +150,17 @@ async def get(call: Call[NoBody, NoQuery]) -> erasures.MemoryErasure:
     return erasures.get(call.ctx, call.path["erasureId"])
 
 
-async def export(call: Call[NoBody, NoQuery]) -> dict[str, Any]:
+async def export(call: Call[NoBody, NoQuery]) -> JSONObject:
     return {"data": [_entry(e) for e in erasures.ledger(call.ctx)]}
 
 
-def _entry(erasure: erasures.MemoryErasure) -> dict[str, Any]:
+def _entry(erasure: erasures.MemoryErasure) -> JSONObject:
     fields = ("id", "selector_kind", "requested_by", "status", "created_at", "completed_at")
     return {name: getattr(erasure, name) for name in fields}
 
 
-async def replay(call: Call[ReplayBody, NoQuery]) -> dict[str, Any]:
-    unmatched = [
+async def replay(call: Call[ReplayBody, NoQuery]) -> JSONObject:
+    unmatched: list[JSON] = [
         {"id": e.id, "reason": "no-keyed-hash" if e.selector_hmac is None else "unknown-key"}
         for e in call.body.erasures
     ]

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 from starlette.responses import Response
 
 from ..domain.errors import NotFound
+from ..domain.json import JSONObject
 from ..domain.paging import Page
 from ..services import projects
 from .endpoint import Call, Endpoint, NoBody, NoQuery
@@ -125,7 +124,7 @@ async def update(call: Call[ProjectPatch, NoQuery]) -> Response:
     return Response(status_code=204)
 
 
-async def set_production(call: Call[ProjectProductionBody, NoQuery]) -> dict[str, Any]:
+async def set_production(call: Call[ProjectProductionBody, NoQuery]) -> JSONObject:
     state = projects.set_production(call.ctx, call.path["projectId"], call.body.production)
     return {"project_id": state.project_id, "production_since": state.production_since}
 

@@ -3,12 +3,13 @@ registering one over the API, reading, checking and unregistering it."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, WithJsonSchema, field_validator
 
 from ..domain.bounds import MAX_NUMBER
 from ..domain.capabilities import FEATURES, of_provider
+from ..domain.json import JSON, JSONObject
 from ..services import providers
 from .capabilities import CapabilityDescriptor, capability
 from .endpoint import Call, Endpoint, NoBody, NoQuery
@@ -148,12 +149,12 @@ class ProviderCheck(WireModel):
     secret_ref: SecretRef | None = None
 
 
-def metadata(provider: providers.Provider) -> dict[str, Any]:
+def metadata(provider: providers.Provider) -> JSONObject:
     """A provider's wire metadata: as registered, or made for a configured one."""
     if provider.registration is not None:
         given = dict(provider.registration.metadata)
         return {**given, "labels": {**(given.get("labels") or {}), "key": provider.key}}
-    free = {"promptUsdPer1kTokens": 0, "completionUsdPer1kTokens": 0}
+    free: JSONObject = {"promptUsdPer1kTokens": 0, "completionUsdPer1kTokens": 0}
     return {
         "id": provider.id,
         "region": "local",
@@ -171,9 +172,9 @@ def metadata(provider: providers.Provider) -> dict[str, Any]:
     }
 
 
-async def list_providers(call: Call[NoBody, ProviderQuery]) -> dict[str, Any]:
+async def list_providers(call: Call[NoBody, ProviderQuery]) -> JSONObject:
     wanted = call.query.feature
-    found = [
+    found: list[JSON] = [
         metadata(p)
         for p in providers.configured(call.ctx)
         if wanted is None or any(wanted in features for _, features in p.features().models)
@@ -193,11 +194,11 @@ async def register(call: Call[RegisterProviderBody, NoQuery]) -> dict[str, str]:
     return {"provider_id": provider_id}
 
 
-async def get(call: Call[NoBody, NoQuery]) -> dict[str, Any]:
+async def get(call: Call[NoBody, NoQuery]) -> JSONObject:
     return metadata(providers.get(call.ctx, call.path["providerId"]))
 
 
-async def capabilities(call: Call[NoBody, NoQuery]) -> dict[str, Any]:
+async def capabilities(call: Call[NoBody, NoQuery]) -> dict[str, object]:
     provider = providers.get(call.ctx, call.path["providerId"])
     return {"data": [capability(c) for c in of_provider(provider.features())]}
 
@@ -206,7 +207,7 @@ async def check(call: Call[NoBody, NoQuery]) -> providers.ProviderCheck:
     return providers.check(call.ctx, call.path["providerId"])
 
 
-async def unregister(call: Call[NoBody, NoQuery]) -> dict[str, Any]:
+async def unregister(call: Call[NoBody, NoQuery]) -> JSONObject:
     provider_id = call.path["providerId"]
     providers.unregister(call.ctx, provider_id)
     return {"provider_id": provider_id, "unregistered": True}

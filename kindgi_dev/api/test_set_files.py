@@ -3,11 +3,10 @@ file you commit, and that file stored back read-only (docs/move-test-sets.md).""
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 from starlette.responses import Response, StreamingResponse
 
+from ..domain.json import JSONObject
 from ..domain.semver import SEMVER_PATTERN
 from ..domain.test_set_files import FORMAT, ID, KIND
 from ..services import test_set_files
@@ -90,7 +89,7 @@ def import_file(call: Call[TestSetFile, ImportQuery]) -> Response:
                          201 if found.pulled else 200)  # fmt: skip
 
 
-def _imported(found: PulledVersion, sha256: str) -> dict[str, Any]:
+def _imported(found: PulledVersion, sha256: str) -> JSONObject:
     return {
         "test_set_id": found.test_set_id,
         "version": found.version,

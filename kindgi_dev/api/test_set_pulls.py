@@ -7,12 +7,12 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable
-from typing import Any
 
 from pydantic import Field
 from starlette.responses import Response, StreamingResponse
 
 from ..domain.errors import KindgiError
+from ..domain.json import JSONObject
 from ..remote import OnProgress, Progress
 from ..services import test_set_pulls
 from ..services.test_set_pulls import PulledVersion
@@ -65,7 +65,7 @@ def _pulling(
     )
 
 
-def _pulled_wire(found: PulledVersion) -> Any:
+def _pulled_wire(found: PulledVersion) -> JSONObject:
     """A pulled version as its answer shows it, rendered where every answer is."""
     return shape(PulledTestSetVersion, found)
 
@@ -79,7 +79,7 @@ async def pull(call: Call[PullBody, NoQuery]) -> Response:
     return json_response(_pulled_wire(found), 201 if found.pulled else 200)
 
 
-def _line(value: dict[str, Any]) -> bytes:
+def _line(value: JSONObject) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
@@ -94,7 +94,7 @@ async def _pull_lines(call: Call[PullBody, NoQuery]) -> AsyncIterator[bytes]:
     try:
         found = task.result()
     except KindgiError as error:
-        envelope = {
+        envelope: JSONObject = {
             "code": error.wire_code,
             "message": error.message,
             **({"details": wire_details(error)} if error.details else {}),
@@ -103,7 +103,7 @@ async def _pull_lines(call: Call[PullBody, NoQuery]) -> AsyncIterator[bytes]:
         return
     except Exception:
         log.exception("pulling %s failed", call.path["testSetId"])
-        failed = {
+        failed: JSONObject = {
             "code": "internal-server-error",
             "message": "kindgi dev failed on this pull; its log has the details.",
         }

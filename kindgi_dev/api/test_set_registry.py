@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 from starlette.responses import Response
@@ -66,7 +66,7 @@ class VersionCasePage(WirePage[dict[str, object]]):
     """A version's cases: `TestCase`s of a frozen set, `JudgedEvalCase`s of a built suite."""
 
 
-async def list_entries(call: Call[NoBody, RegistryQuery]) -> Page[Any]:
+async def list_entries(call: Call[NoBody, RegistryQuery]) -> Page[RegistryEntry]:
     """A page of registry entries."""
     q = call.query
     return test_set_registry.list_entries(call.ctx, q.kind, limit=q.limit, cursor=q.cursor)
@@ -92,7 +92,7 @@ async def get_entry(call: Call[NoBody, NoQuery]) -> RegistryEntry:
     return test_set_registry.get_entry(call.ctx, call.path["testSetId"])
 
 
-async def list_versions(call: Call[NoBody, PageQuery]) -> Page[Any]:
+async def list_versions(call: Call[NoBody, PageQuery]) -> Page[RegistryEntry]:
     """A page of a test set's versions."""
     q = call.query
     page = test_set_registry.entry_versions(
@@ -101,7 +101,7 @@ async def list_versions(call: Call[NoBody, PageQuery]) -> Page[Any]:
     return page
 
 
-async def version_cases(call: Call[NoBody, PageQuery]) -> Page[Any]:
+async def version_cases(call: Call[NoBody, PageQuery]) -> object:
     """A page of one version's cases."""
     q, path = call.query, call.path
     page = test_set_registry.entry_cases(

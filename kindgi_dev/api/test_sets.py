@@ -12,6 +12,7 @@ from ..domain.bounds import MAX_RANK
 from ..domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
 from ..domain.paging import Page
 from ..domain.pointers import POINTER_PATTERN
+from ..domain.test_sets import TestCase as TestCaseRecord
 from ..domain.text import NOT_BLANK_PATTERN
 from ..services import test_set_versions, test_sets
 from ..services.context import Context
@@ -199,7 +200,7 @@ async def get_set(call: Call[NoBody, ProjectQuery]) -> test_sets.AgentTestSet:
     return test_sets.get(call.ctx, call.path["agentId"], call.query.project_id)
 
 
-async def list_cases(call: Call[NoBody, CaseQuery]) -> Page[Any]:
+async def list_cases(call: Call[NoBody, CaseQuery]) -> Page[TestCaseRecord]:
     """A page of the set's cases."""
     q = call.query
     page = test_sets.list_cases(
