@@ -4,7 +4,7 @@ and `/v1/tokens`, minting a key that acts for another user (a second reviewer, l
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, field_validator
 from starlette.responses import Response
@@ -96,7 +96,7 @@ class ApprovalQuery(WireModel):
 
     @field_validator("status", "wait_token_id", mode="before")
     @classmethod
-    def _split(cls, value: Any) -> list[str]:
+    def _split(cls, value: object) -> list[str]:
         values = value if isinstance(value, list) else [value]
         return [part for v in values for part in str(v).split(",") if part]
 

@@ -7,15 +7,16 @@ The body's `baseline` is read here, one shape at a time, so a refusal names the 
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field, model_validator
 from pydantic.json_schema import WithJsonSchema
 
 from ..domain.baselines import RECORDED, AskedBaseline, LiveAsked, LiveScope, VersionAsked
 from ..domain.errors import ValidationFailed
+from ..domain.json import JSON
 from ..domain.segments import Segment as SegmentRecord
-from .wire import WireModel, parse
+from .wire import JsonAny, WireModel, parse
 
 SEMVER = r"^\d+\.\d+\.\d+$"
 SEGMENT_KEY = r"^[a-z][a-z0-9_-]{0,63}$"
@@ -63,7 +64,7 @@ BASELINE_SCHEMA = {
         },
     ],
 }
-BaselineField = Annotated[Any, WithJsonSchema(BASELINE_SCHEMA)]
+BaselineField = Annotated[JsonAny, WithJsonSchema(BASELINE_SCHEMA)]
 """A start body's `baseline`, read by `asked`."""
 
 
@@ -106,7 +107,7 @@ class LiveBaseline(WireModel):
     live: LiveScopeBody
 
 
-def asked(value: Any, project_id: str | None = None) -> AskedBaseline:
+def asked(value: JSON, project_id: str | None = None) -> AskedBaseline:
     """A start body's `baseline` as the services take it (live segments given without a
     project are a path in the run's `project_id`); 400 naming the field otherwise."""
     if value == RECORDED:  # null too is refused: left out, the baseline is the recorded runs

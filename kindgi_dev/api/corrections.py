@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Literal, Protocol, get_args
+from typing import Annotated, Literal, Protocol, get_args
 
 from pydantic import ConfigDict, Field, field_validator
 from pydantic.config import JsonDict
@@ -212,7 +212,7 @@ class CorrectionQuery(WireModel):
 
     @field_validator("status", mode="before")
     @classmethod
-    def _split(cls, value: Any) -> list[str]:
+    def _split(cls, value: object) -> list[str]:
         values = value if isinstance(value, list) else [value]
         return [part for v in values for part in str(v).split(",") if part]
 

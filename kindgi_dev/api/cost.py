@@ -3,7 +3,7 @@ read from the runs kindgi dev recorded."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, field_validator
 
@@ -15,7 +15,7 @@ from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .wire import WholeNumber, WireModel, WirePage, WireTime
 
 
-def _listed(value: Any) -> list[str]:
+def _listed(value: object) -> list[str]:
     """A comma-separated query value, or a repeated one, as a list."""
     values = value if isinstance(value, list) else [value]
     return [part.strip() for v in values for part in str(v).split(",") if part.strip()]
@@ -89,7 +89,7 @@ class UsageQuery(WireModel):
 
     @field_validator("group_by", "kind", "class_", "state", mode="before")
     @classmethod
-    def _split(cls, value: Any) -> list[str] | None:
+    def _split(cls, value: object) -> list[str] | None:
         return None if value is None else _listed(value)
 
 

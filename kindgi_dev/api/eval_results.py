@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 from starlette.responses import StreamingResponse
@@ -374,7 +373,7 @@ def cases_apart(result: object) -> bool:
 
 
 def answer_with_case_pages(
-    model: type[BaseModel], run: Any, pages: Iterable[list[CaseResult]]
+    model: type[BaseModel], run: object, pages: Iterable[list[CaseResult]]
 ) -> StreamingResponse:
     """An eval run's answer through `model`, its result's `perCase` written a page of cases
     at a time (each through `ComparisonCaseResult`), so a run of thousands of cases is

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic.json_schema import WithJsonSchema
@@ -103,7 +103,7 @@ class UpdateJudgeClassBody(WireModel):
 
     @field_validator("weight", mode="before")
     @classmethod
-    def _not_null(cls, value: Any) -> Any:
+    def _not_null(cls, value: object) -> object:
         if value is None:
             raise ValueError("may be left out, but not null")
         return value

@@ -3,7 +3,7 @@ gate check, and a promotion as the history shows it."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
@@ -103,7 +103,7 @@ class ScopeQuery(WireModel):
 
     @field_validator("segment", mode="before")
     @classmethod
-    def _many(cls, value: Any) -> list[str]:
+    def _many(cls, value: object) -> list[object]:
         return value if isinstance(value, list) else [value]
 
     def scope(self) -> LiveScope | None:

@@ -3,7 +3,7 @@ gate policy for a scope, checking and making promotions, rollback, unpin and the
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, field_validator
 from starlette.responses import Response
@@ -44,7 +44,7 @@ class LiveQuery(WireModel):
 
     @field_validator("segment", mode="before")
     @classmethod
-    def _many(cls, value: Any) -> list[str]:
+    def _many(cls, value: object) -> list[object]:
         return value if isinstance(value, list) else [value]
 
 

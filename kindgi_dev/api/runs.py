@@ -7,7 +7,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import ConfigDict, Field, field_validator
 from pydantic.config import JsonDict
@@ -194,7 +194,7 @@ class RunQuery(WireModel):
 
     @field_validator("status", mode="before")
     @classmethod
-    def _split(cls, value: Any) -> list[str]:
+    def _split(cls, value: object) -> list[str]:
         values = value if isinstance(value, list) else [value]
         return [part for v in values for part in str(v).split(",") if part]
 

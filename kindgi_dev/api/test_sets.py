@@ -3,7 +3,7 @@ and freezing; the `/v1/test-sets` registry is `test_set_registry`."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, field_validator
 
@@ -190,7 +190,7 @@ class CaseQuery(ProjectQuery):
 
     @field_validator("kind", mode="before")
     @classmethod
-    def _split(cls, value: Any) -> list[str]:
+    def _split(cls, value: object) -> list[str]:
         values = value if isinstance(value, list) else [value]
         return [part for v in values for part in str(v).split(",") if part]
 

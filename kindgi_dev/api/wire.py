@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Generic, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -18,6 +18,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic.config import JsonDict
 from pydantic.json_schema import WithJsonSchema
+from pydantic_core import ErrorDetails
 
 from ..domain.bounds import MAX_NUMBER, MIN_NUMBER
 from ..domain.errors import BadInput, ValidationFailed
@@ -144,7 +145,7 @@ OpenObject = Annotated[
 """A JSON object the contract leaves open (any object): checked to be an object."""
 
 
-def _whole(value: Any) -> Any:
+def _whole(value: object) -> object:
     return (
         int(value)
         if isinstance(value, float) and value.is_integer() and MIN_NUMBER <= value <= MAX_NUMBER
@@ -158,7 +159,7 @@ refused). Put after the field's bounds (`Annotated[int, Field(ge=0), WHOLE]`), s
 stay in its schema."""
 
 
-def _not_null(value: Any) -> Any:
+def _not_null(value: object) -> object:
     if value is None:
         raise ValueError("may be left out, but not null")
     return value
@@ -205,7 +206,7 @@ def issue_path(location: tuple[int | str, ...]) -> str:
     return "/".join(str(part) for part in location)
 
 
-def parse(model: type[M], data: Any, *, where: str = "", strict: bool = False) -> M:
+def parse(model: type[M], data: object, *, where: str = "", strict: bool = False) -> M:
     """Validate `data` as `model`; 400 `validation-failed` naming the first bad field.
 
     `strict` validates JSON data as JSON types: no `false` for a number, no `0` for a boolean.
@@ -226,23 +227,31 @@ def parse(model: type[M], data: Any, *, where: str = "", strict: bool = False) -
         raise ValidationFailed(first["path"], first["message"], issues=issues) from None
 
 
-def in_data(data: Any, location: tuple[int | str, ...]) -> tuple[int | str, ...]:
+def in_data(data: object, location: tuple[int | str, ...]) -> tuple[int | str, ...]:
     """An error's location with the steps that name no place in `data` left out: a tagged
     union's member (`prompt` in `prompt/content/template`) is the model's, not the body's."""
     kept: list[int | str] = []
     here = data
     for number, part in enumerate(location):
-        last = number == len(location) - 1
-        listed = isinstance(here, list) and isinstance(part, int) and 0 <= part < len(here)
-        if listed or (isinstance(here, dict) and part in here):
-            here = here[part]
-        elif not last:
+        found, inside = _inside(here, part)
+        if found:
+            here = inside
+        elif number < len(location) - 1:
             continue
         kept.append(part)
     return tuple(kept)
 
 
-def _reason(error: Any) -> str:
+def _inside(value: object, part: int | str) -> tuple[bool, object]:
+    """Whether `value` has a place `part` (a list's index, an object's key), and its value."""
+    if isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value):
+        return True, value[part]
+    if isinstance(value, dict) and part in value:
+        return True, value[part]
+    return False, None
+
+
+def _reason(error: ErrorDetails) -> str:
     """A short reason for one pydantic error, in the spec's plain words."""
     kind = error["type"]
     if kind == "missing":
