@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from .. import __version__
 from ..domain.bounds import MAX_NUMBER, MIN_NUMBER
+from ..domain.json import JSON, JSONObject
 from .endpoint import Operation
 from .wire import JSON_VALUE
 
+Keyed = dict[tuple[type, str], JSONObject]
+"""Each model's schema, by the model and the mode (`validation` for a body)."""
+
 _PARAM = re.compile(r"{(\w+)(?::\w+)?}")
 
-_ERROR_SCHEMA = {
+_ERROR_SCHEMA: JSONObject = {
     "type": "object",
     "required": ["error"],
     "additionalProperties": False,
@@ -35,26 +38,28 @@ _ERROR_SCHEMA = {
 }
 
 
-def document(endpoints: list[Operation]) -> dict[str, Any]:
+def document(endpoints: list[Operation]) -> JSONObject:
     """The OpenAPI 3.1 document of every endpoint."""
     models = _models(endpoints)
-    keyed, defs = models_json_schema(
+    found, defs = models_json_schema(
         [(m, "validation" if m in models["in"] else "serialization") for m in models["all"]],
         by_alias=True,
         ref_template="#/components/schemas/{model}",
     )
-    schemas: dict[str, Any] = dict(defs.get("$defs", {}))
+    keyed: Keyed = {(model, mode): schema for (model, mode), schema in found.items()}
+    schemas: JSONObject = dict(defs.get("$defs", {}))
     schemas["WireError"] = _ERROR_SCHEMA
     schemas["JsonValue"] = JSON_VALUE
-    paths: dict[str, Any] = {}
+    paths: dict[str, JSONObject] = {}
     for endpoint in endpoints:
         path = _PARAM.sub(r"{\1}", endpoint.path)
         paths.setdefault(path, {})[endpoint.method.lower()] = _operation(endpoint, path, keyed)
     _bound_requests(paths, schemas)
+    listed: JSONObject = {path: operations for path, operations in paths.items()}
     return {
         "openapi": "3.1.0",
         "info": {"title": "kindgi dev", "version": __version__},
-        "paths": paths,
+        "paths": listed,
         "components": {
             "schemas": schemas,
             "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}},
@@ -63,27 +68,31 @@ def document(endpoints: list[Operation]) -> dict[str, Any]:
     }
 
 
-def _bound_requests(paths: dict[str, Any], schemas: dict[str, Any]) -> None:
+def _bound_requests(paths: dict[str, JSONObject], schemas: JSONObject) -> None:
     """Every number a request takes (its query's, its body's and the schemas they refer to)
     bounded to 64 bits: answers are not bounded by it."""
-    taken = [
+    operations = [
+        operation
+        for methods in paths.values()
+        for operation in methods.values()
+        if isinstance(operation, dict)
+    ]
+    taken: list[JSON] = [
         part
-        for operations in paths.values()
-        for operation in operations.values()
+        for operation in operations
         for part in (operation["parameters"], operation.get("requestBody"))
         if part
     ]
     names = _referenced(taken, schemas)
-    for operations in paths.values():
-        for operation in operations.values():
-            operation["parameters"] = _in_64_bits(operation["parameters"])
-            if "requestBody" in operation:
-                operation["requestBody"] = _in_64_bits(operation["requestBody"])
+    for operation in operations:
+        operation["parameters"] = _in_64_bits(operation["parameters"])
+        if "requestBody" in operation:
+            operation["requestBody"] = _in_64_bits(operation["requestBody"])
     for name in names:
         schemas[name] = _in_64_bits(schemas[name])
 
 
-def _referenced(nodes: list[Any], schemas: dict[str, Any]) -> set[str]:
+def _referenced(nodes: list[JSON], schemas: JSONObject) -> set[str]:
     """The names of the component schemas `nodes` refer to, directly or through others."""
     found: set[str] = set()
     stack = list(nodes)
@@ -102,14 +111,14 @@ def _referenced(nodes: list[Any], schemas: dict[str, Any]) -> set[str]:
     return found
 
 
-def _in_64_bits(node: Any) -> Any:
+def _in_64_bits(node: JSON) -> JSON:
     """`node` with every number schema bounded to 64 bits where it names no bound: a query
     or body number beyond them is refused (`limits.check_numbers`), so the schema says so."""
     if isinstance(node, list):
         return [_in_64_bits(item) for item in node]
     if not isinstance(node, dict):
         return node
-    bounded = {key: _in_64_bits(value) for key, value in node.items()}
+    bounded: JSONObject = {key: _in_64_bits(value) for key, value in node.items()}
     kinds = node.get("type")
     if kinds in ("integer", "number") or (
         isinstance(kinds, list) and {"integer", "number"} & set(kinds)
@@ -131,20 +140,22 @@ def _models(endpoints: list[Operation]) -> dict[str, list[type[BaseModel]]]:
     return {"in": inputs, "all": unique}
 
 
-def _operation(endpoint: Operation, path: str, keyed: dict[Any, Any]) -> dict[str, Any]:
-    operation: dict[str, Any] = {
-        "operationId": endpoint.operation_id,
-        "summary": endpoint.summary,
-        "parameters": _parameters(endpoint, path),
-        "responses": {str(endpoint.status): _content(endpoint.response, keyed, "serialization")},
-    }
+def _operation(endpoint: Operation, path: str, keyed: Keyed) -> JSONObject:
+    answered = _content(endpoint.response, keyed, "serialization")
+    responses: JSONObject = {str(endpoint.status): answered}
     for status in endpoint.also:
-        operation["responses"][str(status)] = operation["responses"][str(endpoint.status)]
+        responses[str(status)] = answered
     for status in sorted(set(endpoint.errors or (400, 401, 404)) | _always_possible(endpoint)):
-        operation["responses"][str(status)] = {
+        responses[str(status)] = {
             "description": "An error in the envelope.",
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/WireError"}}},
         }
+    operation: JSONObject = {
+        "operationId": endpoint.operation_id,
+        "summary": endpoint.summary,
+        "parameters": _parameters(endpoint, path),
+        "responses": responses,
+    }
     if endpoint.takes_body:
         operation["requestBody"] = {
             "required": not endpoint.body_optional,
@@ -166,15 +177,15 @@ def _always_possible(endpoint: Operation) -> set[int]:
     return statuses
 
 
-def _content(model: type[BaseModel] | None, keyed: dict[Any, Any], mode: str) -> dict[str, Any]:
+def _content(model: type[BaseModel] | None, keyed: Keyed, mode: str) -> JSONObject:
     if model is None:
         return {"description": "OK"}
     schema = keyed.get((model, mode)) or keyed.get((model, "serialization"))
     return {"description": "OK", "content": {"application/json": {"schema": schema}}}
 
 
-def _parameters(endpoint: Operation, path: str) -> list[dict[str, Any]]:
-    params: list[dict[str, Any]] = [
+def _parameters(endpoint: Operation, path: str) -> list[JSON]:
+    params: list[JSON] = [
         {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
         for name in _PARAM.findall(path)
     ]
