@@ -16,7 +16,7 @@ from ..domain.catalog import Kind
 from ..domain.errors import BadInput
 from ..services import catalog
 from .endpoint import Call, Endpoint, NoBody, NoQuery, Operation
-from .wire import OpenModel, OpenObject, WireModel, WirePage
+from .wire import OpenModel, OpenObject, VersionsQuery, WireModel, WirePage
 
 
 class CatalogListQuery(WireModel):
@@ -31,15 +31,7 @@ class CatalogListQuery(WireModel):
     include_retired: bool = False
 
 
-class VersionsQuery(WireModel):
-    """Paging of a version list, and whether unregistered versions are in it."""
-
-    limit: int | None = None
-    cursor: str | None = None
-    include_tombstoned: bool = False
-
-
-class GetQuery(WireModel):
+class CatalogGetQuery(WireModel):
     """The project a read is for (every project sees the pack's items)."""
 
     project_id: UUID | None = None
@@ -105,7 +97,7 @@ class CatalogReads:
         )
         return found
 
-    async def get_latest(self, call: Call[NoBody, GetQuery]) -> object:
+    async def get_latest(self, call: Call[NoBody, CatalogGetQuery]) -> object:
         """The highest active version."""
         return catalog.get(call.ctx, self.kind, call.path[self.id_param])
 
@@ -157,7 +149,7 @@ def catalog_endpoints(
         f"{plural}.get",
         reads.get_latest,
         f"The latest active version of a {kind}.",
-        query=GetQuery,
+        query=CatalogGetQuery,
         response=item,
         errors=(400, 401, 404, *gone),
     )

@@ -77,7 +77,7 @@ class ApprovalPage(WirePage[ApprovalAnswer]):
     decided_by: str | None = None
 
 
-class ApprovalQuery(WireModel):
+class ApprovalListQuery(WireModel):
     """Filters of `approvals.list` (`status` repeated or comma-separated)."""
 
     limit: int | None = None
@@ -246,7 +246,7 @@ def reviewer_answer(row: Reviewer) -> ReviewerAnswer:
     return ReviewerAnswer.model_validate({k: v for k, v in vars(row).items() if v is not None})
 
 
-def list_approvals(call: Call[NoBody, ApprovalQuery]) -> ApprovalPage:
+def list_approvals(call: Call[NoBody, ApprovalListQuery]) -> ApprovalPage:
     q = call.query
     if q.scope_kind == "org":
         return ApprovalPage(data=[], has_more=False, order=q.order)
@@ -347,7 +347,7 @@ ONE = "/v1/approvals/{approvalId}"
 REVIEWERS = "/v1/approvals/reviewers"
 ENDPOINTS = [
     Endpoint("GET", "/v1/approvals", "approvals.list", list_approvals,
-             "The approvals the caller's reviewer role can see.", query=ApprovalQuery,
+             "The approvals the caller's reviewer role can see.", query=ApprovalListQuery,
              response=ApprovalPage, errors=(400, 401, 403)),
     Endpoint("GET", REVIEWERS, "approvals.reviewers.list", list_reviewers,
              "The reviewer roster.", query=ReviewerQuery, response=ReviewerPage,

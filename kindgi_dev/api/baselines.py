@@ -68,7 +68,7 @@ BaselineField = Annotated[JsonAny, WithJsonSchema(BASELINE_SCHEMA)]
 """A start body's `baseline`, read by `asked`."""
 
 
-class Segment(WireModel):
+class SegmentBody(WireModel):
     """One level of a segment path."""
 
     key: str = Field(pattern=SEGMENT_KEY)
@@ -98,7 +98,7 @@ class LiveScopeBody(WireModel):
     the eval run's own project, since the contract lets segments come without one)."""
 
     project_id: str | None = Field(default=None, min_length=1)
-    segments: list[Segment] | None = Field(default=None, max_length=8)
+    segments: list[SegmentBody] | None = Field(default=None, max_length=8)
 
 
 class LiveBaseline(WireModel):
@@ -131,10 +131,10 @@ class LiveScopeAnswer(WireModel):
     """The scope a live baseline was looked up in."""
 
     project_id: str | None = None
-    segments: list[Segment] | None = None
+    segments: list[SegmentBody] | None = None
 
 
-class BaselineVersion(WireModel):
+class BaselineVersionAnswer(WireModel):
     """A version the recorded runs were made on, with its cases."""
 
     agent_id: str | None = None
@@ -150,7 +150,7 @@ class ComparisonBaseline(WireModel):
     a live one came from)."""
 
     kind: str
-    versions: list[BaselineVersion] | None = None
+    versions: list[BaselineVersionAnswer] | None = None
     agent_id: str | None = None
     flow_id: str | None = None
     version: str | None = None
@@ -177,7 +177,7 @@ AskedAnswer = str | VersionBaselineAsked | LiveBaselineAsked
 """A run's `comparison.baseline`: as it was asked for."""
 
 
-class ReplayCount(WireModel):
+class ReplayCountAnswer(WireModel):
     """The replays each side of a run would make (a dry run's extension, docs/api.md)."""
 
     candidate: int

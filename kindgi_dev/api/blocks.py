@@ -115,7 +115,7 @@ class VersionQuery(WireModel):
     include_tombstoned: bool = False
 
 
-class GetQuery(WireModel):
+class BlockGetQuery(WireModel):
     """`projectId` narrows the latest version to one project."""
 
     project_id: str | None = None
@@ -128,7 +128,7 @@ class PublishResult(WireModel):
     version: str
 
 
-class UnregisterResult(WireModel):
+class UnregisterBlockResult(WireModel):
     """The version unregistered."""
 
     block_id: str
@@ -171,7 +171,7 @@ async def list_blocks(call: Call[NoBody, BlockQuery]) -> Page[Block]:
     return page_of(found, q.limit, q.cursor)
 
 
-async def get(call: Call[NoBody, GetQuery]) -> Block:
+async def get(call: Call[NoBody, BlockGetQuery]) -> Block:
     return blocks.get(call.ctx, call.path["blockId"], call.query.project_id)
 
 
@@ -225,7 +225,7 @@ ENDPOINTS = [
         "blocks.get",
         get,
         "A data block's latest active version.",
-        query=GetQuery,
+        query=BlockGetQuery,
         response=BlockAnswer,
         errors=(401, 404),
     ),
@@ -254,7 +254,7 @@ ENDPOINTS = [
         "blocks.versions.unregister",
         unregister,
         "Unregister a version: no range picks it any more.",
-        response=UnregisterResult,
+        response=UnregisterBlockResult,
         errors=(401, 404, 409),
     ),
     Endpoint(

@@ -12,7 +12,7 @@ from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .wire import WireModel, WirePage
 
 
-class CapabilityProvider(WireModel):
+class CapabilityProviderAnswer(WireModel):
     """A provider with models that have the feature."""
 
     provider_id: str
@@ -26,7 +26,7 @@ class CapabilityDescriptor(WireModel):
     feature: str
     description: str
     kind: str
-    providers: list[CapabilityProvider]
+    providers: list[CapabilityProviderAnswer]
 
 
 class CapabilityPage(WirePage[CapabilityDescriptor]):
@@ -48,7 +48,7 @@ def capability(found: Capability) -> CapabilityDescriptor:
         feature=found.feature,
         description=found.description,
         kind=found.kind,
-        providers=[CapabilityProvider(provider_id=p.provider_id, models=list(p.models))
+        providers=[CapabilityProviderAnswer(provider_id=p.provider_id, models=list(p.models))
                    for p in found.providers],
     )  # fmt: skip
 

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 from typing import Literal, cast
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from ..domain.json import JSONObject
 from ..domain.paging import Page
 from ..services import conversations
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .routing import plain
-from .wire import JsonObject, OpenJson, OpenObject, WireModel, WirePage
+from .wire import JsonObject, OpenJson, OpenObject, PageQuery, WireModel, WirePage
 
 
-class Conversation(WireModel):
+class ConversationAnswer(WireModel):
     """A conversation as the contract shapes it."""
+
+    model_config = ConfigDict(title="Conversation")
 
     id: str
     tenant_id: str
@@ -47,13 +49,13 @@ class OpenConversationBody(WireModel):
     metadata: JsonObject | None = None
 
 
-class ConversationPage(WirePage[Conversation]):
+class ConversationPage(WirePage[ConversationAnswer]):
     """A page of conversations; `openedBy: me` echoed when the list was filtered by it."""
 
     opened_by: Literal["me"] | None = None
 
 
-class Message(WireModel):
+class MessageAnswer(WireModel):
     """A message of a conversation; `content` and `toolCall` as the turn made them."""
 
     sequence: int
@@ -64,7 +66,7 @@ class Message(WireModel):
     created_at: str
 
 
-class MessagePage(WirePage[Message]):
+class MessagePage(WirePage[MessageAnswer]):
     """A page of a conversation's messages."""
 
 
@@ -79,13 +81,6 @@ class ConversationQuery(WireModel):
     opened_by: Literal["me"] | None = None
     scope_kind: Literal["tenant", "org", "project"] | None = None
     scope_id: str | None = Field(default=None, min_length=1)
-
-
-class PageQuery(WireModel):
-    """Paging only."""
-
-    limit: int | None = None
-    cursor: str | None = None
 
 
 async def list_conversations(call: Call[NoBody, ConversationQuery]) -> ConversationPage:
@@ -131,17 +126,17 @@ def unregister(call: Call[NoBody, NoQuery]) -> conversations.Conversation:
     return conversations.unregister(call.ctx, call.path["conversationId"])
 
 
-async def messages(call: Call[NoBody, PageQuery]) -> Page[Message]:
+async def messages(call: Call[NoBody, PageQuery]) -> Page[MessageAnswer]:
     page = conversations.messages(
         call.ctx, call.path["conversationId"], limit=call.query.limit, cursor=call.query.cursor
     )
     return page.map(_message)
 
 
-def _message(message: conversations.Message) -> Message:
+def _message(message: conversations.Message) -> MessageAnswer:
     """A stored message as the wire shows it: `content` always, even when null."""
     given = {k: v for k, v in vars(message).items() if v is not None or k == "content"}
-    return Message(**given)
+    return MessageAnswer(**given)
 
 
 ENDPOINTS = [
@@ -162,7 +157,7 @@ ENDPOINTS = [
         open_conversation,
         "Open a conversation pinned to an agent version.",
         body=OpenConversationBody,
-        response=Conversation,
+        response=ConversationAnswer,
         status=201,
         errors=(400, 401, 409, 413),
     ),
@@ -172,7 +167,7 @@ ENDPOINTS = [
         "conversations.close",
         close,
         "Close a conversation: it takes no more turns.",
-        response=Conversation,
+        response=ConversationAnswer,
         errors=(401, 404, 409),
     ),
     Endpoint(
@@ -181,7 +176,7 @@ ENDPOINTS = [
         "conversations.unregister",
         unregister,
         "Unregister a conversation: no read, list or turn finds it again.",
-        response=Conversation,
+        response=ConversationAnswer,
         errors=(401, 404, 409),
     ),
     Endpoint(
@@ -190,7 +185,7 @@ ENDPOINTS = [
         "conversations.get",
         get,
         "One conversation.",
-        response=Conversation,
+        response=ConversationAnswer,
         errors=(401, 404),
     ),
     Endpoint(

@@ -100,7 +100,7 @@ class ModelCallTokens(WireModel):
     completion_tokens: int
 
 
-class CostRecord(WireModel):
+class CostRecordAnswer(WireModel):
     """One agent turn's model calls (`metrics.calls` of them)."""
 
     id: str
@@ -125,7 +125,7 @@ class CostRecord(WireModel):
     duration_ms: int | None = None
 
 
-class CostRecordPage(WirePage[CostRecord]):
+class CostRecordPage(WirePage[CostRecordAnswer]):
     """A page of cost records, newest first."""
 
 
@@ -318,7 +318,7 @@ ENDPOINTS = [
         "cost.records.get",
         get_record,
         "One cost record.",
-        response=CostRecord,
+        response=CostRecordAnswer,
         errors=(401, 404),
     ),
     Endpoint(

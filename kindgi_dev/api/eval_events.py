@@ -10,7 +10,7 @@ from ..domain.json import JSONObject
 from ..domain.results import CaseResult, EvalResult, FinishedCase
 from .eval_results import (
     ComparisonCaseResult,
-    DryRunResult,
+    DryRunResultAnswer,
     JudgedComparisonResult,
     case_chunks,
     mark_cases,
@@ -44,7 +44,7 @@ class EndEvent(WireModel):
 
     run_id: str
     status: str
-    result: JudgedComparisonResult | DryRunResult | None = None
+    result: JudgedComparisonResult | DryRunResultAnswer | None = None
     error: str | None = None
 
 

@@ -16,8 +16,8 @@ from starlette.responses import StreamingResponse
 
 from ..domain.json import JSON
 from ..domain.results import CaseResult, ComparisonResult
-from .baselines import ComparisonBaseline, ReplayCount
-from .eval_verdicts import FlakyCases, PairedComparison
+from .baselines import ComparisonBaseline, ReplayCountAnswer
+from .eval_verdicts import FlakyCasesAnswer, PairedComparison
 from .responses import dumps
 from .routing import shape
 from .run_cost import ComparisonCost
@@ -44,6 +44,7 @@ class FreshTotals(ScoreTotals):
     items: int
 
 
+# Named as domain.metrics.CaseScore, the record it shapes: tests/domain import it by name.
 class CaseScore(WireModel):
     """One output's weighted verdicts, item counts and top-k sums."""
 
@@ -76,7 +77,7 @@ class CaseScore(WireModel):
         return score
 
 
-class CorrectionCheck(WireModel):
+class CorrectionCheckAnswer(WireModel):
     """One checked part of a case: whether every repetition passed it."""
 
     part: str
@@ -86,6 +87,7 @@ class CorrectionCheck(WireModel):
     judgment_id: str | None = None
 
 
+# Named as domain.checks.Difference, the record it shapes: tests/domain import it by name.
 class Difference(WireModel):
     """How a candidate differs from a checked part."""
 
@@ -109,7 +111,7 @@ class Difference(WireModel):
         return data
 
 
-class CorrectionDifference(WireModel):
+class CorrectionDifferenceAnswer(WireModel):
     """The first failing repetition's differences from a checked part."""
 
     part: str
@@ -118,7 +120,7 @@ class CorrectionDifference(WireModel):
     judgment_id: str | None = None
 
 
-class ItemChange(WireModel):
+class ItemChangeAnswer(WireModel):
     """A corrected item kept or dropped, or a new item."""
 
     key: str
@@ -127,15 +129,16 @@ class ItemChange(WireModel):
     rank: int | None = None
 
 
+# Named as domain.changes.Changes, the record it shapes: tests/domain import it by name.
 class Changes(WireModel):
     """What the candidate did with the corrected items."""
 
-    kept: list[ItemChange]
-    dropped: list[ItemChange]
-    new: list[ItemChange]
+    kept: list[ItemChangeAnswer]
+    dropped: list[ItemChangeAnswer]
+    new: list[ItemChangeAnswer]
 
 
-class BaselineReplay(WireModel):
+class BaselineReplayAnswer(WireModel):
     """A version baseline's replays of a case (an extension, docs/api.md): the candidate's
     fields, for the baseline's side."""
 
@@ -148,8 +151,8 @@ class BaselineReplay(WireModel):
     approval_skipped: bool
     stopped: OpenObject | None = None
     error: str | None = None
-    corrections: list[CorrectionCheck] | None = None
-    correction_differences: list[CorrectionDifference] | None = None
+    corrections: list[CorrectionCheckAnswer] | None = None
+    correction_differences: list[CorrectionDifferenceAnswer] | None = None
 
 
 class ComparisonCaseResult(WireModel):
@@ -170,8 +173,8 @@ class ComparisonCaseResult(WireModel):
     approval_skipped: bool
     stopped: OpenObject | None = None
     error: str | None = None
-    corrections: list[CorrectionCheck] | None = None
-    correction_differences: list[CorrectionDifference] | None = None
+    corrections: list[CorrectionCheckAnswer] | None = None
+    correction_differences: list[CorrectionDifferenceAnswer] | None = None
     rescored: bool | None = None
     passed_all: bool | None = None
     passed_any: bool | None = None
@@ -179,7 +182,7 @@ class ComparisonCaseResult(WireModel):
     passed_before: bool | None = None
     errored: bool | None = None
     guardrails_tripped: list[str] | None = None
-    baseline_replay: BaselineReplay | None = None
+    baseline_replay: BaselineReplayAnswer | None = None
 
 
 class ComparisonMetric(WireModel):
@@ -257,7 +260,7 @@ class ComparisonScope(WireModel):
     project_id: str
 
 
-class ModelUse(WireModel):
+class ModelUseAnswer(WireModel):
     """Replays a provider's model answered."""
 
     provider_id: str
@@ -268,10 +271,10 @@ class ModelUse(WireModel):
 class ComparisonSampling(WireModel):
     """The models the replays ran on."""
 
-    models: list[ModelUse]
+    models: list[ModelUseAnswer]
 
 
-class CheckCount(WireModel):
+class CheckCountAnswer(WireModel):
     """Checked parts, and those passed."""
 
     checked: int
@@ -287,14 +290,14 @@ class ComparisonJudge(WireModel):
     note: str | None = None
 
 
-class BaselineCounts(WireModel):
+class BaselineCountsAnswer(WireModel):
     """A version baseline's own counts over the cases (an extension, docs/api.md)."""
 
     diverged: int
     refused_writes: int
     errors: int
     stopped: int
-    models: list[ModelUse]
+    models: list[ModelUseAnswer]
 
 
 class ComparisonSummary(WireModel):
@@ -318,14 +321,14 @@ class ComparisonSummary(WireModel):
     sampling: ComparisonSampling
     repetitions: int
     metrics: ComparisonMetrics
-    corrections: CheckCount
+    corrections: CheckCountAnswer
     judge: ComparisonJudge | None = None
     rescore_of: str | None = None
     not_rescored: int | None = None
-    flaky: FlakyCases | None = None
+    flaky: FlakyCasesAnswer | None = None
     resume_of: str | None = None
     guardrails_tripped: dict[str, int] | None = None
-    baseline_replays: BaselineCounts | None = None
+    baseline_replays: BaselineCountsAnswer | None = None
     cost: ComparisonCost | None = None
     reused_answers: int | None = None
 
@@ -337,7 +340,7 @@ class JudgedComparisonResult(WireModel):
     per_case: list[ComparisonCaseResult]
 
 
-class PreviewCase(WireModel):
+class PreviewCaseAnswer(WireModel):
     """A case a dry run would replay."""
 
     case_index: int
@@ -350,20 +353,20 @@ class PreviewCase(WireModel):
         return _nulls(data, "input")
 
 
-class DryRunResult(WireModel):
+class DryRunResultAnswer(WireModel):
     """A dry run's result: the cases it would replay, and each side's replays."""
 
     dry_run: bool
-    preview: list[PreviewCase]
-    replays: ReplayCount | None = None
+    preview: list[PreviewCaseAnswer]
+    replays: ReplayCountAnswer | None = None
 
 
-class DryRunPreview(WireModel):
+class DryRunPreviewAnswer(WireModel):
     """How many cases a dry run would replay, which, and each side's replays."""
 
     cases: int
-    preview: list[PreviewCase]
-    replays: ReplayCount | None = None
+    preview: list[PreviewCaseAnswer]
+    replays: ReplayCountAnswer | None = None
 
 
 def cases_apart(result: object) -> bool:

@@ -18,8 +18,8 @@ from .baselines import AskedAnswer, ComparisonBaseline
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .eval_events import case_frame, end_chunks
 from .eval_results import (
-    DryRunPreview,
-    DryRunResult,
+    DryRunPreviewAnswer,
+    DryRunResultAnswer,
     JudgedComparisonResult,
     answer_with_case_pages,
     cases_apart,
@@ -42,7 +42,7 @@ class StartEvalRunResult(OpenModel):
     """`{runId}` (+ `dryRunPreview` on a dry run)."""
 
     run_id: str
-    dry_run_preview: DryRunPreview | None = None
+    dry_run_preview: DryRunPreviewAnswer | None = None
 
 
 class EvalRunProgress(OpenModel):
@@ -107,6 +107,7 @@ class EvalRunFrozenVersion(OpenModel):
     version: str
 
 
+# Named as the services' EvalRun it shapes: the console and tests/store import it by name.
 class EvalRun(OpenModel):
     """An eval run; a finished `judged` one has a `JudgedComparisonResult` in `result`."""
 
@@ -122,7 +123,7 @@ class EvalRun(OpenModel):
     dry_run: bool
     started_at: str
     completed_at: str | None = None
-    result: JudgedComparisonResult | DryRunResult | None = None
+    result: JudgedComparisonResult | DryRunResultAnswer | None = None
     error: str | None = None
     cancel_reason: str | None = None
     correlation_id: str | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from ..domain.errors import BadInput
 from ..domain.paging import Page
@@ -13,11 +13,22 @@ from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .eval_suite_bodies import BuildJudgedSuiteBody, EvalKind, PublishEvalSuiteBody
 from .judgments import JudgedSubject
 from .routing import SHORT_WRITE_BYTES
-from .wire import Number, OpenJson, OpenModel, OpenObject, WireModel, WirePage
+from .wire import (
+    Number,
+    OpenJson,
+    OpenModel,
+    OpenObject,
+    PageQuery,
+    VersionsQuery,
+    WireModel,
+    WirePage,
+)
 
 
-class EvalSuite(WireModel):
+class EvalSuiteAnswer(WireModel):
     """One version of an eval suite."""
+
+    model_config = ConfigDict(title="EvalSuite")
 
     id: str
     tenant_id: str
@@ -29,7 +40,7 @@ class EvalSuite(WireModel):
     unregistered_at: str | None = None
 
 
-class EvalSuiteCollectionPage(WirePage[EvalSuite]):
+class EvalSuiteCollectionPage(WirePage[EvalSuiteAnswer]):
     """A page of eval suites."""
 
 
@@ -132,21 +143,6 @@ class SuiteGetQuery(WireModel):
     """The project the version must be able to run in."""
 
     project_id: str | None = None
-
-
-class VersionsQuery(WireModel):
-    """Paging of a suite's versions."""
-
-    limit: int | None = None
-    cursor: str | None = None
-    include_tombstoned: bool = False
-
-
-class PageQuery(WireModel):
-    """Paging."""
-
-    limit: int | None = None
-    cursor: str | None = None
 
 
 async def list_suites(call: Call[NoBody, SuiteListQuery]) -> Page[eval_suites.EvalSuite]:
@@ -286,7 +282,7 @@ ENDPOINTS = [
         get,
         "An eval suite's latest active version.",
         query=SuiteGetQuery,
-        response=EvalSuite,
+        response=EvalSuiteAnswer,
         errors=(400, 401, 404),
     ),
     Endpoint(
@@ -305,7 +301,7 @@ ENDPOINTS = [
         "evalSuites.versions.get",
         get_version,
         "One version of an eval suite.",
-        response=EvalSuite,
+        response=EvalSuiteAnswer,
         errors=(401, 404),
     ),
     Endpoint(

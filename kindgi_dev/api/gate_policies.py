@@ -72,7 +72,7 @@ class MetricBody(WireModel):
         return self
 
 
-class ReplayBody(WireModel):
+class ReplayLimitsBody(WireModel):
     """The most diverged, errored and stopped cases and refused writes allowed (0 if left out)."""
 
     max_diverged: Annotated[int, Field(ge=0), WHOLE] | None = None
@@ -94,7 +94,7 @@ class GatePolicySpecBody(WireModel):
     comparison: ComparisonBody | None = None
     evidence: EvidenceBody | None = None
     metrics: list[MetricBody] | None = None
-    replay: ReplayBody | None = None
+    replay: ReplayLimitsBody | None = None
     approvals: ApprovalsBody | None = None
     only_restricted_classes: bool | None = None
 

@@ -11,7 +11,7 @@ from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .wire import OpenObject, WireModel, WirePage, WireTime
 
 
-class Guardrail(WireModel):
+class GuardrailAnswer(WireModel):
     """A guardrail as the 0.1.10 client reads it (no `projectId`: served from the pack)."""
 
     id: str
@@ -25,7 +25,7 @@ class Guardrail(WireModel):
     scope: OpenObject | None = None
 
 
-class GuardrailPage(WirePage[Guardrail]):
+class GuardrailPage(WirePage[GuardrailAnswer]):
     """A page of guardrails, by id."""
 
 
@@ -49,7 +49,7 @@ class OutcomesQuery(WireModel):
     recent: int = Field(default=10, ge=0, le=100)
 
 
-class Counts(WireModel):
+class CountsAnswer(WireModel):
     """How many checks came to each outcome."""
 
     passed: int
@@ -58,14 +58,14 @@ class Counts(WireModel):
     errored: int
 
 
-class VersionCounts(Counts):
+class VersionCountsAnswer(CountsAnswer):
     """The counts on one agent version's turns."""
 
     agent_id: str
     agent_version: str
 
 
-class BlockedRun(WireModel):
+class BlockedRunAnswer(WireModel):
     """A blocked turn: its run and when."""
 
     run_id: str
@@ -74,15 +74,15 @@ class BlockedRun(WireModel):
     agent_version: str
 
 
-class Outcomes(WireModel):
+class OutcomesAnswer(WireModel):
     """What a guardrail's checks came to over a window."""
 
     guardrail_id: str
     from_: str = Field(alias="from")
     to: str
-    counts: Counts
-    by_agent_version: list[VersionCounts]
-    recent_blocked: list[BlockedRun]
+    counts: CountsAnswer
+    by_agent_version: list[VersionCountsAnswer]
+    recent_blocked: list[BlockedRunAnswer]
     recorded_since: str | None = None
 
 
@@ -119,7 +119,7 @@ ENDPOINTS = [
         "guardrails.get",
         get,
         "One of the pack's guardrails.",
-        response=Guardrail,
+        response=GuardrailAnswer,
         errors=(401, 404),
     ),
     Endpoint(
@@ -129,7 +129,7 @@ ENDPOINTS = [
         outcomes,
         "What a guardrail's checks came to on live turns in a project over a window.",
         query=OutcomesQuery,
-        response=Outcomes,
+        response=OutcomesAnswer,
         errors=(400, 401, 404),
     ),
 ]

@@ -10,7 +10,7 @@ from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .wire import WireModel, WirePage
 
 
-class Principal(WireModel):
+class WhoamiPrincipal(WireModel):
     """Whose token it is."""
 
     kind: Literal["user", "service-account"]
@@ -24,7 +24,7 @@ class WhoamiResult(WireModel):
     tenant_id: str
     actor: str
     user_id: str
-    principal: Principal
+    principal: WhoamiPrincipal
     scopes: list[str]
     role: Literal["admin", "member"]
     tenant_admin: bool
@@ -57,7 +57,7 @@ async def whoami(call: Call[NoBody, NoQuery]) -> WhoamiResult:
         tenant_id=who.tenant_id,
         actor=f"user:{who.user_id}",
         user_id=who.user_id,
-        principal=Principal(kind="user", id=who.user_id),
+        principal=WhoamiPrincipal(kind="user", id=who.user_id),
         scopes=list(who.scopes),
         role="admin" if admin else "member",
         tenant_admin=admin,

@@ -19,13 +19,13 @@ PrincipalKind = Literal["user", "service"]
 ReviewerRole = Literal["standard", "senior", "admin"]
 
 
-class TenantScope(WireModel):
+class JudgeClassTenantScope(WireModel):
     """A class for the whole tenant."""
 
     kind: Literal["tenant"]
 
 
-class ProjectScope(WireModel):
+class JudgeClassProjectScope(WireModel):
     """A class for one project."""
 
     kind: Literal["project"]
@@ -40,7 +40,9 @@ class AgentScope(WireModel):
     agent_id: str = Field(min_length=1)
 
 
-JudgeClassScope = Annotated[TenantScope | ProjectScope | AgentScope, Field(discriminator="kind")]
+JudgeClassScope = Annotated[
+    JudgeClassTenantScope | JudgeClassProjectScope | AgentScope, Field(discriminator="kind")
+]
 
 
 class JudgeClassAssertableBy(WireModel):
@@ -109,8 +111,10 @@ class UpdateJudgeClassBody(WireModel):
         return value
 
 
-class JudgeClass(WireModel):
+class JudgeClassAnswer(WireModel):
     """A judge class as the contract shapes it."""
+
+    model_config = ConfigDict(title="JudgeClass")
 
     id: str
     tenant_id: str
@@ -124,7 +128,7 @@ class JudgeClass(WireModel):
     unregistered_at: str | None = None
 
 
-class JudgeClassCollectionPage(WirePage[JudgeClass]):
+class JudgeClassCollectionPage(WirePage[JudgeClassAnswer]):
     """A page of judge classes."""
 
 
@@ -198,7 +202,7 @@ ENDPOINTS = [
         create,
         "Create a judge class.",
         body=CreateJudgeClassBody,
-        response=JudgeClass,
+        response=JudgeClassAnswer,
         status=201,
         errors=(400, 401, 404, 409, 413),
         inline_below=SHORT_WRITE_BYTES,
@@ -219,7 +223,7 @@ ENDPOINTS = [
         "judgeClasses.get",
         get,
         "One judge class, retired ones too.",
-        response=JudgeClass,
+        response=JudgeClassAnswer,
         errors=(401, 404),
     ),
     Endpoint(
@@ -229,7 +233,7 @@ ENDPOINTS = [
         update,
         "Change a judge class's weight, description or restriction.",
         body=UpdateJudgeClassBody,
-        response=JudgeClass,
+        response=JudgeClassAnswer,
         errors=(400, 401, 404, 409, 413),
         inline_below=SHORT_WRITE_BYTES,
     ),

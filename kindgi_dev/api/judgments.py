@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from ..domain.bounds import MAX_RANK
 from ..domain.paging import Page
@@ -16,8 +16,10 @@ from .routing import SHORT_WRITE_BYTES
 from .wire import WHOLE, Omittable, OpenJson, OpenModel, OpenObject, WireModel, WirePage
 
 
-class JudgedItem(WireModel):
+class JudgedItemAnswer(WireModel):
     """The judged item: its stable key, where it is in the output, its rank."""
+
+    model_config = ConfigDict(title="JudgedItem")
 
     key: str = Field(min_length=1, max_length=MAX_KEY)
     pointer: Omittable[Annotated[str, Field(json_schema_extra={"pattern": POINTER_PATTERN})]] = (
@@ -30,7 +32,7 @@ class CreateJudgmentBody(WireModel):
     """The body of `judgments.create`."""
 
     run_id: str = Field(min_length=1)
-    item: JudgedItem
+    item: JudgedItemAnswer
     verdict: Literal["yes", "no"]
     reason: Omittable[str] = Field(default=None, max_length=4000)
     judge_class_id: Omittable[str] = Field(default=None, min_length=1)
@@ -52,15 +54,17 @@ class JudgmentAssertedBy(WireModel):
     id: str
 
 
-class Judgment(WireModel):
+class JudgmentAnswer(WireModel):
     """A judgment as the contract shapes it."""
+
+    model_config = ConfigDict(title="Judgment")
 
     id: str
     tenant_id: str
     project_id: str
     run_id: str
     subject: JudgedSubject
-    item: JudgedItem
+    item: JudgedItemAnswer
     verdict: Literal["yes", "no"]
     reason: str | None = None
     judge_class_id: str | None = None
@@ -84,14 +88,16 @@ class JudgedRunCopy(OpenModel):
     captured_at: str
 
 
-class JudgmentWithCopies(Judgment):
+class JudgmentWithCopiesAnswer(JudgmentAnswer):
     """A judgment with the run's copy and the judged item's value."""
+
+    model_config = ConfigDict(title="JudgmentWithCopies")
 
     run: JudgedRunCopy
     item_value: OpenJson = None
 
 
-class JudgmentCollectionPage(WirePage[Judgment]):
+class JudgmentCollectionPage(WirePage[JudgmentAnswer]):
     """A page of judgments."""
 
 
@@ -170,7 +176,7 @@ ENDPOINTS = [
         create,
         "Judge an item of a finished run's output.",
         body=CreateJudgmentBody,
-        response=Judgment,
+        response=JudgmentAnswer,
         status=201,
         errors=(400, 401, 403, 404, 409, 410, 413),
         inline_below=SHORT_WRITE_BYTES,
@@ -191,7 +197,7 @@ ENDPOINTS = [
         "judgments.get",
         get,
         "One judgment, live or not, with the run's copy.",
-        response=JudgmentWithCopies,
+        response=JudgmentWithCopiesAnswer,
         errors=(401, 404),
     ),
     Endpoint(

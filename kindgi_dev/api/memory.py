@@ -50,7 +50,7 @@ class GeneratedByWire(WireModel):
     tool_call_id: str | None = None
 
 
-class Fact(WireModel):
+class FactAnswer(WireModel):
     """A fact's revision as the 0.1.10 client reads it."""
 
     id: str
@@ -81,14 +81,14 @@ class Fact(WireModel):
     expires_at: str | None = None
 
 
-class FactPage(WirePage[Fact]):
+class FactPage(WirePage[FactAnswer]):
     """A page of facts."""
 
 
 class FactRevisions(WireModel):
     """Every revision of a fact, newest first."""
 
-    data: list[Fact]
+    data: list[FactAnswer]
 
 
 class WriteFactBody(WireModel):
@@ -139,7 +139,7 @@ class VerifyFactBody(WireModel):
     expect_version: Annotated[int, Field(ge=1), WHOLE] | None = None
 
 
-class FactQuery(WireModel):
+class FactListQuery(WireModel):
     """Filters of `memory.listFacts`."""
 
     limit: int | None = None
@@ -184,7 +184,7 @@ class RetrieveBody(WireModel):
 class Hit(WireModel):
     """One retrieved fact and its score (absent for `list`)."""
 
-    fact: Fact
+    fact: FactAnswer
     score: float | None = None
 
 
@@ -198,7 +198,7 @@ def write(call: Call[WriteFactBody, NoQuery]) -> FactRecord:
     return memory.write(call.ctx, call.body.draft())
 
 
-async def list_facts(call: Call[NoBody, FactQuery]) -> Page[FactRecord]:
+async def list_facts(call: Call[NoBody, FactListQuery]) -> Page[FactRecord]:
     q = call.query
     partial = None
     if q.scope is not None:
@@ -261,7 +261,7 @@ ENDPOINTS = [
         "memory.listFacts",
         list_facts,
         "List the facts the caller sees, newest first.",
-        query=FactQuery,
+        query=FactListQuery,
         response=FactPage,
         errors=(400, 401),
     ),
@@ -272,7 +272,7 @@ ENDPOINTS = [
         write,
         "Write a fact.",
         body=WriteFactBody,
-        response=Fact,
+        response=FactAnswer,
         status=201,
         errors=(400, 401, 409, 413),
     ),
@@ -283,7 +283,7 @@ ENDPOINTS = [
         get,
         "A fact: its current revision, one by version, or the one current at a time.",
         query=GetFactQuery,
-        response=Fact,
+        response=FactAnswer,
         errors=(400, 401, 404),
     ),
     Endpoint(
@@ -293,7 +293,7 @@ ENDPOINTS = [
         delete,
         "Delete a fact: its current revision is closed.",
         query=DeleteFactQuery,
-        response=Fact,
+        response=FactAnswer,
         errors=FACT_ERRORS,
     ),
     Endpoint(
@@ -312,7 +312,7 @@ ENDPOINTS = [
         supersede,
         "Change a fact's content: its next revision.",
         body=SupersedeFactBody,
-        response=Fact,
+        response=FactAnswer,
         errors=(*FACT_ERRORS, 413),
     ),
     Endpoint(
@@ -323,7 +323,7 @@ ENDPOINTS = [
         "Mark a fact verified: its next revision.",
         body=VerifyFactBody,
         body_optional=True,
-        response=Fact,
+        response=FactAnswer,
         errors=(*FACT_ERRORS, 413),
     ),
     Endpoint(

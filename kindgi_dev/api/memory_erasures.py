@@ -11,7 +11,7 @@ from ..domain.json import JSON, JSONObject
 from ..domain.paging import Page
 from ..services import erasures
 from .endpoint import Call, Endpoint, NoBody, NoQuery
-from .wire import WireModel, WirePage, exactly_one
+from .wire import PageQuery, WireModel, WirePage, exactly_one
 
 
 class SubjectSelector(WireModel):
@@ -45,7 +45,7 @@ class CreateErasureBody(WireModel):
         return erasures.Selector("conversation", str(self.conversation_id))
 
 
-class MemoryErasure(WireModel):
+class MemoryErasureAnswer(WireModel):
     """An erasure as the ledger shows it: no selector once it completed."""
 
     id: str
@@ -68,13 +68,13 @@ class ErasureWarning(WireModel):
     message: str
 
 
-class MemoryErasureCreated(MemoryErasure):
+class MemoryErasureCreated(MemoryErasureAnswer):
     """A new erasure, with why it can't be replayed after a restore."""
 
     warnings: list[ErasureWarning] | None = None
 
 
-class ErasurePage(WirePage[MemoryErasure]):
+class ErasurePage(WirePage[MemoryErasureAnswer]):
     """A page of the ledger, newest first."""
 
 
@@ -97,7 +97,7 @@ class Ledger(WireModel):
     data: list[LedgerEntry]
 
 
-class ReplayBody(WireModel):
+class ErasureReplayBody(WireModel):
     """`memory.replayErasures`: the ledger an export gave."""
 
     erasures: list[LedgerEntry] = Field(max_length=10_000)
@@ -118,17 +118,10 @@ class ReplayResult(WireModel):
     unmatched: list[Unmatched]
 
 
-class ResumeBody(WireModel):
+class ErasureResumeBody(WireModel):
     """`memory.resumeErasure`."""
 
     force: bool | None = None
-
-
-class PageQuery(WireModel):
-    """Paging only."""
-
-    limit: int | None = None
-    cursor: str | None = None
 
 
 UNMATCHABLE = (
@@ -159,7 +152,7 @@ def _entry(erasure: erasures.MemoryErasure) -> JSONObject:
     return {name: getattr(erasure, name) for name in fields}
 
 
-async def replay(call: Call[ReplayBody, NoQuery]) -> JSONObject:
+async def replay(call: Call[ErasureReplayBody, NoQuery]) -> JSONObject:
     unmatched: list[JSON] = [
         {"id": e.id, "reason": "no-keyed-hash" if e.selector_hmac is None else "unknown-key"}
         for e in call.body.erasures
@@ -167,7 +160,7 @@ async def replay(call: Call[ReplayBody, NoQuery]) -> JSONObject:
     return {"replayed": [], "restored": [], "unmatched": unmatched}
 
 
-async def resume(call: Call[ResumeBody, NoQuery]) -> erasures.MemoryErasure:
+async def resume(call: Call[ErasureResumeBody, NoQuery]) -> erasures.MemoryErasure:
     return erasures.get(call.ctx, call.path["erasureId"])
 
 
@@ -208,7 +201,7 @@ ENDPOINTS = [
         "memory.replayErasures",
         replay,
         "Replay erasures after a restore (none can be found again here: no ledger key).",
-        body=ReplayBody,
+        body=ErasureReplayBody,
         response=ReplayResult,
         errors=(400, 401, 413),
     ),
@@ -218,9 +211,9 @@ ENDPOINTS = [
         "memory.resumeErasure",
         resume,
         "Resume an erasure (kindgi dev's are done at once: it comes back as it is).",
-        body=ResumeBody,
+        body=ErasureResumeBody,
         body_optional=True,
-        response=MemoryErasure,
+        response=MemoryErasureAnswer,
         errors=(400, 401, 404, 413),
     ),
     Endpoint(
@@ -229,7 +222,7 @@ ENDPOINTS = [
         "memory.getErasure",
         get,
         "One erasure.",
-        response=MemoryErasure,
+        response=MemoryErasureAnswer,
         errors=(401, 404),
     ),
 ]

@@ -16,6 +16,8 @@ from .wire import JSON_VALUE
 Keyed = dict[tuple[type, str], JSONObject]
 """Each model's schema, by the model and the mode (`validation` for a body)."""
 
+_REF = "#/components/schemas/"
+
 _PARAM = re.compile(r"{(\w+)(?::\w+)?}")
 
 _ERROR_SCHEMA: JSONObject = {
@@ -44,10 +46,14 @@ def document(endpoints: list[Operation]) -> JSONObject:
     found, defs = models_json_schema(
         [(m, "validation" if m in models["in"] else "serialization") for m in models["all"]],
         by_alias=True,
-        ref_template="#/components/schemas/{model}",
+        ref_template=_REF + "{model}",
     )
-    keyed: Keyed = {(model, mode): schema for (model, mode), schema in found.items()}
-    schemas: JSONObject = dict(defs.get("$defs", {}))
+    names = _titled(defs.get("$defs", {}))
+    keyed: Keyed = {key: _named(schema, names) for key, schema in found.items()}
+    schemas: JSONObject = {
+        names.get(name, name): _named(schema, names)
+        for name, schema in defs.get("$defs", {}).items()
+    }
     schemas["WireError"] = _ERROR_SCHEMA
     schemas["JsonValue"] = JSON_VALUE
     paths: dict[str, JSONObject] = {}
@@ -66,6 +72,39 @@ def document(endpoints: list[Operation]) -> JSONObject:
         },
         "security": [{"bearerAuth": []}],
     }
+
+
+def _titled(defs: JSONObject) -> dict[str, str]:
+    """The components to name by their model's title: a class named for its role in Python
+    (`RunAnswer`) keeps the contract's component name (`model_config` title `Run`). A
+    component's name is its class's, with pydantic's `-Input`/`-Output` when the two differ."""
+    names: dict[str, str] = {}
+    for name, schema in defs.items():
+        base, dash, mode = name.partition("-")
+        title = schema.get("title") if isinstance(schema, dict) else None
+        if isinstance(title, str) and title != base and "__" not in base:
+            names[name] = title + dash + mode
+    return names
+
+
+def _named(node: JSONObject, names: dict[str, str]) -> JSONObject:
+    """`node` with its references to renamed components (see `_titled`) following them."""
+    if not names:
+        return node
+    renamed = _renamed(node, {_REF + old: _REF + new for old, new in names.items()})
+    return renamed if isinstance(renamed, dict) else node
+
+
+def _renamed(node: JSON, refs: dict[str, str]) -> JSON:
+    if isinstance(node, list):
+        return [_renamed(item, refs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {
+        key: refs.get(value, value) if key == "$ref" and isinstance(value, str)
+        else _renamed(value, refs)
+        for key, value in node.items()
+    }  # fmt: skip
 
 
 def _bound_requests(paths: dict[str, JSONObject], schemas: JSONObject) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 from starlette.responses import Response
 
 from ..domain.errors import NotFound
@@ -25,8 +25,10 @@ class ProjectSpec(WireModel):
     is_default: Omittable[bool] = None
 
 
-class Project(WireModel):
+class ProjectAnswer(WireModel):
     """A project as the contract shapes it."""
+
+    model_config = ConfigDict(title="Project")
 
     id: str
     tenant_id: str
@@ -55,18 +57,18 @@ class ProjectProductionBody(WireModel):
     production: bool
 
 
-class ProjectProduction(WireModel):
+class ProjectProductionAnswer(WireModel):
     """Whether a project is in production, and since when (`null` when it isn't)."""
 
     project_id: str
     production_since: str | None
 
 
-class ProjectPage(WirePage[Project]):
+class ProjectPage(WirePage[ProjectAnswer]):
     """A page of projects."""
 
 
-class ProjectQuery(WireModel):
+class ProjectListQuery(WireModel):
     """Filters and paging of `projects.list`."""
 
     limit: int | None = None
@@ -85,7 +87,7 @@ async def get_default(call: Call[NoBody, NoQuery]) -> projects.Project:
     return projects.get_default(call.ctx)
 
 
-async def list_projects(call: Call[NoBody, ProjectQuery]) -> Page[projects.Project]:
+async def list_projects(call: Call[NoBody, ProjectListQuery]) -> Page[projects.Project]:
     q = call.query
     return projects.list_page(
         call.ctx, limit=q.limit, cursor=q.cursor, org_id=q.org_id, name_contains=q.name_contains
@@ -136,7 +138,7 @@ ENDPOINTS = [
         "projects.getDefault",
         get_default,
         "The default project.",
-        response=Project,
+        response=ProjectAnswer,
         errors=(401, 404),
     ),
     Endpoint(
@@ -145,7 +147,7 @@ ENDPOINTS = [
         "projects.list",
         list_projects,
         "List projects.",
-        query=ProjectQuery,
+        query=ProjectListQuery,
         response=ProjectPage,
         errors=(400, 401),
     ),
@@ -155,7 +157,7 @@ ENDPOINTS = [
         "projects.get",
         get,
         "One project.",
-        response=Project,
+        response=ProjectAnswer,
         errors=(401, 404),
     ),
     Endpoint(
@@ -187,7 +189,7 @@ ENDPOINTS = [
         set_production,
         "Put a project in production, or take it out.",
         body=ProjectProductionBody,
-        response=ProjectProduction,
+        response=ProjectProductionAnswer,
         errors=(400, 401, 404, 413),
     ),
 ]

@@ -119,7 +119,7 @@ class ProviderResult(WireModel):
     provider_id: str
 
 
-class UnregisterResult(WireModel):
+class UnregisterProviderResult(WireModel):
     """A provider unregistered."""
 
     provider_id: str
@@ -139,7 +139,7 @@ class CheckIssue(WireModel):
     message: str
 
 
-class ProviderCheck(WireModel):
+class ProviderCheckAnswer(WireModel):
     """What would keep kindgi dev from calling a provider."""
 
     provider_id: str
@@ -260,7 +260,7 @@ ENDPOINTS = [
         "providers.check",
         check,
         "What would keep kindgi dev from calling a provider.",
-        response=ProviderCheck,
+        response=ProviderCheckAnswer,
         errors=(401, 404),
     ),
     Endpoint(
@@ -269,7 +269,7 @@ ENDPOINTS = [
         "providers.unregister",
         unregister,
         "Unregister a provider registered over the API.",
-        response=UnregisterResult,
+        response=UnregisterProviderResult,
         errors=(401, 404, 409),
     ),
 ]

@@ -27,18 +27,18 @@ class FailureQuery(WireModel):
     limit: int | None = None
 
 
-class FailureSubject(WireModel):
+class FailureSubjectAnswer(WireModel):
     """Whose runs a group counts."""
 
     kind: Literal["agent", "flow"]
     id: str
 
 
-class FailureGroup(WireModel):
+class FailureGroupAnswer(WireModel):
     """One group: the same cause, subject and version."""
 
     code: str | None = None
-    subject: FailureSubject
+    subject: FailureSubjectAnswer
     version: str | None = None
     count: int
     first_seen: str
@@ -51,9 +51,9 @@ class RunFailureGroups(WireModel):
 
     from_: str = Field(alias="from")
     to: str
-    groups: list[FailureGroup]
-    outcomes: list[FailureGroup]
-    unrecorded: list[FailureGroup]
+    groups: list[FailureGroupAnswer]
+    outcomes: list[FailureGroupAnswer]
+    unrecorded: list[FailureGroupAnswer]
     total: int
 
 

@@ -97,15 +97,19 @@ class StartRunBody(WireModel):
     options: StartRunOptions | None = None
 
 
-class RunFailure(WireModel):
+class RunFailureAnswer(WireModel):
     """Why a run failed."""
+
+    model_config = ConfigDict(title="RunFailure")
 
     code: str
     message: str
 
 
-class RunAgent(WireModel):
+class RunAgentAnswer(WireModel):
     """The agent turn a run is."""
+
+    model_config = ConfigDict(title="RunAgent")
 
     id: str
     version: str
@@ -113,7 +117,7 @@ class RunAgent(WireModel):
     via: str
 
 
-class WaitingTool(WireModel):
+class WaitingToolAnswer(WireModel):
     """The tool call an approval holds (never its arguments)."""
 
     id: str
@@ -121,7 +125,7 @@ class WaitingTool(WireModel):
     call_id: str
 
 
-class WaitingApproval(WireModel):
+class WaitingApprovalAnswer(WireModel):
     """An approval the run waits for."""
 
     approval_id: str
@@ -131,18 +135,20 @@ class WaitingApproval(WireModel):
     created_at: str
     expires_at: str | None = None
     subject_kind: str
-    tool: WaitingTool | None = None
+    tool: WaitingToolAnswer | None = None
 
 
-class WaitingFor(WireModel):
+class WaitingForAnswer(WireModel):
     """What a suspended run waits for: approvals still to decide, and the rest."""
 
-    approvals: list[WaitingApproval]
+    approvals: list[WaitingApprovalAnswer]
     other: list[OpenObject]
 
 
-class Run(WireModel):
+class RunAnswer(WireModel):
     """A run as the contract shapes it (`output` is the agent turn's result)."""
+
+    model_config = ConfigDict(title="Run")
 
     id: str
     tenant_id: str
@@ -155,18 +161,18 @@ class Run(WireModel):
     updated_at: str
     completed_at: str | None = None
     failure_message: str | None = None
-    failure: RunFailure | None = None
+    failure: RunFailureAnswer | None = None
     output: OpenJson = None
-    agent: RunAgent | None = None
+    agent: RunAgentAnswer | None = None
     started_by: Literal["person", "key", "schedule", "webhook", "event"] | None = None
     replay_of: str | None = None
     eval_run_id: str | None = None
     versions: dict[str, dict[str, str]] | None = None
     segments: list[ScopeSegment] | None = None
-    waiting_for: WaitingFor | None = None
+    waiting_for: WaitingForAnswer | None = None
 
 
-class RunPage(WirePage[Run]):
+class RunPage(WirePage[RunAnswer]):
     """A page of runs."""
 
 
@@ -214,8 +220,10 @@ class JournalQuery(WireModel):
     """Only entries after this sequence number; none: from the first."""
 
 
-class JournalEntry(WireModel):
+class JournalEntryAnswer(WireModel):
     """One entry of a run's journal; `payload` is what the step kept, as it kept it."""
+
+    model_config = ConfigDict(title="JournalEntry")
 
     sequence: int
     kind: str
@@ -224,7 +232,7 @@ class JournalEntry(WireModel):
     timestamp: str
 
 
-class JournalPage(WirePage[JournalEntry]):
+class JournalPage(WirePage[JournalEntryAnswer]):
     """A page of journal entries."""
 
 
@@ -248,7 +256,7 @@ async def start(call: Call[StartRunBody, NoQuery]) -> Response:
             project_id=body.project_id, input=body.input, segments=segments, dry_run=dry_run,
             wait=wait,
         )  # fmt: skip
-    return json_response(shape(Run, run), status)
+    return json_response(shape(RunAnswer, run), status)
 
 
 async def list_runs(call: Call[NoBody, RunQuery]) -> Page[runs.Run]:
@@ -362,7 +370,7 @@ ENDPOINTS = [
         start,
         "Start an agent turn.",
         body=StartRunBody,
-        response=Run,
+        response=RunAnswer,
         status=201,
         errors=(400, 401, 404, 409, 413, 422),
     ),
@@ -382,7 +390,7 @@ ENDPOINTS = [
         "runs.get",
         get,
         "One run, with its output.",
-        response=Run,
+        response=RunAnswer,
         errors=(401, 404),
     ),
     Endpoint(
@@ -391,7 +399,7 @@ ENDPOINTS = [
         "runs.cancel",
         cancel,
         "Cancel a run.",
-        response=Run,
+        response=RunAnswer,
         errors=(401, 404, 409),
     ),
     Endpoint(
@@ -402,7 +410,7 @@ ENDPOINTS = [
         "Not served: a waiting run goes on when its approval is decided (422).",
         body=ResumeBody,
         body_optional=True,
-        response=Run,
+        response=RunAnswer,
         errors=(401, 413, 422),
     ),
     Endpoint(

@@ -14,7 +14,7 @@ from .wire import WireModel
 TENANT_SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
 
-class Tenant(WireModel):
+class TenantAnswer(WireModel):
     """The tenant: its id, name and slug, and that it may put projects in production."""
 
     id: str
@@ -49,7 +49,7 @@ ENDPOINTS = [
         "tenant.get",
         get,
         "The tenant this instance is.",
-        response=Tenant,
+        response=TenantAnswer,
         errors=(401,),
     ),
     Endpoint(

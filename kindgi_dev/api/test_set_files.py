@@ -28,7 +28,7 @@ class NamedVersions(WireModel):
     versions: list[str]
 
 
-class TestSetFile(WireModel):
+class TestSetFileBody(WireModel):
     """A test-set version's file: the envelope's fields and its cases, keys sorted."""
 
     agents: list[NamedVersions]
@@ -72,7 +72,7 @@ def export(call: Call[NoBody, NoQuery]) -> Response:
     )
 
 
-def import_file(call: Call[TestSetFile, ImportQuery]) -> Response:
+def import_file(call: Call[TestSetFileBody, ImportQuery]) -> Response:
     """201 when the version was stored, 200 when the same content was here already."""
     body = call.body
     data = {
@@ -108,7 +108,7 @@ ENDPOINTS = [
         export,
         "A corrections test-set version as a deterministic file to commit: keys sorted, "
         "one case per line, the sha256 of its cases.",
-        response=TestSetFile,
+        response=TestSetFileBody,
         errors=(400, 401, 404),
     ),
     Endpoint(
@@ -118,7 +118,7 @@ ENDPOINTS = [
         import_file,
         "Store a test-set file read-only, as a pull (201; the same content again: 200; other "
         "content under its id and version: 409; a sha256 that isn't its cases': 400).",
-        body=TestSetFile,
+        body=TestSetFileBody,
         query=ImportQuery,
         response=ImportedTestSetVersion,
         status=201,

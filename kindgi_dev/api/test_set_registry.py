@@ -14,7 +14,7 @@ from ..services import test_set_registry
 from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .responses import json_response
 from .routing import SHORT_WRITE_BYTES, shape
-from .wire import JsonObject, WireModel, WirePage
+from .wire import JsonObject, PageQuery, WireModel, WirePage
 
 RegistryKind = Literal[
     "accuracy", "pairwise", "regression", "human-review", "benchmark", "custom", "corrections"
@@ -55,14 +55,7 @@ class RegistryQuery(WireModel):
     cursor: str | None = None
 
 
-class PageQuery(WireModel):
-    """Paging."""
-
-    limit: int | None = None
-    cursor: str | None = None
-
-
-class VersionCasePage(WirePage[dict[str, object]]):
+class RegistryCasePage(WirePage[dict[str, object]]):
     """A version's cases: `TestCase`s of a frozen set, `JudgedEvalCase`s of a built suite."""
 
 
@@ -161,7 +154,7 @@ ENDPOINTS = [
         version_cases,
         "A version's cases as they were when it was frozen or built.",
         query=PageQuery,
-        response=VersionCasePage,
+        response=RegistryCasePage,
         errors=(400, 401, 404),
     ),
 ]

@@ -107,7 +107,7 @@ class CasePrincipal(WireModel):
     id: str
 
 
-class CaseRetirement(WireModel):
+class CaseRetirementAnswer(WireModel):
     """When, by whom and why a case was retired."""
 
     reason: str
@@ -115,7 +115,7 @@ class CaseRetirement(WireModel):
     at: str
 
 
-class CaseExpect(WireModel):
+class CaseExpectAnswer(WireModel):
     """A part for each part the correction gave a verdict on."""
 
     items: list[CaseItem] | None = None
@@ -123,50 +123,52 @@ class CaseExpect(WireModel):
     answer: CaseAnswer | None = None
 
 
-class TestCase(WireModel):
+class TestCaseAnswer(WireModel):
     """A case of an agent's test set (a correction's has the correction's id)."""
+
+    model_config = ConfigDict(title="TestCase")
 
     id: str
     kind: CaseKind
     project_id: str
     run_id: str
     made_on: str
-    expect: CaseExpect
+    expect: CaseExpectAnswer
     expert: bool
     added_by: CasePrincipal
     added_at: str
     updated_at: str
-    retired: CaseRetirement | None = None
+    retired: CaseRetirementAnswer | None = None
     judge_class_id: str | None = None
     """The corrector group (judge class) the correction was made under, when there was one."""
 
 
-class TestCasePage(WirePage[TestCase]):
+class AgentTestCasePage(WirePage[TestCaseAnswer]):
     """A page of cases, newest first."""
 
 
-class CaseCounts(WireModel):
+class CaseCountsAnswer(WireModel):
     """How many cases the set has, and how many were retired."""
 
     active: int
     retired: int
 
 
-class FrozenVersion(WireModel):
+class FrozenVersionAnswer(WireModel):
     """A frozen version of a test set: its cases as they were when a test run started."""
 
     test_set_id: str
     version: str
 
 
-class AgentTestSet(WireModel):
+class AgentTestSetAnswer(WireModel):
     """An agent's test set in one project, computed when read."""
 
     id: str
     agent_id: str
     project_id: str
-    cases: CaseCounts
-    frozen_version: FrozenVersion | None = None
+    cases: CaseCountsAnswer
+    frozen_version: FrozenVersionAnswer | None = None
 
 
 class ProjectQuery(WireModel):
@@ -253,7 +255,7 @@ ENDPOINTS = [
         get_set,
         "An agent's test set in a project: case counts and its newest frozen version.",
         query=ProjectQuery,
-        response=AgentTestSet,
+        response=AgentTestSetAnswer,
         errors=(400, 401, 404),
     ),
     Endpoint(
@@ -263,7 +265,7 @@ ENDPOINTS = [
         list_cases,
         "The set's cases, newest first (`include=retired`, `kind=correction,hand`).",
         query=CaseQuery,
-        response=TestCasePage,
+        response=AgentTestCasePage,
         errors=(400, 401, 404),
     ),
     Endpoint(
@@ -273,7 +275,7 @@ ENDPOINTS = [
         add_case,
         "Add a case by hand on one of the agent's finished runs.",
         body=AddCaseBody,
-        response=TestCase,
+        response=TestCaseAnswer,
         status=201,
         errors=(400, 401, 404, 409, 410, 413),
         inline_below=SHORT_WRITE_BYTES,
@@ -285,7 +287,7 @@ ENDPOINTS = [
         retire_case,
         "Retire a case with a reason (kept; no un-retire).",
         body=RetireCaseBody,
-        response=TestCase,
+        response=TestCaseAnswer,
         errors=(400, 401, 404, 409),
         inline_below=SHORT_WRITE_BYTES,
     ),
@@ -296,7 +298,7 @@ ENDPOINTS = [
         freeze,
         "Freeze the set's active cases as its next version.",
         query=ProjectQuery,
-        response=FrozenVersion,
+        response=FrozenVersionAnswer,
         status=201,
         errors=(400, 401, 404),
     ),

@@ -99,6 +99,19 @@ class WirePage(WireModel, Generic[T]):
     next_cursor: str | None = None
 
 
+class PageQuery(WireModel):
+    """Paging only: a list's `limit` and the `cursor` of the page after."""
+
+    limit: int | None = None
+    cursor: str | None = None
+
+
+class VersionsQuery(PageQuery):
+    """Paging of a version list, and whether unregistered versions are in it."""
+
+    include_tombstoned: bool = False
+
+
 JSON_VALUE: JsonDict = {
     "anyOf": [
         {"type": ["string", "boolean", "null"]},

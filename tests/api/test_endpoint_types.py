@@ -13,16 +13,16 @@ BIN = Path(sys.executable).parent
 
 DECLARED = """
 from kindgi_dev.api.endpoint import Call, Endpoint, NoBody, NoQuery
-from kindgi_dev.api.projects import ProjectPatch, ProjectSpec, ProjectQuery
+from kindgi_dev.api.projects import ProjectPatch, ProjectSpec, ProjectListQuery
 
 
 async def make(call: Call[ProjectSpec, NoQuery]) -> None: ...
-async def read(call: Call[NoBody, ProjectQuery]) -> None: ...
+async def read(call: Call[NoBody, ProjectListQuery]) -> None: ...
 
 
 RIGHT = [
     Endpoint("POST", "/v1/x", "x.make", make, "Make.", body=ProjectSpec),
-    Endpoint("GET", "/v1/x", "x.read", read, "Read.", query=ProjectQuery),
+    Endpoint("GET", "/v1/x", "x.read", read, "Read.", query=ProjectListQuery),
 ]
 OTHER_BODY = Endpoint("POST", "/v1/x", "x.make", make, "Make.", body=ProjectPatch)
 NO_BODY = Endpoint("POST", "/v1/x", "x.make", make, "Make.")
