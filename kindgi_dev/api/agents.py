@@ -132,7 +132,7 @@ def catalog_endpoints(
     plural = f"{kind}s"
     one = f"{path}/{{{id_param}}}"
     gone = (410,) if kind == "tool" else ()
-    # each its own statement: in a list[Operation] mypy would infer each one's query as that
+    # declared apart: in a list[Operation] mypy reads each query as BaseModel, refusing handlers
     listed = Endpoint(
         "GET",
         path,
