@@ -263,7 +263,8 @@ async def show(visit: Visit, made: str | None = None, status: int = 200) -> Resp
     shown = eval_runs.case_slice(visit.ctx, record, first, CASES_SHOWN) if total else []
     if isinstance(record.result, ComparisonResult):
         record = replace(record, result=replace(record.result, per_case=shown))
-    result: dict[str, Any] = shape(EvalRun, record).get("result") or {}
+    shaped = shape(EvalRun, record).get("result")
+    result: dict[str, Any] = shaped if isinstance(shaped, dict) else {}
     judged = record.result if isinstance(record.result, ComparisonResult) else None
     view = None if judged is None else words.summary_view(judged.summary)
     done = record.status == "completed" and view is not None

@@ -7,7 +7,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from kindgi_dev.domain.baselines import LiveAsked, BaselineScope, VersionAsked
+from kindgi_dev.domain.baselines import BaselineScope, LiveAsked, VersionAsked
 from kindgi_dev.domain.eval_runs import AgentCandidate, FlowCandidate, FrozenVersion, Sample
 from kindgi_dev.domain.segments import Segment
 from kindgi_dev.store import eval_runs
