@@ -14,12 +14,13 @@ import time
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 import uvicorn
 
 from ..domain.errors import KindgiError
+from ..domain.json import JSONObject
 from ..runtime.pack import prestart_index
 from ..settings import DEFAULT_HOST, DEFAULT_PORT, Settings
 from . import banner
@@ -298,9 +299,9 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def _rc_fields(api_url: str, instance: Instance) -> dict[str, Any]:
+def _rc_fields(api_url: str, instance: Instance) -> JSONObject:
     """The six fields the real CLI writes."""
-    fields: dict[str, Any] = {
+    fields: JSONObject = {
         "apiUrl": api_url,
         "token": instance.token,
         "tenantId": instance.tenant_id,

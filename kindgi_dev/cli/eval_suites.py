@@ -8,9 +8,11 @@ from typing import Any
 
 import click
 
+from ..domain.json import JSON
 from ..domain.time import format_time, parse_time
+from .answers import an_object
 from .command import api_command
-from .http import Api
+from .http import Api, QueryValue
 from .judgments import drop_none, enum_value, require
 from .runs import segment_list
 
@@ -47,7 +49,7 @@ def min_judgments(text: str | None) -> int | None:
 
 def project_or_default(api: Api, project: str | None) -> str:
     """`--project`, or the default project's id when it is omitted."""
-    return project or str(api.call("GET", "/v1/projects/default")["id"])
+    return project or str(an_object(api.call("GET", "/v1/projects/default"))["id"])
 
 
 @click.group("eval-suites", help="Eval suites: list, show, build from judgments, list cases.")
@@ -70,9 +72,9 @@ def list_suites(
     include_retired: bool,
     limit: int | None,
     cursor: str | None,
-) -> Any:
+) -> JSON:
     """`GET /v1/eval-suites`."""
-    params: dict[str, Any] = {
+    params: dict[str, QueryValue] = {
         "kind": enum_value(kind, "kind", KINDS),
         "name": name,
         "limit": limit,
@@ -87,7 +89,7 @@ def list_suites(
 @api_command(eval_suites, "show", help="An eval suite's latest version, or one version.")
 @click.argument("suite_id")
 @click.option("--suite-version", help="One version (default: the latest active).")
-def show(api: Api, suite_id: str, suite_version: str | None) -> Any:
+def show(api: Api, suite_id: str, suite_version: str | None) -> JSON:
     """`GET /v1/eval-suites/{id}` or one version."""
     if suite_version:
         return api.call("GET", f"/v1/eval-suites/{suite_id}/versions/{suite_version}")
@@ -107,7 +109,8 @@ def show(api: Api, suite_id: str, suite_version: str | None) -> Any:
 @click.option("--min-judgments", help="Leave out runs with fewer counted judgments (default 1).")
 @click.option("--segment", multiple=True, help="key:value, repeatable, coarse to fine.")
 @click.option("--description", help="What the test cases hold.")
-def from_judgments(api: Api, suite_id: str, **options: Any) -> Any:
+# Any: click's parsed options, each typed by its own decorator, passed on by name.
+def from_judgments(api: Api, suite_id: str, **options: Any) -> JSON:
     """`POST …/versions/from-judgments`; `--project` omitted: the default one."""
     version = require(options["suite_version"], "suite-version", "semver")
     if (options["agent"] is None) == (options["flow"] is None):
@@ -140,7 +143,7 @@ def from_judgments(api: Api, suite_id: str, **options: Any) -> Any:
 @click.option("--cursor")
 def cases(
     api: Api, suite_id: str, suite_version: str | None, limit: int | None, cursor: str | None
-) -> Any:
+) -> JSON:
     """`GET …/versions/{v}/cases`."""
     version = require(suite_version, "suite-version", "semver")
     path = f"/v1/eval-suites/{suite_id}/versions/{version}/cases"

@@ -10,10 +10,10 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import click
 
+from ..domain.json import JSON
 from ..remote import Progress
 from .command import api_command
 from .http import Api
@@ -35,7 +35,7 @@ def add_to(group: click.Group) -> None:
         type=click.Path(dir_okay=False, path_type=Path),
         help="The file to write (default: stdout).",
     )
-    def export(api: Api, reference: str, output: Path | None) -> Any:
+    def export(api: Api, reference: str, output: Path | None) -> JSON:
         """`GET …/versions/{v}/export`, written as it comes; with `-o`, what was written."""
         test_set_id, version = split_reference(reference)
         chunks = api.download(f"/v1/test-sets/{test_set_id}/versions/{version}/export")
@@ -62,7 +62,7 @@ def add_to(group: click.Group) -> None:
 
     @api_command(group, "import", help="Store a test-set file here read-only, as a pulled version.")
     @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-    def import_file(api: Api, file: Path) -> Any:
+    def import_file(api: Api, file: Path) -> JSON:
         """`POST /v1/test-sets/import?source=<file>`, the file sent a chunk at a time."""
         size = file.stat().st_size
         progress = ProgressLine()
