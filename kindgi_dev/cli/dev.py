@@ -20,7 +20,6 @@ import click
 import uvicorn
 
 from ..domain.errors import KindgiError
-from ..domain.json import JSONObject
 from ..runtime.pack import prestart_index
 from ..settings import DEFAULT_HOST, DEFAULT_PORT, Settings
 from . import banner
@@ -299,9 +298,9 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def _rc_fields(api_url: str, instance: Instance) -> JSONObject:
+def _rc_fields(api_url: str, instance: Instance) -> dict[str, str | int]:
     """The six fields the real CLI writes."""
-    fields: JSONObject = {
+    fields: dict[str, str | int] = {
         "apiUrl": api_url,
         "token": instance.token,
         "tenantId": instance.tenant_id,

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -134,7 +135,7 @@ def pack_service_token(previous: JSONObject) -> str | None:
     return token if isinstance(token, str) and PACK_TOKEN.match(token) else None
 
 
-def write_rc(path: Path, fields: JSONObject) -> None:
+def write_rc(path: Path, fields: Mapping[str, JSON]) -> None:
     """Write `.kindgirc.json` (mode 0600, 2-space JSON, trailing newline) atomically."""
     temporary = path.with_name(path.name + ".tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
