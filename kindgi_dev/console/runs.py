@@ -13,6 +13,7 @@ from starlette.responses import Response
 from ..api.runs import StartRunBody
 from ..domain.errors import BadInput, NotFound
 from ..domain.items import answer_text, items_of
+from ..domain.json import JSONObject
 from ..domain.status import TERMINAL
 from ..services import catalog, correction_queue, runs
 from . import forms, shown
@@ -130,7 +131,10 @@ def agent_ids(visit: Visit) -> list[str]:
 async def start_run(visit: Visit) -> Response:
     """Start an agent turn from the runs page (a `runs.start` body, parsed as the API
     parses one) and open its page when it ends."""
-    data = {"agent": visit.field("agent"), "input": {"userMessage": visit.field("message")}}
+    data: JSONObject = {
+        "agent": visit.field("agent"),
+        "input": {"userMessage": visit.field("message")},
+    }
     try:
         body = forms.body_of(StartRunBody, data)
         run, _ = await runs.start(visit.ctx, str(body.agent), input=body.input)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..domain.cost import RunCost
+from ..domain.json import JSON
 from ..domain.metrics import Metric
 from ..domain.results import Baseline, Candidate, ComparisonResult, Summary
 from ..services.eval_runs import EvalRun
@@ -130,7 +131,7 @@ def tried(record: EvalRun) -> str:
     return f"{name} against {other}{live}"
 
 
-def case_title(given: Any, index: int) -> str:
+def case_title(given: JSON, index: int) -> str:
     """A case's title: the question it asked (an agent turn's `userMessage`, a flow's one
     text field), else its input in one short line; `Case N` when its input is gone."""
     if isinstance(given, Mapping):
