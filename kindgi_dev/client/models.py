@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
+
+from ..domain.json import JSONObject
 
 Verdict = Literal["right", "wrong"]
 
@@ -54,8 +56,8 @@ class CaseExpect(_Model):
     """What a case expects: its items, decisions and answer, each when given."""
 
     items: list[ExpectedItem] | None = None
-    decisions: dict[str, Any] | None = None
-    answer: dict[str, Any] | None = None
+    decisions: JSONObject | None = None
+    answer: JSONObject | None = None
 
 
 class Principal(_Model):
@@ -100,7 +102,7 @@ class TestCasePage(_Model):
 class VersionCasePage(_Model):
     """A page of one test-set version's cases, as they were when it was frozen or built."""
 
-    data: list[dict[str, Any]]
+    data: list[JSONObject]
     has_more: bool
     next_cursor: str | None = None
 
@@ -132,8 +134,8 @@ class Correction(_Model):
     project_id: str
     subject: CorrectionSubject
     items: list[CorrectedItem]
-    decisions: dict[str, Any] | None = None
-    answer: dict[str, Any] | None = None
+    decisions: JSONObject | None = None
+    answer: JSONObject | None = None
     judge_class_id: str | None = None
     restricted: bool | None = None
     participant_id: str | None = None
