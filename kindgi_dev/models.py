@@ -65,6 +65,7 @@ class Message:
     error: str | None = None
 
 
+# A public name pack authors import; services.cost.Usage is the API's usage window.
 @dataclass(frozen=True)
 class Usage:
     """Tokens a step used, when the provider says."""
@@ -73,6 +74,7 @@ class Usage:
     completion_tokens: int = 0
 
 
+# A public name pack authors import; domain.cost.Turn is what a run recorded for its cost.
 @dataclass(frozen=True)
 class Turn:
     """What a model is asked: the agent, its instructions, the messages so far, its tools.

@@ -38,7 +38,7 @@ class UnsafeUrl(ValueError):
 
 
 @dataclass(frozen=True)
-class Progress:
+class Transfer:
     """How far a transfer got: cases moved, of how many (when known), and bytes."""
 
     cases: int
@@ -46,7 +46,7 @@ class Progress:
     bytes: int
 
 
-OnProgress = Callable[[Progress], None]
+OnProgress = Callable[[Transfer], None]
 
 
 def _is_loopback(host: str) -> bool:
@@ -207,7 +207,7 @@ class Remote:
             more = bool(body.get("hasMore")) and bool(body.get("nextCursor"))
             if on_progress is not None:
                 known = total if total is not None and more else (None if more else len(cases))
-                on_progress(Progress(len(cases), known, size))
+                on_progress(Transfer(len(cases), known, size))
             if not more:
                 return cases
             cursor = str(body["nextCursor"])
@@ -229,12 +229,12 @@ class Remote:
         listed = spec.get("cases") if isinstance(spec, dict) else None
         cases = len(listed) if isinstance(listed, list) else 0
         if on_progress is not None:
-            on_progress(Progress(0, cases, 0))
+            on_progress(Transfer(0, cases, 0))
         body, status, _ = await self._call(
             "POST", "/v1/test-sets", content=content, headers={"Content-Type": "application/json"}
         )
         if on_progress is not None:
-            on_progress(Progress(cases, cases, len(content)))
+            on_progress(Transfer(cases, cases, len(content)))
         if not isinstance(body, dict):
             raise RemoteError(self.url, status, "unknown", "its stored entry isn't a JSON object")
         return body, status == 201

@@ -18,6 +18,7 @@ class Interval:
     level: float = 0.95
 
 
+# Exported to pack tests by kindgi_dev.testing, flat; domain.metrics.Metric is the stored one.
 @dataclass(frozen=True)
 class Metric:
     """One metric of a try: the recorded runs' value and the candidate's, and the paired

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from ..domain.json import JSON
-from ..remote import Progress
+from ..remote import Transfer
 from .command import api_command
 from .http import Api
 from .test_set_moves import ProgressLine, split_reference
@@ -83,7 +83,7 @@ def _counted(chunks: Iterator[bytes], progress: ProgressLine, verb: str) -> Iter
     for chunk in chunks:
         lines += chunk.count(b"\n")
         size += len(chunk)
-        progress(verb, Progress(max(lines - 1, 0), None, size))
+        progress(verb, Transfer(max(lines - 1, 0), None, size))
         yield chunk
 
 
@@ -93,5 +93,5 @@ def _read(file: Path, progress: ProgressLine) -> Iterator[bytes]:
         while chunk := handle.read(CHUNK):
             sent += len(chunk)
             lines += chunk.count(b"\n")
-            progress("sent", Progress(max(lines - 1, 0), None, sent))
+            progress("sent", Transfer(max(lines - 1, 0), None, sent))
             yield chunk

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 import click
 
 from ..domain.json import JSON, JSONObject
-from ..remote import Progress, Remote, RemoteError, UnsafeUrl, check_url
+from ..remote import Remote, RemoteError, Transfer, UnsafeUrl, check_url
 from .answers import an_object, member, objects
 from .command import fail
 from .config import resolve
@@ -81,7 +81,7 @@ class ProgressLine:
         self.shown = on_terminal()
         self._drawn = False
 
-    def __call__(self, verb: str, step: Progress) -> None:
+    def __call__(self, verb: str, step: Transfer) -> None:
         if not self.shown:
             return
         of = f" of {step.total}" if step.total is not None else ""
@@ -154,7 +154,7 @@ def _last_line(lines: Iterator[JSON], progress: ProgressLine) -> JSON:
             cases, total, sent = step["cases"], step.get("total"), step["bytes"]
             if isinstance(cases, int) and isinstance(sent, int):
                 whole = total if isinstance(total, int) else None
-                progress("pulled", Progress(cases, whole, sent))
+                progress("pulled", Transfer(cases, whole, sent))
         elif isinstance(line, dict) and "result" in line:
             return line["result"]
         elif isinstance(line, dict) and "error" in line:

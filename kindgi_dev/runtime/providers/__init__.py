@@ -45,7 +45,8 @@ KNOWN = (*HTTP_PROVIDERS, FUNCTION)
 
 
 class ProviderConfigInvalid(Unprocessable):
-    """`[tool.kindgi-dev.providers]` is not valid."""
+    """A provider kindgi dev can't call: the pack's `[tool.kindgi-dev.providers]` is not
+    valid, or a registration (`POST /v1/providers`) names what no adapter takes."""
 
     code: ClassVar[str] = "provider-config-invalid"
 
