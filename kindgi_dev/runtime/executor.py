@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TypeVar
 
-Work = Callable[[int, int], Awaitable[Any]]
-Finished = Callable[[int, list[Any]], Awaitable[None] | None]
+Result = TypeVar("Result")
 
 
 async def execute(
     cases: int,
     repetitions: int,
-    work: Work,
-    finished: Finished,
+    work: Callable[[int, int], Awaitable[Result]],
+    finished: Callable[[int, list[Result | Exception | None]], Awaitable[None] | None],
     *,
     concurrency: int,
     skip: frozenset[int] = frozenset(),
@@ -29,10 +28,10 @@ async def execute(
     same however many cases there are (a task per case held thousands at once).
     """
     units = ((i, r) for i in range(cases) if i not in skip for r in range(repetitions))
-    pending: dict[int, list[Any]] = {}
+    pending: dict[int, list[Result | Exception | None]] = {}
     left: dict[int, int] = {}
 
-    async def one(index: int, repetition: int) -> Any:
+    async def one(index: int, repetition: int) -> Result | Exception:
         try:
             return await work(index, repetition)
         except asyncio.CancelledError:
