@@ -44,7 +44,7 @@ def _groups(visit: Visit) -> list[judge_classes.JudgeClass]:
     return page.items
 
 
-def form_parts(visit: Visit, run: dict[str, Any]) -> dict[str, Any]:
+def form_parts(visit: Visit, run: dict[str, Any]) -> dict[str, object]:
     """What the correct form shows of a run: its question, items, tools and the groups."""
     return {
         "run": run,
@@ -58,7 +58,7 @@ def form_parts(visit: Visit, run: dict[str, Any]) -> dict[str, Any]:
 
 def _show(
     visit: Visit,
-    parts: dict[str, Any],
+    parts: dict[str, object],
     values: dict[str, str],
     errors: dict[str, str],
     status: int = 200,
@@ -104,7 +104,7 @@ def _values_of(correction: corrections.Correction | None, items: list[Item]) -> 
     return values
 
 
-def filled(visit: Visit, run_id: str) -> tuple[dict[str, Any], dict[str, str]]:
+def filled(visit: Visit, run_id: str) -> tuple[dict[str, object], dict[str, str]]:
     """A correctable run's form parts, and the form's values from the caller's correction."""
     run = verdicts.correctable_run(visit.ctx, run_id)
     return form_parts(visit, run), _values_of(_mine(visit, run_id), items_of(run.get("output")))

@@ -40,7 +40,7 @@ def subject_of(run: dict[str, Any]) -> tuple[str, str]:
     return run["flow_id"], run["flow_version"]
 
 
-def _listed(visit: Visit, agent: str, version: str, replays: str) -> dict[str, Any]:
+def _listed(visit: Visit, agent: str, version: str, replays: str) -> dict[str, object]:
     """A page of runs, each with its question and its live corrections (how many, and
     whether one is the caller's), and the pack's agents for the pickers."""
     page = runs.list_records(
@@ -143,7 +143,7 @@ async def start_run(visit: Visit) -> Response:
     return redirect(f"/console/runs/{run.id}")
 
 
-def _shown(visit: Visit, run_id: str) -> dict[str, Any]:
+def _shown(visit: Visit, run_id: str) -> dict[str, object]:
     """Everything the run's page shows, read together."""
     run = runs.get_record(visit.ctx, run_id)
     journal = runs.journal(visit.ctx, run_id, since=-1, limit=None, cursor=None).items
@@ -166,4 +166,4 @@ async def show_run(visit: Visit) -> Response:
     """`/console/runs/{id}`: what went in, what came out, each tool call, the journal, and
     what people saved on it (verdicts, decisions, answer, the cases they made)."""
     read = await asyncio.to_thread(_shown, visit, visit.request.path_params["runId"])
-    return visit.render("run.html", **read)
+    return visit.render("run.html", 200, **read)

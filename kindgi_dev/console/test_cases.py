@@ -72,7 +72,7 @@ async def build(visit: Visit) -> Response:
     return redirect(f"/console/test-cases/suites/{suite_id}?version={given.version}")
 
 
-def runs_on(visit: Visit, suite_id: str) -> dict[str, Any]:
+def runs_on(visit: Visit, suite_id: str) -> dict[str, object]:
     """The runs on a set's test cases, newest first, each named whole (`eval_runs`), and
     each metric drawn across them (`charts`)."""
     records = set_views.runs_on(visit.ctx, suite_id)
@@ -186,7 +186,7 @@ async def pulled_set(visit: Visit, errors: dict[str, str] | None, status: int) -
     )
 
 
-def signed_next(cases: Page[Any]) -> str | None:
+def signed_next(cases: Page[object]) -> str | None:
     """The next page's cursor, when there is one (signed in the template)."""
     return cases.next_cursor if cases.has_more else None
 
