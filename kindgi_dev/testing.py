@@ -89,14 +89,14 @@ class KindgiDev:
 
     def call(self, method: str, path: str, body: object = None) -> Any:
         """One API request; its JSON answer, or `KindgiDevError` with the error envelope.
-        Any: the answer is handed to a pack's own tests, which index it as they please."""
+        Untyped: the answer is handed to a pack's own tests, which index it as they please."""
         answer = self.http.request(method, path, json=body)
         if answer.status_code >= 400:
             raise KindgiDevError(f"{method} {path}: {answer.status_code} {answer.text}")
         return answer.json()
 
     def run(self, agent: str, message: str, timeout: float = 120.0) -> dict[str, Any]:
-        """A turn of `agent` on `message`, waited for: the run (Any: as `call`'s answer)."""
+        """A turn of `agent` on `message`, waited for: the run (untyped: as `call`'s answer)."""
         run: dict[str, Any] = self.call(
             "POST", "/v1/runs", {"agent": agent, "input": {"userMessage": message}}
         )
@@ -109,7 +109,7 @@ class KindgiDev:
     def correct(
         self, run_id: str, key: str, pointer: str, *, right: bool, rank: int | None = None
     ) -> dict[str, Any]:
-        """Add an item to your correction of the run (right or wrong): the correction (Any:
+        """Add an item to your correction of the run (right or wrong): the correction (untyped:
         as `call`'s answer)."""
         verdict = "right" if right else "wrong"
         item: JSONObject = {"key": key, "pointer": pointer, "verdict": verdict}
@@ -195,7 +195,7 @@ class KindgiDev:
 
     def flow_cases(self, flow: str, suite: str, suite_version: str = "1.0.0") -> dict[str, Any]:
         """Build `suite` at `suite_version` from the flow's corrected runs, one case per run:
-        `{suiteId, version, caseCount, …}` (Any: as `call`'s answer)."""
+        `{suiteId, version, caseCount, …}` (untyped: as `call`'s answer)."""
         body = {"version": suite_version, "projectId": self.project_id, "flowId": flow}
         built: dict[str, Any] = self.call(
             "POST", f"/v1/eval-suites/{suite}/versions/from-judgments", body

@@ -47,7 +47,7 @@ class TryResult:
     metrics: Mapping[str, Metric]
     diverged: int
     run: Mapping[str, Any]
-    """The eval run as the API answered it (Any: a pack's tests read it as they please)."""
+    """The eval run as the API answered it (untyped: a pack's tests read it as they please)."""
     cases: Sequence[Mapping[str, Any]] = field(default_factory=list)
     """Each case's comparison (`perCase`), read as `run` is."""
 

@@ -86,7 +86,7 @@ def show(
 @click.option("--items", help="All the items as JSON (or @file): [{key, pointer, rank, verdict}].")
 @click.option("--decisions", help="What it should have done, as JSON (or @file).")
 @click.option("--answer", help="What its answer should have said, as JSON (or @file).")
-# Any: click's parsed options, each typed by its own decorator, passed on by name.
+# Untyped: click's parsed options, each typed by its own decorator, passed on by name.
 def add_case(api: Api, agent: str, run: str, **options: Any) -> JSON:
     """`POST …/test-set/cases` from `--item` flags and/or JSON parts."""
     items = json_arg(options["items"], "--items") if options["items"] else []

@@ -64,7 +64,7 @@ def baseline_options(function: Command) -> Command:
     return function
 
 
-# Any: click's parsed options, each typed by its own decorator, passed on by name.
+# Untyped: click's parsed options, each typed by its own decorator, passed on by name.
 def baseline_of(options: dict[str, Any]) -> JSON:
     """The `--baseline` flags as the request's `baseline` (None without them)."""
     segments = segment_list(options.get("baseline_segment") or (), "--baseline-segment")

@@ -57,7 +57,7 @@ def api_command(
     **settings: Any,
 ) -> Callable[[Callable[..., JSON]], click.Command]:
     """A command that calls the API with `api` and prints what the function returns
-    (`rows` turns an answer that is no list page into `--table`'s rows). Any: `settings`
+    (`rows` turns an answer that is no list page into `--table`'s rows). Untyped: `settings`
     are click's own `command()` keywords, which click types so."""
 
     def decorate(function: Callable[..., JSON]) -> click.Command:
@@ -116,7 +116,7 @@ def refuse_empty_values(command: click.Command) -> None:
 
 def _non_empty(param: click.Option, then: Callable[[click.Context, object], object]) -> Any:
     """`process_value` refusing "" typed on the command line before the type converts it
-    (a path type would take "" as the current folder). Any: click declares `process_value`
+    (a path type would take "" as the current folder). Untyped: click declares `process_value`
     a method, which an instance's function can replace only untyped."""
 
     def process_value(ctx: click.Context, value: object) -> object:

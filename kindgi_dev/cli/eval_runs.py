@@ -87,7 +87,7 @@ def flow_options(function: Command) -> Command:
     return function
 
 
-# Any: click's parsed options, each typed by its own decorator, passed on by name.
+# Untyped: click's parsed options, each typed by its own decorator, passed on by name.
 def subject(api: Api, options: dict[str, Any]) -> JSONObject:
     """`agentRef`, or `flowRef` and `versions` with each `--with` sorted by what the flow runs."""
     agent, flow = options.get("agent"), options.get("flow")
@@ -129,7 +129,7 @@ def sorted_swaps(api: Api, flow_ref: dict[str, str], swaps: tuple[str, ...]) -> 
     return {kind: ids for kind, ids in versions.items()}
 
 
-# Any: click's parsed options, each typed by its own decorator, passed on by name.
+# Untyped: click's parsed options, each typed by its own decorator, passed on by name.
 def trial_body(api: Api, options: dict[str, Any]) -> JSONObject:
     """The start body; `--project` omitted (`agents test-set run`) → the default project."""
     chosen = subject(api, options)
@@ -223,7 +223,7 @@ VERDICT_TABLE = Table(columns=METRIC_COLUMNS, rows=metric_rows)
 )
 @trial_options
 @flow_options
-# Any: click's parsed options, each typed by its own decorator, passed on by name.
+# Untyped: click's parsed options, each typed by its own decorator, passed on by name.
 def start(api: Api, suite_id: str | None, resume: str | None, **options: Any) -> JSON:
     if resume is not None:
         path = f"/v1/eval-runs/{resume}/resume"
@@ -295,7 +295,7 @@ def try_on_test_set(group: click.Group) -> None:
         group, "run", help="Freeze the agent's test set and try a version on it.", **VERDICT_TABLE
     )
     @trial_options
-    # Any: click's parsed options, each typed by its own decorator, passed on by name.
+    # Untyped: click's parsed options, each typed by its own decorator, passed on by name.
     def run(api: Api, **options: Any) -> JSON:
         if not options.get("agent"):
             raise click.UsageError("--agent=<id> is required")

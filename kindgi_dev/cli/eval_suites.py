@@ -109,7 +109,7 @@ def show(api: Api, suite_id: str, suite_version: str | None) -> JSON:
 @click.option("--min-judgments", help="Leave out runs with fewer counted judgments (default 1).")
 @click.option("--segment", multiple=True, help="key:value, repeatable, coarse to fine.")
 @click.option("--description", help="What the test cases hold.")
-# Any: click's parsed options, each typed by its own decorator, passed on by name.
+# Untyped: click's parsed options, each typed by its own decorator, passed on by name.
 def from_judgments(api: Api, suite_id: str, **options: Any) -> JSON:
     """`POST …/versions/from-judgments`; `--project` omitted: the default one."""
     version = require(options["suite_version"], "suite-version", "semver")

@@ -13,7 +13,9 @@ Verdict = Literal["right", "wrong"]
 
 
 class _Model(BaseModel):
-    """An answer: camelCase on the wire, snake_case here; fields a newer runtime adds kept."""
+    """An answer: camelCase on the wire, snake_case here; fields a newer runtime adds kept.
+    A client's own reading of the wire, as the official client's models are: so it keeps
+    the wire's names (`Correction`, `Principal`, `TestCase`) beside the server's models."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True, alias_generator=to_camel)
 

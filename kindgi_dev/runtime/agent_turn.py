@@ -143,7 +143,7 @@ class _TurnState:
     budget: _Budget
     messages: list[Message] = field(default_factory=list)
     appended: list[dict[str, Any]] = field(default_factory=list)
-    """Any: as `TurnOutcome.appended`, which the replay's services read by key."""
+    """Untyped: as `TurnOutcome.appended`, which the replay's services read by key."""
     records: list[ToolCallRecord] = field(default_factory=list)
     steps: int = 0
     prompt_tokens: int = 0
@@ -152,7 +152,7 @@ class _TurnState:
     response: JSONObject | None = None
     output: JSON = None
     failure: dict[str, Any] | None = None
-    """Any: as `TurnOutcome.failure`."""
+    """Untyped: as `TurnOutcome.failure`."""
     repairs: int = 0
     paused: TurnSnapshot | None = None
 

@@ -13,7 +13,7 @@ from kindgi_dev.runtime.turn_snapshot import TurnSnapshot
 @dataclass
 class TurnOutcome:
     """What a turn did and answered; `failure` ({code, message}) is set when it failed.
-    Any: the appended messages, the failure and the violations are read by key in the
+    Untyped: the appended messages, the failure and the violations are read by key in the
     replay's services, until they become records of their own."""
 
     appended: list[dict[str, Any]]

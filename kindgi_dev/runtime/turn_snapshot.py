@@ -20,7 +20,7 @@ class TurnSnapshot:
 
     messages: list[Message]
     appended: list[dict[str, Any]]
-    """Any: as `TurnOutcome.appended`, which the replay's services read by key."""
+    """Untyped: as `TurnOutcome.appended`, which the replay's services read by key."""
     records: list[ToolCallRecord]
     steps: int
     prompt_tokens: int
