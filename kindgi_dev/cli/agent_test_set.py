@@ -7,8 +7,6 @@ explicit form is `test-set show AGENT`). Subcommands name the agent with `--agen
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from ..domain.json import JSON, JSONObject
@@ -86,28 +84,39 @@ def show(
 @click.option("--items", help="All the items as JSON (or @file): [{key, pointer, rank, verdict}].")
 @click.option("--decisions", help="What it should have done, as JSON (or @file).")
 @click.option("--answer", help="What its answer should have said, as JSON (or @file).")
-# Untyped: click's parsed options, each typed by its own decorator, passed on by name.
-def add_case(api: Api, agent: str, run: str, **options: Any) -> JSON:
+def add_case(
+    api: Api,
+    agent: str,
+    run: str,
+    item: str | None,
+    pointer: str | None,
+    rank: str | None,
+    yes: bool,
+    no: bool,
+    items: str | None,
+    decisions: str | None,
+    answer: str | None,
+) -> JSON:
     """`POST …/test-set/cases` from `--item` flags and/or JSON parts."""
-    items = json_arg(options["items"], "--items") if options["items"] else []
-    if options["item"]:
-        if options["yes"] == options["no"]:
+    given = json_arg(items, "--items") if items else []
+    if item:
+        if yes == no:
             raise click.UsageError("Give exactly one of --yes or --no")
-        if not isinstance(items, list):
+        if not isinstance(given, list):
             raise click.UsageError("--items with --item must be a JSON list of items")
-        items.append(
-            drop_none(
-                {
-                    "key": options["item"],
-                    "pointer": options["pointer"],
-                    "rank": rank_value(options["rank"]),
-                    "verdict": "right" if options["yes"] else "wrong",
-                }
-            )
-        )
-    body: JSONObject = {"runId": run, "items": items or None}
-    for part in ("decisions", "answer"):
-        body[part] = json_arg(options[part], f"--{part}") if options[part] else None
+        entry: JSONObject = {
+            "key": item,
+            "pointer": pointer,
+            "rank": rank_value(rank),
+            "verdict": "right" if yes else "wrong",
+        }
+        given.append(drop_none(entry))
+    body: JSONObject = {
+        "runId": run,
+        "items": given or None,
+        "decisions": json_arg(decisions, "--decisions") if decisions else None,
+        "answer": json_arg(answer, "--answer") if answer else None,
+    }
     body = drop_none(body)
     return api.call("POST", f"/v1/agents/{agent}/test-set/cases", json=body, idempotent=True)
 

@@ -5,7 +5,7 @@ each side's replays.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 import click
 
@@ -42,6 +42,14 @@ def spelled(
     return {"agentId": named, "version": version}
 
 
+class BaselineFlags(TypedDict):
+    """What `baseline_options` adds to a command's keywords."""
+
+    baseline: str | None
+    baseline_project: str | None
+    baseline_segment: tuple[str, ...]
+
+
 def baseline_options(function: Command) -> Command:
     """The flags that say what the version is compared with."""
     options = [
@@ -64,8 +72,7 @@ def baseline_options(function: Command) -> Command:
     return function
 
 
-# Untyped: click's parsed options, each typed by its own decorator, passed on by name.
-def baseline_of(options: dict[str, Any]) -> JSON:
+def baseline_of(options: BaselineFlags) -> JSON:
     """The `--baseline` flags as the request's `baseline` (None without them)."""
     segments = segment_list(options.get("baseline_segment") or (), "--baseline-segment")
     try:

@@ -5,15 +5,16 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import NotRequired
 
 import click
+from typing_extensions import Unpack
 
 from ..domain.json import JSON, JSONObject
 from . import junit as report
 from .answers import an_object, member, objects
 from .banner import duration
-from .baselines import baseline_of, baseline_options, dry_run_note
+from .baselines import BaselineFlags, baseline_of, baseline_options, dry_run_note
 from .command import Command, api_command
 from .http import Api
 from .output import Table
@@ -25,6 +26,25 @@ WAIT_LIMIT_S = 30 * 60
 @click.group("eval-runs", help="Runs on the test cases: try an agent version, read the scores.")
 def eval_runs() -> None:
     """The eval-runs group."""
+
+
+class TrialFlags(BaselineFlags):
+    """What `trial_options` adds to a command's keywords, and `flow_options` when given."""
+
+    project: str | None
+    agent: str | None
+    agent_version: str | None
+    reads: str
+    repetitions: int
+    k: int
+    class_weights: str
+    dry_run: bool
+    reuse: bool
+    wait: bool
+    junit: Path | None
+    flow: NotRequired[str | None]
+    flow_version: NotRequired[str | None]
+    swaps: NotRequired[tuple[str, ...]]
 
 
 def trial_options(function: Command) -> Command:
@@ -87,8 +107,7 @@ def flow_options(function: Command) -> Command:
     return function
 
 
-# Untyped: click's parsed options, each typed by its own decorator, passed on by name.
-def subject(api: Api, options: dict[str, Any]) -> JSONObject:
+def subject(api: Api, options: TrialFlags) -> JSONObject:
     """`agentRef`, or `flowRef` and `versions` with each `--with` sorted by what the flow runs."""
     agent, flow = options.get("agent"), options.get("flow")
     if (agent is None) == (flow is None):
@@ -96,20 +115,22 @@ def subject(api: Api, options: dict[str, Any]) -> JSONObject:
     if agent is not None:
         if options.get("flow_version") or options.get("swaps"):
             raise click.UsageError("--flow-version and --with need --flow")
-        ref = {"agentId": agent}
+        ref: JSONObject = {"agentId": agent}
         if options["agent_version"]:
             ref["version"] = options["agent_version"]
         return {"agentRef": ref}
     if options.get("agent_version"):
         raise click.UsageError("--agent-version needs --agent")
     flow_ref: dict[str, str] = {"flowId": str(flow)}
-    if options.get("flow_version"):
-        flow_ref["version"] = options["flow_version"]
-    if not options.get("swaps"):
+    flow_version = options.get("flow_version")
+    if flow_version:
+        flow_ref["version"] = flow_version
+    swaps = options.get("swaps")
+    if not swaps:
         return {"flowRef": {**flow_ref}}
-    if not options.get("flow_version"):
+    if not flow_version:
         raise click.UsageError("--with needs --flow and --flow-version")
-    return {"flowRef": {**flow_ref}, "versions": sorted_swaps(api, flow_ref, options["swaps"])}
+    return {"flowRef": {**flow_ref}, "versions": sorted_swaps(api, flow_ref, swaps)}
 
 
 def sorted_swaps(api: Api, flow_ref: dict[str, str], swaps: tuple[str, ...]) -> JSONObject:
@@ -129,8 +150,7 @@ def sorted_swaps(api: Api, flow_ref: dict[str, str], swaps: tuple[str, ...]) -> 
     return {kind: ids for kind, ids in versions.items()}
 
 
-# Untyped: click's parsed options, each typed by its own decorator, passed on by name.
-def trial_body(api: Api, options: dict[str, Any]) -> JSONObject:
+def trial_body(api: Api, options: TrialFlags) -> JSONObject:
     """The start body; `--project` omitted (`agents test-set run`) → the default project."""
     chosen = subject(api, options)
     project = options["project"] or an_object(api.call("GET", "/v1/projects/default"))["id"]
@@ -223,8 +243,9 @@ VERDICT_TABLE = Table(columns=METRIC_COLUMNS, rows=metric_rows)
 )
 @trial_options
 @flow_options
-# Untyped: click's parsed options, each typed by its own decorator, passed on by name.
-def start(api: Api, suite_id: str | None, resume: str | None, **options: Any) -> JSON:
+def start(
+    api: Api, suite_id: str | None, resume: str | None, **options: Unpack[TrialFlags]
+) -> JSON:
     if resume is not None:
         path = f"/v1/eval-runs/{resume}/resume"
         return start_and_wait(api, path, {}, options["wait"], options["junit"])
@@ -295,8 +316,7 @@ def try_on_test_set(group: click.Group) -> None:
         group, "run", help="Freeze the agent's test set and try a version on it.", **VERDICT_TABLE
     )
     @trial_options
-    # Untyped: click's parsed options, each typed by its own decorator, passed on by name.
-    def run(api: Api, **options: Any) -> JSON:
+    def run(api: Api, **options: Unpack[TrialFlags]) -> JSON:
         if not options.get("agent"):
             raise click.UsageError("--agent=<id> is required")
         path = f"/v1/agents/{options['agent']}/test-set/runs"

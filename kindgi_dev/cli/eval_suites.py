@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Any
 
 import click
 
-from ..domain.json import JSON
+from ..domain.json import JSON, JSONObject
 from ..domain.time import format_time, parse_time
 from .answers import an_object
 from .command import api_command
@@ -34,7 +33,7 @@ def time_flag(text: str | None, flag: str) -> str | None:
         ) from None
 
 
-def min_judgments(text: str | None) -> int | None:
+def least_judgments(text: str | None) -> int | None:
     """`--min-judgments`: an integer, 1 or more."""
     if text is None:
         return None
@@ -109,27 +108,40 @@ def show(api: Api, suite_id: str, suite_version: str | None) -> JSON:
 @click.option("--min-judgments", help="Leave out runs with fewer counted judgments (default 1).")
 @click.option("--segment", multiple=True, help="key:value, repeatable, coarse to fine.")
 @click.option("--description", help="What the test cases hold.")
-# Untyped: click's parsed options, each typed by its own decorator, passed on by name.
-def from_judgments(api: Api, suite_id: str, **options: Any) -> JSON:
+def from_judgments(
+    api: Api,
+    suite_id: str,
+    suite_version: str | None,
+    project: str | None,
+    agent: str | None,
+    flow: str | None,
+    agent_version: str | None,
+    since: str | None,
+    until: str | None,
+    classes: tuple[str, ...],
+    min_judgments: str | None,
+    segment: tuple[str, ...],
+    description: str | None,
+) -> JSON:
     """`POST …/versions/from-judgments`; `--project` omitted: the default one."""
-    version = require(options["suite_version"], "suite-version", "semver")
-    if (options["agent"] is None) == (options["flow"] is None):
+    version = require(suite_version, "suite-version", "semver")
+    if (agent is None) == (flow is None):
         raise click.UsageError("Give exactly one of --agent or --flow")
-    if options["agent_version"] and not options["agent"]:
+    if agent_version and not agent:
         raise click.UsageError("--agent-version needs --agent")
-    body = drop_none(
+    body: JSONObject = drop_none(
         {
             "version": version,
-            "projectId": project_or_default(api, options["project"]),
-            "agentId": options["agent"],
-            "flowId": options["flow"],
-            "agentVersion": options["agent_version"],
-            "since": time_flag(options["since"], "since"),
-            "until": time_flag(options["until"], "until"),
-            "judgeClassIds": list(options["classes"]) or None,
-            "minJudgments": min_judgments(options["min_judgments"]),
-            "segments": segment_list(options["segment"]),
-            "description": options["description"],
+            "projectId": project_or_default(api, project),
+            "agentId": agent,
+            "flowId": flow,
+            "agentVersion": agent_version,
+            "since": time_flag(since, "since"),
+            "until": time_flag(until, "until"),
+            "judgeClassIds": [*classes] or None,
+            "minJudgments": least_judgments(min_judgments),
+            "segments": segment_list(segment),
+            "description": description,
         }
     )
     path = f"/v1/eval-suites/{suite_id}/versions/from-judgments"
