@@ -13,7 +13,7 @@ from starlette.responses import Response, StreamingResponse
 
 from ..domain.errors import KindgiError
 from ..domain.json import JSONObject
-from ..remote import OnProgress, Progress
+from ..remote import OnProgress, Transfer
 from ..services import test_set_pulls
 from ..services.test_set_pulls import PulledVersion
 from .endpoint import Call, Endpoint, NoQuery
@@ -86,7 +86,7 @@ def _line(value: JSONObject) -> bytes:
 async def _pull_lines(call: Call[PullBody, NoQuery]) -> AsyncIterator[bytes]:
     """`{"progress": {cases, total, bytes}}` per page read, then `{"status", "result"}` or
     `{"status", "error"}` (the envelope's error)."""
-    steps: asyncio.Queue[Progress | None] = asyncio.Queue()
+    steps: asyncio.Queue[Transfer | None] = asyncio.Queue()
     task = asyncio.ensure_future(_pulling(call, steps.put_nowait))
     task.add_done_callback(lambda _: steps.put_nowait(None))
     while (step := await steps.get()) is not None:

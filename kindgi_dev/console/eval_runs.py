@@ -22,6 +22,7 @@ from ..api.routing import shape
 from ..domain.changes import Changes
 from ..domain.errors import KindgiError, NotFound, ValidationFailed
 from ..domain.items import answer_text
+from ..domain.json import JSON
 from ..domain.metrics import Metric, Metrics
 from ..domain.narrow import text_or_none
 from ..domain.numbers import whole_number
@@ -63,7 +64,7 @@ def _pages(first: int, shown: int, total: int) -> dict[str, int | None] | None:
     }
 
 
-def _baseline(visit: Visit, subject_kind: str, subject_id: str) -> Any:
+def _baseline(visit: Visit, subject_kind: str, subject_id: str) -> JSON:
     """What the Try form compares with, as a start body's `baseline`: the recorded runs, a
     version of the same agent or flow, or the live one."""
     chosen = visit.field("baseline") or "recorded"
@@ -88,7 +89,10 @@ def start_request(
     )
     if subject_kind == "flow":
         data["flowRef"] = forms.present(flowId=subject_id, version=version)
-        data["versions"] = {"agents": _swaps(visit, "agent:"), "tools": _swaps(visit, "tool:")}
+        data["versions"] = {
+            "agents": {**_swaps(visit, "agent:")},
+            "tools": {**_swaps(visit, "tool:")},
+        }
     else:
         data["agentRef"] = forms.present(agentId=subject_id, version=version)
     model = StartEvalRunBody if project_id is None else StartSuiteRunBody
@@ -132,7 +136,7 @@ async def try_on_test_set(visit: Visit) -> Response:
     return redirect(f"/console/eval-runs/{started.run_id}")
 
 
-def _answer(output: Any) -> Any:
+def _answer(output: JSON) -> JSON:
     """An agent turn's answer text, or a flow's output as it is."""
     text = answer_text(output)
     return text if text is not None else output
@@ -151,9 +155,9 @@ class ToolLine:
     """A tool call a case's replay made: its step, tool, arguments and where its result
     came from (and why, when the replay says)."""
 
-    step: Any
+    step: JSON
     tool_id: str
-    arguments: Any
+    arguments: JSON
     source: str
     reason: str | None
 
@@ -165,8 +169,8 @@ class CaseView:
     title: str
     stopped: str | None
     error: str | None
-    recorded: Any
-    version: Any
+    recorded: JSON
+    version: JSON
     run_ids: list[str]
     baseline_runs: list[str]
     changes: Changes | None

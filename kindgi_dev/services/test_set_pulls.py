@@ -120,9 +120,10 @@ async def pull(
                 remoteCode=error.code,
                 remoteMessage=error.message,
             ) from None
-    if not all(isinstance(case, dict) for case in cases):
+    objects = [case for case in cases if isinstance(case, dict)]
+    if len(objects) != len(cases):
         raise RemoteFailed(f"{remote.url} answered cases that aren't JSON objects.", url=remote.url)
-    return store_version(ctx, test_set_id, version, cases, remote.url)
+    return store_version(ctx, test_set_id, version, objects, remote.url)
 
 
 def store_version(

@@ -87,7 +87,7 @@ async def _run(
     page = Page(ctx, run_id)
     pages.current.set(page)  # the workers' tasks copy it: their replays write into it
 
-    def finished(index: int, results: list[Replayed | BaseException]) -> None:
+    def finished(index: int, results: Sequence[Replayed | BaseException]) -> None:
         replays = [r if isinstance(r, Replayed) else _errored(r) for r in results]
         stored = finished_case(cases[index], replays[:repetitions], replays[repetitions:], settings)
         page.add_case(index, cases[index].case_id, stored, now_iso())
