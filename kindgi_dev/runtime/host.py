@@ -12,7 +12,6 @@ import logging
 import os
 import re
 import secrets
-import subprocess
 import time
 import tomllib
 from collections.abc import Callable, Mapping
@@ -30,6 +29,7 @@ from .pack import (
     publish_index,
 )
 from .pack_service import InvokeOutcome, PackService, PackServiceFailed
+from .prestart import Prestart
 from .providers import ProviderConfig, ProviderConfigInvalid
 from .watcher import PackWatcher
 
@@ -55,10 +55,11 @@ class Runtime:
         *,
         on_pack_service: Callable[[], None] | None = None,
         models_changed: Callable[[Path], None] | None = None,
-        prestarted: subprocess.Popen[bytes] | None = None,
+        prestarted: Prestart | None = None,
     ) -> None:
         self.settings = settings
         self.prestarted = prestarted
+        self._prestarted_index = prestarted
         self.pack_dir = settings.pack_dir.resolve()
         self.python = pack_python(self.pack_dir)
         valid = pack_service_token is not None and PACK_TOKEN.match(pack_service_token)
@@ -101,9 +102,11 @@ class Runtime:
             counts = (
                 f"{len(index.tools)} tools, {len(index.agents)} agents, {len(index.flows)} flows"
             )
+            early = self.prestarted
+            how = "from the index cache (no file changed)" if early and early.cached else "indexed"
             report(
-                f"pack: {index.pack_id} {index.pack_version} indexed — {counts}",
-                time.perf_counter() - began,
+                f"pack: {index.pack_id} {index.pack_version} {how} — {counts}",
+                early.took_s if early else time.perf_counter() - began,
             )
             for file_error in index.file_errors:
                 self._print(f"  ⚠ indexer: {_file_warning(file_error, self.pack_dir)}")
@@ -118,10 +121,9 @@ class Runtime:
         service = None
         self._problem = None
         if index.tools or index.guardrails:
-            began = time.perf_counter()
             try:
                 service = await self._start_service(index)
-                report(f"pack service on 127.0.0.1:{service.port}", time.perf_counter() - began)
+                report(f"pack service on 127.0.0.1:{service.port}", service.boot_s)
             except PackServiceFailed as error:
                 self._problem = f"the pack service is not running: {error.message}"
                 self._print(f"  ✗ pack service: {error.message}")
@@ -185,14 +187,15 @@ class Runtime:
         """Index into the staging file (the models file is not pack code, so not checked);
         at start (`reuse`), the cached index when no file changed since it was made."""
         skip = [self.models_file] if self.models_file else []
-        prestarted, self.prestarted = self.prestarted, None
+        prestarted, self._prestarted_index = self._prestarted_index, None
+        if prestarted is not None:  # the first: what `kindgi dev` began before its imports
+            return await prestarted.indexed(skip)
         return await index_pack(
             self.pack_dir,
             python=self.python,
             env=self.settings.env,
             publish=False,
             skip=skip,
-            prestarted=prestarted,
             reuse=reuse,
         )
 
@@ -208,7 +211,7 @@ class Runtime:
             log_level=self.settings.log_level,
             on_restart=lambda port: self._notify_pack_service(),
         )
-        await service.start()
+        await service.start(self.prestarted.take_service() if self.prestarted else None)
         return service
 
     def _notify_pack_service(self) -> None:
@@ -222,6 +225,8 @@ class Runtime:
 
     async def stop(self) -> None:
         """Stop watching (a running reload finishes), then the pack service."""
+        if self.prestarted is not None:
+            self.prestarted.close()
         if self._watcher is not None:
             await self._watcher.stop()
             self._watcher = None
