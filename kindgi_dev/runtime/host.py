@@ -8,6 +8,8 @@ a save that fails is reported and the last good index and service keep serving.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
 import re
@@ -74,6 +76,7 @@ class Runtime:
         self._index: PackIndex | None = None
         self._service: PackService | None = None
         self._watcher: PackWatcher | None = None
+        self._booting: asyncio.Task[PackService | None] | None = None
         self._problem: str | None = "the pack is loading"
 
     @property
@@ -144,23 +147,51 @@ class Runtime:
             problem = index.problem(self.pack_dir)
             if problem is not None:
                 raise problem
-            serves = index.tools or index.guardrails
-            service = await self._start_service(index) if serves else None
-        except (PackLoadFailed, PackServiceFailed) as error:
+        except PackLoadFailed as error:
             self._print(f"  ✗ refresh failed [{error.wire_code}] {_describe(error)}")
             return
-        old = self._swap_in(index, service)
-        self._problem = None
+        # Loaded (listed) as soon as indexed and registered: the new pack service boots
+        # meanwhile (~0.25 s), and a tool call made before it listens waits for it.
+        previous, self._index = self._index, index
+        self._booting = booting = asyncio.create_task(self._serve_next(index))
         try:
-            warnings = self._on_index(self._index or index)
-            self._notify_pack_service()
+            warnings = self._on_index(index)
             elapsed = round((time.perf_counter() - began) * 1000)
             self._print(f"  ✓ loaded {_counts(index)} in {elapsed}ms")
             for line in warnings:
                 self._print(f"  {line}")
+            old = await booting
+        except PackServiceFailed as error:
+            self._index = previous
+            self._print(f"  ✗ refresh failed [{error.wire_code}] {_describe(error)}")
+            return
+        except BaseException:
+            with contextlib.suppress(PackServiceFailed):
+                if (replaced := await booting) is not None:
+                    await replaced.stop()
+            raise
+        finally:
+            self._booting = None
+        self._problem = None
+        try:
+            self._notify_pack_service()
         finally:
             if old is not None:
                 await old.stop()
+
+    async def _serve_next(self, index: PackIndex) -> PackService | None:
+        """Start the pack service of a new index (when it has tools or guardrails) and swap
+        both in; the previous service, to stop."""
+        serves = index.tools or index.guardrails
+        return self._swap_in(index, await self._start_service(index) if serves else None)
+
+    async def _serving(self) -> PackService | None:
+        """The current pack service, once a reload's new one has booted (or failed to)."""
+        booting = self._booting
+        if booting is not None:
+            with contextlib.suppress(PackServiceFailed):
+                await asyncio.shield(booting)
+        return self._service
 
     def _swap_in(self, index: PackIndex, service: PackService | None) -> PackService | None:
         """Publish the index, make `service` the current one; the previous service."""
@@ -272,7 +303,7 @@ class Runtime:
         request_id: str,
     ) -> InvokeOutcome:
         """Run a guardrail's check in the current pack service."""
-        service = self._service
+        service = await self._serving()
         if service is None:
             why = self._problem or "the pack has no guardrails"
             return InvokeOutcome.failure("pack-service-unavailable", f"no pack service runs: {why}")
@@ -294,7 +325,7 @@ class Runtime:
         settings: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> InvokeOutcome:
         """Run a tool call in the current pack service; once more on a new one after a swap."""
-        service = self._service
+        service = await self._serving()
         if service is None:
             why = self._problem or "the pack has no tools"
             return InvokeOutcome.failure("pack-service-unavailable", f"no pack service runs: {why}")
