@@ -258,6 +258,7 @@ def serve(
         app,
         log_level="error" if settings.log_level == "error" else "warning",
         lifespan="on",
+        ws="none",  # no route takes a WebSocket: "auto" imported the websockets package (~5 MB)
         access_log=False,
         timeout_graceful_shutdown=10,
         timeout_keep_alive=5,
