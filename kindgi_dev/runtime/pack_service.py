@@ -107,16 +107,29 @@ class PackService:
         self._problems: list[str] = []
         self._supervisor: asyncio.Task[None] | None = None
         self._stopping = False
-        # A new connection per call: the SDK's server socket lacks TCP_NODELAY and writes an
-        # answer's head and body apart, so on a kept-alive connection every answer waits
-        # ~40 ms for a delayed ACK; a fresh loopback connection (~0.2 ms) answers at once.
-        # Plain HTTP on loopback, so no TLS: without `verify=False` httpx loads the CA
-        # bundle anyway, 3 MB and 40 ms at each start and reload for a context never used.
-        self._client = httpx.AsyncClient(
-            timeout=httpx.Timeout(30.0, connect=5.0),
-            limits=httpx.Limits(max_keepalive_connections=0),
-            verify=False,
-        )
+        self._client: httpx.AsyncClient | None = None
+
+    def _http(self) -> httpx.AsyncClient:
+        """The client of the calls, made at the first: making one imports httpx's transport
+        (httpcore, h11, anyio's backend: ~2 MB, tens of ms), which an idle start never uses.
+
+        A new connection per call: the SDK's server socket lacks TCP_NODELAY and writes an
+        answer's head and body apart, so on a kept-alive connection every answer waits
+        ~40 ms for a delayed ACK; a fresh loopback connection (~0.2 ms) answers at once.
+        Plain HTTP on loopback, so no TLS: without `verify=False` httpx loads the CA
+        bundle anyway, 3 MB and 40 ms at each start and reload for a context never used."""
+        if self._client is None:
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(30.0, connect=5.0),
+                limits=httpx.Limits(max_keepalive_connections=0),
+                verify=False,
+            )
+        return self._client
+
+    async def _close_client(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
 
     @property
     def pid(self) -> int | None:
@@ -135,7 +148,7 @@ class PackService:
         except BaseException:
             self._stopping = True
             await self._terminate()
-            await self._client.aclose()
+            await self._close_client()
             raise
         self.boot_s = max(self._listened_at - began, 0.0)
         self._supervisor = asyncio.create_task(self._supervise())
@@ -149,7 +162,7 @@ class PackService:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._supervisor
         await self._terminate()
-        await self._client.aclose()
+        await self._close_client()
         self.port = None
 
     async def _terminate(self) -> None:
@@ -362,7 +375,7 @@ class PackService:
             return InvokeOutcome.failure("pack-service-unavailable", "the pack service is down")
         url = f"http://{HOST}:{self.port}/v1/invoke"
         try:
-            response = await self._client.post(
+            response = await self._http().post(
                 url, json=body, headers=headers, timeout=timeout_ms / 1000 + 5
             )
         except httpx.TimeoutException:
