@@ -1,11 +1,13 @@
 """`kindgi dev`'s early start: the pack service (or the indexer) is spawned before the app is
-imported, and the runtime takes over that very child, running no indexing step when no
-file changed; what it started is ended when the start fails."""
+imported, and the runtime takes over that very child (and starts another if it dies),
+running no indexing step when no file changed; what it started is ended when the start
+fails."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -81,6 +83,16 @@ def test_a_warm_start_spawns_the_service_at_once_and_the_runtime_takes_it_over(
         assert _services_of(os.getpid()) == spawned  # that child serves: no second one
         outcome = await runtime.invoke("demo.hello.greet", "1.0.0", {"name": "Cy"}, **CALL)
         assert outcome.ok and outcome.output["text"] == "Hello, Cy."
+        first_port = runtime.pack_service_port()
+        os.kill(spawned[0], signal.SIGKILL)  # the supervisor sees the taken-over child exit
+        for _ in range(500):
+            if runtime.pack_service_port() not in (None, first_port):
+                break
+            await asyncio.sleep(0.02)
+        again = _services_of(os.getpid())
+        assert len(again) == 1 and again != spawned
+        outcome = await runtime.invoke("demo.hello.greet", "1.0.0", {"name": "Bo"}, **CALL)
+        assert outcome.ok and outcome.output["text"] == "Hello, Bo."
         await runtime.stop()
 
     asyncio.run(scenario())
