@@ -1,9 +1,11 @@
 """The runtime the services see as `ctx.runtime`: the pack's index, its pack service, reloads.
 
-At start it indexes the pack, starts the pack service when the pack has tools, and hands
-the index to `on_index` (which registers the versions). With watching on, every save is
-re-indexed into a staging file and served by a new pack service before the old one stops;
-a save that fails is reported and the last good index and service keep serving.
+At start it takes over what `kindgi dev` began before its imports (`prestart.py`: the
+index, cached or being made, and its pack service), or indexes the pack and starts the
+service itself, and hands the index to `on_index` (which registers the versions). With
+watching on, every save is re-indexed into a staging file and registered at once, then
+served by a new pack service before the old one stops (a tool call waits for it); a save
+that fails is reported and the last good index and service keep serving.
 """
 
 from __future__ import annotations
