@@ -15,6 +15,7 @@ from ..api.corrections import CreateCorrectionBody, create_correction
 from ..domain.errors import KindgiError
 from ..domain.expectations import ExpectedCall
 from ..domain.items import Item, items_of
+from ..domain.json import JSON, JSONObject
 from ..services import corrections, judge_classes, verdicts
 from ..services.runs import StoredRun
 from . import forms
@@ -58,7 +59,7 @@ def form_parts(visit: Visit, run: StoredRun) -> dict[str, Any]:
 
 def _show(
     visit: Visit,
-    parts: dict[str, Any],
+    parts: dict[str, object],
     values: dict[str, str],
     errors: dict[str, str],
     status: int = 200,
@@ -120,20 +121,20 @@ ARGS = "decisions/shouldCall/0/args"
 """Where the form's arguments (JSON) go in the body, and the field their refusals name."""
 
 
-def _decisions(visit: Visit) -> dict[str, Any] | None:
+def _decisions(visit: Visit) -> JSONObject | None:
     """The body's `decisions`: the verdict, the call it should have made, what not to call."""
     verdict = visit.field("decisions-verdict")
     if not verdict:
         return None
     tool, args = visit.field("should-call-tool"), visit.field("should-call-args")
     call = forms.present(toolId=tool, args=forms.json_text(args, ARGS) if args else None)
-    must_not = [t.strip() for t in visit.field("must-not-call").split(",") if t.strip()]
+    must_not: list[JSON] = [t.strip() for t in visit.field("must-not-call").split(",") if t.strip()]
     return forms.present(
         verdict=verdict, shouldCall=[call] if tool else None, mustNotCall=must_not or None
     )
 
 
-def _answer(visit: Visit) -> dict[str, Any] | None:
+def _answer(visit: Visit) -> JSONObject | None:
     """The body's `answer`: `wrong` with what it should have said and why, when the form says
     either; `right` when test runs are to check that an answer says what this one said. (The
     answer's own Yes or No is its row among the items: it is asked once.)"""
@@ -146,7 +147,7 @@ def _answer(visit: Visit) -> dict[str, Any] | None:
     )
 
 
-def _item(visit: Visit, i: int, item: Item, verdict: str) -> dict[str, Any]:
+def _item(visit: Visit, i: int, item: Item, verdict: str) -> JSONObject:
     """The body's entry for the item on row `i`: its key, place, verdict, rank and reason."""
     rank, reason = visit.field(f"rank-{i}"), visit.field(f"reason-{i}")
     return forms.present(
@@ -158,9 +159,10 @@ def _item(visit: Visit, i: int, item: Item, verdict: str) -> dict[str, Any]:
     )
 
 
-def _sent(visit: Visit, items: list[Item]) -> tuple[list[dict[str, Any]], list[int]]:
+def _sent(visit: Visit, items: list[Item]) -> tuple[list[JSON], list[int]]:
     """The body's items (those the form gives a verdict) and each one's row on the form."""
-    sent, rows = [], []
+    sent: list[JSON] = []
+    rows: list[int] = []
     for i, item in enumerate(items):
         verdict = visit.field(f"verdict-{i}")
         if verdict:
@@ -169,7 +171,7 @@ def _sent(visit: Visit, items: list[Item]) -> tuple[list[dict[str, Any]], list[i
     return sent, rows
 
 
-def body_of(visit: Visit, run_id: str, sent: list[dict[str, Any]]) -> CreateCorrectionBody:
+def body_of(visit: Visit, run_id: str, sent: list[JSON]) -> CreateCorrectionBody:
     """The `corrections.create` body the form says, parsed as the API parses it."""
     data = forms.present(
         runId=run_id,

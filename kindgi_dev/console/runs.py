@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlencode
 
 from starlette.responses import Response
@@ -13,6 +12,7 @@ from starlette.responses import Response
 from ..api.runs import StartRunBody
 from ..domain.errors import BadInput, NotFound
 from ..domain.items import answer_text, items_of
+from ..domain.json import JSONObject
 from ..domain.status import TERMINAL
 from ..services import catalog, correction_queue, runs
 from . import forms, shown
@@ -39,7 +39,7 @@ def subject_of(run: runs.StoredRun) -> tuple[str, str]:
     return run.flow_id, run.flow_version
 
 
-def _listed(visit: Visit, agent: str, version: str, replays: str) -> dict[str, Any]:
+def _listed(visit: Visit, agent: str, version: str, replays: str) -> dict[str, object]:
     """A page of runs, each with its question and its live corrections (how many, and
     whether one is the caller's), and the pack's agents for the pickers."""
     page = runs.list_records(
@@ -130,7 +130,10 @@ def agent_ids(visit: Visit) -> list[str]:
 async def start_run(visit: Visit) -> Response:
     """Start an agent turn from the runs page (a `runs.start` body, parsed as the API
     parses one) and open its page when it ends."""
-    data = {"agent": visit.field("agent"), "input": {"userMessage": visit.field("message")}}
+    data: JSONObject = {
+        "agent": visit.field("agent"),
+        "input": {"userMessage": visit.field("message")},
+    }
     try:
         body = forms.body_of(StartRunBody, data)
         run, _ = await runs.start(visit.ctx, str(body.agent), input=body.input)
@@ -139,7 +142,7 @@ async def start_run(visit: Visit) -> Response:
     return redirect(f"/console/runs/{run.id}")
 
 
-def _shown(visit: Visit, run_id: str) -> dict[str, Any]:
+def _shown(visit: Visit, run_id: str) -> dict[str, object]:
     """Everything the run's page shows, read together."""
     run = runs.get_record(visit.ctx, run_id)
     journal = runs.journal(visit.ctx, run_id, since=-1, limit=None, cursor=None).items
@@ -162,4 +165,4 @@ async def show_run(visit: Visit) -> Response:
     """`/console/runs/{id}`: what went in, what came out, each tool call, the journal, and
     what people saved on it (verdicts, decisions, answer, the cases they made)."""
     read = await asyncio.to_thread(_shown, visit, visit.request.path_params["runId"])
-    return visit.render("run.html", **read)
+    return visit.render("run.html", 200, **read)

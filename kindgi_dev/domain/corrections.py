@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .bounds import ARGS_DEPTH, check_rank, check_value
 from .errors import ValidationFailed
@@ -163,7 +163,7 @@ def _field(where: str, name: str | int) -> str:
     return f"{where}/{name}" if where else str(name)
 
 
-def check_reason(value: Any, where: str) -> str | None:
+def check_reason(value: JSON, where: str) -> str | None:
     """A reason: absent, or a string of at most 4,000 characters."""
     if value is None:
         return None
@@ -174,7 +174,7 @@ def check_reason(value: Any, where: str) -> str | None:
     return value
 
 
-def check_pointer(value: Any, where: str) -> str:
+def check_pointer(value: JSON, where: str) -> str:
     """A JSON pointer's text (RFC 6901); `""` is the whole output."""
     if not isinstance(value, str):
         raise ValidationFailed(where, "must be a JSON pointer string, such as /output/articles/0")
@@ -276,7 +276,7 @@ def check_answer(answer: Answer, where: str = "answer") -> Answer:
     return Answer("wrong", should_say, why)
 
 
-def check_status(value: Any, where: str = "status") -> str:
+def check_status(value: JSON, where: str = "status") -> str:
     """A correction's status: open, fixed, with-owner, wont-fix or removed."""
     if value not in STATUSES:
         raise ValidationFailed(where, f"must be one of {', '.join(STATUSES)}")
@@ -293,7 +293,7 @@ def check_tools(decisions: Decisions, tool_ids: Collection[str], where: str) -> 
             )
 
 
-def item_value(output: Any, pointer: str, where: str) -> Any:
+def item_value(output: JSON, pointer: str, where: str) -> JSON:
     """The value `pointer` names in a run's output; 400 `item-not-found` when it names none."""
     try:
         return resolve(output, pointer)
@@ -303,7 +303,7 @@ def item_value(output: Any, pointer: str, where: str) -> Any:
         ) from None
 
 
-def check_key_at(output: Any, item: CorrectedItem, where: str) -> None:
+def check_key_at(output: JSON, item: CorrectedItem, where: str) -> None:
     """400 when `item.pointer` names an item of the output whose key isn't `item.key`.
 
     Scores find a verdict's item by its key, so a typo in either would make a wrong case.

@@ -220,5 +220,5 @@ def new_agent_versions(ctx: Context, index: PackIndex) -> list[tuple[str, str]]:
     return [
         (str(entry["id"]), str(entry["version"]))
         for entry in index.agents
-        if catalog.get(ctx.db, "agent", entry["id"], entry["version"]) is None
+        if catalog.get(ctx.db, "agent", str(entry["id"]), str(entry["version"])) is None
     ]

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..domain.errors import BadInput, Conflict, NotFound, ValidationFailed
 from ..domain.json import JSONObject
-from ..domain.paging import Page, clamp_limit, decode_cursor, fetch_page, make_page
+from ..domain.paging import Page, clamp_limit, fetch_page, make_page, whole_after
 from ..domain.time import now_iso
 from ..store import conversations as store
 from ..store import runs as run_store
@@ -289,8 +289,8 @@ def messages(
     """A page of a conversation's messages, in order."""
     get(ctx, conversation_id)
     size = clamp_limit(limit)
-    position = decode_cursor(cursor)
+    after = whole_after(cursor)
     rows = store.messages(
-        ctx.db, conversation_id, after=int(position[0]) if position else -1, limit=size + 1
+        ctx.db, conversation_id, after=-1 if after is None else after, limit=size + 1
     )
     return make_page(rows, size, lambda m: (m.sequence,))

@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass
 
 from ..domain.errors import NotFound
-from ..domain.paging import Page, clamp_limit, decode_cursor, encode_cursor
+from ..domain.paging import Page, clamp_limit, encode_cursor, whole_after
 from ..domain.time import now_iso
 from ..store import conversations as conversation_store
 from ..store import corrections as correction_store
@@ -152,10 +152,7 @@ def get(ctx: Context, erasure_id: str) -> MemoryErasure:
 def list_page(ctx: Context, *, limit: int | None, cursor: str | None) -> Page[MemoryErasure]:
     """The ledger, newest first."""
     size = clamp_limit(limit)
-    position = decode_cursor(cursor)
-    rows = store.page(
-        ctx.db, ctx.tenant_id, after=int(position[0]) if position else None, limit=size + 1
-    )
+    rows = store.page(ctx.db, ctx.tenant_id, after=whole_after(cursor), limit=size + 1)
     more = len(rows) > size
     shown = rows[:size]
     return Page(

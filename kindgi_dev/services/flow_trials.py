@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import replace
 
 from ..domain.catalog import Kind
 from ..domain.comparison import ReplayCase, Replayed
@@ -80,6 +79,7 @@ def begin(
     overrides = check_overrides(ctx, flow, request.versions)
     runnable.flow(ctx, flow.id, flow.version, overrides.agents, overrides.tools)
     baseline = eval_runs.resolve_baseline(ctx, request.baseline, "flow", flow.id)
+    eval_runs.check_overrides(request, None)
     record = eval_runs.new_record(
         ctx,
         request,
@@ -88,15 +88,13 @@ def begin(
         project_id=project_id,
         cases=cases,
         baseline=baseline,
+        flow=eval_runs.FlowCandidate(flow.id, flow.version),
+        versions=overrides.present(),
     )
-    record["flow_ref"] = eval_runs.flow_ref(eval_runs.FlowCandidate(flow.id, flow.version))
-    if overrides.present():
-        settings = eval_runs.settings_of(record)
-        record["comparison"] = replace(settings, versions=overrides.present()).encoded()
 
     def replays_of(version: FlowDefinition, swaps: flow_runs.Overrides) -> eval_runs.Replay:
         async def replay(case: ReplayCase, reads: str, _repetition: int) -> Replayed:
-            return await replay_case(ctx, record["run_id"], version, swaps, project_id, case, reads)
+            return await replay_case(ctx, record.run_id, version, swaps, project_id, case, reads)
 
         return replay
 

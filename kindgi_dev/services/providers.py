@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..domain.capabilities import ProviderModels
-from ..domain.errors import Conflict, NotFound, Unprocessable
+from ..domain.errors import Conflict, NotFound
 from ..domain.json import JSONObject
 from ..domain.time import now_iso
-from ..runtime.providers import HttpProvider
+from ..runtime.providers import HttpProvider, ProviderConfigInvalid
 from ..runtime.providers.function import PROVIDER_ID as FUNCTION_PROVIDER
 from ..runtime.providers.function import ModelsFileError
 from ..runtime.providers.registered import problems
@@ -29,12 +29,6 @@ CONFIGURED_ADAPTERS = {
     "openai": "@kindgi/adapter-model-openai-compat",
     "anthropic": "@kindgi/adapter-model-anthropic",
 }
-
-
-class ProviderConfigInvalid(Unprocessable):
-    """The registration is not one kindgi dev can call."""
-
-    code = "provider-config-invalid"
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ def remember(
             return fact
         store.close(ctx.db, earlier.id, earlier.version, now, f"agent:{agent[0]}", "superseded")
         following = rules.next_revision(
-            earlier, str(uuid.uuid4()), now, **{k: getattr(fact, k) for k in _REMEMBERED}
+            replace(earlier, **{k: getattr(fact, k) for k in _REMEMBERED}), str(uuid.uuid4()), now
         )
         store.insert(ctx.db, ctx.tenant_id, following)
         return following

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, overload
 
 from ..domain import test_sets as test_set_rules
-from ..domain.comparison import Expectation, ReplayCase
+from ..domain.comparison import CheckedPart, ReplayCase
 from ..domain.expectations import Decisions
 from ..domain.json import JSON, JSONObject
 from ..domain.metrics import Verdict
@@ -80,7 +80,7 @@ def of_copy(
     run_id: str,
     copy: RunCopy,
     verdicts: list[Verdict],
-    expectations: list[Expectation],
+    expectations: list[CheckedPart],
 ) -> ReplayCase:
     """The case to replay from a run's copy and what people said of the run."""
     flow_case = copy.is_flow
@@ -106,7 +106,7 @@ def build(
     case_id: str,
     run_id: str,
     verdicts: list[Verdict],
-    expectations: list[Expectation],
+    expectations: list[CheckedPart],
 ) -> ReplayCase | None:
     """The case to replay from the stored run (None when it isn't here)."""
     copy = run_copy(ctx, run_id)
@@ -146,7 +146,7 @@ def from_suite_case(
     return of_copy(case.case_id, case.case_id, case.own_copy, verdicts, expectations)
 
 
-def _suite_expectation(correction: SuiteCorrection) -> Expectation | None:
+def _suite_expectation(correction: SuiteCorrection) -> CheckedPart | None:
     """A suite case's `corrections` entry (what the run should have done) as a check.
 
     `right` wants the tools the past run called, by name, in any order (none when it
@@ -157,12 +157,12 @@ def _suite_expectation(correction: SuiteCorrection) -> Expectation | None:
     calls = correction.calls
     if correction.verdict == "right":
         tools = tuple(call.tool_id for call in calls)
-        return Expectation("decisions", Decisions("right"), correction.judgment_id, tools)
+        return CheckedPart("decisions", Decisions("right"), correction.judgment_id, tools)
     not_called = correction.not_called
     if not calls and not not_called:
         return None
     decisions = Decisions("wrong", calls, not_called)
-    return Expectation("decisions", decisions, correction.judgment_id)
+    return CheckedPart("decisions", decisions, correction.judgment_id)
 
 
 def class_weight(ctx: Context, class_id: Any) -> float | None:
@@ -184,7 +184,7 @@ def from_test_set_case(
     expectations = []
     if not restricted_only or case.expert:
         expectations = [
-            Expectation(part, expected, case.case_id) for part, expected in case.expected
+            CheckedPart(part, expected, case.case_id) for part, expected in case.expected
         ]
     if case.run is not None:
         return of_copy(case.case_id, case.run_id, case.run, verdicts, expectations)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NotRequired
 
@@ -159,7 +160,7 @@ def list_page(
     tenant_id: str,
     *,
     limit: int,
-    after: list[SQLValue] | None,
+    after: Sequence[SQLValue] | None,
     scope_kind: str | None,
     project_id: str | None,
     agent_id: str | None,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .db import Database
@@ -108,7 +108,7 @@ def list_page(
     tenant_id: str,
     *,
     limit: int,
-    after: list[SQLValue] | None,
+    after: Sequence[SQLValue] | None,
     org_id: str | None = None,
     name_contains: str | None = None,
 ) -> list[Project]:

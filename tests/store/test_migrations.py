@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -116,11 +117,17 @@ def _reads(db: Database) -> dict[str, Any]:
         "cases": test_sets.correction_cases(db, scope, retired="include", limit=None, after=None),
         "items": test_sets.live_items(db, ids),
         "counts": test_sets.case_counts(db, scope),
-        "facts": [test_sets.correction_facts(db, i) for i in ids],
-        "rescored": eval_runs.live_verdicts(db, "r1"),
-        "judged": eval_suites.judged_runs(db, "t", "p", ("agent", "a"), []),
-        "counted": eval_suites.counted_verdicts(db, ["r1", "r2"], []),
+        "facts": [_fields(test_sets.correction_facts(db, i)) for i in ids],
+        "rescored": [asdict(v) for v in eval_runs.live_verdicts(db, "r1")],
+        "judged": [asdict(j) for j in eval_suites.judged_runs(db, "t", "p", ("agent", "a"), [])],
+        "counted": [{**asdict(v), "run_id": run_id}
+                    for run_id, v in eval_suites.counted_verdicts(db, ["r1", "r2"], [])],
     }  # fmt: skip
+
+
+def _fields(record: Any) -> dict[str, Any] | None:
+    """A read record's fields by name, as the reads compared here were dicts."""
+    return None if record is None else asdict(record)
 
 
 def _old_reads(db: Database) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ...domain.errors import Conflict, NotFound
 from ...domain.json import JSON, JSONObject
-from ...domain.paging import Page, clamp_limit, decode_cursor, fetch_page, make_page
+from ...domain.paging import Page, clamp_limit, fetch_page, make_page, whole_after
 from ...domain.segments import Segment
 from ...domain.status import TERMINAL
 from ...store import runs as run_store
@@ -153,8 +153,8 @@ def journal(
 ) -> Page[JournalEntry]:
     """A run's journal, in order, after `since` (or a cursor)."""
     get_record(ctx, run_id)
-    position = decode_cursor(cursor)
-    after = int(position[0]) if position else since
+    position = whole_after(cursor)
+    after = since if position is None else position
     size = None if limit is None else clamp_limit(limit)
     entries = run_store.journal(ctx.db, run_id, since=after, limit=size)
     if size is None:
