@@ -3,19 +3,13 @@
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import TypeAdapter
 
 from ..domain.json import JSON
 from ..domain.stored_values import COPY, COPY_DEPTH, repaired
-
-if TYPE_CHECKING:
-    from .db import Database
-
 
 T = TypeVar("T")
 
@@ -55,7 +49,10 @@ def _utf8(text: str) -> bool:
 
 
 def load(text: str | bytes | None) -> Any:
-    """The value of a JSON column (None for NULL)."""
+    """The value of a JSON column (None for NULL).
+
+    `Any` until the eval and release stores read their columns as `load_json`'s `JSON` (or
+    a `Codec`): each of their record fields says what its column holds, unchecked."""
     return None if text is None else json.loads(text)
 
 
@@ -87,46 +84,3 @@ class Codec(Generic[T]):
     def load(self, text: str | bytes | None) -> T | None:
         """The value a column's text holds (None for NULL), checked against the shape."""
         return None if text is None else self.adapter.validate_json(text)
-
-
-class JsonRows:
-    """A store's one way to write rows whose named columns hold JSON, and to read them back.
-
-    `insert` writes the columns it is given (a row's missing ones as NULL), `update` sets
-    some columns of one row, `decoded` turns a read row into a dict with its JSON loaded.
-    """
-
-    def __init__(self, *json_columns: str) -> None:
-        self.json = frozenset(json_columns)
-
-    def value(self, column: str, value: Any) -> Any:
-        """What a column stores for a value: JSON text for a JSON column."""
-        return dump(value) if column in self.json else value
-
-    def decoded(self, row: sqlite3.Row | Mapping[str, Any]) -> dict[str, Any]:
-        """A row as a dict, its JSON columns loaded."""
-        record = dict(row)
-        for name in self.json & record.keys():
-            record[name] = load(record[name])
-        return record
-
-    def insert(
-        self, db: Database, table: str, columns: Sequence[str], rows: Sequence[Mapping[str, Any]]
-    ) -> None:
-        """Add rows to `table`, each with these columns (a missing value is NULL)."""
-        marks = ", ".join("?" * len(columns))
-        with db.transaction() as conn:
-            conn.executemany(
-                f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})",
-                [[self.value(c, row.get(c)) for c in columns] for row in rows],
-            )
-
-    def update(
-        self, db: Database, table: str, key: tuple[str, Any], changes: Mapping[str, Any]
-    ) -> None:
-        """Set some columns of the row whose `key` column (name, value) matches."""
-        column, value = key
-        db.run(
-            f"UPDATE {table} SET {', '.join(f'{c} = ?' for c in changes)} WHERE {column} = ?",
-            [*(self.value(c, v) for c, v in changes.items()), value],
-        )
