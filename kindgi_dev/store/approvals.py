@@ -12,7 +12,7 @@ from typing_extensions import TypedDict
 from ..domain.approvals import Approval, Decision, Reviewer
 from ..domain.json import JSONObject
 from .db import Database
-from .jsoncol import Codec, dump, load
+from .jsoncol import Codec, dump, load_object
 from .query import SQLValue, Where
 
 _COLUMNS = (
@@ -67,12 +67,12 @@ def _decision_json(decision: Decision) -> JSONObject:
 
 
 def _approval(row: sqlite3.Row) -> Approval:
-    context = load(row["context"]) or {}
+    context: _Links = _LINKS.load(row["context"]) or {}
     return Approval(
         id=row["id"],
         tenant_id=row["tenant_id"],
         subject_kind=row["subject_kind"],
-        subject_ref=load(row["subject_ref"]),
+        subject_ref=load_object(row["subject_ref"]),
         required_role=row["required_role"],
         status=row["status"],
         separate_approver=bool(row["separate_approver"]),
@@ -92,6 +92,21 @@ def _approval(row: sqlite3.Row) -> Approval:
         expires_at=context.get("expiresAt"),
         withdrawn_because=context.get("withdrawnBecause"),
     )
+
+
+class _Links(TypedDict, total=False):
+    """The `context` column: an approval's context and escalation links, where given."""
+
+    context: JSONObject | None
+    escalatedFrom: str | None
+    escalatedTo: str | None
+    waitTokenId: str | None
+    runId: str | None
+    expiresAt: str | None
+    withdrawnBecause: str | None
+
+
+_LINKS = Codec(_Links)
 
 
 def _links(approval: Approval) -> str | None:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ..domain.blocks import Block
 from .db import Database, Row
-from .jsoncol import dump, load
+from .jsoncol import dump, load_object
 
 _COLUMNS = "id, version, kind, content, project_id, published_at, description, unregistered_at"
 
@@ -16,7 +16,7 @@ def _block(row: Row) -> Block:
         id=row["id"],
         version=row["version"],
         kind=row["kind"],
-        content=load(row["content"]),
+        content=load_object(row["content"]),
         project_id=row["project_id"],
         published_at=row["published_at"],
         description=row["description"],

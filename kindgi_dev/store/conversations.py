@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..domain.json import JSON, JSONObject
 from .db import Database, Row
-from .jsoncol import dump, load, load_json
+from .jsoncol import dump, load_json
 from .query import SQLValue, Where
 
 _FIELDS = (
@@ -177,8 +177,8 @@ def messages(
     return [
         Message(
             role=r["role"],
-            content=load(r["content"]),
-            tool_call=load(r["tool_call"]),
+            content=load_json(r["content"]),
+            tool_call=load_json(r["tool_call"]),
             actor=r["actor"],
             created_at=r["created_at"],
             sequence=r["sequence"],

@@ -9,8 +9,10 @@ import sqlite3
 from dataclasses import dataclass
 
 from .db import Database
-from .jsoncol import dump, load
+from .jsoncol import Codec, dump
 
+_COUNTS = Codec(dict[str, int])
+"""What an erasure cleared: how many of each kind of thing."""
 _COLUMNS = (
     "seq, id, tenant_id, selector_kind, status, requested_by, counts, created_at, started_at, "
     "completed_at"
@@ -39,7 +41,7 @@ def _row(row: sqlite3.Row) -> ErasureRow:
         row["selector_kind"],
         row["status"],
         row["requested_by"],
-        load(row["counts"]),
+        _COUNTS.load(row["counts"]) or {},
         row["created_at"],
         row["started_at"],
         row["completed_at"],

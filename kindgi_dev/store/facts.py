@@ -12,7 +12,7 @@ from typing_extensions import TypedDict
 from ..domain.facts import Fact, FactAttribution, FactGeneratedBy, FactSubject, Retention
 from ..domain.json import JSONObject
 from .db import Database
-from .jsoncol import Codec, dump, load
+from .jsoncol import Codec, dump, load_json, load_object
 from .query import SQLValue, Where
 
 _COLUMNS = (
@@ -128,9 +128,9 @@ def _fact(row: sqlite3.Row) -> Fact:
         revision_id=None if row["revision_id"] == row["fact_id"] else row["revision_id"],
         version=row["version"],
         type=row["type"],
-        scope=load(row["scope"]),
+        scope=load_object(row["scope"]),
         created_at=row["created_at"],
-        content=load(row["content"]),
+        content=load_json(row["content"]),
         content_hash=row["content_hash"],
         size=body["size"],
         trust=body["trust"],

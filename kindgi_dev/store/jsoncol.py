@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import TypeAdapter
 
-from ..domain.json import JSON
+from ..domain.json import JSON, JSONObject
 from ..domain.stored_values import COPY, COPY_DEPTH, repaired
 
 T = TypeVar("T")
@@ -54,6 +54,15 @@ def load(text: str | bytes | None) -> Any:
     `Any` until the eval and release stores read their columns as `load_json`'s `JSON` (or
     a `Codec`): each of their record fields says what its column holds, unchecked."""
     return None if text is None else json.loads(text)
+
+
+def load_object(text: str | bytes | None) -> JSONObject:
+    """The object a JSON column holds; a column of any other value (NULL too) is refused:
+    the store wrote an object there."""
+    found = load_json(text)
+    if not isinstance(found, dict):
+        raise ValueError(f"a JSON object was stored here, not {type(found).__name__}")
+    return found
 
 
 def load_json(text: str | bytes | None) -> JSON:

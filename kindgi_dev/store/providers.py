@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ..domain.json import JSONObject
 from .db import Database, Row
-from .jsoncol import dump, load
+from .jsoncol import Codec, dump, load_object
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,8 @@ class RegisteredProvider:
         return found if isinstance(found, str) else None
 
 
+_SECRET_REF = Codec(dict[str, str])
+"""Where a registration's key is: `{kind, name}` as given."""
 _COLUMNS = "id, adapter_id, metadata, secret_ref, adapter_config, created_at"
 
 
@@ -40,9 +42,11 @@ def _record(row: Row) -> RegisteredProvider:
     return RegisteredProvider(
         id=row["id"],
         adapter_id=row["adapter_id"],
-        metadata=load(row["metadata"]),
-        secret_ref=load(row["secret_ref"]),
-        adapter_config=load(row["adapter_config"]),
+        metadata=load_object(row["metadata"]),
+        secret_ref=_SECRET_REF.load(row["secret_ref"]),
+        adapter_config=None
+        if row["adapter_config"] is None
+        else load_object(row["adapter_config"]),
         created_at=row["created_at"],
     )
 

@@ -10,7 +10,7 @@ from ..domain.failures import FailedRun
 from ..domain.json import JSON, JSONObject
 from ..domain.segments import Segment
 from .db import Database, Row
-from .jsoncol import Codec, dump, load, load_json
+from .jsoncol import Codec, dump, load_json
 from .query import SQLValue, Where
 
 
@@ -269,7 +269,7 @@ def journal(db: Database, run_id: str, *, since: int, limit: int | None) -> list
         JournalEntry(
             kind=r["kind"],
             timestamp=r["timestamp"],
-            payload=load(r["payload"]),
+            payload=load_json(r["payload"]),
             node_id=r["node_id"],
             sequence=r["sequence"],
         )
