@@ -133,7 +133,7 @@ async def messages(call: Call[NoBody, PageQuery]) -> Page[MessageAnswer]:
     return page.map(_message)
 
 
-def _message(message: conversations.Message) -> MessageAnswer:
+def _message(message: conversations.ConversationMessage) -> MessageAnswer:
     """A stored message as the wire shows it: `content` always, even when null."""
     given = {k: v for k, v in vars(message).items() if v is not None or k == "content"}
     return MessageAnswer(**given)

@@ -18,7 +18,7 @@ from ..domain.paging import Page, clamp_limit, fetch_page, make_page, whole_afte
 from ..domain.time import now_iso
 from ..store import conversations as store
 from ..store import runs as run_store
-from ..store.conversations import Message as Message
+from ..store.conversations import ConversationMessage as ConversationMessage
 from ..store.conversations import StoredConversation
 from ..store.query import SQLValue
 from . import catalog, projects
@@ -204,7 +204,8 @@ def record_turn(
 ) -> None:
     """Add a finished turn's messages to its conversation."""
     items = [
-        Message(m["role"], m.get("content"), tool_call=m.get("toolCall") or None) for m in appended
+        ConversationMessage(m["role"], m.get("content"), tool_call=m.get("toolCall") or None)
+        for m in appended
     ]
     store.append(ctx.db, conversation_id, run_id, items, at)
 
@@ -285,7 +286,7 @@ def list_page(
 
 def messages(
     ctx: Context, conversation_id: str, *, limit: int | None, cursor: str | None
-) -> Page[Message]:
+) -> Page[ConversationMessage]:
     """A page of a conversation's messages, in order."""
     get(ctx, conversation_id)
     size = clamp_limit(limit)

@@ -78,7 +78,7 @@ def mint_key(
     no person started; only the tenant's admin mints one."""
     require_admin(ctx, "Minting a key")
     token = new_token()
-    key = keys.MintedKey(
+    key = keys.StoredKey(
         str(uuid.uuid4()),
         _hash(token),
         ctx.tenant_id,

@@ -72,7 +72,7 @@ def keep_copy(ctx: Context, run: StoredRun, now: str) -> None:
     context = {k: recorded[k] for k in _CONTEXT_FIELDS if k in recorded}
     if run.tool_env:
         context["toolEnv"] = run.tool_env
-    copy = judged_copies.RunCopy(
+    copy = judged_copies.JudgedCopy(
         run_id=run.id,
         subject=subject_of(run),
         captured_at=now,

@@ -22,7 +22,7 @@ _COLUMNS = (
 )
 
 
-class _StoredDecision(TypedDict):
+class _ApprovalDecision(TypedDict):
     """A decision as the `decision` column keeps it (the API's names)."""
 
     id: str
@@ -34,7 +34,7 @@ class _StoredDecision(TypedDict):
     rationale: NotRequired[str | None]
 
 
-_DECISION = Codec(_StoredDecision)
+_DECISION = Codec(_ApprovalDecision)
 
 
 def _decision(text: str | None) -> Decision | None:

@@ -73,7 +73,7 @@ def insert(db: Database, conversation: StoredConversation) -> None:
 
 
 def insert_turns(
-    db: Database, turns: Sequence[tuple[StoredConversation, str, Sequence[Message]]]
+    db: Database, turns: Sequence[tuple[StoredConversation, str, Sequence[ConversationMessage]]]
 ) -> None:
     """Open conversations that each hold one finished turn (run id, messages) already
     counted in their row: an eval run's page of replays, in two statements."""
@@ -153,7 +153,7 @@ def list_page(
 
 
 @dataclass(frozen=True)
-class Message:
+class ConversationMessage:
     """A message of a conversation: who said it (`role`), what (`content`, kept as JSON), the
     tool call it made, and when; `sequence` is its place, given when it is stored."""
 
@@ -167,7 +167,7 @@ class Message:
 
 def messages(
     db: Database, conversation_id: str, *, after: int = -1, limit: int = -1
-) -> list[Message]:
+) -> list[ConversationMessage]:
     """A conversation's messages in order."""
     rows = db.all(
         "SELECT sequence, role, content, tool_call, actor, created_at FROM conversation_messages "
@@ -175,7 +175,7 @@ def messages(
         (conversation_id, after, limit),
     )
     return [
-        Message(
+        ConversationMessage(
             role=r["role"],
             content=load_json(r["content"]),
             tool_call=load_json(r["tool_call"]),
@@ -188,7 +188,7 @@ def messages(
 
 
 def append(
-    db: Database, conversation_id: str, run_id: str, items: Sequence[Message], at: str
+    db: Database, conversation_id: str, run_id: str, items: Sequence[ConversationMessage], at: str
 ) -> None:
     """Add a turn's messages (made `at`) and count the turn."""
     with db.transaction() as conn:

@@ -18,7 +18,7 @@ def has_copy(db: Database, run_id: str) -> bool:
 
 
 @dataclass(frozen=True)
-class RunCopy:
+class JudgedCopy:
     """A judged run's copy, kept at its first verdict: what it ran (`{kind, id, version}`),
     its input, context (history, `toolEnv`, …), output and segments, and when it was taken."""
 
@@ -35,7 +35,7 @@ _SUBJECT = Codec(Subject)
 """A copy's `subject` column: `{kind, id, version}`."""
 
 
-def insert_copy(db: Database, copy: RunCopy) -> None:
+def insert_copy(db: Database, copy: JudgedCopy) -> None:
     """Keep a judged run's copy, unless one was kept at an earlier judgment."""
     db.run(
         "INSERT OR IGNORE INTO judged_run_copies "
@@ -53,7 +53,7 @@ def insert_copy(db: Database, copy: RunCopy) -> None:
     )
 
 
-def get_copy(db: Database, run_id: str) -> RunCopy | None:
+def get_copy(db: Database, run_id: str) -> JudgedCopy | None:
     """The copy of a judged run, None when no verdict was given on it yet."""
     row = db.one(
         "SELECT run_id, subject, input, context, output, segments, captured_at "
@@ -64,7 +64,7 @@ def get_copy(db: Database, run_id: str) -> RunCopy | None:
     if row is None or subject is None:
         return None
     context = load_json(row["context"])
-    return RunCopy(
+    return JudgedCopy(
         run_id=row["run_id"],
         subject=subject,
         captured_at=row["captured_at"],

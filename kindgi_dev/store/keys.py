@@ -8,7 +8,7 @@ from .db import Database
 
 
 @dataclass(frozen=True)
-class MintedKey:
+class StoredKey:
     """An API key minted for a user: kept as the SHA-256 of its text."""
 
     id: str
@@ -23,7 +23,7 @@ class MintedKey:
     """`user`, or `service_account` (a key whose runs no person started)."""
 
 
-def insert_key(db: Database, key: MintedKey) -> None:
+def insert_key(db: Database, key: StoredKey) -> None:
     """Keep a minted key."""
     db.run(
         "INSERT INTO api_tokens (id, token_hash, tenant_id, user_id, role, label, created_by, "
@@ -42,7 +42,7 @@ def insert_key(db: Database, key: MintedKey) -> None:
     )
 
 
-def key_of(db: Database, token_hash: str) -> MintedKey | None:
+def key_of(db: Database, token_hash: str) -> StoredKey | None:
     """The unrevoked key whose text hashes to `token_hash`."""
     row = db.one(
         "SELECT id, token_hash, tenant_id, user_id, role, label, created_by, created_at, "
@@ -51,7 +51,7 @@ def key_of(db: Database, token_hash: str) -> MintedKey | None:
     )
     if row is None:
         return None
-    return MintedKey(
+    return StoredKey(
         row["id"],
         row["token_hash"],
         row["tenant_id"],

@@ -20,7 +20,7 @@ _COLUMNS = (
 )
 
 
-class _StoredDecision(TypedDict):
+class _WaitDecision(TypedDict):
     """A decision as the `decision` column keeps it: the held call's record's keys."""
 
     approvalId: str
@@ -29,7 +29,7 @@ class _StoredDecision(TypedDict):
     rationale: NotRequired[str | None]
 
 
-_DECISION = Codec(_StoredDecision)
+_DECISION = Codec(_WaitDecision)
 
 
 @dataclass(frozen=True)

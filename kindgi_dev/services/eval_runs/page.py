@@ -23,7 +23,7 @@ from ...store import eval_runs as store
 from ...store import kept_answers
 from ...store import runs as run_store
 from ...store import tool_calls as tool_call_store
-from ...store.conversations import Message, StoredConversation
+from ...store.conversations import ConversationMessage, StoredConversation
 from ...store.runs import JournalEntry, StoredRun
 from ..context import Context
 
@@ -43,7 +43,7 @@ class ReplayRows:
     run: StoredRun
     tool_calls: list[dict[str, Any]]
     journal: list[JournalEntry]
-    messages: list[Message]
+    messages: list[ConversationMessage]
 
 
 @dataclass

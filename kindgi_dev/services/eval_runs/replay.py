@@ -28,7 +28,7 @@ from ...runtime.replay_dispatch import ReplayDispatcher
 from ...runtime.turn_outcome import TurnOutcome
 from ...store import kept_answers
 from ...store import runs as run_store
-from ...store.conversations import Message, StoredConversation
+from ...store.conversations import ConversationMessage, StoredConversation
 from ...store.runs import JournalEntry, StoredRun
 from .. import blocks, catalog, conversations, guardrails, models, runs
 from ..context import Context
@@ -349,7 +349,7 @@ def _rows(
     journal.append(JournalEntry("run.completed" if outcome.ok else "run.failed", now,
                                 outcome.failure or {}))  # fmt: skip
     messages = [
-        Message(m["role"], m.get("content"), tool_call=m.get("toolCall") or None)
+        ConversationMessage(m["role"], m.get("content"), tool_call=m.get("toolCall") or None)
         for m in outcome.appended
     ]
     calls = [c.as_journal() for c in outcome.tool_calls]
