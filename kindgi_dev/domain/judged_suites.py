@@ -25,7 +25,7 @@ _CONTEXT_KEYS = (
 
 
 @dataclass(frozen=True)
-class Judgment:
+class CountedVerdict:
     """One counted verdict of a judged run, as a suite's case sums it up."""
 
     id: str
@@ -74,20 +74,20 @@ class ItemSummary:
 
 
 def summarize_items(
-    judgments: Sequence[Judgment], weights: Mapping[str, float]
+    judgments: Sequence[CountedVerdict], weights: Mapping[str, float]
 ) -> list[ItemSummary]:
     """A case's items from its verdicts, given newest first.
 
     A verdict weighs its class's weight (1 without a class); `restricted` sums only
     verdicts recorded while their class was restricted.
     """
-    by_item: dict[str, list[Judgment]] = {}
+    by_item: dict[str, list[CountedVerdict]] = {}
     for judgment in judgments:
         by_item.setdefault(judgment.item_key, []).append(judgment)
     return ranked(_summary(found, weights) for found in by_item.values())
 
 
-def _summary(judgments: Sequence[Judgment], weights: Mapping[str, float]) -> ItemSummary:
+def _summary(judgments: Sequence[CountedVerdict], weights: Mapping[str, float]) -> ItemSummary:
     """One item's summary from its verdicts (the first one names where the item is)."""
     first = judgments[0]
     return ItemSummary(
@@ -106,7 +106,7 @@ def _summary(judgments: Sequence[Judgment], weights: Mapping[str, float]) -> Ite
     )
 
 
-def _sums(judgments: Sequence[Judgment], weights: Mapping[str, float]) -> WeightedSums:
+def _sums(judgments: Sequence[CountedVerdict], weights: Mapping[str, float]) -> WeightedSums:
     """The yes and whole weights of some verdicts, added in order, and their ids."""
     yes_weight, total_weight = 0.0, 0.0
     for judgment in judgments:

@@ -77,8 +77,9 @@ def begin(
     project_id = projects.require(ctx, request.project_id)
     flow = flow_runs.definition(ctx, ref.flow_id, ref.version)
     overrides = check_overrides(ctx, flow, request.versions)
-    runnable.flow(ctx, flow.id, flow.version, overrides.agents, overrides.tools)
-    baseline = eval_runs.resolve_baseline(ctx, request.baseline, "flow", flow.id)
+    runnable.check_flow(ctx, flow, overrides.agents, overrides.tools)
+    found = eval_runs.resolve_flow_baseline(ctx, request.baseline, flow.id)
+    baseline, baseline_flow = (None, None) if found is None else found
     eval_runs.check_overrides(request, None)
     record = eval_runs.new_record(
         ctx,
@@ -99,11 +100,8 @@ def begin(
         return replay
 
     concurrency = ctx.settings.eval_concurrency or os.cpu_count() or 1
-    other = None
-    if baseline is not None:  # another version of the flow, as it is: no swaps
-        other = replays_of(
-            flow_runs.definition(ctx, flow.id, baseline.version), flow_runs.Overrides()
-        )
+    # another version of the flow, as it is: no swaps
+    other = None if baseline_flow is None else replays_of(baseline_flow, flow_runs.Overrides())
     return eval_runs.launch(
         ctx, record, request, cases, replays_of(flow, overrides), concurrency, baseline=other
     )

@@ -109,6 +109,16 @@ def flow(
     """A flow version that can run with these swaps; 404 `flow-not-found`, 409
     `version-not-runnable` naming the tool versions that are gone."""
     found = FlowDefinition.from_manifest(catalog.get_flow(ctx, flow_id, version))
+    return check_flow(ctx, found, agents, tools)
+
+
+def check_flow(
+    ctx: Context,
+    found: FlowDefinition,
+    agents: Mapping[str, str] | None = None,
+    tools: Mapping[str, str] | None = None,
+) -> FlowDefinition:
+    """A flow version already read, when it can run with these swaps (409 as `flow`)."""
     missing = flow_missing(ctx, found, agents or {}, tools or {})
     if missing:
         raise refusal(ctx, found.id, found.version, missing, flowId=found.id)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..domain.json import JSON, JSONObject
-from ..domain.judged_suites import DecidedCorrection, JudgedRun, Judgment
+from ..domain.judged_suites import CountedVerdict, DecidedCorrection, JudgedRun
 from .db import Database
 from .expectations import decisions_of
 from .ids import unpacked
@@ -195,9 +195,9 @@ def judged_runs(
 
 def counted_verdicts(
     db: Database, run_ids: Sequence[str], class_ids: Sequence[str]
-) -> list[tuple[str, Judgment]]:
+) -> list[tuple[str, CountedVerdict]]:
     """The counted verdicts of some runs (run id, verdict), newest first."""
-    found: list[tuple[str, Judgment]] = []
+    found: list[tuple[str, CountedVerdict]] = []
     for chunk in _chunks(run_ids):
         sql = (
             "SELECT v.id, c.run_id, v.item_key, v.pointer, v.rank, v.verdict, v.reason, "
@@ -214,8 +214,8 @@ def counted_verdicts(
     return found
 
 
-def _judgment(row: sqlite3.Row) -> Judgment:
-    return Judgment(
+def _judgment(row: sqlite3.Row) -> CountedVerdict:
+    return CountedVerdict(
         unpacked(row["id"]),
         row["item_key"],
         row["pointer"],

@@ -144,12 +144,12 @@ def test_a_hand_case_with_a_resolving_pointer_passes() -> None:
     rules.check_expectation(items, Decisions("wrong", None, ("x",)), None, OUTPUT)
 
 
-def _judgment(n: int, key: str, verdict: str, **extra: Any) -> suites.Judgment:
+def _judgment(n: int, key: str, verdict: str, **extra: Any) -> suites.CountedVerdict:
     fields: dict[str, Any] = {"pointer": f"/output/articles/{n}", "rank": n, "reason": None,
                               "judge_class_id": None, "restricted": False,
                               "created_at": f"t{n}"}  # fmt: skip
     fields.update(extra)
-    return suites.Judgment(f"j-{key}-{verdict}-{fields['created_at']}", key, verdict=verdict,
+    return suites.CountedVerdict(f"j-{key}-{verdict}-{fields['created_at']}", key, verdict=verdict,
                           **fields)  # fmt: skip
 
 

@@ -9,7 +9,7 @@ sums up a version baseline; callers use them through this package.
 from ...domain.eval_runs import AgentCandidate, FlowCandidate, FrozenVersion, RunSettings, Sample
 from ...store.eval_runs import EvalRunRow, RunFilters
 from .baselines import live_version
-from .baselines import resolve as resolve_baseline
+from .baselines import resolve_flow as resolve_flow_baseline
 from .execute import Replay, cancel, fail_interrupted, interrupt_all
 from .read import (
     CaseProgress,
@@ -69,6 +69,6 @@ __all__ = [
     "record_of",
     "replay_case",
     "rescore_record",
-    "resolve_baseline",
+    "resolve_flow_baseline",
     "summarize",
 ]

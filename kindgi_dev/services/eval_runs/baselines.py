@@ -19,6 +19,7 @@ from ...domain.catalog import Kind
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import ValidationFailed
 from ...domain.eval_runs import RunSettings
+from ...domain.flows import FlowDefinition
 from ...domain.live import LiveScope as ReleaseScope
 from ...domain.metrics import CaseScore, Metrics
 from ...domain.results import Baseline, BaselineCounts, FinishedCase, ModelUse
@@ -59,30 +60,29 @@ def release_scope(scope: BaselineScope) -> ReleaseScope:
     return ReleaseScope("project", project_id=scope.project_id)
 
 
-def resolve(ctx: Context, asked: AskedBaseline, kind: Kind, subject_id: str) -> Baseline | None:
-    """The version baseline a start asks for (None for the recorded runs): another version of
-    the candidate's flow, or any agent version. It must be able to run (`runnable`: 409
-    naming each pinned tool version that is gone), or nothing starts."""
-    if kind == "agent":
-        found = resolve_agent(ctx, asked, subject_id)
-        return None if found is None else found[0]
-    named = _named(ctx, asked, kind, subject_id)
-    if named is None:
-        return None
-    flow = runnable.flow(ctx, named[0], named[1])
-    return replace(named[2], agent_id=flow.id, flow_id=flow.id, version=flow.version)
-
-
 def resolve_agent(
     ctx: Context, asked: AskedBaseline, agent_id: str
 ) -> tuple[Baseline, dict[str, Any]] | None:
-    """An agent candidate's version baseline (as `resolve`), with the version's manifest,
-    which its replays run."""
+    """The version baseline an agent start asks for, any agent version, with the version's
+    manifest, which its replays run (None for the recorded runs). It must be able to run
+    (`runnable`: 409 naming each pinned tool version that is gone), or nothing starts."""
     named = _named(ctx, asked, "agent", agent_id)
     if named is None:
         return None
     agent = runnable.agent(ctx, named[0], named[1])
     return replace(named[2], agent_id=agent["id"], version=agent["version"]), agent
+
+
+def resolve_flow(
+    ctx: Context, asked: AskedBaseline, flow_id: str
+) -> tuple[Baseline, FlowDefinition] | None:
+    """The version baseline a flow start asks for, another version of its flow, with the
+    version's definition, which its replays run as it is (as `resolve_agent`)."""
+    named = _named(ctx, asked, "flow", flow_id)
+    if named is None:
+        return None
+    flow = runnable.flow(ctx, named[0], named[1])
+    return replace(named[2], agent_id=flow.id, flow_id=flow.id, version=flow.version), flow
 
 
 def _named(

@@ -119,7 +119,7 @@ def _stored_time(text: str | None, name: str) -> str | None:
 
 def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[dict[str, object]]:
     """The frozen `JudgedEvalCase` of each chosen run, in the order chosen, as stored."""
-    verdicts: dict[str, list[suites.Judgment]] = defaultdict(list)
+    verdicts: dict[str, list[suites.CountedVerdict]] = defaultdict(list)
     for run_id, judgment in store.counted_verdicts(ctx.db, run_ids, class_ids):
         verdicts[run_id].append(judgment)
     decided: dict[str, list[suites.DecidedCorrection]] = {}
@@ -140,7 +140,7 @@ def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[dict[
 def _case(
     ctx: Context,
     run: store.JudgedContent,
-    judgments: list[suites.Judgment],
+    judgments: list[suites.CountedVerdict],
     corrections: list[suites.DecidedCorrection] | None,
     weights: dict[str, float],
 ) -> suites.JudgedCase:
