@@ -146,7 +146,7 @@ class UpdateCorrectionBody(WireModel):
     answer: AnswerCorrection | None = None
 
 
-class CorrectedItem(WireModel):
+class CorrectedItemAnswer(WireModel):
     """An item of a correction, with the judgment that records it."""
 
     key: str
@@ -157,14 +157,14 @@ class CorrectedItem(WireModel):
     judgment_id: str
 
 
-class Principal(WireModel):
+class CorrectedByAnswer(WireModel):
     """Who made a correction."""
 
     kind: Literal["user", "service"]
     id: str
 
 
-class CorrectionSubject(WireModel):
+class CorrectionSubjectAnswer(WireModel):
     """What the corrected run ran."""
 
     kind: Literal["agent", "flow"]
@@ -172,20 +172,22 @@ class CorrectionSubject(WireModel):
     version: str
 
 
-class Correction(WireModel):
+class CorrectionAnswer(WireModel):
     """A correction: one corrector's verdicts on one run, and what it should have done or said."""
+
+    model_config = ConfigDict(title="Correction")
 
     id: str
     run_id: str
     project_id: str
-    subject: CorrectionSubject
-    items: list[CorrectedItem]
+    subject: CorrectionSubjectAnswer
+    items: list[CorrectedItemAnswer]
     decisions: DecisionsCorrection | None = None
     answer: AnswerCorrection | None = None
     judge_class_id: str | None = None
     restricted: Literal[True] | None = None
     participant_id: str | None = None
-    corrected_by: Principal
+    corrected_by: CorrectedByAnswer
     status: Status
     replaced_by: str | None = None
     erased: Literal[True] | None = None
@@ -193,7 +195,7 @@ class Correction(WireModel):
     updated_at: str
 
 
-class CorrectionCollectionPage(WirePage[Correction]):
+class CorrectionCollectionPage(WirePage[CorrectionAnswer]):
     """A page of corrections."""
 
 
@@ -303,7 +305,7 @@ ENDPOINTS = [
         create,
         "Correct a run: create, or replace, the caller's one correction of it.",
         body=CreateCorrectionBody,
-        response=Correction,
+        response=CorrectionAnswer,
         status=201,
         errors=(400, 401, 403, 404, 409, 410, 413),
         inline_below=SHORT_WRITE_BYTES,
@@ -315,7 +317,7 @@ ENDPOINTS = [
         add_item,
         "Add or change one item of a correction.",
         body=CorrectionItemBody,
-        response=Correction,
+        response=CorrectionAnswer,
         errors=(400, 401, 403, 404, 409, 410, 413),
         inline_below=SHORT_WRITE_BYTES,
     ),
@@ -335,7 +337,7 @@ ENDPOINTS = [
         "corrections.get",
         get,
         "One correction, live or replaced.",
-        response=Correction,
+        response=CorrectionAnswer,
         errors=(401, 404),
     ),
     Endpoint(
@@ -345,7 +347,7 @@ ENDPOINTS = [
         update,
         "Change a correction's status, decisions or answer.",
         body=UpdateCorrectionBody,
-        response=Correction,
+        response=CorrectionAnswer,
         errors=(400, 401, 403, 404, 409, 413),
         inline_below=SHORT_WRITE_BYTES,
     ),
