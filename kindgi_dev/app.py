@@ -8,7 +8,6 @@ envelope everywhere else.
 from __future__ import annotations
 
 import contextlib
-import subprocess
 from collections.abc import AsyncIterator, Callable
 
 from starlette.applications import Starlette
@@ -25,6 +24,7 @@ from .api.framing import NoFramingMiddleware
 from .api.hosts import HostCheckMiddleware
 from .api.request_log import LEVELS as LOG_LEVELS
 from .api.request_log import RequestLogMiddleware
+from .runtime.prestart import Prestart
 from .services import lifecycle
 from .services.context import Context
 from .services.lifecycle import Instance as Instance
@@ -79,12 +79,12 @@ def create_app(
     *,
     progress: Progress | None = None,
     pack_service_token: str | None = None,
-    prestarted: subprocess.Popen[bytes] | None = None,
+    prestarted: Prestart | None = None,
 ) -> Starlette:
     """The app of one kindgi dev instance; the store is opened and migrated here.
 
     `pack_service_token` and `prestarted` are what `kindgi dev` hands the pack runtime: the
-    token it used before, and the pack index it started while the store was opening.
+    token of its pack service, and the index and pack service it began before its imports.
     """
     ctx = lifecycle.open_context(
         settings, pack_service_token=pack_service_token, prestarted=prestarted

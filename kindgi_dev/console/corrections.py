@@ -17,6 +17,7 @@ from ..domain.expectations import ExpectedCall
 from ..domain.items import Item, items_of
 from ..domain.json import JSON, JSONObject
 from ..services import corrections, judge_classes, verdicts
+from ..services.runs import StoredRun
 from . import forms
 from .queue_filters import queue_query
 from .runs import question_of, subject_of
@@ -44,13 +45,13 @@ def _groups(visit: Visit) -> list[judge_classes.JudgeClass]:
     return page.items
 
 
-def form_parts(visit: Visit, run: dict[str, Any]) -> dict[str, Any]:
+def form_parts(visit: Visit, run: StoredRun) -> dict[str, Any]:
     """What the correct form shows of a run: its question, items, tools and the groups."""
     return {
         "run": run,
         "subject": subject_of(run),
         "question": question_of(run),
-        "items": items_of(run.get("output")),
+        "items": items_of(run.output),
         "tools": sorted(verdicts.agent_tools(visit.ctx, run)),
         "groups": _groups(visit),
     }
@@ -107,7 +108,7 @@ def _values_of(correction: corrections.Correction | None, items: list[Item]) -> 
 def filled(visit: Visit, run_id: str) -> tuple[dict[str, Any], dict[str, str]]:
     """A correctable run's form parts, and the form's values from the caller's correction."""
     run = verdicts.correctable_run(visit.ctx, run_id)
-    return form_parts(visit, run), _values_of(_mine(visit, run_id), items_of(run.get("output")))
+    return form_parts(visit, run), _values_of(_mine(visit, run_id), items_of(run.output))
 
 
 async def form(visit: Visit) -> Response:
@@ -198,9 +199,9 @@ def _beside(error: KindgiError, rows: list[int]) -> str:
 async def save(visit: Visit) -> Response:
     """`POST /console/runs/{id}/correct`: save, or show the refusal beside its field."""
     run = verdicts.correctable_run(visit.ctx, visit.request.path_params["runId"])
-    sent, rows = _sent(visit, items_of(run.get("output")))
+    sent, rows = _sent(visit, items_of(run.output))
     try:
-        create_correction(visit.ctx, body_of(visit, run["id"], sent))
+        create_correction(visit.ctx, body_of(visit, run.id, sent))
     except KindgiError as error:
         beside = _beside(error, rows)
         said = forms.reason_of(error, ARGS if beside == ARGS else None)
@@ -209,4 +210,4 @@ async def save(visit: Visit) -> Response:
     queue = queue_query(visit.field("queue"))
     if queue is not None:
         return redirect(f"/console/queue?{queue}" if queue else "/console/queue")
-    return redirect(f"/console/runs/{run['id']}?saved=1")
+    return redirect(f"/console/runs/{run.id}?saved=1")

@@ -24,6 +24,7 @@ from ..domain.errors import KindgiError, NotFound, ValidationFailed
 from ..domain.items import answer_text
 from ..domain.json import JSON
 from ..domain.metrics import Metric, Metrics
+from ..domain.narrow import text_or_none
 from ..domain.numbers import whole_number
 from ..domain.releases import PENDING
 from ..domain.results import CaseResult, ComparisonResult
@@ -141,7 +142,7 @@ def _answer(output: JSON) -> JSON:
     return text if text is not None else output
 
 
-def _first_run(visit: Visit, run_ids: list[str] | None) -> dict[str, Any] | None:
+def _first_run(visit: Visit, run_ids: list[str] | None) -> runs.StoredRun | None:
     """The first of a case's replay runs, if it is still there."""
     try:
         return runs.get_record(visit.ctx, run_ids[0]) if run_ids else None
@@ -183,7 +184,8 @@ def case_view(visit: Visit, case: CaseResult, index: int) -> CaseView:
     replay = _first_run(visit, case.run_ids)
     side = case.baseline_replay
     baseline = None if side is None else _first_run(visit, side.run_ids)
-    past_id = (replay or baseline or {}).get("replay_of")
+    past = replay or baseline
+    past_id = None if past is None else past.replay_of
     try:
         recorded = runs.get_record(visit.ctx, past_id) if past_id else None
     except NotFound:
@@ -191,15 +193,15 @@ def case_view(visit: Visit, case: CaseResult, index: int) -> CaseView:
     before = recorded if side is None else baseline
     tools = [
         ToolLine(t.get("step"), str(t.get("toolId")), t.get("arguments"), str(t.get("source")),
-                 t.get("reason"))
+                 text_or_none(t.get("reason")))
         for t in case.tools or []
     ]  # fmt: skip
     return CaseView(
-        title=words.case_title(None if recorded is None else recorded.get("input"), index),
+        title=words.case_title(None if recorded is None else recorded.input, index),
         stopped=words.stopped({"stopped": case.stopped}),
         error=case.error,
-        recorded=None if before is None else _answer(before.get("output")),
-        version=None if replay is None else _answer(replay.get("output")),
+        recorded=None if before is None else _answer(before.output),
+        version=None if replay is None else _answer(replay.output),
         run_ids=case.run_ids,
         baseline_runs=[] if side is None else side.run_ids,
         changes=case.changes,
@@ -265,7 +267,8 @@ async def show(visit: Visit, made: str | None = None, status: int = 200) -> Resp
     shown = eval_runs.case_slice(visit.ctx, record, first, CASES_SHOWN) if total else []
     if isinstance(record.result, ComparisonResult):
         record = replace(record, result=replace(record.result, per_case=shown))
-    result: dict[str, Any] = shape(EvalRun, record).get("result") or {}
+    shaped = shape(EvalRun, record).get("result")
+    result: dict[str, Any] = shaped if isinstance(shaped, dict) else {}
     judged = record.result if isinstance(record.result, ComparisonResult) else None
     view = None if judged is None else words.summary_view(judged.summary)
     done = record.status == "completed" and view is not None
@@ -327,7 +330,7 @@ async def events(visit: Visit) -> Response:
             record = eval_runs.get(visit.ctx, run_id)
             result = record.result
             finished = result.summary.cases if isinstance(result, ComparisonResult) else 0
-            progress = record.progress or eval_runs.Progress(finished, finished)
+            progress = record.progress or eval_runs.CaseProgress(finished, finished)
             if progress.cases_done != last:
                 last = progress.cases_done
                 yield progress_frame(progress.cases_done, progress.cases)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlencode
 
 from starlette.responses import Response
@@ -22,9 +21,9 @@ from .web import Visit, redirect
 PAGE_SIZE = 50
 
 
-def question_of(run: dict[str, Any]) -> str:
+def question_of(run: runs.StoredRun) -> str:
     """The user's message (or a flow's `question`) a run answered, else its input as JSON."""
-    data = run.get("input")
+    data = run.input
     if isinstance(data, dict):
         for name in ("userMessage", "question"):
             if isinstance(data.get(name), str):
@@ -33,11 +32,11 @@ def question_of(run: dict[str, Any]) -> str:
     return "" if data is None else str(data)
 
 
-def subject_of(run: dict[str, Any]) -> tuple[str, str]:
+def subject_of(run: runs.StoredRun) -> tuple[str, str]:
     """(id, version) of what the run ran: its agent, else its flow."""
-    if run.get("agent_id"):
-        return run["agent_id"], run["agent_version"]
-    return run["flow_id"], run["flow_version"]
+    if run.agent_id:
+        return run.agent_id, run.agent_version or ""
+    return run.flow_id, run.flow_version
 
 
 def _listed(visit: Visit, agent: str, version: str, replays: str) -> dict[str, object]:
@@ -52,13 +51,13 @@ def _listed(visit: Visit, agent: str, version: str, replays: str) -> dict[str, o
         replays=replays,
         with_output=False,
     )
-    corrected = correction_queue.corrections_per_run(visit.ctx, [r["id"] for r in page.items])
+    corrected = correction_queue.corrections_per_run(visit.ctx, [r.id for r in page.items])
     shown = [
         {
             "run": r,
             "subject": subject_of(r),
             "question": question_of(r),
-            "corrections": corrected.get(r["id"], (0, False)),
+            "corrections": corrected.get(r.id, (0, False)),
         }
         for r in page.items
     ]
@@ -105,7 +104,7 @@ def to_pick(visit: Visit, agent_id: str) -> list[RunPick]:
         replays="exclude",
         with_output=False,
     )
-    return [RunPick(r["id"], r["created_at"], question_of(r)) for r in page.items]
+    return [RunPick(r.id, r.created_at, question_of(r)) for r in page.items]
 
 
 def questions_of(visit: Visit, run_ids: list[str]) -> dict[str, str]:
@@ -116,7 +115,7 @@ def questions_of(visit: Visit, run_ids: list[str]) -> dict[str, str]:
             run = runs.get_record(visit.ctx, run_id)
         except NotFound:
             continue
-        found[run_id] = "" if run.get("content_erased_at") else question_of(run)
+        found[run_id] = "" if run.content_erased_at else question_of(run)
     return found
 
 
@@ -151,14 +150,14 @@ def _shown(visit: Visit, run_id: str) -> dict[str, object]:
         "run": run,
         "subject": subject_of(run),
         "question": question_of(run),
-        "answer": answer_text(run.get("output")),
-        "items": items_of(run.get("output")),
+        "answer": answer_text(run.output),
+        "items": items_of(run.output),
         "tools": runs.tool_calls(visit.ctx, run_id),
         "journal": journal,
         "saved": shown.saved_on(visit.ctx, run),
-        "correctable": run["status"] in TERMINAL
-        and run.get("output") is not None
-        and not run.get("content_erased_at"),
+        "correctable": run.status in TERMINAL
+        and run.output is not None
+        and not run.content_erased_at,
     }
 
 

@@ -7,7 +7,7 @@ It knows nothing of suites or scores: `work(case_index, repetition)` replays one
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 Result = TypeVar("Result")
@@ -17,7 +17,7 @@ async def execute(
     cases: int,
     repetitions: int,
     work: Callable[[int, int], Awaitable[Result]],
-    finished: Callable[[int, list[Result | Exception | None]], Awaitable[None] | None],
+    finished: Callable[[int, Sequence[Result | Exception]], Awaitable[None] | None],
     *,
     concurrency: int,
     skip: frozenset[int] = frozenset(),
@@ -48,7 +48,7 @@ async def execute(
             if left[index]:
                 continue
             del pending[index], left[index]
-            outcome = finished(index, results)
+            outcome = finished(index, [r for r in results if r is not None])
             if asyncio.iscoroutine(outcome):
                 await outcome
 

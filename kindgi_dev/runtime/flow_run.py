@@ -148,9 +148,9 @@ class NodeRunner:
 
     async def _fanout(self, node: FlowNode, node_input: JSON) -> FlowStep:
         """Each branch's handler (a tool, else an agent) on the node's input, converged."""
-        branches = list(node.spec.get("branches") or [])
+        branches = node.parts("branches")
         convergence = str(node.spec.get("convergence", "settle-all"))
-        gate = asyncio.Semaphore(int(node.spec.get("concurrency") or len(branches) or 1))
+        gate = asyncio.Semaphore(node.whole("concurrency", 0) or len(branches) or 1)
 
         async def branch(spec: Mapping[str, JSON]) -> FlowStep:
             handler = str(spec.get("handler", ""))
@@ -182,7 +182,7 @@ class NodeRunner:
 
     async def _subgraph(self, node: FlowNode, node_input: JSON) -> FlowStep:
         """Another registered flow run as this node, its outcome projected by `convergence`."""
-        ref = node.spec.get("flowRef") or {}
+        ref = node.part("flowRef")
         flow_id, version = str(ref.get("flowId", "")), str(ref.get("version", ""))
         child = self.flow_of(flow_id, version)
         if child is None or self.depth >= MAX_SUBFLOW_DEPTH:
@@ -222,17 +222,17 @@ class NodeRunner:
         """The body once per element (`foreach`) or until the exit condition holds (`while`)."""
         spec = node.spec
         body = FlowDefinition.loop_body(node)
-        limit = int(spec.get("maxIterations", 1))
+        limit = node.whole("maxIterations", 1)
         step = FlowStep(node.id, "loop", "", "", node_input)
         if spec.get("loopKind") == "foreach":
-            items = resolve(spec.get("iterateOver") or {}, env)
+            items = resolve(node.part("iterateOver"), env)
             if not isinstance(items, list):
                 return replace(step, error="iterateOver does not resolve to a list.")
             inputs: list[JSON] = items[:limit]
             reason = "max-iterations" if len(items) > limit else "array-exhausted"
         else:
             inputs, reason = [node_input], "max-iterations"
-        exit_when = spec.get("exitCondition")
+        exit_when = node.part("exitCondition")
         before = spec.get("evaluationTiming") == "before"
         outputs: list[JSON] = []
         calls: list[ToolCallRecord] = []
