@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .domain.json import JSON, JSONObject
+from .domain.narrow import is_number, object_of, whole_or_none
 
 
 @dataclass(frozen=True)
@@ -86,9 +87,9 @@ class TryResult:
 
 def try_result(run: JSONObject) -> TryResult:
     """A finished eval run, as the API answered it, read as a `TryResult`."""
-    result = _object(run.get("result"))
-    summary = _object(result.get("summary"))
-    metrics = {name: _metric(_object(m)) for name, m in _object(summary.get("metrics")).items()}
+    result = object_of(run.get("result"))
+    summary = object_of(result.get("summary"))
+    metrics = {name: _metric(object_of(m)) for name, m in object_of(summary.get("metrics")).items()}
     cases = result.get("perCase")
     return TryResult(
         str(run["status"]),
@@ -99,21 +100,17 @@ def try_result(run: JSONObject) -> TryResult:
     )
 
 
-def _object(value: JSON) -> JSONObject:
-    return value if isinstance(value, dict) else {}
-
-
 def _number(value: JSON) -> float | None:
-    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+    return value if is_number(value) else None
 
 
 def _whole(value: JSON) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    return whole_or_none(value) or 0
 
 
 def _metric(data: JSONObject) -> Metric:
-    paired = _object(data.get("paired"))
-    found = _object(paired.get("interval"))
+    paired = object_of(data.get("paired"))
+    found = object_of(paired.get("interval"))
     low, high, level = _number(found.get("low")), _number(found.get("high")), found.get("level")
     verdict = paired.get("verdict")
     return Metric(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..domain.json import JSON, JSONObject
+from ..domain.narrow import object_of
 from .http import ApiError
 
 
@@ -16,10 +17,4 @@ def an_object(value: JSON) -> JSONObject:
 
 def member(value: JSON, key: str) -> JSONObject:
     """The object at `key` of an object, or `{}` when either is missing or no object."""
-    found = value.get(key) if isinstance(value, dict) else None
-    return found if isinstance(found, dict) else {}
-
-
-def objects(value: JSON) -> list[JSONObject]:
-    """The objects of a JSON list (a page's `data`); `[]` for anything else."""
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+    return object_of(object_of(value).get(key))

@@ -12,7 +12,8 @@ import click
 from click.core import ParameterSource
 
 from ..domain.json import JSON
-from .answers import member, objects
+from ..domain.narrow import objects_of
+from .answers import member
 from .config import resolve
 from .http import Api, ApiError
 from .output import Column, Format, Rows
@@ -133,7 +134,7 @@ def fail(error: ApiError, verbose: bool = False) -> None:
     """Print `Error [tag]: message` (and issue lines) on stderr and exit 1."""
     click.echo(f"Error [{error.tag}]: {error.message}", err=True)
     envelope = member(error.body, "error")
-    for issue in objects(envelope.get("issues") or member(envelope, "details").get("issues")):
+    for issue in objects_of(envelope.get("issues") or member(envelope, "details").get("issues")):
         click.echo(f"  ✗ {issue.get('path') or '<root>'}: {issue.get('message')}", err=True)
     if verbose and error.body is not None:
         click.echo(json.dumps(error.body, indent=2), err=True)

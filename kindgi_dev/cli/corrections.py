@@ -5,8 +5,9 @@ from __future__ import annotations
 import click
 
 from ..domain.json import JSON, JSONObject
+from ..domain.narrow import objects_of
 from ..domain.pointers import resolve
-from .answers import an_object, objects
+from .answers import an_object
 from .command import api_command, json_arg
 from .http import Api
 from .judgments import drop_none, item_options, rank_value, require, yes_or_no
@@ -18,7 +19,7 @@ def mine(api: Api, run_id: str, participant: str | None) -> JSONObject | None:
     """The caller's live, unerased correction of a run (for that end user, when given)."""
     params = {"runId": run_id, "correctedBy": "me", "participantId": participant, "limit": 100}
     page = an_object(api.call("GET", "/v1/corrections", params=params))
-    for correction in objects(page["data"]):
+    for correction in objects_of(page["data"]):
         if correction.get("participantId") == participant and not correction.get("erased"):
             return dict(correction)
     return None

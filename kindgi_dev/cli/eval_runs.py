@@ -11,8 +11,9 @@ import click
 from typing_extensions import Unpack
 
 from ..domain.json import JSON, JSONObject
+from ..domain.narrow import objects_of
 from . import junit as report
-from .answers import an_object, member, objects
+from .answers import an_object, member
 from .banner import duration
 from .baselines import BaselineFlags, baseline_of, baseline_options, dry_run_note
 from .command import Command, api_command
@@ -138,7 +139,9 @@ def sorted_swaps(api: Api, flow_ref: dict[str, str], swaps: tuple[str, ...]) -> 
     flow = an_object(
         api.call("GET", f"/v1/flows/{flow_ref['flowId']}/versions/{flow_ref['version']}")
     )
-    kinds = {str(n.get("ref", "")).partition("@")[0]: n.get("kind") for n in objects(flow["nodes"])}
+    kinds = {
+        str(n.get("ref", "")).partition("@")[0]: n.get("kind") for n in objects_of(flow["nodes"])
+    }
     versions: dict[str, JSONObject] = {}
     for swap in swaps:
         item_id, at, version = swap.partition("@")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .answers import objects
+from ..domain.narrow import objects_of
 from .catalog import CatalogKind, catalog_group
 from .output import Column
 
@@ -10,7 +10,7 @@ COLUMNS: list[Column] = [
     ("ID", lambda row: row.get("id")),
     ("VERSION", lambda row: row.get("version")),
     ("NAME", lambda row: row.get("name")),
-    ("NODES", lambda row: len(objects(row.get("nodes")))),
+    ("NODES", lambda row: len(objects_of(row.get("nodes")))),
     ("UNREGISTERED", lambda row: row.get("unregisteredAt")),
 ]
 

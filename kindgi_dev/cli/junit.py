@@ -14,7 +14,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ..domain.json import JSONObject
-from .answers import member, objects
+from ..domain.narrow import objects_of
+from .answers import member
 
 
 def failed(case: JSONObject) -> bool:
@@ -30,15 +31,15 @@ def differences(case: JSONObject) -> list[str]:
     lines = []
     changes = member(case, "changes")
     kept = [f"{k['key']} (rank {k.get('rankBefore')} → {k.get('rank')})" for k in
-            objects(changes.get("kept"))]  # fmt: skip
+            objects_of(changes.get("kept"))]  # fmt: skip
     if kept:
         lines.append("kept: " + ", ".join(kept))
     if changes.get("dropped"):
-        lines.append("dropped: " + ", ".join(str(d["key"]) for d in objects(changes["dropped"])))
+        lines.append("dropped: " + ", ".join(str(d["key"]) for d in objects_of(changes["dropped"])))
     if changes.get("new"):
-        lines.append("new: " + ", ".join(str(n["key"]) for n in objects(changes["new"])))
-    for found in objects(case.get("correctionDifferences")):
-        for d in objects(found.get("differences")):
+        lines.append("new: " + ", ".join(str(n["key"]) for n in objects_of(changes["new"])))
+    for found in objects_of(case.get("correctionDifferences")):
+        for d in objects_of(found.get("differences")):
             said = {k: v for k, v in d.items() if k != "kind" and v is not None}
             lines.append(
                 f"{found['part']}, repetition {found['repetition']}: {d['kind']} "
@@ -52,7 +53,7 @@ def differences(case: JSONObject) -> list[str]:
 def report(run: JSONObject) -> ET.Element:
     """The run as a `<testsuites>` of one `<testsuite>`, a `<testcase>` per case."""
     result = member(run, "result")
-    cases = objects(result.get("perCase"))
+    cases = objects_of(result.get("perCase"))
     summary = member(result, "summary")
     candidate = member(summary, "candidate")
     tried = candidate.get("agentId") or candidate.get("flowId") or "candidate"

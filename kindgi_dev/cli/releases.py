@@ -13,7 +13,8 @@ import click
 from typing_extensions import Unpack
 
 from ..domain.json import JSON, JSONObject
-from .answers import an_object, member, objects
+from ..domain.narrow import objects_of
+from .answers import an_object, member
 from .command import Command, ExitWith, api_command
 from .http import Api, QueryValue
 from .output import Column
@@ -80,7 +81,7 @@ def scope_query(scope: JSONObject | None) -> dict[str, QueryValue]:
     named = scope.get("orgId") or scope.get("projectId")
     query["scopeId"] = None if named is None else str(named)
     if scope["kind"] == "segment":
-        query["segment"] = [f"{s['key']}:{s['value']}" for s in objects(scope["path"])]
+        query["segment"] = [f"{s['key']}:{s['value']}" for s in objects_of(scope["path"])]
     return query
 
 
@@ -90,7 +91,7 @@ def scope_cell(scope: JSONObject) -> str:
         return "tenant"
     if scope["kind"] == "org":
         return f"org {scope['orgId']}"
-    steps = "/".join(f"{s['key']}={s['value']}" for s in objects(scope.get("path")))
+    steps = "/".join(f"{s['key']}={s['value']}" for s in objects_of(scope.get("path")))
     return f"project {scope['projectId']}" + (f" {steps}" if steps else "")
 
 
@@ -147,7 +148,9 @@ def add_release_commands(agents: click.Group, columns: list[Column]) -> None:
         query = {"includeTombstoned": include_unregistered or None, "limit": limit,
                  "cursor": cursor}  # fmt: skip
         page = api.call("GET", f"{base}/{agent_id}/versions", params=query)
-        cells.fill(objects(an_object(api.call("GET", f"{base}/{agent_id}/live-versions"))["data"]))
+        cells.fill(
+            objects_of(an_object(api.call("GET", f"{base}/{agent_id}/live-versions"))["data"])
+        )
         return page
 
     @api_command(agents, "live", help="The version a run would use for a project and segment.")
@@ -186,7 +189,7 @@ def add_release_commands(agents: click.Group, columns: list[Column]) -> None:
                             idempotent=True, idempotency_key=idempotency_key)  # fmt: skip
         answer = an_object(api.call("POST", f"{base}/{agent_id}/promotions/check", json=body))
         if answer.get("outcome") == "gate-failed":
-            checks = objects(answer.get("checks", []))
+            checks = objects_of(answer.get("checks", []))
             failed = [c["message"] for c in checks if not c.get("passed")]
             raise ExitWith(answer, 1, [f"✗ {message}" for message in failed])
         return answer

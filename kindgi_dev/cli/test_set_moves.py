@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterator
 import click
 
 from ..domain.json import JSON, JSONObject
+from ..domain.narrow import objects_of
 from ..remote import Remote, RemoteError, Transfer, UnsafeUrl, check_url
-from .answers import an_object, member, objects
+from .answers import an_object, member
 from .command import fail
 from .config import resolve
 from .http import Api, ApiError, error_of
@@ -231,7 +232,7 @@ def _local_cases(api: Api, test_set_id: str, version: str) -> list[JSON]:
     cursor: str | None = None
     while True:
         page = an_object(api.call("GET", path, params={"limit": 100, "cursor": cursor}))
-        cases.extend(objects(page["data"]))
+        cases.extend(objects_of(page["data"]))
         if not page.get("hasMore"):
             return cases
         cursor = str(page["nextCursor"])
@@ -240,7 +241,7 @@ def _local_cases(api: Api, test_set_id: str, version: str) -> list[JSON]:
 def _agents_named(cases: list[JSON]) -> list[JSON]:
     """The agents the cases' runs ran, each with the versions they ran."""
     named: dict[str, set[str]] = {}
-    for case in objects(cases):
+    for case in objects_of(cases):
         run = member(case, "run")
         subject = member(case, "subject")
         agent = run.get("agentId") or subject.get("id")

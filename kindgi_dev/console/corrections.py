@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 from starlette.responses import Response
 
@@ -45,7 +44,7 @@ def _groups(visit: Visit) -> list[judge_classes.JudgeClass]:
     return page.items
 
 
-def form_parts(visit: Visit, run: StoredRun) -> dict[str, Any]:
+def form_parts(visit: Visit, run: StoredRun) -> dict[str, object]:
     """What the correct form shows of a run: its question, items, tools and the groups."""
     return {
         "run": run,
@@ -105,7 +104,7 @@ def _values_of(correction: corrections.Correction | None, items: list[Item]) -> 
     return values
 
 
-def filled(visit: Visit, run_id: str) -> tuple[dict[str, Any], dict[str, str]]:
+def filled(visit: Visit, run_id: str) -> tuple[dict[str, object], dict[str, str]]:
     """A correctable run's form parts, and the form's values from the caller's correction."""
     run = verdicts.correctable_run(visit.ctx, run_id)
     return form_parts(visit, run), _values_of(_mine(visit, run_id), items_of(run.output))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, fields, replace
-from typing import Any
 
 from starlette.responses import Response, StreamingResponse
 
@@ -22,7 +21,7 @@ from ..api.routing import shape
 from ..domain.changes import Changes
 from ..domain.errors import KindgiError, NotFound, ValidationFailed
 from ..domain.items import answer_text
-from ..domain.json import JSON
+from ..domain.json import JSON, JSONObject
 from ..domain.metrics import Metric, Metrics
 from ..domain.narrow import text_or_none
 from ..domain.numbers import whole_number
@@ -268,7 +267,7 @@ async def show(visit: Visit, made: str | None = None, status: int = 200) -> Resp
     if isinstance(record.result, ComparisonResult):
         record = replace(record, result=replace(record.result, per_case=shown))
     shaped = shape(EvalRun, record).get("result")
-    result: dict[str, Any] = shaped if isinstance(shaped, dict) else {}
+    result: JSONObject = shaped if isinstance(shaped, dict) else {}
     judged = record.result if isinstance(record.result, ComparisonResult) else None
     view = None if judged is None else words.summary_view(judged.summary)
     done = record.status == "completed" and view is not None

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from ..domain.json import JSONObject
+from ..domain.narrow import object_of, objects_of
 from ..domain.results import ComparisonResult
 from ..services import eval_runs, eval_suites, test_set_pulls, test_set_versions, test_sets
 from ..services.context import Context
@@ -137,19 +138,20 @@ class PulledCase:
     expects: list[str]
 
 
-def pulled_case(case: dict[str, Any], index: int) -> PulledCase:
+def pulled_case(case: JSONObject, index: int) -> PulledCase:
     """A pulled case (a frozen case, with a copy of its run, or a suite case) in words."""
-    run = case.get("run") or {}
-    subject = case.get("subject") or {}
+    run = object_of(case.get("run"))
+    subject = object_of(case.get("subject"))
     given = run.get("input") if run else case.get("input")
     if run:
         ran = f"{run.get('agentId') or run.get('flowId')} {case.get('madeOn') or ''}".strip()
     else:
         ran = f"{subject.get('kind', '')} {subject.get('id', '')} {subject.get('version', '')}"
-    expect = case.get("expect") or {}
-    expects = [f"{i.get('key')} {i.get('verdict')}" for i in expect.get("items") or []]
-    expects += [f"{part} {expect[part].get('verdict')}" for part in ("decisions", "answer")
-                if isinstance(expect.get(part), dict)]  # fmt: skip
+    expect = object_of(case.get("expect"))
+    expects = [f"{i.get('key')} {i.get('verdict')}" for i in objects_of(expect.get("items"))]
+    parts = {part: expect.get(part) for part in ("decisions", "answer")}
+    expects += [f"{part} {said.get('verdict')}" for part, said in parts.items()
+                if isinstance(said, dict)]  # fmt: skip
     expects += [f"{i.get('key')}: {i.get('yes', 0)} yes, {i.get('no', 0)} no"
-                for i in case.get("items") or [] if not expect]  # fmt: skip
+                for i in objects_of(case.get("items")) if not expect]  # fmt: skip
     return PulledCase(words.case_title(given, index), ran.strip(), expects)

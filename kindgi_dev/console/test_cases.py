@@ -6,6 +6,7 @@ its active and retired cases, hand cases, Add a case and Retire.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -16,6 +17,8 @@ from ..api.eval_suites import selection_of
 from ..api.test_sets import AddCaseBody, RetireCaseBody, add_hand_case
 from ..domain.catalog import Kind
 from ..domain.errors import KindgiError, ValidationFailed
+from ..domain.json import JSONObject
+from ..domain.narrow import object_of
 from ..domain.paging import Page
 from ..services import catalog, eval_suites, projects, test_set_pulls, test_sets
 from . import charts, forms, set_views, words
@@ -114,7 +117,7 @@ class TryForm:
     agents: dict[str, list[str]]
 
 
-def try_form(visit: Visit, subject: dict[str, Any]) -> TryForm:
+def try_form(visit: Visit, subject: Mapping[str, object]) -> TryForm:
     """What the Try a version form offers for a set's subject (an agent, or a flow)."""
     ident = str(subject.get("id"))
     if subject.get("kind") == "flow":
@@ -193,10 +196,10 @@ def signed_next(cases: Page[T]) -> str | None:
     return cases.next_cursor if cases.has_more else None
 
 
-def subject_of(cases: list[dict[str, Any]]) -> dict[str, Any]:
+def subject_of(cases: list[JSONObject]) -> JSONObject:
     """What a pulled set's cases ran, from its first case: an agent, or a flow."""
     case = cases[0] if cases else {}
-    run, subject = case.get("run") or {}, case.get("subject") or {}
+    run, subject = object_of(case.get("run")), object_of(case.get("subject"))
     if run.get("flowId"):
         return {"kind": "flow", "id": run["flowId"]}
     if run.get("agentId"):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from kindgi_dev.domain.json import JSON, JSONObject
+from kindgi_dev.domain.narrow import object_of
 from kindgi_dev.models import Message, Reply, ToolCall, ToolSpec, Turn
 from kindgi_dev.runtime.approval_gate import HeldCall
 from kindgi_dev.runtime.providers.base import ModelAdapter, ModelError
@@ -115,7 +116,7 @@ class _Budget:
     @classmethod
     def of(cls, agent: Mapping[str, JSON], timeout_s: float) -> _Budget:
         """`budget.maxSteps`, `output.maxRepairs` and `budget.maxWallMs`, else the defaults."""
-        budget, output = _object(agent.get("budget")), _object(agent.get("output"))
+        budget, output = object_of(agent.get("budget")), object_of(agent.get("output"))
         steps, repairs, wall_ms = (
             budget.get("maxSteps"),
             output.get("maxRepairs"),
@@ -362,13 +363,9 @@ def _tool_spec(manifest: Mapping[str, JSON]) -> ToolSpec:
         id=str(manifest["id"]),
         version=str(manifest.get("version", "")),
         description=str(manifest.get("description", "")),
-        input_schema=_object(manifest.get("input")) or {"type": "object"},
+        input_schema=object_of(manifest.get("input")) or {"type": "object"},
         mutating=mutating if isinstance(mutating, bool) else None,
         effects=tuple(e for e in effects if isinstance(e, dict))
         if isinstance(effects, list)
         else (),
     )
-
-
-def _object(value: JSON) -> JSONObject:
-    return value if isinstance(value, dict) else {}

@@ -11,9 +11,18 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Literal
 
-from ..domain.flows import MISSING, FlowDefinition, FlowEnv, FlowNode, FlowProgress, holds, resolve
+from ..domain.flows import (
+    MISSING,
+    FlowDefinition,
+    FlowEnv,
+    FlowNode,
+    FlowProgress,
+    Resolved,
+    holds,
+    resolve,
+)
 from ..domain.json import JSON, JSONObject
 from ..models import ToolCall
 from .tool_calls import ToolCallRecord, ToolDispatcher
@@ -348,7 +357,7 @@ async def run_flow(
     runner: NodeRunner,
     *,
     max_parallelism: int | None = None,
-    start_value: Any = MISSING,  # untyped while domain.flows' MISSING is
+    start_value: Resolved = MISSING,
     outer: Mapping[str, JSON] | None = None,
 ) -> FlowOutcome:
     """Run every node whose edges are taken, at most `maxParallelism` at once, in order.

@@ -20,8 +20,8 @@ import time
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
+from ..domain.json import JSON, JSONObject
 from ..domain.semver import sort_key
 from ..settings import Settings
 from .pack import (
@@ -279,7 +279,7 @@ class Runtime:
         """The ids of the agents in the current index."""
         return sorted({str(a["id"]) for a in self._index.agents}) if self._index else []
 
-    def tool_manifest(self, tool_id: str, version: str | None = None) -> dict[str, Any] | None:
+    def tool_manifest(self, tool_id: str, version: str | None = None) -> JSONObject | None:
         """A tool's entry in the current index (its highest version when none is named)."""
         if self._index is None:
             return None
@@ -291,15 +291,15 @@ class Runtime:
         highest = max(found, key=lambda t: _version_key(str(t.get("version", ""))))
         return dict(highest)
 
-    def guardrails(self) -> list[dict[str, Any]]:
+    def guardrails(self) -> list[JSONObject]:
         """The guardrails of the current index, as the SDK indexed them."""
         return [dict(g) for g in self._index.guardrails] if self._index else []
 
     async def check(
         self,
         check_id: str,
-        config: Mapping[str, Any],
-        trace: Mapping[str, Any],
+        config: Mapping[str, JSON],
+        trace: Mapping[str, JSON],
         *,
         run_id: str,
         request_id: str,
@@ -315,7 +315,7 @@ class Runtime:
         self,
         tool_id: str,
         version: str | None,
-        input: Any,
+        input: JSON,
         *,
         tenant_id: str,
         project_id: str | None,
@@ -324,7 +324,7 @@ class Runtime:
         env: Mapping[str, str] | None = None,
         timeout_ms: int = 120_000,
         step_scope: str | None = None,
-        settings: Mapping[str, Mapping[str, Any]] | None = None,
+        settings: Mapping[str, Mapping[str, JSON]] | None = None,
     ) -> InvokeOutcome:
         """Run a tool call in the current pack service; once more on a new one after a swap."""
         service = await self._serving()
@@ -405,14 +405,14 @@ def _describe(error: PackLoadFailed | PackServiceFailed) -> str:
     return error.describe() if isinstance(error, PackLoadFailed) else error.message
 
 
-def _file_warning(error: dict[str, Any], pack_dir: Path) -> str:
+def _file_warning(error: JSONObject, pack_dir: Path) -> str:
     """`<file>:<line>: [<code>] <message>` for a file the indexer skipped."""
     failed = file_error(error, pack_dir)
     where = f"{failed.where}: " if failed.where else ""
     return f"{where}[{failed.wire_code}] {failed.message}"
 
 
-def _version_key(version: str) -> tuple[Any, ...]:
+def _version_key(version: str) -> tuple[object, ...]:
     """Semver order; a version that isn't semver sorts first."""
     try:
         return sort_key(version)

@@ -19,10 +19,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from ..domain.errors import KindgiError
-from ..domain.json import JSONObject
+from ..domain.json import JSON, JSONObject
+from ..domain.narrow import object_of, object_or_none, objects_of, text_or_none, whole_or_none
 
 INDEX_TIMEOUT_S = 120.0
 SKIPPED_DIRS = frozenset({"__pycache__", "venv", "site-packages", "node_modules"})
@@ -160,16 +160,16 @@ def _sdk_version() -> str:
         return ""
 
 
-def cached_index(pack_dir: Path, key: str) -> dict[str, Any] | None:
+def cached_index(pack_dir: Path, key: str) -> JSONObject | None:
     """The cached index and the indexer's report when made from these very files."""
     try:
-        cached = json.loads(cache_path(pack_dir).read_text("utf-8"))
+        cached: JSON = json.loads(cache_path(pack_dir).read_text("utf-8"))
     except (OSError, ValueError):
         return None
     return cached if isinstance(cached, dict) and cached.get("key") == key else None
 
 
-def remember(pack_dir: Path, key: str, index: PackIndex, report: dict[str, Any]) -> None:
+def remember(pack_dir: Path, key: str, index: PackIndex, report: JSONObject) -> None:
     """Keep a good index (one every file indexed in) for the next start on the same files."""
     if index.file_errors:
         return
@@ -205,7 +205,7 @@ async def index_pack(
     cached = cached_index(pack_dir, key) if reuse else None
     if cached is not None:  # these files indexed (and compiled) before: the same index
         staging.write_text(json.dumps(cached["index"]), "utf-8")
-        index = index_of(cached["report"], staging)
+        index = index_of(object_of(cached["report"]), staging)
         return publish_index(index, pack_dir) if publish else index
     indexer = _run(index_command(pack_dir, interpreter), pack_dir, env)
     # The syntax check and the indexer run side by side; a syntax error is the one reported.
@@ -258,9 +258,9 @@ async def check_syntax(pack_dir: Path, python: str, skip: Iterable[Path] = ()) -
         raise PackLoadFailed(
             f"SyntaxError: {found['msg']}",
             code="syntax-error",
-            file=found["file"],
-            line=found.get("line"),
-            col=found.get("col"),
+            file=text_or_none(found["file"]),
+            line=whole_or_none(found.get("line")),
+            col=whole_or_none(found.get("col")),
         )
 
 
@@ -273,7 +273,7 @@ def pack_files(pack_dir: Path) -> Iterator[Path]:
                 yield Path(root) / name
 
 
-def _first_syntax_error(pack_dir: Path, files: list[str]) -> dict[str, Any] | None:
+def _first_syntax_error(pack_dir: Path, files: list[str]) -> JSONObject | None:
     """The first file (of `files`, relative to the pack) that doesn't compile, and where."""
     for rel in files:
         try:
@@ -299,7 +299,7 @@ for rel in json.loads(sys.stdin.read()):
 """
 
 
-async def _syntax_in_child(pack_dir: Path, python: str, files: list[str]) -> dict[str, Any] | None:
+async def _syntax_in_child(pack_dir: Path, python: str, files: list[str]) -> JSONObject | None:
     """`_first_syntax_error`, run by another interpreter (the pack's own grammar)."""
     process = await asyncio.create_subprocess_exec(
         python,
@@ -316,7 +316,7 @@ async def _syntax_in_child(pack_dir: Path, python: str, files: list[str]) -> dic
             f"{python} could not check the pack's syntax: {_tail(err)}", code="interpreter-failed"
         )
     line = out.decode("utf-8", "replace").strip()
-    return json.loads(line) if line else None
+    return object_or_none(json.loads(line)) if line else None
 
 
 async def _run(
@@ -347,13 +347,13 @@ async def _run(
     return out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), process.returncode or 0
 
 
-def read_outcome(stdout: str, stderr: str, returncode: int, pack_dir: Path) -> dict[str, Any]:
+def read_outcome(stdout: str, stderr: str, returncode: int, pack_dir: Path) -> JSONObject:
     """The indexer's report from its one JSON line (pack code may print before it), or the
     error it gave."""
     outcome = None
     for line in reversed(stdout.splitlines()):
         if line.startswith('{"kind":'):
-            outcome = json.loads(line)
+            outcome = object_or_none(json.loads(line))
             break
     if outcome is None:
         raise PackLoadFailed(
@@ -361,29 +361,28 @@ def read_outcome(stdout: str, stderr: str, returncode: int, pack_dir: Path) -> d
             code="indexer-failed",
         )
     if outcome["kind"] == "err":
-        raise _indexer_error(outcome["error"], pack_dir)
-    report: dict[str, Any] = outcome["value"]
-    return report
+        raise _indexer_error(object_of(outcome["error"]), pack_dir)
+    return object_of(outcome["value"])
 
 
-def index_of(report: dict[str, Any], staging: Path) -> PackIndex:
+def index_of(report: JSONObject, staging: Path) -> PackIndex:
     """The index written into `staging`, with what the indexer reported of it."""
-    data = json.loads(staging.read_text("utf-8"))
+    data = object_of(json.loads(staging.read_text("utf-8")))
     return PackIndex(
-        pack_id=data["packId"],
-        pack_version=data["packVersion"],
-        artifact_version=data["artifactVersion"],
-        tools=data.get("tools", []),
-        agents=data.get("agents", []),
-        flows=data.get("flows", []),
-        guardrails=data.get("guardrails", []),
-        file_errors=report.get("fileErrors", []),
+        pack_id=str(data["packId"]),
+        pack_version=str(data["packVersion"]),
+        artifact_version=str(data["artifactVersion"]),
+        tools=objects_of(data.get("tools")),
+        agents=objects_of(data.get("agents")),
+        flows=objects_of(data.get("flows")),
+        guardrails=objects_of(data.get("guardrails")),
+        file_errors=objects_of(report.get("fileErrors")),
         path=staging,
-        warnings=report.get("warnings", []),
+        warnings=objects_of(report.get("warnings")),
     )
 
 
-def _indexer_error(error: dict[str, Any], pack_dir: Path) -> PackLoadFailed:
+def _indexer_error(error: JSONObject, pack_dir: Path) -> PackLoadFailed:
     """A fatal indexer error (bad config, nothing discovered, …) with its file when named."""
     message = str(error.get("message", "the indexer failed"))
     found = _TOML_AT.search(message)
@@ -396,11 +395,11 @@ def _indexer_error(error: dict[str, Any], pack_dir: Path) -> PackLoadFailed:
     )
 
 
-def file_error(error: dict[str, Any], pack_dir: Path) -> PackLoadFailed:
+def file_error(error: JSONObject, pack_dir: Path) -> PackLoadFailed:
     """One file the indexer could not read, with the line of that file the stack names."""
     rel = _relative(error.get("filePath"), pack_dir)
     line = None
-    stack = str((error.get("cause") or {}).get("stack", ""))
+    stack = str(object_of(error.get("cause")).get("stack", ""))
     if rel is not None:
         for match in _STACK_LINE.finditer(stack):
             if Path(match["file"]).resolve() == (pack_dir / rel).resolve():
@@ -411,7 +410,7 @@ def file_error(error: dict[str, Any], pack_dir: Path) -> PackLoadFailed:
     return PackLoadFailed(message, code=str(error.get("code", "")), file=rel, line=line)
 
 
-def _relative(path: Any, pack_dir: Path) -> str | None:
+def _relative(path: JSON, pack_dir: Path) -> str | None:
     """A path the indexer named, relative to the pack when it lies inside it."""
     if not isinstance(path, str) or not path:
         return None

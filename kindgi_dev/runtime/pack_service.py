@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -53,12 +53,16 @@ class PackServiceFailed(KindgiError):
     code = "pack-service-boot-failed"
 
 
+if TYPE_CHECKING:
+    from ..domain.json import JSON, JSONObject
+
+
 @dataclass(frozen=True)
 class InvokeOutcome:
     """What one tool call came to: its output, or an error code and message."""
 
     ok: bool
-    output: Any = None
+    output: JSON = None
     code: str | None = None
     message: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
@@ -303,7 +307,7 @@ class PackService:
         self,
         tool_id: str,
         version: str | None,
-        input: Any,
+        input: JSON,
         *,
         tenant_id: str,
         project_id: str | None,
@@ -312,10 +316,10 @@ class PackService:
         env: Mapping[str, str] | None = None,
         timeout_ms: int = 120_000,
         step_scope: str | None = None,
-        settings: Mapping[str, Mapping[str, Any]] | None = None,
+        settings: Mapping[str, Mapping[str, JSON]] | None = None,
     ) -> InvokeOutcome:
         """Run one tool call in the pack service (protocol v2)."""
-        ctx: dict[str, Any] = {"tenantId": tenant_id, "runId": run_id}
+        ctx: JSONObject = {"tenantId": tenant_id, "runId": run_id}
         if project_id is not None:
             ctx["projectId"] = project_id
         ctx.update(
@@ -326,22 +330,22 @@ class PackService:
             config={},
             settings={k: dict(v) for k, v in (settings or {}).items()},
         )
-        tool: dict[str, Any] = {"id": tool_id, **({"version": version} if version else {})}
-        body = {"v": 2, "kind": "invoke", "tool": tool, "input": input, "ctx": ctx}
+        tool: JSONObject = {"id": tool_id, **({"version": version} if version else {})}
+        body: JSONObject = {"v": 2, "kind": "invoke", "tool": tool, "input": input, "ctx": ctx}
         return await self._send(body, run_id, request_id, timeout_ms)
 
     async def check(
         self,
         check_id: str,
-        config: Mapping[str, Any],
-        trace: Mapping[str, Any],
+        config: Mapping[str, JSON],
+        trace: Mapping[str, JSON],
         *,
         run_id: str,
         request_id: str,
         timeout_ms: int = 30_000,
     ) -> InvokeOutcome:
         """Run a guardrail check (`check-invoke`); its `CheckResult` is the outcome's output."""
-        body = {
+        body: JSONObject = {
             "v": 2,
             "kind": "check-invoke",
             "check": {"id": check_id},
@@ -351,7 +355,7 @@ class PackService:
         return await self._send(body, run_id, request_id, timeout_ms)
 
     async def _send(
-        self, body: dict[str, Any], run_id: str, request_id: str, timeout_ms: int
+        self, body: JSONObject, run_id: str, request_id: str, timeout_ms: int
     ) -> InvokeOutcome:
         """POST one message with protocol v2's headers; a 503 is tried once more."""
         headers = {
@@ -368,7 +372,7 @@ class PackService:
         return outcome
 
     async def _post(
-        self, body: dict[str, Any], headers: dict[str, str], timeout_ms: int
+        self, body: JSONObject, headers: dict[str, str], timeout_ms: int
     ) -> InvokeOutcome:
         """One POST /v1/invoke, its answer read as an outcome."""
         if self.port is None or self._stopping:

@@ -17,8 +17,9 @@ import threading
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
+from ..domain.json import JSONObject
+from ..domain.narrow import object_of
 from .pack import (
     INDEX_TIMEOUT_S,
     PackIndex,
@@ -49,7 +50,7 @@ class Prestart:
         self.index: PackIndex | None = None
         self._service_args = (token, dict(env), level)
         self._key = index_key(self.pack_dir, self.python)
-        self._report: dict[str, Any] = {}
+        self._report: JSONObject = {}
         self._failure: Exception | None = None
         self._service: Spawned | None = None
         self._indexer: subprocess.Popen[bytes] | None = None
@@ -65,7 +66,7 @@ class Prestart:
         cached = cached_index(self.pack_dir, self._key)
         if cached is not None:
             staging.write_text(json.dumps(cached["index"]), "utf-8")
-            self.index, self.cached = index_of(cached["report"], staging), True
+            self.index, self.cached = index_of(object_of(cached["report"]), staging), True
             self.took_s = time.perf_counter() - self.began
             self._known.set()
             self._spawn_service(self.index)

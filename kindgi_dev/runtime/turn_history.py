@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TypeGuard
 
-from kindgi_dev.domain.json import JSON, JSONObject
+from kindgi_dev.domain.json import JSON
+from kindgi_dev.domain.narrow import object_of
 from kindgi_dev.models import Message, ToolCall
 
 HISTORY_LIMIT = 200
@@ -19,7 +20,7 @@ def history_messages(history: Sequence[Mapping[str, JSON]]) -> list[Message]:
     """
     recent = list(history)[-HISTORY_LIMIT:]
     answered = {
-        str(_object(m.get("toolCall")).get("invocationId"))
+        str(object_of(m.get("toolCall")).get("invocationId"))
         for m in recent
         if m.get("role") == "tool"
     }
@@ -37,7 +38,7 @@ def _history_message(
 ) -> Message | None:
     role, content = wire.get("role"), wire.get("content")
     if role == "tool":
-        ref = _object(wire.get("toolCall"))
+        ref = object_of(wire.get("toolCall"))
         call_id, tool_id = str(ref.get("invocationId")), ref.get("toolId")
         if call_id not in asked:
             return None
@@ -48,7 +49,7 @@ def _history_message(
     if role == "agent":
         listed = wire.get("toolCalls")
         calls = tuple(
-            ToolCall(str(c.get("toolId")), _object(c.get("arguments")), id=str(c.get("id")))
+            ToolCall(str(c.get("toolId")), object_of(c.get("arguments")), id=str(c.get("id")))
             for c in (listed if isinstance(listed, list) else [])
             if isinstance(c, dict) and str(c.get("id")) in answered
         )
@@ -67,7 +68,3 @@ def _is_error(content: JSON) -> TypeGuard[dict[str, str]]:
         and set(content) == {"error"}
         and isinstance(content["error"], str)
     )
-
-
-def _object(value: JSON) -> JSONObject:
-    return dict(value) if isinstance(value, dict) else {}

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, get_args
 
 from ..domain.json import JSON, JSONObject
+from ..domain.narrow import text_or_none
 from ..models import Message, Role, ToolCall
 from .tool_calls import Source, ToolCallRecord
 
@@ -63,7 +64,7 @@ class TurnSnapshot:
             steps=_whole(data["steps"]),
             prompt_tokens=_whole(data["promptTokens"]),
             completion_tokens=_whole(data["completionTokens"]),
-            model=_text(data.get("model")),
+            model=text_or_none(data.get("model")),
             repairs=_whole(data["repairs"]),
             pending=[_call_of(c) for c in _objects(data["pending"])],
             elapsed_ms=_whole(data["elapsedMs"]),
@@ -75,10 +76,6 @@ def _whole(value: JSON) -> int:
     if not isinstance(value, int):
         raise ValueError(f"a kept turn's count isn't a whole number: {value!r}")
     return value
-
-
-def _text(value: JSON) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _objects(value: JSON) -> list[JSONObject]:
@@ -119,9 +116,9 @@ def _message_of(data: JSONObject) -> Message:
         role=role,
         content=data.get("content"),
         tool_calls=tuple(_call_of(c) for c in _objects(data.get("toolCalls") or [])),
-        tool_call_id=_text(data.get("toolCallId")),
-        tool_id=_text(data.get("toolId")),
-        error=_text(data.get("error")),
+        tool_call_id=text_or_none(data.get("toolCallId")),
+        tool_id=text_or_none(data.get("toolId")),
+        error=text_or_none(data.get("error")),
     )
 
 
@@ -137,8 +134,8 @@ def _record_of(data: JSONObject) -> ToolCallRecord:
         tool_version=str(data["toolVersion"]),
         arguments=data.get("arguments"),
         result=data.get("result"),
-        error=_text(data.get("error")),
+        error=text_or_none(data.get("error")),
         source=source,
-        reason=_text(data.get("reason")),
+        reason=text_or_none(data.get("reason")),
         approval=approval if isinstance(approval, dict) else None,
     )

@@ -20,6 +20,7 @@ import httpx
 
 from kindgi_dev.domain.errors import Unprocessable
 from kindgi_dev.domain.json import JSON, JSONObject
+from kindgi_dev.domain.narrow import is_number, object_of
 from kindgi_dev.models import Reply, Turn
 
 
@@ -209,13 +210,12 @@ async def _post(
 
 def member(value: JSON, key: str) -> JSONObject:
     """The object at `key` of a provider's answer object, or `{}` when there is none."""
-    found = value.get(key) if isinstance(value, dict) else None
-    return found if isinstance(found, dict) else {}
+    return object_of(object_of(value).get(key))
 
 
 def count(value: JSON) -> int:
     """A token count a provider answered, 0 when it gave none (or no number)."""
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+    return int(value) if is_number(value) else 0
 
 
 def retry_after(headers: Mapping[str, str], attempt: int) -> float:
