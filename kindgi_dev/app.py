@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -116,7 +115,7 @@ def create_app(
     return app
 
 
-def context_of(app: Any) -> Context:
+def context_of(app: Starlette) -> Context:
     """The services' context of an app made by `create_app`."""
     ctx: Context = app.state.ctx
     return ctx
@@ -132,7 +131,7 @@ def on_pack_service(app: Starlette, hook: Callable[[], None]) -> None:
     context_of(app).on_pack_service = hook
 
 
-def console_link(app: Any, base_url: str) -> str:
+def console_link(app: Starlette, base_url: str) -> str:
     """The console's one-time login link for the banner."""
     sessions: console.Sessions = app.state.console
     return sessions.login_link(base_url)

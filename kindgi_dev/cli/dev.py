@@ -14,7 +14,7 @@ import time
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -303,9 +303,9 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def _rc_fields(api_url: str, instance: Instance) -> dict[str, Any]:
+def _rc_fields(api_url: str, instance: Instance) -> dict[str, str | int]:
     """The six fields the real CLI writes."""
-    fields: dict[str, Any] = {
+    fields: dict[str, str | int] = {
         "apiUrl": api_url,
         "token": instance.token,
         "tenantId": instance.tenant_id,

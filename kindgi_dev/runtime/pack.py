@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..domain.errors import KindgiError
+from ..domain.json import JSONObject
 
 INDEX_TIMEOUT_S = 120.0
 SKIPPED_DIRS = frozenset({"__pycache__", "venv", "site-packages", "node_modules"})
@@ -74,13 +75,13 @@ class PackIndex:
     pack_id: str
     pack_version: str
     artifact_version: str
-    tools: list[dict[str, Any]]
-    agents: list[dict[str, Any]]
-    flows: list[dict[str, Any]]
-    guardrails: list[dict[str, Any]]
-    file_errors: list[dict[str, Any]]
+    tools: list[JSONObject]
+    agents: list[JSONObject]
+    flows: list[JSONObject]
+    guardrails: list[JSONObject]
+    file_errors: list[JSONObject]
     path: Path
-    warnings: list[dict[str, Any]]
+    warnings: list[JSONObject]
 
     @property
     def primitive_count(self) -> int:
