@@ -8,7 +8,6 @@ is looked up once per eval run, in `Candidate`, not once a case.
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -19,7 +18,6 @@ from ...domain.errors import NotFound, Unprocessable
 from ...domain.outcomes import errored_run, errored_tool
 from ...domain.reuse import case_hash, content_hash
 from ...domain.time import now_iso
-from ...models import Reply, Turn
 from ...runtime.agent_turn import HISTORY_LIMIT, run_agent_turn, turn_result
 from ...runtime.dispatch import tool_env
 from ...runtime.providers.base import ModelAdapter
@@ -35,46 +33,11 @@ from ..context import Context
 from ..runs.pause import hold
 from ..runs.start import AGENT_FLOW_ID, AGENT_FLOW_VERSION
 from . import page as pages
+from .inline_model import InlineWhileQuick
 from .page import ReplayRows
 from .reuse import judge_answers, model_of
 
 CANCELLED = "The eval run was cancelled."
-
-
-SLOW_CALL_S = 0.05
-"""A function model call longer than this blocks (it sleeps or waits on I/O): its later
-calls go to a worker thread, so a cancel or another replay never waits behind one."""
-
-
-class InlineWhileQuick:
-    """A function model called on the eval loop itself, with no thread hop, while its
-    calls are quick (a deterministic model's are microseconds); in a worker thread, as a
-    live run calls it, from its first slow call on."""
-
-    def __init__(self, adapter: FunctionModelAdapter) -> None:
-        self._inline = replace(adapter, inline=True)
-        self._threaded = adapter
-        self.slow = False
-
-    @property
-    def provider_id(self) -> str:
-        """The function model's provider id."""
-        return self._threaded.provider_id
-
-    @property
-    def model(self) -> str:
-        """The function model's name."""
-        return self._threaded.model
-
-    async def next_step(self, turn: Turn) -> Reply:
-        """The function's answer, on this thread while its calls are quick."""
-        if self.slow:
-            return await self._threaded.next_step(turn)
-        began = time.perf_counter()
-        try:
-            return await self._inline.next_step(turn)
-        finally:
-            self.slow = time.perf_counter() - began > SLOW_CALL_S
 
 
 @dataclass
