@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import re
+import statistics
 import sys
 import tempfile
 import time
@@ -95,7 +96,13 @@ def main(cases: int) -> None:
         began, cpu = time.perf_counter(), time.process_time()
         body = {"projectId": project, "agentRef": {"agentId": AGENT, "version": "0.2.0"}}
         run_id = client.post(f"/v1/agents/{AGENT}/test-set/runs", json=body).json()["runId"]
-        while (run := client.get(f"/v1/eval-runs/{run_id}").json())["status"] == "running":
+        polls: list[float] = []
+        while True:
+            asked = time.perf_counter()
+            run = client.get(f"/v1/eval-runs/{run_id}").json()
+            if run["status"] != "running":
+                break
+            polls.append(time.perf_counter() - asked)
             time.sleep(0.05)
         wall, cpu = time.perf_counter() - began, time.process_time() - cpu
         ctx.db.trace(None)
@@ -105,6 +112,9 @@ def main(cases: int) -> None:
     summary = spent.get("summary", 0.0)
     print(f"{done:,} cases, {run['status']}: CPU {cpu / cases * 1e3:.2f} ms a case (the summary"
           f" {summary:.2f} s of it), wall {wall / cases * 1e3:.2f} ms a case")  # fmt: skip
+    if polls:
+        print(f"polls while it ran: p50 {statistics.median(polls) * 1e3:.1f} ms, max"
+              f" {max(polls) * 1e3:.1f} ms ({len(polls)} polls)")  # fmt: skip
     begins = sum(n for shape, n in shapes.items() if shape.startswith("BEGIN"))
     print(f"statements {sum(shapes.values()) / cases:.2f} a case (each row of an executemany"
           f" one), transactions {begins / cases:.3f} a case")  # fmt: skip
