@@ -1,8 +1,8 @@
 """A page of an eval run's work kept in memory and stored in one transaction.
 
 Each replay of an agent leaves the rows of its run (the conversation of its one turn, the
-run as it ended, its tool calls and journal) and its answer and judging verdicts kept for
-reuse, each finished case its result; a page holds
+run as it ended, its tool calls, and its journal unless it completed) and its answer and
+judging verdicts kept for reuse, each finished case its result; a page holds
 them until `PAGE_CASES` cases finished or `PAGE_SECONDS` went by since the first, then
 stores them all with one statement a table. A case's result and the replay runs it rests
 on land in the same transaction, so a stop never keeps a case without its runs.
@@ -95,7 +95,9 @@ class Page:
                 )
                 run_store.insert_many(db, [r.run for r in replays])
                 run_store.add_tool_calls_of(db, [(r.run["id"], r.tool_calls) for r in replays])
-                run_store.add_new_journals(db, [(r.run["id"], r.journal) for r in replays])
+                run_store.add_new_journals(
+                    db, [(r.run["id"], r.journal) for r in replays if r.journal]
+                )
             if answers:
                 kept_answers.keep_answers(db, answers)
             if verdicts:

@@ -309,19 +309,25 @@ def _rows(
         "failure_code": (outcome.failure or {}).get("code"),
         "failure_message": (outcome.failure or {}).get("message"),
     }
-    journal = [JournalEntry("run.started", run["created_at"], {"input": run["input"]})]
-    journal += [
-        JournalEntry("step.completed", now, c.as_journal(), node_id=f"tool:{c.tool_id}")
-        for c in outcome.tool_calls
-    ]
-    journal.append(JournalEntry("run.completed" if outcome.ok else "run.failed", now,
-                                outcome.failure or {}))  # fmt: skip
+    journal = [] if outcome.ok else _failed_journal(run, outcome, now)
     messages = [
         Message(m["role"], m.get("content"), tool_call=m.get("toolCall") or None)
         for m in outcome.appended
     ]
     calls = [c.as_journal() for c in outcome.tool_calls]
     return ReplayRows(conversation, ended, calls, journal, messages)
+
+
+def _failed_journal(run: dict[str, Any], outcome: TurnOutcome, now: str) -> list[JournalEntry]:
+    """A failed replay's journal, kept as a live run's (a completed one's is worked out on
+    read from its run and tool calls: `runs.replay_journal`)."""
+    journal = [JournalEntry("run.started", run["created_at"], {"input": run["input"]})]
+    journal += [
+        JournalEntry("step.completed", now, c.as_journal(), node_id=f"tool:{c.tool_id}")
+        for c in outcome.tool_calls
+    ]
+    journal.append(JournalEntry("run.failed", now, outcome.failure or {}))
+    return journal
 
 
 def _store_now(ctx: Context, rows: ReplayRows) -> None:

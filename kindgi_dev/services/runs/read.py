@@ -13,7 +13,7 @@ from ...domain.status import TERMINAL
 from ...store import runs as run_store
 from ...store.runs import JournalEntry as JournalEntry
 from ..context import Context
-from . import pause
+from . import pause, replay_journal
 from .record import finish_cancelled
 
 
@@ -148,14 +148,27 @@ def journal(
     ctx: Context, run_id: str, *, since: int, limit: int | None, cursor: str | None
 ) -> Page[JournalEntry]:
     """A run's journal, in order, after `since` (or a cursor)."""
-    get_record(ctx, run_id)
+    run = get_record(ctx, run_id)
     position = decode_cursor(cursor)
     after = int(position[0]) if position else since
     size = None if limit is None else clamp_limit(limit)
     entries = run_store.journal(ctx.db, run_id, since=after, limit=size)
+    if not entries and replay_journal.kept_whole(run):
+        entries = _worked_out(ctx, run, after, size)
     if size is None:
         return Page(entries, False)
     return make_page(entries, size, lambda e: (e.sequence,))
+
+
+def _worked_out(
+    ctx: Context, run: dict[str, Any], after: int, size: int | None
+) -> list[JournalEntry]:
+    """A completed replay's journal after `after` (`size + 1` at most), when it stores none."""
+    if run_store.journal(ctx.db, run["id"], since=-1, limit=0):
+        return []  # it has stored entries, none after `after`
+    derived = replay_journal.journal_of(run, run_store.tool_calls(ctx.db, run["id"]))
+    later = [e for e in derived if e.sequence is not None and e.sequence > after]
+    return later if size is None else later[: size + 1]
 
 
 def tool_calls(ctx: Context, run_id: str) -> list[dict[str, Any]]:
