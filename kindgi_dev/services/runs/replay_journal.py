@@ -16,8 +16,10 @@ from ...store.runs import JournalEntry
 
 
 def kept_whole(run: Mapping[str, Any]) -> bool:
-    """Whether the run is a replay whose journal is worked out on read (none is stored)."""
-    return run.get("eval_run_id") is not None and run.get("status") == "completed"
+    """Whether the run is an agent's replay whose journal is worked out on read (none is
+    stored); a flow's replays keep theirs."""
+    replay = run.get("eval_run_id") is not None and run.get("agent_id") is not None
+    return replay and run.get("status") == "completed"
 
 
 def journal_of(run: Mapping[str, Any], calls: Sequence[Mapping[str, Any]]) -> list[JournalEntry]:
