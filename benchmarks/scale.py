@@ -24,7 +24,7 @@ from typing import Any
 import seed
 from devserver import DevServer
 from lab import Lab, ms, say
-from rows import Row, percentile, rss_mb
+from rows import Row, cpu_seconds, percentile, rss_mb
 
 from kindgi_dev.domain.time import format_time
 from kindgi_dev.settings import Settings
@@ -237,6 +237,9 @@ class EvalAtSize:
     after_mb: float
     peak_mb: float
     """The server's peak RSS (`VmHWM`: started afresh for the run, so its start and run)."""
+    cpu_ms: float = 0.0
+    """The server's CPU a case from the start's answer to the end (its polls too): on a
+    busy machine it moves far less than the time does."""
     grown_bytes: float = 0.0
     """The database's growth on disk a replayed case, WAL checkpointed at the stop."""
 
@@ -261,6 +264,7 @@ def timed_cli_like(server: DevServer, project: str, cases: int, idle_s: float) -
         if response.status_code != 201:
             raise RuntimeError(f"starting an eval run: {response.status_code} {response.text}")
         run_id = response.json()["runId"]
+        cpu = cpu_seconds(server.pid)
         deadline = time.perf_counter() + 1800
         while True:
             time.sleep(seed.CLI_POLL_S)
@@ -271,11 +275,13 @@ def timed_cli_like(server: DevServer, project: str, cases: int, idle_s: float) -
             polls.append(ms(time.perf_counter() - began))
             if time.perf_counter() > deadline:
                 raise RuntimeError(f"eval run {run_id} did not finish in 30 minutes")
+        cpu = cpu_seconds(server.pid) - cpu
     if run["status"] != "completed" or run["result"]["summary"]["cases"] != cases:
         raise RuntimeError(f"eval run {run_id}: {run['status']}, {run.get('error')}")
     time.sleep(1.0)
     per_case = ms(seed.run_seconds(run)) / cases
-    return EvalAtSize(cases, per_case, polls, idle, rss_mb(server.pid), peak_mb(server.pid))
+    peak = peak_mb(server.pid)
+    return EvalAtSize(cases, per_case, polls, idle, rss_mb(server.pid), peak, ms(cpu) / cases)
 
 
 def row_eval_scale(lab: Lab) -> list[Row]:
@@ -316,7 +322,8 @@ def _eval_at(lab: Lab, pack: Path, project: str, size: int, others: int) -> Eval
     result = timed_cli_like(server, project, size, lab.sizes.idle_s)
     lab.stop(server)
     result.grown_bytes = (_kept_bytes(pack) - before) / size
-    say(f"    {result.per_case_ms:.2f} ms/case; {len(result.polls_ms)} polls; "
+    say(f"    {result.per_case_ms:.2f} ms/case (server CPU {result.cpu_ms:.2f} ms); "
+        f"{len(result.polls_ms)} polls; "
         f"RSS {result.idle_mb:.0f} → {result.after_mb:.0f} MB, peak {result.peak_mb:.0f} MB; "
         f"database +{result.grown_bytes:,.0f} bytes a replayed case")  # fmt: skip
     return result
@@ -337,6 +344,7 @@ def _kept_bytes(pack: Path) -> int:
 def _eval_rows(sizes: Sequence[int], others: int, results: list[EvalAtSize]) -> list[Row]:
     """Row 11's lines, with DESIGN.md's targets."""
     cost = Measured(sizes, [r.per_case_ms for r in results])
+    cpu = Measured(sizes, [r.cpu_ms for r in results])
     polls = Measured(sizes, [statistics.median(r.polls_ms) if r.polls_ms else None
                              for r in results])  # fmt: skip
     grown = Measured(sizes, [r.after_mb - r.idle_mb for r in results])
@@ -346,7 +354,8 @@ def _eval_rows(sizes: Sequence[int], others: int, results: list[EvalAtSize]) -> 
     slowest_poll = max((v for v in polls.values if v is not None), default=None)
     return [
         Row(f"eval run cost per case at {counted(sizes)} cases, {others:,} other runs stored",
-            f"< 1 ms, {sizes[-1]:,} within 1.3× of {sizes[0]:,}", cost.cell("ms/case", 2),
+            f"< 1 ms, {sizes[-1]:,} within 1.3× of {sizes[0]:,}",
+            cost.cell("ms/case", 2) + "; the server's CPU: " + cpu.cell("ms/case", 2),
             ratio is not None and ratio <= 1.3 and cost.last is not None and cost.last < 1),
         Row(f"poll a running eval run of {counted(sizes)} cases", "p50 < 5 ms at any size",
             "p50 " + polls.cell("ms") + " (polled each second)",
