@@ -8,26 +8,29 @@ cancelled or paused keeps its journal as a live run does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from ...runtime.tool_calls import ToolCallRecord
-from ...store.runs import JournalEntry
+from ...domain.json import JSONObject
+from ...store.runs import JournalEntry, StoredRun
+
+_CALL = ("step", "callId", "toolId", "toolVersion", "arguments", "source")
+"""What a step's payload always has of its call, in the order `ToolCallRecord.as_journal`
+writes it."""
 
 
-def kept_whole(run: Mapping[str, Any]) -> bool:
+def kept_whole(run: StoredRun) -> bool:
     """Whether the run is an agent's replay whose journal is worked out on read (none is
     stored); a flow's replays keep theirs."""
-    replay = run.get("eval_run_id") is not None and run.get("agent_id") is not None
-    return replay and run.get("status") == "completed"
+    replay = run.eval_run_id is not None and run.agent_id is not None
+    return replay and run.status == "completed"
 
 
-def journal_of(run: Mapping[str, Any], calls: Sequence[Mapping[str, Any]]) -> list[JournalEntry]:
+def journal_of(run: StoredRun, calls: Sequence[JSONObject]) -> list[JournalEntry]:
     """The entries a completed replay's run would have stored, numbered from 0; every payload
     None once its content was erased (as erasure clears stored ones)."""
-    ended = str(run["completed_at"])
-    erased = run.get("content_erased_at") is not None
-    entries = [JournalEntry("run.started", str(run["created_at"]), {"input": run["input"]})]
+    ended = run.completed_at or run.updated_at
+    erased = run.content_erased_at is not None
+    entries = [JournalEntry("run.started", run.created_at, {"input": run.input})]
     entries += [
         JournalEntry("step.completed", ended, _step(call), node_id=f"tool:{call['toolId']}")
         for call in calls
@@ -39,17 +42,15 @@ def journal_of(run: Mapping[str, Any], calls: Sequence[Mapping[str, Any]]) -> li
     ]
 
 
-def _step(call: Mapping[str, Any]) -> dict[str, Any]:
-    """A stored tool call as its step's payload (`ToolCallRecord.as_journal`)."""
-    return ToolCallRecord(
-        step=call["step"],
-        call_id=call["callId"],
-        tool_id=call["toolId"],
-        tool_version=call["toolVersion"],
-        arguments=call["arguments"],
-        result=call["result"],
-        error=call["error"],
-        source=call["source"],
-        reason=call["reason"],
-        approval=call.get("approval"),
-    ).as_journal()
+def _step(call: JSONObject) -> JSONObject:
+    """A stored tool call as its step's payload, as `ToolCallRecord.as_journal` gives it:
+    its result or else its error, and its reason and approval only when it has them."""
+    step: JSONObject = {key: call.get(key) for key in _CALL}
+    if call.get("error") is None:
+        step["result"] = call.get("result")
+    else:
+        step["error"] = call["error"]
+    for key in ("reason", "approval"):
+        if call.get(key) is not None:
+            step[key] = call[key]
+    return step
