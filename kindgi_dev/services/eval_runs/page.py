@@ -13,10 +13,10 @@ from __future__ import annotations
 import asyncio
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
 
 from ...domain.checks import AnswerCheck
 from ...domain.comparison import Replayed
+from ...domain.json import JSONObject
 from ...domain.results import FinishedCase
 from ...store import conversations as conversation_store
 from ...store import eval_runs as store
@@ -41,7 +41,7 @@ class ReplayRows:
 
     conversation: StoredConversation
     run: StoredRun
-    tool_calls: list[dict[str, Any]]
+    tool_calls: list[JSONObject]
     journal: list[JournalEntry]
     messages: list[Message]
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...domain.blocks import settings_differ
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import NotFound, Unprocessable
+from ...domain.json import JSON
 from ...domain.outcomes import errored_run, errored_tool
 from ...domain.reuse import case_hash, content_hash
 from ...domain.time import now_iso
@@ -332,7 +334,7 @@ def _store_now(ctx: Context, rows: ReplayRows) -> None:
     page.store()
 
 
-def _error_of(failure: dict[str, Any] | None, tools: list[dict[str, Any]]) -> str:
+def _error_of(failure: Mapping[str, JSON] | None, tools: Sequence[Mapping[str, JSON]]) -> str:
     """What an errored replay says: its run's failure, else the tool call that errored."""
     if failure:
         return str(failure.get("message") or failure.get("code"))
