@@ -4,18 +4,12 @@ A replay's work between awaits (the turn's JSON, scoring, SQLite writes) would o
 run on the API's loop, and every request (a poll of the run above all) would wait behind
 it. Network calls (model providers, the pack service) stay on the API's loop, which owns
 their clients: a replay sends them there with `at_home`.
-
-Both loops share the GIL. A request waits for it at each of its blocking calls (the
-socket's read and write, each SQLite statement) while a replay computes, up to the
-interpreter's switch interval each time (5 ms by default: a poll took 20–30 ms), so while
-the eval loop exists the interval is `SWITCH_S`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import sys
 import threading
 from collections.abc import Callable, Coroutine
 from typing import ParamSpec, TypeVar
@@ -25,11 +19,6 @@ from .providers.base import ModelAdapter
 
 P = ParamSpec("P")
 T = TypeVar("T")
-
-SWITCH_S = 0.0005
-"""The GIL's switch interval while an eval loop exists: a request waits at most this long
-for the GIL at each of its blocking calls (and a replay gives it up that often only when
-a request wants it)."""
 
 
 class Job:
@@ -75,8 +64,6 @@ class EvalLoop:
 
     def __init__(self, home: asyncio.AbstractEventLoop) -> None:
         self.home = home
-        self._switch = sys.getswitchinterval()
-        sys.setswitchinterval(SWITCH_S)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._serve, name="kindgi-eval-runs", daemon=True)
         self._thread.start()
@@ -118,7 +105,6 @@ class EvalLoop:
         if self._thread.is_alive():
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join()
-        sys.setswitchinterval(self._switch)
 
 
 class AtHome:

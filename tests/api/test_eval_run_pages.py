@@ -5,7 +5,6 @@ are in benchmarks/)."""
 from __future__ import annotations
 
 import asyncio
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,7 +16,6 @@ from factories import AGENT, QUESTIONS, recorded_run, served
 from starlette.testclient import TestClient
 from test_eval_runs import correct_tutorial, finish, models_file, start_version
 
-from kindgi_dev.runtime import eval_loop
 from kindgi_dev.services.context import Context
 from kindgi_dev.services.eval_runs import page
 
@@ -181,21 +179,3 @@ def test_a_function_model_slow_once_comes_back_to_the_eval_loop(
     calls = 6 * 2  # two model calls a case
     workers = 2  # each worker may have sent one call to a thread after the slow one
     assert 1 <= hops.count(EVAL_THREAD) <= workers < calls
-
-
-def test_while_the_eval_loop_runs_a_request_waits_less_for_the_gil(tmp_path: Path) -> None:
-    """The eval loop shortens the interpreter's switch interval (a request waits for the
-    GIL up to that long at each of its blocking calls while a replay computes) and gives
-    the interval back when it closes at the stop."""
-    before = sys.getswitchinterval()
-    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
-        client, ctx,
-    ):  # fmt: skip
-        project = client.get("/v1/projects/default").json()["id"]
-        _corrected_runs(client, ctx, 3)
-        idle = sys.getswitchinterval()
-        _try_on_test_set(client, ctx, project)
-        running = sys.getswitchinterval()
-    assert idle == before != eval_loop.SWITCH_S
-    assert running == eval_loop.SWITCH_S < before
-    assert sys.getswitchinterval() == before
