@@ -153,3 +153,29 @@ def test_a_function_model_that_blocks_goes_back_to_a_worker_thread(
     calls = 3 * 2  # two model calls a case
     workers = 2  # the first call of each worker may run inline before one is found slow
     assert calls - workers <= hops.count(EVAL_THREAD) < calls
+
+
+ONCE_SLOW_MODELS = SLOW_MODELS.replace(
+    "def slow(turn):\n    time.sleep(0.06)\n",
+    "def slow(turn):\n    global CALLS\n    CALLS = globals().get('CALLS', 0) + 1\n"
+    "    if CALLS == 1:\n        time.sleep(0.06)\n",
+)
+
+
+def test_a_function_model_slow_once_comes_back_to_the_eval_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A call that was slow once (on a busy machine it may only have waited for the GIL)
+    sends the next call to a thread; that one is quick there, so the calls after it are
+    inline again, not in a thread for the rest of the run."""
+    hops: list[str] = []
+    monkeypatch.setattr(asyncio, "to_thread", _counting(hops, asyncio.to_thread))
+    once = tmp_path / "once_slow_models.py"
+    once.write_text(ONCE_SLOW_MODELS)
+    with served(tmp_path, ("0.1.0", "0.2.0"), once) as (client, ctx):
+        project = client.get("/v1/projects/default").json()["id"]
+        _corrected_runs(client, ctx, 6)
+        _try_on_test_set(client, ctx, project)
+    calls = 6 * 2  # two model calls a case
+    workers = 2  # each worker may have sent one call to a thread after the slow one
+    assert 1 <= hops.count(EVAL_THREAD) <= workers < calls

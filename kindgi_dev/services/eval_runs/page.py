@@ -1,8 +1,8 @@
 """A page of an eval run's work kept in memory and stored in one transaction.
 
 Each replay of an agent leaves the rows of its run (the conversation of its one turn, the
-run as it ended, its tool calls and journal) and its answer and judging verdicts kept for
-reuse, each finished case its result; a page holds
+run as it ended, its tool calls, and its journal unless it completed) and its answer and
+judging verdicts kept for reuse, each finished case its result; a page holds
 them until `PAGE_CASES` cases finished or `PAGE_SECONDS` went by since the first, then
 stores them all with one statement a table. A case's result and the replay runs it rests
 on land in the same transaction, so a stop never keeps a case without its runs.
@@ -13,10 +13,10 @@ from __future__ import annotations
 import asyncio
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
 
 from ...domain.checks import AnswerCheck
 from ...domain.comparison import Replayed
+from ...domain.json import JSONObject
 from ...domain.results import FinishedCase
 from ...store import conversations as conversation_store
 from ...store import eval_runs as store
@@ -41,7 +41,7 @@ class ReplayRows:
 
     conversation: StoredConversation
     run: StoredRun
-    tool_calls: list[dict[str, Any]]
+    tool_calls: list[JSONObject]
     journal: list[JournalEntry]
     messages: list[ConversationMessage]
 
@@ -96,7 +96,9 @@ class Page:
                 )
                 run_store.insert_many(db, [r.run for r in replays])
                 tool_call_store.add_tool_calls_of(db, [(r.run.id, r.tool_calls) for r in replays])
-                run_store.add_new_journals(db, [(r.run.id, r.journal) for r in replays])
+                run_store.add_new_journals(
+                    db, [(r.run.id, r.journal) for r in replays if r.journal]
+                )
             if answers:
                 kept_answers.keep_answers(db, answers)
             if verdicts:

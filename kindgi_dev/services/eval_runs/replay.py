@@ -8,18 +8,18 @@ is looked up once per eval run, in `Candidate`, not once a case.
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...domain.blocks import settings_differ
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import NotFound, Unprocessable
+from ...domain.json import JSON
 from ...domain.outcomes import errored_run, errored_tool
 from ...domain.reuse import case_hash, content_hash
 from ...domain.time import now_iso
-from ...models import Reply, Turn
 from ...runtime.agent_turn import HISTORY_LIMIT, run_agent_turn, turn_result
 from ...runtime.dispatch import tool_env
 from ...runtime.providers.base import ModelAdapter
@@ -35,46 +35,11 @@ from ..context import Context
 from ..runs.pause import hold
 from ..runs.start import AGENT_FLOW_ID, AGENT_FLOW_VERSION
 from . import page as pages
+from .inline_model import InlineWhileQuick
 from .page import ReplayRows
 from .reuse import judge_answers, model_of
 
 CANCELLED = "The eval run was cancelled."
-
-
-SLOW_CALL_S = 0.05
-"""A function model call longer than this blocks (it sleeps or waits on I/O): its later
-calls go to a worker thread, so a cancel or another replay never waits behind one."""
-
-
-class InlineWhileQuick:
-    """A function model called on the eval loop itself, with no thread hop, while its
-    calls are quick (a deterministic model's are microseconds); in a worker thread, as a
-    live run calls it, from its first slow call on."""
-
-    def __init__(self, adapter: FunctionModelAdapter) -> None:
-        self._inline = replace(adapter, inline=True)
-        self._threaded = adapter
-        self.slow = False
-
-    @property
-    def provider_id(self) -> str:
-        """The function model's provider id."""
-        return self._threaded.provider_id
-
-    @property
-    def model(self) -> str:
-        """The function model's name."""
-        return self._threaded.model
-
-    async def next_step(self, turn: Turn) -> Reply:
-        """The function's answer, on this thread while its calls are quick."""
-        if self.slow:
-            return await self._threaded.next_step(turn)
-        began = time.perf_counter()
-        try:
-            return await self._inline.next_step(turn)
-        finally:
-            self.slow = time.perf_counter() - began > SLOW_CALL_S
 
 
 @dataclass
@@ -341,19 +306,25 @@ def _rows(
         failure_code=(outcome.failure or {}).get("code"),
         failure_message=(outcome.failure or {}).get("message"),
     )
-    journal = [JournalEntry("run.started", run.created_at, {"input": run.input})]
-    journal += [
-        JournalEntry("step.completed", now, c.as_journal(), node_id=f"tool:{c.tool_id}")
-        for c in outcome.tool_calls
-    ]
-    journal.append(JournalEntry("run.completed" if outcome.ok else "run.failed", now,
-                                outcome.failure or {}))  # fmt: skip
+    journal = [] if outcome.ok else _failed_journal(run, outcome, now)
     messages = [
         ConversationMessage(m["role"], m.get("content"), tool_call=m.get("toolCall") or None)
         for m in outcome.appended
     ]
     calls = [c.as_journal() for c in outcome.tool_calls]
     return ReplayRows(conversation, ended, calls, journal, messages)
+
+
+def _failed_journal(run: StoredRun, outcome: TurnOutcome, now: str) -> list[JournalEntry]:
+    """A failed replay's journal, kept as a live run's (a completed one's is worked out on
+    read from its run and tool calls: `runs.replay_journal`)."""
+    journal = [JournalEntry("run.started", run.created_at, {"input": run.input})]
+    journal += [
+        JournalEntry("step.completed", now, c.as_journal(), node_id=f"tool:{c.tool_id}")
+        for c in outcome.tool_calls
+    ]
+    journal.append(JournalEntry("run.failed", now, outcome.failure or {}))
+    return journal
 
 
 def _store_now(ctx: Context, rows: ReplayRows) -> None:
@@ -363,7 +334,7 @@ def _store_now(ctx: Context, rows: ReplayRows) -> None:
     page.store()
 
 
-def _error_of(failure: dict[str, Any] | None, tools: list[dict[str, Any]]) -> str:
+def _error_of(failure: Mapping[str, JSON] | None, tools: Sequence[Mapping[str, JSON]]) -> str:
     """What an errored replay says: its run's failure, else the tool call that errored."""
     if failure:
         return str(failure.get("message") or failure.get("code"))

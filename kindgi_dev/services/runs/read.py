@@ -17,7 +17,7 @@ from ...store.query import SQLValue
 from ...store.runs import JournalEntry as JournalEntry
 from ...store.runs import StoredRun
 from ..context import Context
-from . import pause
+from . import pause, replay_journal
 from .record import finish_cancelled
 
 
@@ -152,14 +152,25 @@ def journal(
     ctx: Context, run_id: str, *, since: int, limit: int | None, cursor: str | None
 ) -> Page[JournalEntry]:
     """A run's journal, in order, after `since` (or a cursor)."""
-    get_record(ctx, run_id)
+    run = get_record(ctx, run_id)
     position = whole_after(cursor)
     after = since if position is None else position
     size = None if limit is None else clamp_limit(limit)
     entries = run_store.journal(ctx.db, run_id, since=after, limit=size)
+    if not entries and replay_journal.kept_whole(run):
+        entries = _worked_out(ctx, run, after, size)
     if size is None:
         return Page(entries, False)
     return make_page(entries, size, lambda e: (e.sequence,))
+
+
+def _worked_out(ctx: Context, run: StoredRun, after: int, size: int | None) -> list[JournalEntry]:
+    """A completed replay's journal after `after` (`size + 1` at most), when it stores none."""
+    if run_store.journal(ctx.db, run.id, since=-1, limit=0):
+        return []  # it has stored entries, none after `after`
+    derived = replay_journal.journal_of(run, tool_call_store.tool_calls(ctx.db, run.id))
+    later = [e for e in derived if e.sequence is not None and e.sequence > after]
+    return later if size is None else later[: size + 1]
 
 
 def tool_calls(ctx: Context, run_id: str) -> list[JSONObject]:

@@ -1,0 +1,95 @@
+"""What a replay of an eval run keeps (#29 point 2): a completed replay stores no journal
+rows and its journal reads as a stored one would, erased with its conversation; a
+finished case's row leaves out its fields at their defaults and reads back whole."""
+
+from __future__ import annotations
+
+import json
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+from factories import AGENT, served
+from starlette.testclient import TestClient
+from tables import read_only
+from test_eval_run_pages import _corrected_runs
+from test_eval_runs import finish, models_file, start_version
+
+
+def _replayed(client: TestClient, project: str) -> dict[str, Any]:
+    started = start_version(client, f"/v1/agents/{AGENT}/test-set/runs", project)
+    run = finish(client, started.json()["runId"])
+    assert run["status"] == "completed", run
+    return run
+
+
+def _journal(client: TestClient, run_id: str, **query: Any) -> list[dict[str, Any]]:
+    answer = client.get(f"/v1/runs/{run_id}/journal", params=query)
+    assert answer.status_code == 200, answer.text
+    data: list[dict[str, Any]] = answer.json()["data"]
+    return data
+
+
+def test_a_completed_replay_stores_no_journal_and_reads_as_if_it_did(tmp_path: Path) -> None:
+    """Its journal is its start with its input, a step per tool call (the past run's, as
+    recorded, under the replay's call id) and its end, at the run's own times; paged by
+    `since` as a stored one is; and every payload None once its conversation is erased."""
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        project = client.get("/v1/projects/default").json()["id"]
+        _corrected_runs(client, ctx, 3)
+        _replayed(client, project)
+        database = ctx.settings.database_path
+        with closing(read_only(database)) as conn:
+            replay, past, conversation = conn.execute(
+                "SELECT id, replay_of, conversation_id FROM runs WHERE eval_run_id IS NOT NULL "
+                "ORDER BY created_at LIMIT 1"
+            ).fetchone()
+            stored = conn.execute(
+                "SELECT count(*) FROM run_journal WHERE run_id = ?", (replay,)
+            ).fetchone()[0]
+        run = client.get(f"/v1/runs/{replay}").json()
+        journal = _journal(client, replay)
+        later = _journal(client, replay, since=0)
+        past_step = _journal(client, past)[1]
+        erased = client.post("/v1/memory/erasures",
+                             json={"conversationId": conversation})  # fmt: skip
+        after_erasure = _journal(client, replay)
+    call_id = run["output"]["appended"][1]["toolCalls"][0]["id"]
+    assert stored == 0
+    assert [(e["sequence"], e["kind"], e["timestamp"]) for e in journal] == [
+        (0, "run.started", run["createdAt"]),
+        (1, "step.completed", run["completedAt"]),
+        (2, "run.completed", run["completedAt"]),
+    ]
+    asked = run["output"]["appended"][0]["content"]
+    assert journal[0]["payload"] == {"input": {"userMessage": asked}}
+    assert journal[1]["nodeId"] == past_step["nodeId"] == "tool:acme-ops.search-articles"
+    assert journal[1]["payload"] == {**past_step["payload"], "callId": call_id,
+                                     "source": "recorded"}  # fmt: skip
+    assert journal[2]["payload"] == {}
+    assert later == journal[1:]
+    assert erased.status_code in (200, 202), erased.text
+    assert [e["kind"] for e in after_erasure] == [e["kind"] for e in journal]
+    assert all("payload" not in e for e in after_erasure)  # null, left out as stored ones
+
+
+def test_a_finished_case_row_keeps_no_field_at_its_default(tmp_path: Path) -> None:
+    """The row has no null field left in it, and the run's cases read back from it."""
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        project = client.get("/v1/projects/default").json()["id"]
+        _corrected_runs(client, ctx, 3)
+        run = _replayed(client, project)
+        with closing(read_only(ctx.settings.database_path)) as conn:
+            found = conn.execute(
+                "SELECT result FROM eval_run_cases WHERE eval_run_id = ?", (run["runId"],)
+            )
+            rows = [json.loads(text) for (text,) in found]
+    assert len(rows) == 3
+    assert all(None not in row["result"].values() for row in rows)
+    cases = run["result"]["perCase"]
+    assert [c["caseId"] for c in cases] == [row["result"]["case_id"] for row in rows]
+    assert [c["tools"][0]["source"] for c in cases] == ["recorded"] * 3
