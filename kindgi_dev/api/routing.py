@@ -12,6 +12,7 @@ import asyncio
 import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -174,8 +175,23 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
     if len(raw) < endpoint.inline_below:
         with ctx.writer_if_free() as free:
             if free:
-                return handled()
+                with ctx.db.leaving_commits() as pending:
+                    answered = _outcome(handled)
+        if free:
+            await pending.committed()  # requests handled meanwhile share its COMMIT
+            return answered.result()
     return await asyncio.to_thread(handled)
+
+
+def _outcome(handled: Callable[[], Response]) -> Future[Response]:
+    """What `handled` returned or raised, kept to be given once its writes are committed
+    (a refusal that keeps its writes too)."""
+    outcome: Future[Response] = Future()
+    try:
+        outcome.set_result(handled())
+    except Exception as error:
+        outcome.set_exception(error)
+    return outcome
 
 
 def pages_of(ctx: Context, request: Request) -> cursors.Signer:
