@@ -70,7 +70,30 @@ _ROWS = JsonRows("decisions", "answer", "item_value")
 
 def insert_correction(db: Database, correction: dict[str, Any]) -> None:
     """Add a correction (a row dict; missing columns are NULL)."""
-    _ROWS.insert(db, "corrections", _CORRECTION, [correction])
+    insert_corrections(db, [correction])
+
+
+def insert_corrections(db: Database, corrections: Sequence[dict[str, Any]]) -> None:
+    """Add corrections in one statement's `executemany`, in order (a batch's: #29)."""
+    _ROWS.insert(db, "corrections", _CORRECTION, corrections)
+
+
+def live_correctors(
+    db: Database, wanted: Sequence[tuple[str, Corrector]]
+) -> set[tuple[str, Corrector]]:
+    """Which of these (run id, corrector) have a live correction of that run."""
+    found: set[tuple[str, Corrector]] = set()
+    for start in range(0, len(wanted), 200):
+        chunk = wanted[start : start + 200]
+        rows = db.all(
+            f"WITH wanted (r, k, i, p) AS (VALUES {', '.join(['(?, ?, ?, ?)'] * len(chunk))}) "
+            "SELECT run_id, corrector_kind, corrector_id, participant_id FROM wanted "
+            "CROSS JOIN corrections ON run_id = r AND corrector_kind = k AND corrector_id = i "
+            "AND participant_id = p WHERE replaced_by IS NULL",
+            [value for run_id, corrector in chunk for value in (run_id, *corrector)],
+        )
+        found.update((r[0], Corrector(r[1], r[2], r[3])) for r in rows)
+    return found
 
 
 def get_correction(db: Database, correction_id: str) -> dict[str, Any] | None:
