@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 GROUP_MEMBERS = 64
 """A group commits once it has this many members, however many wait behind it."""
 GROUP_SECONDS = 0.005
-"""... or once it has been open this long: a caller waits for the commit of the writes
-joined after its own, and a member's wait stays this short beside its own write."""
+"""... or once its first member's write has waited this long for the COMMIT: a member
+waits for the writes that joined after its own, and this keeps that wait short beside a
+write of its own (a long write that joins still makes the earlier ones wait for it)."""
 
 
 @dataclass(eq=False)
@@ -28,14 +29,22 @@ class Group:
     `committed` is set once COMMIT returned, or to the error that ended the transaction,
     which every member then raises."""
 
-    began: float = field(default_factory=time.monotonic)
     members: int = 0
+    first_kept: float | None = None
     committed: Future[None] = field(default_factory=Future)
     commit_scheduled: bool = False
 
+    def kept(self) -> None:
+        """One more member's writes are in, waiting for the COMMIT."""
+        self.members += 1
+        if self.first_kept is None:
+            self.first_kept = time.monotonic()
+
     def full(self) -> bool:
         """Whether it should commit now rather than wait for more members."""
-        return self.members >= GROUP_MEMBERS or time.monotonic() - self.began >= GROUP_SECONDS
+        if self.members >= GROUP_MEMBERS:
+            return True
+        return self.first_kept is not None and time.monotonic() - self.first_kept >= GROUP_SECONDS
 
     def ended(self, error: sqlite3.Error | None) -> None:
         """Tell its members it committed (None) or what ended it."""

@@ -154,7 +154,7 @@ class Database:
             finally:
                 self._depth, self._writing = 0, None
                 callbacks, self._after_commit = self._after_commit, []
-            group.members += 1
+            group.kept()
             kept = True
             if leaving is not None:
                 leaving.add(group, callbacks)
