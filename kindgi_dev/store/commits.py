@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -86,8 +87,34 @@ class Pending:
                 group.commit_scheduled = True
                 loop.call_soon(self.commit, group)
             try:
-                await asyncio.wrap_future(group.committed)
+                await _settled(loop, group.committed)
             except sqlite3.Error as error:
                 raise self.raised(error) from None
         for callback in self.callbacks:
             callback()
+
+
+def _settled(loop: asyncio.AbstractEventLoop, done: Future[None]) -> asyncio.Future[None]:
+    """`done` as the loop's future. `asyncio.wrap_future` wakes the loop through its
+    self-pipe even when the loop's own commit sets `done`, the usual case: this hands the
+    outcome over directly then, and through `call_soon_threadsafe` only from a thread."""
+    waiter: asyncio.Future[None] = loop.create_future()
+    owner = threading.get_ident()
+
+    def copy(ended: Future[None]) -> None:
+        if waiter.done():
+            return
+        error = ended.exception()
+        if error is None:
+            waiter.set_result(None)
+        else:
+            waiter.set_exception(error)
+
+    def handed(ended: Future[None]) -> None:
+        if threading.get_ident() == owner:
+            copy(ended)
+        else:
+            loop.call_soon_threadsafe(copy, ended)
+
+    done.add_done_callback(handed)
+    return waiter
