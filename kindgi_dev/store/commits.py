@@ -34,6 +34,8 @@ class Group:
     first_kept: float | None = None
     committed: Future[None] = field(default_factory=Future)
     commit_scheduled: bool = False
+    left_for_loop: int | None = None
+    """The thread of the event loop its members left their COMMIT to, if they did."""
 
     def kept(self) -> None:
         """One more member's writes are in, waiting for the COMMIT."""

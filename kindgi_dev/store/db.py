@@ -158,6 +158,7 @@ class Database:
             kept = True
             if leaving is not None:
                 leaving.add(group, callbacks)
+                group.left_for_loop = self._me()
         finally:
             self._settle(leave=kept and leaving is not None)
             self._lock.release()
@@ -177,8 +178,11 @@ class Database:
 
     def _member(self) -> Group:
         """Join the open group (BEGIN IMMEDIATE one when none is open), in a SAVEPOINT of
-        its own; the writer's lock is held."""
+        its own; the writer's lock is held. A group the loop's short writes left open is
+        committed first by another thread's write, so they never wait for a long one."""
         with readable(self.path):
+            if self._group is not None and self._group.left_for_loop not in (None, self._me()):
+                self._commit(self._group)
             if self._group is None:
                 self._conn.execute("BEGIN IMMEDIATE")
                 self._group = Group()

@@ -179,3 +179,28 @@ def test_writes_on_the_event_loop_share_the_commit_it_runs_after_its_other_work(
     assert seen_before_commit == [[]] * WRITERS and called_back == [f"n{i}" for i in range(WRITERS)]
     assert statements.count("COMMIT") == 1
     assert committed_notes(db.path) == sorted(f"n{i}" for i in range(WRITERS))
+
+
+def test_a_long_write_from_a_thread_commits_the_loops_short_ones_before_its_own(
+    db: Database,
+) -> None:
+    """A short write left to the loop's commit is never held up by a long write that takes
+    the writer meanwhile: that one commits the loop's group before starting its own."""
+    inside, release = threading.Event(), threading.Event()
+
+    async def short_then_long() -> tuple[list[str], list[str], bool]:
+        with db.writer_if_free(), db.leaving_commits() as pending:
+            write(db, "short")
+        long_write = asyncio.create_task(asyncio.to_thread(
+            write, db, "long", lambda: (inside.set(), release.wait(30))))  # fmt: skip
+        await asyncio.to_thread(inside.wait, 30)
+        seen_while_long = committed_notes(db.path)
+        await asyncio.wait_for(pending.committed(), 10)
+        seen_after_ack = committed_notes(db.path)
+        still_writing = not long_write.done()
+        release.set()
+        await long_write
+        return seen_while_long, seen_after_ack, still_writing
+
+    assert asyncio.run(short_then_long()) == (["short"], ["short"], True)
+    assert committed_notes(db.path) == ["long", "short"]
