@@ -20,10 +20,9 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
 
 from ..domain.errors import KindgiError
 from ..domain.time import now_iso
@@ -32,7 +31,8 @@ from .files import prepare_files, readable, storage_error
 from .ids import packed
 from .migrations import MIGRATIONS
 
-Params = Sequence[Any] | dict[str, Any]
+Params = Sequence[object] | Mapping[str, object]
+"""A statement's parameters: by place, or by name."""
 Row = sqlite3.Row
 """A row as the store hands it out: read by column name."""
 CACHE_KIB = 16 * 1024
