@@ -176,10 +176,10 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
         with ctx.writer_if_free() as free:
             if free:
                 with ctx.db.leaving_commits() as pending:
-                    answered = _outcome(handled)
+                    written = _outcome(handled)
         if free:
             await pending.committed()  # requests handled meanwhile share its COMMIT
-            return answered.result()
+            return written.result()
     return await asyncio.to_thread(handled)
 
 
