@@ -51,7 +51,7 @@ def seeded(db: Database, run_ids: list[str], cases: int) -> None:
         at = stamps.next()
         template = runs[n % len(runs)]
         run_id = scale.copy_run(db, template, at)
-        scale.copy_correction(db, corrections[template["id"]], run_id, "seed", at)
+        scale.copy_correction(db, corrections[template.run.id], run_id, "seed", at)
 
     scale.in_batches(db, len(run_ids), cases, write)
 

@@ -26,12 +26,15 @@ from devserver import DevServer
 from lab import Lab, ms, say
 from rows import Row, percentile, rss_mb
 
+from kindgi_dev.domain.corrections import StoredCorrection, StoredVerdict
 from kindgi_dev.domain.time import format_time
 from kindgi_dev.settings import Settings
 from kindgi_dev.store import conversations as conversation_store
 from kindgi_dev.store import corrections as correction_store
 from kindgi_dev.store import runs as run_store
+from kindgi_dev.store import tool_calls as tool_call_store
 from kindgi_dev.store.db import Database
+from kindgi_dev.store.runs import JournalEntry, StoredRun
 
 BATCH = 2_000
 """Copies written per transaction."""
@@ -101,57 +104,72 @@ class Stamps:
         return format_time(self._start + timedelta(milliseconds=next(self._ticks)))
 
 
-def copy_run(db: Database, template: dict[str, Any], at: str) -> str:
+@dataclass(frozen=True)
+class RunTemplate:
+    """A run as stored, with what a copy of it needs: its tool calls, journal and messages."""
+
+    run: StoredRun
+    tool_calls: list[dict[str, Any]]
+    journal: list[JournalEntry]
+    messages: list[Any]
+
+
+def copy_run(db: Database, template: RunTemplate, at: str) -> str:
     """A copy of a finished run, its tool calls, journal and conversation; the copy's id."""
     run_id, conversation_id = str(uuid.uuid4()), str(uuid.uuid4())
-    conversation = conversation_store.get(db, template["conversation_id"])
+    conversation = conversation_store.get(db, str(template.run.conversation_id))
     assert conversation is not None
-    conversation_store.insert(db, {**conversation, "id": conversation_id, "opened_at": at,
-                                   "turn_count": 0, "last_message_at": None})  # fmt: skip
-    output = dict(template["output"] or {})
+    conversation_store.insert(db, replace(conversation, id=conversation_id, opened_at=at,
+                                          turn_count=0, last_message_at=None))  # fmt: skip
+    kept = template.run.output
+    output = dict(kept) if isinstance(kept, dict) else {}
     output.update({k: v for k, v in (("runId", run_id), ("conversationId", conversation_id))
                    if k in output})  # fmt: skip
-    run_store.insert(db, {**template, "id": run_id, "conversation_id": conversation_id,
-                          "created_at": at, "updated_at": at, "completed_at": at,
-                          "output": output})  # fmt: skip
-    run_store.add_tool_calls(db, run_id, template["tool_calls"])
-    run_store.add_journal(db, run_id, template["journal"])
-    conversation_store.append(db, conversation_id, run_id, template["messages"], at)
+    run_store.insert(db, replace(template.run, id=run_id, conversation_id=conversation_id,
+                                 created_at=at, updated_at=at, completed_at=at,
+                                 output=output))  # fmt: skip
+    tool_call_store.add_tool_calls(db, run_id, template.tool_calls)
+    run_store.add_journal(db, run_id, template.journal)
+    conversation_store.append(db, conversation_id, run_id, template.messages, at)
     return run_id
 
 
+CorrectionTemplate = tuple[StoredCorrection, list[StoredVerdict]]
+"""A correction as stored, with its verdicts: what `copy_correction` copies."""
+
+
 def copy_correction(
-    db: Database, template: dict[str, Any], run_id: str, participant: str, at: str
+    db: Database, template: CorrectionTemplate, run_id: str, participant: str, at: str
 ) -> None:
     """A copy of a correction (and its verdicts) by another participant, on `run_id`."""
+    correction, verdicts = template
     correction_id = str(uuid.uuid4())
-    correction_store.insert_correction(db, {**template, "id": correction_id, "run_id": run_id,
-                                            "participant_id": participant, "created_at": at,
-                                            "updated_at": at})  # fmt: skip
+    corrector = correction.corrector._replace(participant_id=participant)
+    correction_store.insert_correction(db, replace(correction, id=correction_id, run_id=run_id,
+                                                   corrector=corrector, created_at=at,
+                                                   updated_at=at))  # fmt: skip
     correction_store.insert_verdicts(db, [
-        {**v, "id": str(uuid.uuid4()), "correction_id": correction_id, "run_id": run_id,
-         "participant_id": participant, "created_at": at}
-        for v in template["verdicts"]
+        replace(v, id=str(uuid.uuid4()), correction_id=correction_id, run_id=run_id,
+                asserted_by=corrector, created_at=at)
+        for v in verdicts
     ])  # fmt: skip
 
 
-def run_template(db: Database, run_id: str) -> dict[str, Any]:
+def run_template(db: Database, run_id: str) -> RunTemplate:
     """A run as stored, with what a copy of it needs."""
     run = run_store.get(db, run_id)
     assert run is not None
-    run["tool_calls"] = run_store.tool_calls(db, run_id)
-    run["journal"] = [replace(e, sequence=None)
-                      for e in run_store.journal(db, run_id, since=-1, limit=None)]  # fmt: skip
-    run["messages"] = conversation_store.messages(db, run["conversation_id"])
-    return run
+    journal = [replace(e, sequence=None)
+               for e in run_store.journal(db, run_id, since=-1, limit=None)]  # fmt: skip
+    messages = conversation_store.messages(db, str(run.conversation_id))
+    return RunTemplate(run, tool_call_store.tool_calls(db, run_id), journal, messages)
 
 
-def correction_template(db: Database, correction_id: str) -> dict[str, Any]:
+def correction_template(db: Database, correction_id: str) -> CorrectionTemplate:
     """A correction as stored, with its verdicts."""
     correction = correction_store.get_correction(db, correction_id)
     assert correction is not None
-    correction["verdicts"] = correction_store.verdicts_of(db, [correction_id])[correction_id]
-    return correction
+    return correction, correction_store.verdicts_of(db, [correction_id])[correction_id]
 
 
 def in_batches(db: Database, first: int, end: int, write: Callable[[int], Any]) -> None:

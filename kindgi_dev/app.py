@@ -8,9 +8,7 @@ envelope everywhere else.
 from __future__ import annotations
 
 import contextlib
-import subprocess
 from collections.abc import AsyncIterator, Callable
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -26,6 +24,7 @@ from .api.framing import NoFramingMiddleware
 from .api.hosts import HostCheckMiddleware
 from .api.request_log import LEVELS as LOG_LEVELS
 from .api.request_log import RequestLogMiddleware
+from .runtime.prestart import Prestart
 from .services import lifecycle
 from .services.context import Context
 from .services.lifecycle import Instance as Instance
@@ -80,12 +79,12 @@ def create_app(
     *,
     progress: Progress | None = None,
     pack_service_token: str | None = None,
-    prestarted: subprocess.Popen[bytes] | None = None,
+    prestarted: Prestart | None = None,
 ) -> Starlette:
     """The app of one kindgi dev instance; the store is opened and migrated here.
 
     `pack_service_token` and `prestarted` are what `kindgi dev` hands the pack runtime: the
-    token it used before, and the pack index it started while the store was opening.
+    token of its pack service, and the index and pack service it began before its imports.
     """
     ctx = lifecycle.open_context(
         settings, pack_service_token=pack_service_token, prestarted=prestarted
@@ -116,7 +115,7 @@ def create_app(
     return app
 
 
-def context_of(app: Any) -> Context:
+def context_of(app: Starlette) -> Context:
     """The services' context of an app made by `create_app`."""
     ctx: Context = app.state.ctx
     return ctx
@@ -132,7 +131,7 @@ def on_pack_service(app: Starlette, hook: Callable[[], None]) -> None:
     context_of(app).on_pack_service = hook
 
 
-def console_link(app: Any, base_url: str) -> str:
+def console_link(app: Starlette, base_url: str) -> str:
     """The console's one-time login link for the banner."""
     sessions: console.Sessions = app.state.console
     return sessions.login_link(base_url)

@@ -21,7 +21,9 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from .domain.json import JSON, JSONObject
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -33,9 +35,9 @@ class ToolSpec:
     id: str
     version: str
     description: str
-    input_schema: dict[str, Any]
+    input_schema: JSONObject
     mutating: bool | None = None
-    effects: tuple[dict[str, Any], ...] = ()
+    effects: tuple[JSONObject, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,7 @@ class ToolCall:
     """One call the model asks for; `id` ties the result back to it."""
 
     tool_id: str
-    arguments: dict[str, Any]
+    arguments: JSONObject
     id: str = field(default_factory=lambda: "call_" + uuid.uuid4().hex[:24])
 
 
@@ -56,13 +58,14 @@ class Message:
     """
 
     role: Role
-    content: Any
+    content: JSON
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     tool_id: str | None = None
     error: str | None = None
 
 
+# A public name pack authors import; services.cost.Usage is the API's usage window.
 @dataclass(frozen=True)
 class Usage:
     """Tokens a step used, when the provider says."""
@@ -71,6 +74,7 @@ class Usage:
     completion_tokens: int = 0
 
 
+# A public name pack authors import; domain.cost.Turn is what a run recorded for its cost.
 @dataclass(frozen=True)
 class Turn:
     """What a model is asked: the agent, its instructions, the messages so far, its tools.
@@ -84,7 +88,7 @@ class Turn:
     instructions: str
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...]
-    output_schema: dict[str, Any] | None = None
+    output_schema: JSONObject | None = None
     model: str | None = None
     step: int = 0
 
@@ -107,7 +111,7 @@ class Reply:
 
     text: str | None = None
     tool_calls: tuple[ToolCall, ...] | list[ToolCall] = ()
-    output: Any = None
+    output: JSON = None
     usage: Usage = field(default_factory=Usage)
     model: str | None = None
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import ipaddress
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import quote, urlsplit
 
 import httpx
+
+from .domain.json import JSON, JSONObject
 
 PAGE_SIZE = 100
 MAX_BYTES = 64 * 1024 * 1024
@@ -37,7 +38,7 @@ class UnsafeUrl(ValueError):
 
 
 @dataclass(frozen=True)
-class Progress:
+class Transfer:
     """How far a transfer got: cases moved, of how many (when known), and bytes."""
 
     cases: int
@@ -45,7 +46,7 @@ class Progress:
     bytes: int
 
 
-OnProgress = Callable[[Progress], None]
+OnProgress = Callable[[Transfer], None]
 
 
 def _is_loopback(host: str) -> bool:
@@ -108,14 +109,25 @@ class Remote:
     async def __aexit__(self, *_: object) -> None:
         await self._client.aclose()
 
-    async def _call(self, method: str, path: str, **kwargs: Any) -> tuple[Any, int, int]:
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str | int] | None = None,
+        content: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> tuple[JSON, int, int]:
         """(JSON body, status, bytes) of a successful answer; `RemoteError` otherwise."""
         try:
-            response = await self._client.request(method, path, **kwargs)
+            response = await self._client.request(
+                method, path, params=params, content=content, headers=headers
+            )
         except httpx.HTTPError as error:
             raise RemoteError(
                 self.url, 0, "remote-unreachable", f"Couldn't reach {self.url}: {error!r}"
             ) from None
+        body: JSON
         try:
             body = response.json()
         except ValueError:
@@ -136,7 +148,7 @@ class Remote:
 
     async def version_cases(
         self, test_set_id: str, version: str, on_progress: OnProgress | None = None
-    ) -> list[Any]:
+    ) -> list[JSON]:
         """Every case of a version, page by page: a test set's, else a suite built before's."""
         total = await self._total(test_set_id, version) if on_progress else None
         try:
@@ -165,24 +177,27 @@ class Remote:
             spec = entry.get("spec")
             if not isinstance(spec, dict):
                 continue
-            if isinstance(spec.get("caseCount"), int):
-                return int(spec["caseCount"])
-            if isinstance(spec.get("cases"), list):
-                return len(spec["cases"])
+            count, cases = spec.get("caseCount"), spec.get("cases")
+            if isinstance(count, int):
+                return count
+            if isinstance(cases, list):
+                return len(cases)
         return None
 
     async def _pages(
         self, path: str, total: int | None, on_progress: OnProgress | None
-    ) -> list[Any]:
-        cases: list[Any] = []
+    ) -> list[JSON]:
+        cases: list[JSON] = []
         size = 0
         cursor: str | None = None
         while True:
-            params = {"limit": PAGE_SIZE, **({"cursor": cursor} if cursor else {})}
+            params: dict[str, str | int] = {"limit": PAGE_SIZE}
+            if cursor:
+                params["cursor"] = cursor
             body, _, length = await self._call("GET", path, params=params)
             size += length
             data = body.get("data") if isinstance(body, dict) else None
-            if not isinstance(data, list):
+            if not isinstance(body, dict) or not isinstance(data, list):
                 raise RemoteError(self.url, 200, "unknown", f"{path} answered no `data` list")
             if size > MAX_BYTES:
                 raise RemoteError(
@@ -192,7 +207,7 @@ class Remote:
             more = bool(body.get("hasMore")) and bool(body.get("nextCursor"))
             if on_progress is not None:
                 known = total if total is not None and more else (None if more else len(cases))
-                on_progress(Progress(len(cases), known, size))
+                on_progress(Transfer(len(cases), known, size))
             if not more:
                 return cases
             cursor = str(body["nextCursor"])
@@ -206,16 +221,20 @@ class Remote:
         return tenant
 
     async def publish(
-        self, entry: dict[str, Any], on_progress: OnProgress | None = None
-    ) -> tuple[dict[str, Any], bool]:
+        self, entry: JSONObject, on_progress: OnProgress | None = None
+    ) -> tuple[JSONObject, bool]:
         """`POST /v1/test-sets`: (the stored entry, whether it is new) by the remote's rules."""
         content = json.dumps(entry, separators=(",", ":"), ensure_ascii=False).encode()
-        cases = len((entry.get("spec") or {}).get("cases") or [])
+        spec = entry.get("spec")
+        listed = spec.get("cases") if isinstance(spec, dict) else None
+        cases = len(listed) if isinstance(listed, list) else 0
         if on_progress is not None:
-            on_progress(Progress(0, cases, 0))
+            on_progress(Transfer(0, cases, 0))
         body, status, _ = await self._call(
             "POST", "/v1/test-sets", content=content, headers={"Content-Type": "application/json"}
         )
         if on_progress is not None:
-            on_progress(Progress(cases, cases, len(content)))
+            on_progress(Transfer(cases, cases, len(content)))
+        if not isinstance(body, dict):
+            raise RemoteError(self.url, status, "unknown", "its stored entry isn't a JSON object")
         return body, status == 201

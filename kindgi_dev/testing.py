@@ -19,11 +19,12 @@ import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 import pytest
 
+from .domain.json import JSON, JSONObject
 from .try_results import Interval, Metric, TryResult, try_result
 
 if TYPE_CHECKING:
@@ -86,15 +87,16 @@ class KindgiDev:
         """What `kindgi dev` printed so far."""
         return self.log.read_text(errors="replace")
 
-    def call(self, method: str, path: str, body: Any = None) -> Any:
-        """One API request; its JSON answer, or `KindgiDevError` with the error envelope."""
+    def call(self, method: str, path: str, body: object = None) -> Any:
+        """One API request; its JSON answer, or `KindgiDevError` with the error envelope.
+        Untyped: the answer is handed to a pack's own tests, which index it as they please."""
         answer = self.http.request(method, path, json=body)
         if answer.status_code >= 400:
             raise KindgiDevError(f"{method} {path}: {answer.status_code} {answer.text}")
         return answer.json()
 
     def run(self, agent: str, message: str, timeout: float = 120.0) -> dict[str, Any]:
-        """A turn of `agent` on `message`, waited for: the run."""
+        """A turn of `agent` on `message`, waited for: the run (untyped: as `call`'s answer)."""
         run: dict[str, Any] = self.call(
             "POST", "/v1/runs", {"agent": agent, "input": {"userMessage": message}}
         )
@@ -107,9 +109,10 @@ class KindgiDev:
     def correct(
         self, run_id: str, key: str, pointer: str, *, right: bool, rank: int | None = None
     ) -> dict[str, Any]:
-        """Add an item to your correction of the run (right or wrong): the correction."""
+        """Add an item to your correction of the run (right or wrong): the correction (untyped:
+        as `call`'s answer)."""
         verdict = "right" if right else "wrong"
-        item: dict[str, Any] = {"key": key, "pointer": pointer, "verdict": verdict}
+        item: JSONObject = {"key": key, "pointer": pointer, "verdict": verdict}
         if rank is not None:
             item["rank"] = rank
         mine = self.call("GET", f"/v1/corrections?runId={run_id}")["data"]
@@ -144,8 +147,12 @@ class KindgiDev:
         pack (`kindgi test-sets export`), imported into this instance once. Beside the
         recorded runs, or, with `baseline` (`"<agentId>@<version>"` or `"live"`), beside that
         version replayed on the same cases under the same rules."""
-        ref: dict[str, Any] = {"agentId": agent, **({"version": version} if version else {})}
-        body = {"projectId": self.project_id, "agentRef": ref, "repetitions": repetitions}
+        ref: JSONObject = {"agentId": agent, **({"version": version} if version else {})}
+        body: JSONObject = {
+            "projectId": self.project_id,
+            "agentRef": ref,
+            "repetitions": repetitions,
+        }
         if baseline is not None:
             body["baseline"] = _baseline(baseline)
         if cases is None:
@@ -188,7 +195,7 @@ class KindgiDev:
 
     def flow_cases(self, flow: str, suite: str, suite_version: str = "1.0.0") -> dict[str, Any]:
         """Build `suite` at `suite_version` from the flow's corrected runs, one case per run:
-        `{suiteId, version, caseCount, …}`."""
+        `{suiteId, version, caseCount, …}` (untyped: as `call`'s answer)."""
         body = {"version": suite_version, "projectId": self.project_id, "flowId": flow}
         built: dict[str, Any] = self.call(
             "POST", f"/v1/eval-suites/{suite}/versions/from-judgments", body
@@ -211,8 +218,8 @@ class KindgiDev:
 
         `reads="live"` runs read-only tools anew instead of giving them the past results.
         """
-        swapped = {"tools": dict(tools or {}), "agents": dict(agents or {})}
-        body: dict[str, Any] = {
+        swapped: dict[str, JSONObject] = {"tools": {**(tools or {})}, "agents": {**(agents or {})}}
+        body: JSONObject = {
             "projectId": self.project_id,
             "flowRef": {"flowId": flow, "version": version},
             "reads": reads,
@@ -260,7 +267,7 @@ class KindgiDev:
         return self.process.wait()
 
 
-def _baseline(spelled: str) -> Any:
+def _baseline(spelled: str) -> JSON:
     """`try_version`'s `baseline` as the request's, spelled as the CLI's `--baseline`."""
     from kindgi_dev.cli.baselines import spelled as request_baseline
 
@@ -328,9 +335,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("kindgi_dev_scope", "session (default) or function", default="session")
 
 
-def fixture_scope(fixture_name: str, config: pytest.Config) -> Any:
+def fixture_scope(fixture_name: str, config: pytest.Config) -> Literal["session", "function"]:
     """The `kindgi_dev` fixture's scope, from the option or the ini file."""
-    return config.getoption("kindgi_dev_scope") or config.getini("kindgi_dev_scope")
+    chosen = config.getoption("kindgi_dev_scope") or config.getini("kindgi_dev_scope")
+    if chosen not in ("session", "function"):
+        raise pytest.UsageError(f"kindgi_dev_scope is session or function, not {chosen!r}")
+    return "function" if chosen == "function" else "session"
 
 
 @pytest.fixture(scope=fixture_scope)

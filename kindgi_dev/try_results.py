@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .domain.json import JSON, JSONObject
+
 
 @dataclass(frozen=True)
 class Interval:
@@ -18,6 +20,7 @@ class Interval:
     level: float = 0.95
 
 
+# Exported to pack tests by kindgi_dev.testing, flat; domain.metrics.Metric is the stored one.
 @dataclass(frozen=True)
 class Metric:
     """One metric of a try: the recorded runs' value and the candidate's, and the paired
@@ -44,9 +47,9 @@ class TryResult:
     metrics: Mapping[str, Metric]
     diverged: int
     run: Mapping[str, Any]
-    """The eval run as the API answered it."""
+    """The eval run as the API answered it (untyped: a pack's tests read it as they please)."""
     cases: Sequence[Mapping[str, Any]] = field(default_factory=list)
-    """Each case's comparison (`perCase`)."""
+    """Each case's comparison (`perCase`), read as `run` is."""
 
     def significant(self, metric: str) -> bool:
         """Whether the metric's change is beyond what the cases' spread explains."""
@@ -81,28 +84,49 @@ class TryResult:
         return self.metrics[name]
 
 
-def try_result(run: Mapping[str, Any]) -> TryResult:
+def try_result(run: JSONObject) -> TryResult:
     """A finished eval run, as the API answered it, read as a `TryResult`."""
-    result = run.get("result") or {}
-    summary = result.get("summary") or {}
-    metrics = {name: _metric(m) for name, m in (summary.get("metrics") or {}).items()}
+    result = _object(run.get("result"))
+    summary = _object(result.get("summary"))
+    metrics = {name: _metric(_object(m)) for name, m in _object(summary.get("metrics")).items()}
+    cases = result.get("perCase")
     return TryResult(
-        run["status"], metrics, summary.get("diverged", 0), run, list(result.get("perCase") or [])
+        str(run["status"]),
+        metrics,
+        _whole(summary.get("diverged")),
+        run,
+        [case for case in cases if isinstance(case, dict)] if isinstance(cases, list) else [],
     )
 
 
-def _metric(data: Mapping[str, Any]) -> Metric:
-    paired = data.get("paired") or {}
-    found = paired.get("interval")
+def _object(value: JSON) -> JSONObject:
+    return value if isinstance(value, dict) else {}
+
+
+def _number(value: JSON) -> float | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _whole(value: JSON) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _metric(data: JSONObject) -> Metric:
+    paired = _object(data.get("paired"))
+    found = _object(paired.get("interval"))
+    low, high, level = _number(found.get("low")), _number(found.get("high")), found.get("level")
+    verdict = paired.get("verdict")
     return Metric(
-        data.get("baseline"),
-        data.get("candidate"),
-        data.get("delta"),
-        data.get("n", 0),
-        wins=paired.get("wins", 0),
-        losses=paired.get("losses", 0),
-        ties=paired.get("ties", 0),
-        interval=None if not found else Interval(found["low"], found["high"], found["level"]),
+        _number(data.get("baseline")),
+        _number(data.get("candidate")),
+        _number(data.get("delta")),
+        _whole(data.get("n")),
+        wins=_whole(paired.get("wins")),
+        losses=_whole(paired.get("losses")),
+        ties=_whole(paired.get("ties")),
+        interval=None
+        if low is None or high is None
+        else Interval(low, high, _number(level) or 0.95),
         beyond_noise=bool(paired.get("beyondNoise")),
-        verdict=paired.get("verdict"),
+        verdict=verdict if isinstance(verdict, str) else None,
     )

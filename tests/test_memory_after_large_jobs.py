@@ -24,11 +24,11 @@ def test_a_stored_case_s_values_are_decoded_anew_each_read() -> None:
     scattered over the memory its reading took. Field names may be cached, values not."""
     db = Database(":memory:")
     db.migrate()
-    store.insert(db, {
-        "run_id": "er-1", "tenant_id": "t", "project_id": "p", "suite_id": "s",
-        "suite_version": "1.0.0", "kind": "judged", "status": "running", "dry_run": 0,
-        "started_at": now_iso(), "case_count": 1,
-    })  # fmt: skip
+    store.insert(db, store.EvalRunRow(
+        run_id="er-1", tenant_id="t", project_id="p", suite_id="s",
+        suite_version="1.0.0", kind="judged", status="running", dry_run=False,
+        started_at=now_iso(), case_count=1,
+    ))  # fmt: skip
     store.add_case(db, "er-1", 0, "case-7f3a", _case("case-7f3a", 1.0), now_iso())
 
     [[(_, first)]] = list(store.finished_after(db, "er-1"))

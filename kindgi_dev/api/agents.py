@@ -7,17 +7,16 @@ Agents, flows and tools are read the same way (the contract says "as `agents.lis
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 from uuid import UUID
 
 from pydantic import BaseModel, Field
 
 from ..domain.catalog import Kind
 from ..domain.errors import BadInput
-from ..domain.paging import Page
 from ..services import catalog
-from .routing import Call, Endpoint
-from .wire import OpenModel, WireModel
+from .endpoint import Call, Endpoint, NoBody, NoQuery, Operation
+from .wire import OpenModel, OpenObject, VersionsQuery, WireModel, WirePage
 
 
 class CatalogListQuery(WireModel):
@@ -32,15 +31,7 @@ class CatalogListQuery(WireModel):
     include_retired: bool = False
 
 
-class VersionsQuery(WireModel):
-    """Paging of a version list, and whether unregistered versions are in it."""
-
-    limit: int | None = None
-    cursor: str | None = None
-    include_tombstoned: bool = False
-
-
-class GetQuery(WireModel):
+class CatalogGetQuery(WireModel):
     """The project a read is for (every project sees the pack's items)."""
 
     project_id: UUID | None = None
@@ -60,23 +51,19 @@ class Agent(OpenModel):
     version: str
     name: str
     description: str | None = None
-    instructions: str | dict[str, Any]
-    capabilities: list[dict[str, Any]]
+    instructions: str | OpenObject
+    capabilities: list[OpenObject]
     tools: list[ToolRef]
-    retrieval: list[dict[str, Any]]
+    retrieval: list[OpenObject]
     guardrails: list[str]
     preferred_provider: str | None = None
     preferred_model: str | None = None
-    output: dict[str, Any] | None = None
+    output: OpenObject | None = None
     unregistered_at: str | None = None
 
 
-class AgentCollectionPage(WireModel):
+class AgentCollectionPage(WirePage[Agent]):
     """A page of agents."""
-
-    data: list[Agent]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 def check_scope(query: CatalogListQuery) -> None:
@@ -96,7 +83,7 @@ class CatalogReads:
     kind: Kind
     id_param: str
 
-    async def list_items(self, call: Call[Any, CatalogListQuery]) -> Page[Any]:
+    async def list_items(self, call: Call[NoBody, CatalogListQuery]) -> object:
         """The latest version of each id, a page at a time."""
         q = call.query
         check_scope(q)
@@ -110,11 +97,11 @@ class CatalogReads:
         )
         return found
 
-    async def get_latest(self, call: Call[Any, GetQuery]) -> dict[str, Any]:
+    async def get_latest(self, call: Call[NoBody, CatalogGetQuery]) -> object:
         """The highest active version."""
         return catalog.get(call.ctx, self.kind, call.path[self.id_param])
 
-    async def list_versions(self, call: Call[Any, VersionsQuery]) -> Page[Any]:
+    async def list_versions(self, call: Call[NoBody, VersionsQuery]) -> object:
         """One id's versions, lowest semver first."""
         q = call.query
         found = catalog.list_versions(
@@ -127,7 +114,7 @@ class CatalogReads:
         )
         return found
 
-    async def get_version(self, call: Call[Any, Any]) -> dict[str, Any]:
+    async def get_version(self, call: Call[NoBody, NoQuery]) -> object:
         """One version, unregistered or not."""
         return catalog.get(call.ctx, self.kind, call.path[self.id_param], call.path["version"])
 
@@ -139,53 +126,47 @@ def catalog_endpoints(
     id_param: str,
     item: type[BaseModel],
     page: type[BaseModel],
-) -> list[Endpoint]:
+) -> list[Operation]:
     """The four read operations of agents, flows or tools."""
     reads = CatalogReads(kind, id_param)
     plural = f"{kind}s"
     one = f"{path}/{{{id_param}}}"
     gone = (410,) if kind == "tool" else ()
-    return [
-        Endpoint(
-            "GET",
-            path,
-            f"{plural}.list",
-            reads.list_items,
-            f"List {plural}: the latest version of each.",
-            query=CatalogListQuery,
-            response=page,
-            errors=(400, 401),
-        ),
-        Endpoint(
-            "GET",
-            one,
-            f"{plural}.get",
-            reads.get_latest,
-            f"The latest active version of a {kind}.",
-            query=GetQuery,
-            response=item,
-            errors=(400, 401, 404, *gone),
-        ),
-        Endpoint(
-            "GET",
-            f"{one}/versions",
-            f"{plural}.listVersions",
-            reads.list_versions,
-            f"A {kind}'s versions, lowest semver first.",
-            query=VersionsQuery,
-            response=page,
-            errors=(400, 401, 404),
-        ),
-        Endpoint(
-            "GET",
-            f"{one}/versions/{{version}}",
-            f"{plural}.getVersion",
-            reads.get_version,
-            f"One version of a {kind}, unregistered or not.",
-            response=item,
-            errors=(401, 404),
-        ),
-    ]
+    # declared apart: in a list[Operation] mypy reads each query as BaseModel, refusing handlers
+    listed = Endpoint(
+        "GET",
+        path,
+        f"{plural}.list",
+        reads.list_items,
+        f"List {plural}: the latest version of each.",
+        query=CatalogListQuery,
+        response=page,
+        errors=(400, 401),
+    )
+    latest = Endpoint(
+        "GET",
+        one,
+        f"{plural}.get",
+        reads.get_latest,
+        f"The latest active version of a {kind}.",
+        query=CatalogGetQuery,
+        response=item,
+        errors=(400, 401, 404, *gone),
+    )
+    versions = Endpoint(
+        "GET",
+        f"{one}/versions",
+        f"{plural}.listVersions",
+        reads.list_versions,
+        f"A {kind}'s versions, lowest semver first.",
+        query=VersionsQuery,
+        response=page,
+        errors=(400, 401, 404),
+    )
+    version = Endpoint("GET", f"{one}/versions/{{version}}", f"{plural}.getVersion",
+                       reads.get_version, f"One version of a {kind}, unregistered or not.",
+                       response=item, errors=(401, 404))  # fmt: skip
+    return [listed, latest, versions, version]
 
 
 ENDPOINTS = catalog_endpoints(

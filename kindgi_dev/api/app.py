@@ -8,7 +8,8 @@ import importlib
 from starlette.routing import BaseRoute
 
 from . import openapi, system, unserved
-from .routing import Endpoint, ordered, route
+from .endpoint import Operation
+from .routing import ordered, route
 
 RESOURCES = (
     "system",
@@ -44,9 +45,9 @@ RESOURCES = (
 """The resource modules of `/v1`, each with its `ENDPOINTS`."""
 
 
-def endpoints() -> list[Endpoint]:
+def endpoints() -> list[Operation]:
     """Every `/v1` endpoint, in the order the resources are listed."""
-    found: list[Endpoint] = []
+    found: list[Operation] = []
     for name in RESOURCES:
         found.extend(importlib.import_module(f"{__package__}.{name}").ENDPOINTS)
     return found

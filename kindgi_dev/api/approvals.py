@@ -4,7 +4,7 @@ and `/v1/tokens`, minting a key that acts for another user (a second reviewer, l
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, field_validator
 from starlette.responses import Response
@@ -13,10 +13,11 @@ from ..domain.approvals import Approval, Decision, Reviewer
 from ..domain.errors import BadInput
 from ..domain.paging import Page
 from ..services import approval_subjects, approvals, identity, run_waits
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .release_wire import UUID_PATTERN
 from .responses import json_response
-from .routing import Call, Endpoint, shape
-from .wire import JsonAny, OpenModel, WireModel, WireTime
+from .routing import shape
+from .wire import JsonAny, OpenModel, OpenObject, WireModel, WirePage, WireTime
 
 Role = Literal["standard", "senior", "admin"]
 Status = Literal[
@@ -48,12 +49,12 @@ class ApprovalAnswer(OpenModel):
     tenant_id: str
     project_id: str | None = None
     subject_kind: str
-    subject_ref: dict[str, Any]
+    subject_ref: OpenObject
     required_role: str
     status: str
     title: str | None = None
     description: str | None = None
-    context: dict[str, Any] | None = None
+    context: OpenObject | None = None
     created_at: str
     updated_at: str
     decided_at: str | None = None
@@ -68,17 +69,15 @@ class ApprovalAnswer(OpenModel):
     withdrawn_because: str | None = None
 
 
-class ApprovalPage(WireModel):
-    """A page of approvals, in the order asked for."""
+class ApprovalPage(WirePage[ApprovalAnswer]):
+    """A page of approvals, in the order asked for; it echoes that `order` and the
+    `decidedBy` filter."""
 
-    data: list[ApprovalAnswer]
-    has_more: bool
-    next_cursor: str | None = None
     order: str
     decided_by: str | None = None
 
 
-class ApprovalQuery(WireModel):
+class ApprovalListQuery(WireModel):
     """Filters of `approvals.list` (`status` repeated or comma-separated)."""
 
     limit: int | None = None
@@ -97,7 +96,7 @@ class ApprovalQuery(WireModel):
 
     @field_validator("status", "wait_token_id", mode="before")
     @classmethod
-    def _split(cls, value: Any) -> list[str]:
+    def _split(cls, value: object) -> list[str]:
         values = value if isinstance(value, list) else [value]
         return [part for v in values for part in str(v).split(",") if part]
 
@@ -154,12 +153,8 @@ class ReviewerAnswer(WireModel):
     deactivated_at: str | None = None
 
 
-class ReviewerPage(WireModel):
+class ReviewerPage(WirePage[ReviewerAnswer]):
     """A page of the roster."""
-
-    data: list[ReviewerAnswer]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class ReviewerQuery(WireModel):
@@ -234,7 +229,7 @@ def approval_answer(approval: Approval) -> ApprovalAnswer:
 
 def decision_answer(approval_id: str, decided: Decision) -> ReviewDecisionAnswer:
     """The decision as `approvals.complete` answers it."""
-    shown: dict[str, Any] = {"rationale": decided.rationale} if decided.rationale else {}
+    shown: dict[str, str] = {"rationale": decided.rationale} if decided.rationale else {}
     return ReviewDecisionAnswer(
         id=decided.id,
         approval_id=approval_id,
@@ -251,7 +246,7 @@ def reviewer_answer(row: Reviewer) -> ReviewerAnswer:
     return ReviewerAnswer.model_validate({k: v for k, v in vars(row).items() if v is not None})
 
 
-def list_approvals(call: Call[Any, ApprovalQuery]) -> ApprovalPage:
+def list_approvals(call: Call[NoBody, ApprovalListQuery]) -> ApprovalPage:
     q = call.query
     if q.scope_kind == "org":
         return ApprovalPage(data=[], has_more=False, order=q.order)
@@ -279,11 +274,11 @@ def list_approvals(call: Call[Any, ApprovalQuery]) -> ApprovalPage:
     return answer
 
 
-def get(call: Call[Any, Any]) -> ApprovalAnswer:
+def get(call: Call[NoBody, NoQuery]) -> ApprovalAnswer:
     return approval_answer(approvals.get(call.ctx, call.path["approvalId"]))
 
 
-async def complete(call: Call[CompleteBody, Any]) -> CompleteResult:
+async def complete(call: Call[CompleteBody, NoQuery]) -> CompleteResult:
     body = call.body
     if body.value is not None:
         raise BadInput(
@@ -309,27 +304,27 @@ async def complete(call: Call[CompleteBody, Any]) -> CompleteResult:
     return result
 
 
-def list_reviewers(call: Call[Any, ReviewerQuery]) -> Page[ReviewerAnswer]:
+def list_reviewers(call: Call[NoBody, ReviewerQuery]) -> Page[ReviewerAnswer]:
     q = call.query
     page = approvals.reviewers_page(call.ctx, role=q.role, limit=q.limit, cursor=q.cursor)
     return page.map(reviewer_answer)
 
 
-def register(call: Call[RegisterReviewerBody, Any]) -> ReviewerAnswer:
+def register(call: Call[RegisterReviewerBody, NoQuery]) -> ReviewerAnswer:
     body = call.body
     return reviewer_answer(approvals.register(call.ctx, body.user_id, body.role, body.display_name))
 
 
-def get_reviewer(call: Call[Any, Any]) -> ReviewerAnswer:
+def get_reviewer(call: Call[NoBody, NoQuery]) -> ReviewerAnswer:
     return reviewer_answer(approvals.get_reviewer(call.ctx, call.path["reviewerId"]))
 
 
-def unregister(call: Call[Any, Any]) -> UnregisteredReviewer:
+def unregister(call: Call[NoBody, NoQuery]) -> UnregisteredReviewer:
     gone = approvals.unregister_reviewer(call.ctx, call.path["reviewerId"])
     return UnregisteredReviewer(reviewer_id=gone.id, unregistered=True)
 
 
-def mint(call: Call[MintKeyBody, Any]) -> Response:
+def mint(call: Call[MintKeyBody, NoQuery]) -> Response:
     body = call.body
     user_id = body.for_.id if body.for_ is not None else str(uuid.uuid4())
     owner = "user" if body.for_ is None else body.for_.kind
@@ -352,7 +347,7 @@ ONE = "/v1/approvals/{approvalId}"
 REVIEWERS = "/v1/approvals/reviewers"
 ENDPOINTS = [
     Endpoint("GET", "/v1/approvals", "approvals.list", list_approvals,
-             "The approvals the caller's reviewer role can see.", query=ApprovalQuery,
+             "The approvals the caller's reviewer role can see.", query=ApprovalListQuery,
              response=ApprovalPage, errors=(400, 401, 403)),
     Endpoint("GET", REVIEWERS, "approvals.reviewers.list", list_reviewers,
              "The reviewer roster.", query=ReviewerQuery, response=ReviewerPage,

@@ -7,15 +7,16 @@ The body's `baseline` is read here, one shape at a time, so a refusal names the 
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field, model_validator
 from pydantic.json_schema import WithJsonSchema
 
-from ..domain.baselines import RECORDED, AskedBaseline, LiveAsked, LiveScope, VersionAsked
+from ..domain.baselines import RECORDED, AskedBaseline, BaselineScope, LiveAsked, VersionAsked
 from ..domain.errors import ValidationFailed
+from ..domain.json import JSON
 from ..domain.segments import Segment as SegmentRecord
-from .wire import WireModel, parse
+from .wire import JsonAny, WireModel, parse
 
 SEMVER = r"^\d+\.\d+\.\d+$"
 SEGMENT_KEY = r"^[a-z][a-z0-9_-]{0,63}$"
@@ -63,11 +64,11 @@ BASELINE_SCHEMA = {
         },
     ],
 }
-BaselineField = Annotated[Any, WithJsonSchema(BASELINE_SCHEMA)]
+BaselineField = Annotated[JsonAny, WithJsonSchema(BASELINE_SCHEMA)]
 """A start body's `baseline`, read by `asked`."""
 
 
-class Segment(WireModel):
+class SegmentBody(WireModel):
     """One level of a segment path."""
 
     key: str = Field(pattern=SEGMENT_KEY)
@@ -97,7 +98,7 @@ class LiveScopeBody(WireModel):
     the eval run's own project, since the contract lets segments come without one)."""
 
     project_id: str | None = Field(default=None, min_length=1)
-    segments: list[Segment] | None = Field(default=None, max_length=8)
+    segments: list[SegmentBody] | None = Field(default=None, max_length=8)
 
 
 class LiveBaseline(WireModel):
@@ -106,7 +107,7 @@ class LiveBaseline(WireModel):
     live: LiveScopeBody
 
 
-def asked(value: Any, project_id: str | None = None) -> AskedBaseline:
+def asked(value: JSON, project_id: str | None = None) -> AskedBaseline:
     """A start body's `baseline` as the services take it (live segments given without a
     project are a path in the run's `project_id`); 400 naming the field otherwise."""
     if value == RECORDED:  # null too is refused: left out, the baseline is the recorded runs
@@ -119,7 +120,7 @@ def asked(value: Any, project_id: str | None = None) -> AskedBaseline:
             raise ValidationFailed(
                 "baseline/live/projectId", "segments are a path in a project: name the project"
             )
-        return LiveAsked(LiveScope(where, segments))
+        return LiveAsked(BaselineScope(where, segments))
     if isinstance(value, dict):
         named = parse(VersionBaseline, value, where="baseline", strict=True)
         return VersionAsked(named.version, named.agent_id, named.flow_id)
@@ -130,10 +131,10 @@ class LiveScopeAnswer(WireModel):
     """The scope a live baseline was looked up in."""
 
     project_id: str | None = None
-    segments: list[Segment] | None = None
+    segments: list[SegmentBody] | None = None
 
 
-class BaselineVersion(WireModel):
+class BaselineVersionAnswer(WireModel):
     """A version the recorded runs were made on, with its cases."""
 
     agent_id: str | None = None
@@ -149,7 +150,7 @@ class ComparisonBaseline(WireModel):
     a live one came from)."""
 
     kind: str
-    versions: list[BaselineVersion] | None = None
+    versions: list[BaselineVersionAnswer] | None = None
     agent_id: str | None = None
     flow_id: str | None = None
     version: str | None = None
@@ -176,7 +177,7 @@ AskedAnswer = str | VersionBaselineAsked | LiveBaselineAsked
 """A run's `comparison.baseline`: as it was asked for."""
 
 
-class ReplayCount(WireModel):
+class ReplayCountAnswer(WireModel):
     """The replays each side of a run would make (a dry run's extension, docs/api.md)."""
 
     candidate: int

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, RootModel, field_validator
 
 from ..domain import semver
 from ..domain.blocks import Block
 from ..domain.errors import ValidationFailed
-from ..domain.paging import clamp_limit, decode_cursor, encode_cursor
+from ..domain.json import JSONObject
+from ..domain.paging import Page, page_of
 from ..domain.semver import SEMVER_PATTERN
 from ..services import blocks
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_KEY
-from .routing import Call, Endpoint, plain
-from .wire import JsonObject, OpenModel, WireModel
+from .wire import JsonObject, OpenModel, OpenObject, WireModel, WirePage
 
 BLOCK_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
@@ -23,9 +24,9 @@ class BlockContent(OpenModel):
     """A prompt's `template` (with its `parameters`), or settings' `values` and `schema`."""
 
     template: str | None = Field(default=None, min_length=1)
-    parameters: list[dict[str, Any]] | None = None
-    values: dict[str, Any] | None = None
-    schema_: dict[str, Any] | None = Field(default=None, alias="schema")
+    parameters: list[OpenObject] | None = None
+    values: OpenObject | None = None
+    schema_: OpenObject | None = Field(default=None, alias="schema")
 
 
 class PromptContent(WireModel):
@@ -91,12 +92,8 @@ class BlockAnswer(WireModel):
     unregistered_at: str | None = None
 
 
-class BlockPage(WireModel):
+class BlockPage(WirePage[BlockAnswer]):
     """A page of blocks."""
-
-    data: list[BlockAnswer]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class BlockQuery(WireModel):
@@ -118,7 +115,7 @@ class VersionQuery(WireModel):
     include_tombstoned: bool = False
 
 
-class GetQuery(WireModel):
+class BlockGetQuery(WireModel):
     """`projectId` narrows the latest version to one project."""
 
     project_id: str | None = None
@@ -131,7 +128,7 @@ class PublishResult(WireModel):
     version: str
 
 
-class UnregisterResult(WireModel):
+class UnregisterBlockResult(WireModel):
     """The version unregistered."""
 
     block_id: str
@@ -147,20 +144,7 @@ class ReinstateResult(WireModel):
     was_tombstoned: bool
 
 
-def _page(found: list[Block], limit: int | None, cursor: str | None) -> dict[str, Any]:
-    """One page of `found`, with an offset cursor for the next."""
-    start = int((decode_cursor(cursor) or [0])[0])
-    size = clamp_limit(limit)
-    page: dict[str, Any] = {
-        "data": [plain(b) for b in found[start : start + size]],
-        "has_more": False,
-    }
-    if start + size < len(found):
-        page.update(has_more=True, next_cursor=encode_cursor([start + size]))
-    return page
-
-
-async def publish(call: Call[PublishBlockBody, Any]) -> dict[str, str]:
+async def publish(call: Call[PublishBlockBody, NoQuery]) -> dict[str, str]:
     body = call.body.root
     content = body.content.model_dump(by_alias=True, exclude_none=True)
     block = blocks.publish(
@@ -175,39 +159,39 @@ async def publish(call: Call[PublishBlockBody, Any]) -> dict[str, str]:
     return {"block_id": block.id, "version": block.version}
 
 
-async def list_blocks(call: Call[Any, BlockQuery]) -> dict[str, Any]:
+async def list_blocks(call: Call[NoBody, BlockQuery]) -> Page[Block]:
     q = call.query
     if q.scope_kind not in (None, "project"):
-        return {"data": [], "has_more": False}  # kindgi dev's blocks all belong to projects
+        return Page([], False)  # kindgi dev's blocks all belong to projects
     if q.scope_kind == "project" and not q.scope_id:
         raise ValidationFailed(
             "scopeId", "is required with scopeKind=project", code="scope-invalid"
         )
     found = blocks.list_latest(call.ctx, kind=q.kind, name=q.name, project_id=q.scope_id)
-    return _page(found, q.limit, q.cursor)
+    return page_of(found, q.limit, q.cursor)
 
 
-async def get(call: Call[Any, GetQuery]) -> Block:
+async def get(call: Call[NoBody, BlockGetQuery]) -> Block:
     return blocks.get(call.ctx, call.path["blockId"], call.query.project_id)
 
 
-async def versions(call: Call[Any, VersionQuery]) -> dict[str, Any]:
+async def versions(call: Call[NoBody, VersionQuery]) -> Page[Block]:
     q = call.query
     found = blocks.versions(call.ctx, call.path["blockId"], include_tombstoned=q.include_tombstoned)
-    return _page(found, q.limit, q.cursor)
+    return page_of(found, q.limit, q.cursor)
 
 
-async def get_version(call: Call[Any, Any]) -> Block:
+async def get_version(call: Call[NoBody, NoQuery]) -> Block:
     return blocks.get_version(call.ctx, call.path["blockId"], call.path["version"])
 
 
-async def unregister(call: Call[Any, Any]) -> dict[str, Any]:
+async def unregister(call: Call[NoBody, NoQuery]) -> JSONObject:
     block_id, version = call.path["blockId"], call.path["version"]
     blocks.unregister(call.ctx, block_id, version)
     return {"block_id": block_id, "version": version, "unregistered": True}
 
 
-async def reinstate(call: Call[Any, Any]) -> blocks.Reinstated:
+async def reinstate(call: Call[NoBody, NoQuery]) -> blocks.Reinstated:
     return blocks.reinstate(call.ctx, call.path["blockId"], call.path["version"])
 
 
@@ -241,7 +225,7 @@ ENDPOINTS = [
         "blocks.get",
         get,
         "A data block's latest active version.",
-        query=GetQuery,
+        query=BlockGetQuery,
         response=BlockAnswer,
         errors=(401, 404),
     ),
@@ -270,7 +254,7 @@ ENDPOINTS = [
         "blocks.versions.unregister",
         unregister,
         "Unregister a version: no range picks it any more.",
-        response=UnregisterResult,
+        response=UnregisterBlockResult,
         errors=(401, 404, 409),
     ),
     Endpoint(

@@ -3,17 +3,16 @@ have each."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..domain.capabilities import Capability, catalog
 from ..domain.errors import NotFound
-from ..domain.paging import clamp_limit, decode_cursor, encode_cursor
+from ..domain.paging import Page, page_of
 from ..services import providers
-from .routing import Call, Endpoint
-from .wire import WireModel
+from ..services.context import Context
+from .endpoint import Call, Endpoint, NoBody, NoQuery
+from .wire import WireModel, WirePage
 
 
-class CapabilityProvider(WireModel):
+class CapabilityProviderAnswer(WireModel):
     """A provider with models that have the feature."""
 
     provider_id: str
@@ -27,15 +26,11 @@ class CapabilityDescriptor(WireModel):
     feature: str
     description: str
     kind: str
-    providers: list[CapabilityProvider]
+    providers: list[CapabilityProviderAnswer]
 
 
-class CapabilityPage(WireModel):
+class CapabilityPage(WirePage[CapabilityDescriptor]):
     """A page of capabilities, in the catalog's order."""
-
-    data: list[CapabilityDescriptor]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class CapabilityQuery(WireModel):
@@ -46,37 +41,31 @@ class CapabilityQuery(WireModel):
     feature: str | None = None
 
 
-def capability(found: Capability) -> dict[str, Any]:
+def capability(found: Capability) -> CapabilityDescriptor:
     """A capability as the wire shapes it."""
-    return {
-        "id": found.id,
-        "feature": found.feature,
-        "description": found.description,
-        "kind": found.kind,
-        "providers": [{"provider_id": p.provider_id, "models": p.models} for p in found.providers],
-    }
+    return CapabilityDescriptor(
+        id=found.id,
+        feature=found.feature,
+        description=found.description,
+        kind=found.kind,
+        providers=[CapabilityProviderAnswer(provider_id=p.provider_id, models=list(p.models))
+                   for p in found.providers],
+    )  # fmt: skip
 
 
-def _all(call: Call[Any, Any], prefix: str = "") -> list[Capability]:
-    return catalog((p.features() for p in providers.configured(call.ctx)), prefix)
+def _all(ctx: Context, prefix: str = "") -> list[Capability]:
+    return catalog((p.features() for p in providers.configured(ctx)), prefix)
 
 
-async def list_capabilities(call: Call[Any, CapabilityQuery]) -> dict[str, Any]:
+async def list_capabilities(call: Call[NoBody, CapabilityQuery]) -> Page[CapabilityDescriptor]:
     q = call.query
-    found = _all(call, q.feature or "")
-    start = int((decode_cursor(q.cursor) or [0])[0])
-    limit = clamp_limit(q.limit)
-    page = found[start : start + limit]
-    more = start + limit < len(found)
-    answer: dict[str, Any] = {"data": [capability(c) for c in page], "has_more": more}
-    if more:
-        answer["next_cursor"] = encode_cursor([start + limit])
-    return answer
+    found = [capability(c) for c in _all(call.ctx, q.feature or "")]
+    return page_of(found, q.limit, q.cursor)
 
 
-async def get(call: Call[Any, Any]) -> dict[str, Any]:
+async def get(call: Call[NoBody, NoQuery]) -> CapabilityDescriptor:
     capability_id = call.path["capabilityId"]
-    for found in _all(call):
+    for found in _all(call.ctx):
         if found.id == capability_id:
             return capability(found)
     raise NotFound("capability", capability_id)

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
+from ..domain.json import JSONObject
 from ..domain.paging import Page
 from ..services import conversations
-from .routing import Call, Endpoint, plain
-from .wire import JsonObject, WireModel
+from .endpoint import Call, Endpoint, NoBody, NoQuery
+from .routing import plain
+from .wire import JsonObject, OpenJson, OpenObject, PageQuery, WireModel, WirePage
 
 
-class Conversation(WireModel):
+class ConversationAnswer(WireModel):
     """A conversation as the contract shapes it."""
+
+    model_config = ConfigDict(title="Conversation")
 
     id: str
     tenant_id: str
@@ -23,14 +27,14 @@ class Conversation(WireModel):
     participant_id: str | None = None
     project_id: str | None = None
     opened_by: str | None = None
-    scope: dict[str, Any]
+    scope: OpenObject
     status: Literal["open", "closed"]
     opened_at: str
     closed_at: str | None = None
     turn_count: int
     last_message_at: str | None = None
     unregistered_at: str | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: OpenObject | None = None
 
 
 class OpenConversationBody(WireModel):
@@ -45,32 +49,25 @@ class OpenConversationBody(WireModel):
     metadata: JsonObject | None = None
 
 
-class ConversationPage(WireModel):
+class ConversationPage(WirePage[ConversationAnswer]):
     """A page of conversations; `openedBy: me` echoed when the list was filtered by it."""
 
-    data: list[Conversation]
-    has_more: bool
-    next_cursor: str | None = None
     opened_by: Literal["me"] | None = None
 
 
-class Message(WireModel):
+class MessageAnswer(WireModel):
     """A message of a conversation; `content` and `toolCall` as the turn made them."""
 
     sequence: int
     role: str
-    content: Any
-    tool_call: Any = None
+    content: OpenJson
+    tool_call: OpenJson = None
     actor: str | None = None
     created_at: str
 
 
-class MessagePage(WireModel):
+class MessagePage(WirePage[MessageAnswer]):
     """A page of a conversation's messages."""
-
-    data: list[Message]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class ConversationQuery(WireModel):
@@ -86,14 +83,7 @@ class ConversationQuery(WireModel):
     scope_id: str | None = Field(default=None, min_length=1)
 
 
-class PageQuery(WireModel):
-    """Paging only."""
-
-    limit: int | None = None
-    cursor: str | None = None
-
-
-async def list_conversations(call: Call[Any, ConversationQuery]) -> ConversationPage:
+async def list_conversations(call: Call[NoBody, ConversationQuery]) -> ConversationPage:
     q = call.query
     filters = {
         "agent_id": q.agent_id,
@@ -104,13 +94,13 @@ async def list_conversations(call: Call[Any, ConversationQuery]) -> Conversation
     page = conversations.list_page(
         call.ctx, limit=q.limit, cursor=q.cursor, filters=filters, replays=q.replays
     )
-    body = cast(dict[str, Any], plain(page))
+    body = cast(JSONObject, plain(page))
     if q.opened_by == "me":
         body["opened_by"] = "me"
     return ConversationPage.model_validate(body)
 
 
-def open_conversation(call: Call[OpenConversationBody, Any]) -> conversations.Conversation:
+def open_conversation(call: Call[OpenConversationBody, NoQuery]) -> conversations.Conversation:
     body = call.body
     opening = conversations.Opening(
         body.agent_id,
@@ -124,29 +114,29 @@ def open_conversation(call: Call[OpenConversationBody, Any]) -> conversations.Co
     return conversations.open_conversation(call.ctx, opening)
 
 
-async def get(call: Call[Any, Any]) -> conversations.Conversation:
+async def get(call: Call[NoBody, NoQuery]) -> conversations.Conversation:
     return conversations.get(call.ctx, call.path["conversationId"])
 
 
-def close(call: Call[Any, Any]) -> conversations.Conversation:
+def close(call: Call[NoBody, NoQuery]) -> conversations.Conversation:
     return conversations.close(call.ctx, call.path["conversationId"])
 
 
-def unregister(call: Call[Any, Any]) -> conversations.Conversation:
+def unregister(call: Call[NoBody, NoQuery]) -> conversations.Conversation:
     return conversations.unregister(call.ctx, call.path["conversationId"])
 
 
-async def messages(call: Call[Any, PageQuery]) -> Page[Message]:
+async def messages(call: Call[NoBody, PageQuery]) -> Page[MessageAnswer]:
     page = conversations.messages(
         call.ctx, call.path["conversationId"], limit=call.query.limit, cursor=call.query.cursor
     )
     return page.map(_message)
 
 
-def _message(message: conversations.Message) -> Message:
+def _message(message: conversations.Message) -> MessageAnswer:
     """A stored message as the wire shows it: `content` always, even when null."""
     given = {k: v for k, v in vars(message).items() if v is not None or k == "content"}
-    return Message(**given)
+    return MessageAnswer(**given)
 
 
 ENDPOINTS = [
@@ -167,7 +157,7 @@ ENDPOINTS = [
         open_conversation,
         "Open a conversation pinned to an agent version.",
         body=OpenConversationBody,
-        response=Conversation,
+        response=ConversationAnswer,
         status=201,
         errors=(400, 401, 409, 413),
     ),
@@ -177,7 +167,7 @@ ENDPOINTS = [
         "conversations.close",
         close,
         "Close a conversation: it takes no more turns.",
-        response=Conversation,
+        response=ConversationAnswer,
         errors=(401, 404, 409),
     ),
     Endpoint(
@@ -186,7 +176,7 @@ ENDPOINTS = [
         "conversations.unregister",
         unregister,
         "Unregister a conversation: no read, list or turn finds it again.",
-        response=Conversation,
+        response=ConversationAnswer,
         errors=(401, 404, 409),
     ),
     Endpoint(
@@ -195,7 +185,7 @@ ENDPOINTS = [
         "conversations.get",
         get,
         "One conversation.",
-        response=Conversation,
+        response=ConversationAnswer,
         errors=(401, 404),
     ),
     Endpoint(

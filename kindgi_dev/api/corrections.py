@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Literal, Protocol, get_args
+from typing import Annotated, Literal, Protocol, get_args
 
 from pydantic import ConfigDict, Field, field_validator
 from pydantic.config import JsonDict
@@ -15,9 +15,10 @@ from ..domain.paging import Page
 from ..domain.pointers import POINTER_PATTERN
 from ..services import corrections, erasures
 from ..services.context import Context
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_ITEMS, MAX_KEY
-from .routing import SHORT_WRITE_BYTES, Call, Endpoint
-from .wire import WHOLE, JsonObject, WireModel, given
+from .routing import SHORT_WRITE_BYTES
+from .wire import WHOLE, JsonObject, WireModel, WirePage, given
 
 Verdict = Literal["right", "wrong"]
 Status = Literal["open", "fixed", "with-owner", "wont-fix", "removed"]
@@ -192,12 +193,8 @@ class Correction(WireModel):
     updated_at: str
 
 
-class CorrectionCollectionPage(WireModel):
+class CorrectionCollectionPage(WirePage[Correction]):
     """A page of corrections."""
-
-    data: list[Correction]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class CorrectionQuery(WireModel):
@@ -215,7 +212,7 @@ class CorrectionQuery(WireModel):
 
     @field_validator("status", mode="before")
     @classmethod
-    def _split(cls, value: Any) -> list[str]:
+    def _split(cls, value: object) -> list[str]:
         values = value if isinstance(value, list) else [value]
         return [part for v in values for part in str(v).split(",") if part]
 
@@ -235,7 +232,7 @@ class ErasureResult(WireModel):
     judgments: int
 
 
-def create(call: Call[CreateCorrectionBody, Any]) -> corrections.Correction:
+def create(call: Call[CreateCorrectionBody, NoQuery]) -> corrections.Correction:
     return create_correction(call.ctx, call.body)
 
 
@@ -253,11 +250,11 @@ def create_correction(ctx: Context, body: CreateCorrectionBody) -> corrections.C
     )
 
 
-def add_item(call: Call[CorrectionItemBody, Any]) -> corrections.Correction:
+def add_item(call: Call[CorrectionItemBody, NoQuery]) -> corrections.Correction:
     return corrections.add_item(call.ctx, call.path["correctionId"], call.body.record())
 
 
-async def list_corrections(call: Call[Any, CorrectionQuery]) -> Page[corrections.Correction]:
+async def list_corrections(call: Call[NoBody, CorrectionQuery]) -> Page[corrections.Correction]:
     q = call.query
     filters = {
         "run_id": q.run_id,
@@ -276,11 +273,11 @@ async def list_corrections(call: Call[Any, CorrectionQuery]) -> Page[corrections
     )
 
 
-async def get(call: Call[Any, Any]) -> corrections.Correction:
+async def get(call: Call[NoBody, NoQuery]) -> corrections.Correction:
     return corrections.get(call.ctx, call.path["correctionId"])
 
 
-def update(call: Call[UpdateCorrectionBody, Any]) -> corrections.Correction:
+def update(call: Call[UpdateCorrectionBody, NoQuery]) -> corrections.Correction:
     body, keep = call.body, corrections.KEEP
     given = body.model_fields_set
     decisions = None if body.decisions is None else body.decisions.record()
@@ -294,7 +291,7 @@ def update(call: Call[UpdateCorrectionBody, Any]) -> corrections.Correction:
     )
 
 
-def erase(call: Call[ErasureBody, Any]) -> erasures.ParticipantErasure:
+def erase(call: Call[ErasureBody, NoQuery]) -> erasures.ParticipantErasure:
     return erasures.erase_participant(call.ctx, call.body.participant_id)
 
 

@@ -3,18 +3,19 @@ read from the runs kindgi dev recorded."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, field_validator
 
 from ..domain.cost import COST_DIMENSIONS, LLM, CostGroup, CostTotals
-from ..domain.paging import clamp_limit, decode_cursor, encode_cursor
+from ..domain.json import JSONObject
+from ..domain.paging import clamp_limit, encode_cursor, whole_after
 from ..services import cost
-from .routing import Call, Endpoint
-from .wire import WholeNumber, WireModel, WireTime
+from .endpoint import Call, Endpoint, NoBody, NoQuery
+from .wire import WholeNumber, WireModel, WirePage, WireTime
 
 
-def _listed(value: Any) -> list[str]:
+def _listed(value: object) -> list[str]:
     """A comma-separated query value, or a repeated one, as a list."""
     values = value if isinstance(value, list) else [value]
     return [part.strip() for v in values for part in str(v).split(",") if part.strip()]
@@ -88,7 +89,7 @@ class UsageQuery(WireModel):
 
     @field_validator("group_by", "kind", "class_", "state", mode="before")
     @classmethod
-    def _split(cls, value: Any) -> list[str] | None:
+    def _split(cls, value: object) -> list[str] | None:
         return None if value is None else _listed(value)
 
 
@@ -99,7 +100,7 @@ class ModelCallTokens(WireModel):
     completion_tokens: int
 
 
-class CostRecord(WireModel):
+class CostRecordAnswer(WireModel):
     """One agent turn's model calls (`metrics.calls` of them)."""
 
     id: str
@@ -124,12 +125,8 @@ class CostRecord(WireModel):
     duration_ms: int | None = None
 
 
-class CostRecordPage(WireModel):
+class CostRecordPage(WirePage[CostRecordAnswer]):
     """A page of cost records, newest first."""
-
-    data: list[CostRecord]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class TokenTotals(WireModel):
@@ -186,6 +183,7 @@ class UsageGroupAnswer(WireModel):
     last_at: str
 
 
+# Not a WirePage: the contract's usage page has no `hasMore` (its last page has no cursor).
 class UsagePage(WireModel):
     """A page of usage groups and the watermark every record up to is counted by."""
 
@@ -194,9 +192,9 @@ class UsagePage(WireModel):
     next_cursor: str | None = None
 
 
-def _record(found: cost.CostRecord) -> dict[str, Any]:
+def _record(found: cost.CostRecord) -> JSONObject:
     turn = found.turn
-    answer: dict[str, Any] = {
+    answer: JSONObject = {
         "id": cost.RECORD_PREFIX + turn.run_id, "tenant_id": turn.tenant_id, "category": LLM,
         "provider_id": turn.provider_id, "run_id": turn.run_id, "root_run_id": turn.run_id,
         "agent_id": turn.agent_id, "agent_version": turn.agent_version,
@@ -214,39 +212,40 @@ def _record(found: cost.CostRecord) -> dict[str, Any]:
     return {k: v for k, v in answer.items() if v is not None}
 
 
-def _tokens(totals: CostTotals) -> dict[str, int]:
+def _tokens(totals: CostTotals) -> JSONObject:
     return {"prompt": totals.prompt_tokens, "completion": totals.completion_tokens,
             "cache_read": 0, "cache_write": 0, "reasoning": 0}  # fmt: skip
 
 
-def _group(group: CostGroup) -> dict[str, Any]:
+def _group(group: CostGroup) -> JSONObject:
     totals = group.totals
-    return {"key": group.key, "count": totals.records, "total_usd": round(totals.cost_usd, 6),
+    key: JSONObject = {name: value for name, value in group.key.items()}
+    return {"key": key, "count": totals.records, "total_usd": round(totals.cost_usd, 6),
             "tokens": _tokens(totals)}  # fmt: skip
 
 
 def _offset(cursor: str | None) -> int:
-    return int((decode_cursor(cursor) or [0])[0])
+    return whole_after(cursor) or 0
 
 
-async def list_records(call: Call[Any, CostQuery]) -> dict[str, Any]:
+async def list_records(call: Call[NoBody, CostQuery]) -> JSONObject:
     q = call.query
     found = [] if q.matches_nothing() else cost.records(
         call.ctx, start=q.from_, end=q.to, filters=q.filters()
     )  # fmt: skip
     start, size = _offset(q.cursor), clamp_limit(q.limit)
-    page: dict[str, Any] = {"data": [_record(r) for r in found[start : start + size]]}
+    page: JSONObject = {"data": [_record(r) for r in found[start : start + size]]}
     page["has_more"] = start + size < len(found)
     if page["has_more"]:
         page["next_cursor"] = encode_cursor([start + size])
     return page
 
 
-async def get_record(call: Call[Any, Any]) -> dict[str, Any]:
+async def get_record(call: Call[NoBody, NoQuery]) -> JSONObject:
     return _record(cost.record(call.ctx, call.path["recordId"]))
 
 
-async def aggregate(call: Call[Any, AggregateQuery]) -> dict[str, Any]:
+async def aggregate(call: Call[NoBody, AggregateQuery]) -> JSONObject:
     q = call.query
     limit = q.limit if q.limit is not None and q.limit > 0 else 1000
     found = cost.aggregated(
@@ -262,11 +261,11 @@ async def aggregate(call: Call[Any, AggregateQuery]) -> dict[str, Any]:
         "total_records": totals.records,
         "tokens": _tokens(totals),
         "time_range": {"from_": found.start, "to": found.end},
-        "group_by": found.dimensions,
+        "group_by": [name for name in found.dimensions],
     }
 
 
-async def read_usage(call: Call[Any, UsageQuery]) -> dict[str, Any]:
+async def read_usage(call: Call[NoBody, UsageQuery]) -> JSONObject:
     q = call.query
     found = cost.usage(
         call.ctx, q.from_, q.to, group_by=None if q.group_by is None else list(q.group_by),
@@ -275,7 +274,7 @@ async def read_usage(call: Call[Any, UsageQuery]) -> dict[str, Any]:
     )  # fmt: skip
     start, size = _offset(q.cursor), q.limit or 1000
     groups = found.groups[start : start + size]
-    page: dict[str, Any] = {
+    page: JSONObject = {
         "data": [
             {**{_snake(k): v for k, v in g.key.items() if v is not None}, "count": g.count,
              "quantity": g.quantity, "first_at": g.first_at, "last_at": g.last_at}
@@ -319,7 +318,7 @@ ENDPOINTS = [
         "cost.records.get",
         get_record,
         "One cost record.",
-        response=CostRecord,
+        response=CostRecordAnswer,
         errors=(401, 404),
     ),
     Endpoint(

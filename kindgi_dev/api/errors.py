@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import Any
 
 from pydantic.alias_generators import to_camel
 from starlette.exceptions import HTTPException
@@ -15,6 +14,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..domain.errors import BadInput, KindgiError, MethodNotAllowed, NoRoute
+from ..domain.json import JSON, JSONObject
 from .request_log import printable
 from .responses import json_response
 
@@ -27,18 +27,30 @@ def request_id_of(scope: Scope) -> str:
 
 
 def envelope(
-    status: int, code: str, message: str, request_id: str, details: dict[str, Any] | None = None
+    status: int, code: str, message: str, request_id: str, details: JSONObject | None = None
 ) -> Response:
     """An error answer in the contract's envelope, with `X-Request-Id`."""
-    error: dict[str, Any] = {"code": code, "message": message, "requestId": request_id}
+    error: JSONObject = {"code": code, "message": message, "requestId": request_id}
     if details:
         error["details"] = details
     return json_response({"error": error}, status, headers={"X-Request-Id": request_id})
 
 
-def wire_details(error: KindgiError) -> dict[str, Any]:
+def wire_details(error: KindgiError) -> JSONObject:
     """An error's details as the envelope names them: its snake_case keys in camelCase."""
-    return {to_camel(key): value for key, value in error.details.items()}
+    return {to_camel(key): _json(value) for key, value in error.details.items()}
+
+
+def _json(value: object) -> JSON:
+    """A detail as JSON: a tuple as a list, a mapping's keys as text, anything else as its
+    text (details are values the raiser named, so this is only ever a shape's change)."""
+    if value is None or isinstance(value, str | int | float):
+        return value
+    if isinstance(value, list | tuple):
+        return [_json(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _json(v) for k, v in value.items()}
+    return str(value)
 
 
 def from_error(error: KindgiError, request_id: str) -> Response:

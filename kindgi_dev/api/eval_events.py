@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from typing import Any
 
+from ..domain.json import JSONObject
 from ..domain.results import CaseResult, EvalResult, FinishedCase
 from .eval_results import (
     ComparisonCaseResult,
-    DryRunResult,
+    DryRunResultAnswer,
     JudgedComparisonResult,
     case_chunks,
     mark_cases,
@@ -44,7 +44,7 @@ class EndEvent(WireModel):
 
     run_id: str
     status: str
-    result: JudgedComparisonResult | DryRunResult | None = None
+    result: JudgedComparisonResult | DryRunResultAnswer | None = None
     error: str | None = None
 
 
@@ -67,7 +67,7 @@ def end_chunks(
 ) -> Iterator[bytes]:
     """The SSE frame that ends an eval run's stream; with `pages`, a judged result read
     without its cases, written a page of cases at a time."""
-    ended: dict[str, Any] = {"run_id": run_id, "status": status}
+    ended: dict[str, object] = {"run_id": run_id, "status": status}
     if result is not None:
         ended["result"] = plain(result)
     if error:
@@ -93,7 +93,7 @@ def status_frame(status: str) -> bytes:
     return _frame(None, "end", shape(StatusEvent, {"status": status}))
 
 
-def _frame(event_id: str | None, kind: str, data: dict[str, Any]) -> bytes:
+def _frame(event_id: str | None, kind: str, data: JSONObject) -> bytes:
     """One server-sent event: its id (to resume after), its kind and its JSON."""
     return f"{_head(event_id, kind)}{json.dumps(data)}\n\n".encode()
 

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 from starlette.responses import StreamingResponse
 
+from ..domain.json import JSON
 from ..domain.results import CaseResult, ComparisonResult
-from .baselines import ComparisonBaseline, ReplayCount
-from .eval_verdicts import FlakyCases, PairedComparison
+from .baselines import ComparisonBaseline, ReplayCountAnswer
+from .eval_verdicts import FlakyCasesAnswer, PairedComparison
 from .responses import dumps
 from .routing import shape
 from .run_cost import ComparisonCost
-from .wire import WholeNumber, WireModel
+from .wire import OpenJson, OpenObject, WholeNumber, WireModel
 
 
 def _nulls(data: object, *names: str) -> object:
@@ -44,6 +44,7 @@ class FreshTotals(ScoreTotals):
     items: int
 
 
+# Named as domain.metrics.CaseScore, the record it shapes: tests/domain import it by name.
 class CaseScore(WireModel):
     """One output's weighted verdicts, item counts and top-k sums."""
 
@@ -76,7 +77,7 @@ class CaseScore(WireModel):
         return score
 
 
-class CorrectionCheck(WireModel):
+class CorrectionCheckAnswer(WireModel):
     """One checked part of a case: whether every repetition passed it."""
 
     part: str
@@ -86,14 +87,15 @@ class CorrectionCheck(WireModel):
     judgment_id: str | None = None
 
 
+# Named as domain.checks.Difference, the record it shapes: tests/domain import it by name.
 class Difference(WireModel):
     """How a candidate differs from a checked part."""
 
     kind: str
     tool_id: str | None = None
     field: str | None = None
-    expected: Any = None
-    actual: Any = None
+    expected: OpenJson = None
+    actual: OpenJson = None
     reason: str | None = None
 
     @model_validator(mode="before")
@@ -109,7 +111,7 @@ class Difference(WireModel):
         return data
 
 
-class CorrectionDifference(WireModel):
+class CorrectionDifferenceAnswer(WireModel):
     """The first failing repetition's differences from a checked part."""
 
     part: str
@@ -118,7 +120,7 @@ class CorrectionDifference(WireModel):
     judgment_id: str | None = None
 
 
-class ItemChange(WireModel):
+class ItemChangeAnswer(WireModel):
     """A corrected item kept or dropped, or a new item."""
 
     key: str
@@ -127,29 +129,30 @@ class ItemChange(WireModel):
     rank: int | None = None
 
 
+# Named as domain.changes.Changes, the record it shapes: tests/domain import it by name.
 class Changes(WireModel):
     """What the candidate did with the corrected items."""
 
-    kept: list[ItemChange]
-    dropped: list[ItemChange]
-    new: list[ItemChange]
+    kept: list[ItemChangeAnswer]
+    dropped: list[ItemChangeAnswer]
+    new: list[ItemChangeAnswer]
 
 
-class BaselineReplay(WireModel):
+class BaselineReplayAnswer(WireModel):
     """A version baseline's replays of a case (an extension, docs/api.md): the candidate's
     fields, for the baseline's side."""
 
     run_ids: list[str]
     scores: list[CaseScore]
     changes: Changes | None = None
-    tools: list[dict[str, Any]] | None = None
+    tools: list[OpenObject] | None = None
     diverged: bool
     refused_writes: int
     approval_skipped: bool
-    stopped: dict[str, Any] | None = None
+    stopped: OpenObject | None = None
     error: str | None = None
-    corrections: list[CorrectionCheck] | None = None
-    correction_differences: list[CorrectionDifference] | None = None
+    corrections: list[CorrectionCheckAnswer] | None = None
+    correction_differences: list[CorrectionDifferenceAnswer] | None = None
 
 
 class ComparisonCaseResult(WireModel):
@@ -163,15 +166,15 @@ class ComparisonCaseResult(WireModel):
     baseline: CaseScore
     candidate: list[CaseScore]
     changes: Changes | None = None
-    tools: list[dict[str, Any]] | None = None
+    tools: list[OpenObject] | None = None
     diverged: bool
     refused_writes: int
     no_context: bool
     approval_skipped: bool
-    stopped: dict[str, Any] | None = None
+    stopped: OpenObject | None = None
     error: str | None = None
-    corrections: list[CorrectionCheck] | None = None
-    correction_differences: list[CorrectionDifference] | None = None
+    corrections: list[CorrectionCheckAnswer] | None = None
+    correction_differences: list[CorrectionDifferenceAnswer] | None = None
     rescored: bool | None = None
     passed_all: bool | None = None
     passed_any: bool | None = None
@@ -179,7 +182,7 @@ class ComparisonCaseResult(WireModel):
     passed_before: bool | None = None
     errored: bool | None = None
     guardrails_tripped: list[str] | None = None
-    baseline_replay: BaselineReplay | None = None
+    baseline_replay: BaselineReplayAnswer | None = None
 
 
 class ComparisonMetric(WireModel):
@@ -248,7 +251,7 @@ class ComparisonCandidate(WireModel):
     agent_id: str | None = None
     flow_id: str | None = None
     version: str | None = None
-    versions: dict[str, Any] | None = None
+    versions: OpenObject | None = None
 
 
 class ComparisonScope(WireModel):
@@ -257,7 +260,7 @@ class ComparisonScope(WireModel):
     project_id: str
 
 
-class ModelUse(WireModel):
+class ModelUseAnswer(WireModel):
     """Replays a provider's model answered."""
 
     provider_id: str
@@ -268,10 +271,10 @@ class ModelUse(WireModel):
 class ComparisonSampling(WireModel):
     """The models the replays ran on."""
 
-    models: list[ModelUse]
+    models: list[ModelUseAnswer]
 
 
-class CheckCount(WireModel):
+class CheckCountAnswer(WireModel):
     """Checked parts, and those passed."""
 
     checked: int
@@ -287,14 +290,14 @@ class ComparisonJudge(WireModel):
     note: str | None = None
 
 
-class BaselineCounts(WireModel):
+class BaselineCountsAnswer(WireModel):
     """A version baseline's own counts over the cases (an extension, docs/api.md)."""
 
     diverged: int
     refused_writes: int
     errors: int
     stopped: int
-    models: list[ModelUse]
+    models: list[ModelUseAnswer]
 
 
 class ComparisonSummary(WireModel):
@@ -314,18 +317,18 @@ class ComparisonSummary(WireModel):
     stopped: int
     reads: str
     class_weights: str
-    sample: dict[str, Any] | None = None
+    sample: OpenObject | None = None
     sampling: ComparisonSampling
     repetitions: int
     metrics: ComparisonMetrics
-    corrections: CheckCount
+    corrections: CheckCountAnswer
     judge: ComparisonJudge | None = None
     rescore_of: str | None = None
     not_rescored: int | None = None
-    flaky: FlakyCases | None = None
+    flaky: FlakyCasesAnswer | None = None
     resume_of: str | None = None
     guardrails_tripped: dict[str, int] | None = None
-    baseline_replays: BaselineCounts | None = None
+    baseline_replays: BaselineCountsAnswer | None = None
     cost: ComparisonCost | None = None
     reused_answers: int | None = None
 
@@ -337,12 +340,12 @@ class JudgedComparisonResult(WireModel):
     per_case: list[ComparisonCaseResult]
 
 
-class PreviewCase(WireModel):
+class PreviewCaseAnswer(WireModel):
     """A case a dry run would replay."""
 
     case_index: int
     case_id: str
-    input: Any
+    input: OpenJson
 
     @model_validator(mode="before")
     @classmethod
@@ -350,20 +353,20 @@ class PreviewCase(WireModel):
         return _nulls(data, "input")
 
 
-class DryRunResult(WireModel):
+class DryRunResultAnswer(WireModel):
     """A dry run's result: the cases it would replay, and each side's replays."""
 
     dry_run: bool
-    preview: list[PreviewCase]
-    replays: ReplayCount | None = None
+    preview: list[PreviewCaseAnswer]
+    replays: ReplayCountAnswer | None = None
 
 
-class DryRunPreview(WireModel):
+class DryRunPreviewAnswer(WireModel):
     """How many cases a dry run would replay, which, and each side's replays."""
 
     cases: int
-    preview: list[PreviewCase]
-    replays: ReplayCount | None = None
+    preview: list[PreviewCaseAnswer]
+    replays: ReplayCountAnswer | None = None
 
 
 def cases_apart(result: object) -> bool:
@@ -373,7 +376,7 @@ def cases_apart(result: object) -> bool:
 
 
 def answer_with_case_pages(
-    model: type[BaseModel], run: Any, pages: Iterable[list[CaseResult]]
+    model: type[BaseModel], run: object, pages: Iterable[list[CaseResult]]
 ) -> StreamingResponse:
     """An eval run's answer through `model`, its result's `perCase` written a page of cases
     at a time (each through `ComparisonCaseResult`), so a run of thousands of cases is
@@ -382,16 +385,19 @@ def answer_with_case_pages(
     return stream_cases(head, [(mark_cases(head), pages)])
 
 
-def mark_cases(item: dict[str, Any]) -> str:
+def mark_cases(item: JSON) -> str:
     """Put a marker (a string no answer holds) where a shaped run's `perCase` goes, for
     `stream_cases`."""
+    result = item.get("result") if isinstance(item, dict) else None
+    if not isinstance(result, dict):
+        raise TypeError("a run's cases are marked in its shaped result")
     marker = f"perCase-{uuid.uuid4().hex}"
-    item["result"]["perCase"] = marker
+    result["perCase"] = marker
     return marker
 
 
 def stream_cases(
-    head: Any, cases: Sequence[tuple[str, Iterable[list[CaseResult]]]]
+    head: JSON, cases: Sequence[tuple[str, Iterable[list[CaseResult]]]]
 ) -> StreamingResponse:
     """`head` as JSON with each marker (in the order they appear) replaced by its run's cases,
     written one chunk per page of cases."""
@@ -399,7 +405,7 @@ def stream_cases(
 
 
 def case_chunks(
-    head: Any, cases: Sequence[tuple[str, Iterable[list[CaseResult]]]]
+    head: JSON, cases: Sequence[tuple[str, Iterable[list[CaseResult]]]]
 ) -> Iterator[bytes]:
     """The chunks of `stream_cases`' JSON: one per page of cases, and the parts between."""
     tail = dumps(head)

@@ -3,14 +3,14 @@ set) and rescore one, and the services' request a start body makes."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
 from ..domain.semver import RELEASE_PATTERN
 from ..services import eval_runs, flow_runs
 from .baselines import BaselineField, asked
-from .wire import WHOLE, Omittable, WireModel, exactly_one, given
+from .wire import WHOLE, Omittable, OpenObject, WireModel, exactly_one, given
 
 
 class AgentRef(WireModel):
@@ -56,7 +56,7 @@ class EvalOverrides(WireModel):
     applies under kindgi dev (each block named is refused, saying why), so the schema
     takes none."""
 
-    settings: Omittable[Annotated[dict[str, dict[str, Any]], NONE_TAKEN]] = Field(
+    settings: Omittable[Annotated[dict[str, OpenObject], NONE_TAKEN]] = Field(
         default=None, max_length=20
     )
     prompts: Omittable[Annotated[dict[str, PromptOverride], NONE_TAKEN]] = Field(

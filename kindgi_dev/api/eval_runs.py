@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, model_validator
 from starlette.responses import Response, StreamingResponse
@@ -15,10 +15,11 @@ from ..domain.status import TERMINAL
 from ..services import eval_runs, trials
 from ..services.context import Context
 from .baselines import AskedAnswer, ComparisonBaseline
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .eval_events import case_frame, end_chunks
 from .eval_results import (
-    DryRunPreview,
-    DryRunResult,
+    DryRunPreviewAnswer,
+    DryRunResultAnswer,
     JudgedComparisonResult,
     answer_with_case_pages,
     cases_apart,
@@ -31,8 +32,8 @@ from .eval_run_bodies import (
     StartSuiteRunBody,
     start_request,
 )
-from .routing import Call, Endpoint, pages_of, shape, signed
-from .wire import OpenModel, WireModel, WireTime
+from .routing import pages_of, shape, signed
+from .wire import OpenModel, WireModel, WirePage, WireTime
 
 EvalRunStatus = Literal["pending", "running", "completed", "failed", "cancelled"]
 
@@ -41,7 +42,7 @@ class StartEvalRunResult(OpenModel):
     """`{runId}` (+ `dryRunPreview` on a dry run)."""
 
     run_id: str
-    dry_run_preview: DryRunPreview | None = None
+    dry_run_preview: DryRunPreviewAnswer | None = None
 
 
 class EvalRunProgress(OpenModel):
@@ -106,6 +107,7 @@ class EvalRunFrozenVersion(OpenModel):
     version: str
 
 
+# Named as the services' EvalRun it shapes: the console and tests/store import it by name.
 class EvalRun(OpenModel):
     """An eval run; a finished `judged` one has a `JudgedComparisonResult` in `result`."""
 
@@ -121,7 +123,7 @@ class EvalRun(OpenModel):
     dry_run: bool
     started_at: str
     completed_at: str | None = None
-    result: JudgedComparisonResult | DryRunResult | None = None
+    result: JudgedComparisonResult | DryRunResultAnswer | None = None
     error: str | None = None
     cancel_reason: str | None = None
     correlation_id: str | None = None
@@ -130,12 +132,8 @@ class EvalRun(OpenModel):
     progress: EvalRunProgress | None = None
 
 
-class EvalRunPage(OpenModel):
+class EvalRunPage(WirePage[EvalRun]):
     """A page of eval runs."""
-
-    data: list[EvalRun]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class EvalRunQuery(WireModel):
@@ -154,47 +152,48 @@ class EvalRunQuery(WireModel):
     inherit: bool | None = None
 
 
-def start_on_suite(call: Call[StartSuiteRunBody, Any]) -> eval_runs.Started:
+def start_on_suite(call: Call[StartSuiteRunBody, NoQuery]) -> eval_runs.Started:
     """Reads the suite's cases: in a worker thread, as the starts and lists below, so a
     large one never holds up the event loop."""
     return trials.start_on_suite(call.ctx, call.path["suiteId"], start_request(call.body))
 
 
-def start_on_test_set(call: Call[StartEvalRunBody, Any]) -> eval_runs.Started:
+def start_on_test_set(call: Call[StartEvalRunBody, NoQuery]) -> eval_runs.Started:
     return trials.start_on_test_set(call.ctx, call.path["agentId"], start_request(call.body))
 
 
-def list_runs(call: Call[Any, EvalRunQuery]) -> Page[Any] | Response:
+def list_runs(call: Call[NoBody, EvalRunQuery]) -> Page[eval_runs.EvalRun] | Response:
     """A page of runs; each judged run's cases are read and written a page at a time, as
     for one run, so listing runs of thousands of cases holds none of them whole."""
     q = call.query
-    filters = {
-        "suite_id": q.suite_id,
-        "status": q.status,
-        "agent_id": q.agent_id,
-        "flow_id": q.flow_id,
-        "from": q.from_,
-        "to": q.to,
-        "project_id": q.scope_id if q.scope_kind == "project" else None,
-    }
+    filters = eval_runs.RunFilters(
+        suite_id=q.suite_id,
+        status=q.status,
+        agent_id=q.agent_id,
+        flow_id=q.flow_id,
+        since=q.from_,
+        until=q.to,
+        project_id=q.scope_id if q.scope_kind == "project" else None,
+    )
     ctx = call.ctx
     page = eval_runs.list_page(ctx, limit=q.limit, cursor=q.cursor, filters=filters)
     if not any(cases_apart(run.result) for run in page.items):
         return page
     head = signed(shape(EvalRunPage, page), pages_of(ctx, call.request))
+    shaped = head["data"] if isinstance(head["data"], list) else []
     cases = [
         (mark_cases(item), eval_runs.case_pages(ctx, run.run_id))
-        for item, run in zip(head["data"], page.items, strict=True)
+        for item, run in zip(shaped, page.items, strict=True)
         if cases_apart(run.result)
     ]
     return stream_cases(head, cases)
 
 
-async def get(call: Call[Any, Any]) -> eval_runs.EvalRun | Response:
+async def get(call: Call[NoBody, NoQuery]) -> eval_runs.EvalRun | Response:
     return _answered(call.ctx, eval_runs.get(call.ctx, call.path["runId"]))
 
 
-async def cancel(call: Call[Any, Any]) -> eval_runs.EvalRun | Response:
+async def cancel(call: Call[NoBody, NoQuery]) -> eval_runs.EvalRun | Response:
     return _answered(call.ctx, await eval_runs.cancel(call.ctx, call.path["runId"]))
 
 
@@ -205,15 +204,15 @@ def _answered(ctx: Context, run: eval_runs.EvalRun) -> eval_runs.EvalRun | Respo
     return answer_with_case_pages(EvalRun, run, eval_runs.case_pages(ctx, run.run_id))
 
 
-def rescore(call: Call[RescoreBody, Any]) -> eval_runs.Started:
+def rescore(call: Call[RescoreBody, NoQuery]) -> eval_runs.Started:
     return trials.rescore(call.ctx, call.path["runId"])
 
 
-def resume(call: Call[Any, Any]) -> eval_runs.Started:
+def resume(call: Call[NoBody, NoQuery]) -> eval_runs.Started:
     return trials.resume(call.ctx, call.path["runId"])
 
 
-async def events(call: Call[Any, Any]) -> Response:
+async def events(call: Call[NoBody, NoQuery]) -> Response:
     """SSE: one event per finished case, then a terminal event, then the stream closes."""
     ctx, run_id = call.ctx, call.path["runId"]
     eval_runs.get_record(ctx, run_id)
@@ -232,7 +231,7 @@ async def events(call: Call[Any, Any]) -> Response:
                 for index, case in finished:
                     after = index
                     yield case_frame(run_id, index, case)
-            if record["status"] in TERMINAL:
+            if record.status in TERMINAL:
                 chunks = _end_chunks(ctx, run_id)
                 while chunk := await asyncio.to_thread(next, chunks, b""):
                     yield chunk
@@ -250,9 +249,9 @@ def _end_chunks(ctx: Context, run_id: str) -> Iterator[bytes]:
     """The terminal frame, with the whole result, its cases read and written a page at a
     time (each step taken off the event loop by the caller)."""
     record = eval_runs.get_record(ctx, run_id)
-    result = record.get("result")
+    result = record.result
     pages = eval_runs.case_pages(ctx, run_id) if cases_apart(result) else None
-    yield from end_chunks(run_id, record["status"], result, record.get("error"), pages)
+    yield from end_chunks(run_id, record.status, result, record.error, pages)
 
 
 ENDPOINTS = [

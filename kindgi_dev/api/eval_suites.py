@@ -2,21 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from ..domain.errors import BadInput
 from ..domain.paging import Page
 from ..services import eval_suites
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .eval_suite_bodies import BuildJudgedSuiteBody, EvalKind, PublishEvalSuiteBody
 from .judgments import JudgedSubject
-from .routing import SHORT_WRITE_BYTES, Call, Endpoint
-from .wire import Number, OpenModel, WireModel
+from .routing import SHORT_WRITE_BYTES
+from .wire import (
+    Number,
+    OpenJson,
+    OpenModel,
+    OpenObject,
+    PageQuery,
+    VersionsQuery,
+    WireModel,
+    WirePage,
+)
 
 
-class EvalSuite(WireModel):
+class EvalSuiteAnswer(WireModel):
     """One version of an eval suite."""
+
+    model_config = ConfigDict(title="EvalSuite")
 
     id: str
     tenant_id: str
@@ -24,16 +36,12 @@ class EvalSuite(WireModel):
     version: str
     kind: EvalKind
     description: str | None = None
-    spec: dict[str, Any]
+    spec: OpenObject
     unregistered_at: str | None = None
 
 
-class EvalSuiteCollectionPage(WireModel):
+class EvalSuiteCollectionPage(WirePage[EvalSuiteAnswer]):
     """A page of eval suites."""
-
-    data: list[EvalSuite]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class PublishEvalSuiteResult(WireModel):
@@ -90,20 +98,16 @@ class JudgedEvalCase(OpenModel):
 
     case_id: str
     subject: JudgedSubject
-    input: Any = None
-    context: dict[str, Any] | None = None
-    output: Any = None
+    input: OpenJson = None
+    context: OpenObject | None = None
+    output: OpenJson = None
     items: list[JudgedItemSummary]
-    corrections: list[dict[str, Any]] | None = None
+    corrections: list[OpenObject] | None = None
     erased: Literal[True] | None = None
 
 
-class JudgedEvalCaseCollectionPage(WireModel):
+class JudgedEvalCaseCollectionPage(WirePage[JudgedEvalCase]):
     """A page of a version's cases, in stored order."""
-
-    data: list[JudgedEvalCase]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class UnregisterEvalSuiteResult(WireModel):
@@ -141,22 +145,7 @@ class SuiteGetQuery(WireModel):
     project_id: str | None = None
 
 
-class VersionsQuery(WireModel):
-    """Paging of a suite's versions."""
-
-    limit: int | None = None
-    cursor: str | None = None
-    include_tombstoned: bool = False
-
-
-class PageQuery(WireModel):
-    """Paging."""
-
-    limit: int | None = None
-    cursor: str | None = None
-
-
-async def list_suites(call: Call[Any, SuiteListQuery]) -> Page[Any]:
+async def list_suites(call: Call[NoBody, SuiteListQuery]) -> Page[eval_suites.EvalSuite]:
     """A page of suites; `scopeKind=project` filters on the project."""
     q = call.query
     if (q.scope_kind in ("org", "project")) != (q.scope_id is not None):
@@ -176,7 +165,7 @@ async def list_suites(call: Call[Any, SuiteListQuery]) -> Page[Any]:
     return page
 
 
-def publish(call: Call[PublishEvalSuiteBody, Any]) -> eval_suites.Published:
+def publish(call: Call[PublishEvalSuiteBody, NoQuery]) -> eval_suites.Published:
     """Publish a version (201), in a worker thread: a body of 1,000 cases is a large one."""
     body = call.body
     new = eval_suites.NewVersion(
@@ -191,12 +180,12 @@ def publish(call: Call[PublishEvalSuiteBody, Any]) -> eval_suites.Published:
     return eval_suites.publish(call.ctx, new)
 
 
-async def get(call: Call[Any, SuiteGetQuery]) -> eval_suites.EvalSuite:
+async def get(call: Call[NoBody, SuiteGetQuery]) -> eval_suites.EvalSuite:
     """The latest active version."""
     return eval_suites.get(call.ctx, call.path["suiteId"], call.query.project_id)
 
 
-async def list_versions(call: Call[Any, VersionsQuery]) -> Page[Any]:
+async def list_versions(call: Call[NoBody, VersionsQuery]) -> Page[eval_suites.EvalSuite]:
     """A page of a suite's versions."""
     q = call.query
     page = eval_suites.list_versions(
@@ -209,12 +198,12 @@ async def list_versions(call: Call[Any, VersionsQuery]) -> Page[Any]:
     return page
 
 
-async def get_version(call: Call[Any, Any]) -> eval_suites.EvalSuite:
+async def get_version(call: Call[NoBody, NoQuery]) -> eval_suites.EvalSuite:
     """One version."""
     return eval_suites.get_version(call.ctx, call.path["suiteId"], call.path["version"])
 
 
-def build(call: Call[BuildJudgedSuiteBody, Any]) -> eval_suites.Built:
+def build(call: Call[BuildJudgedSuiteBody, NoQuery]) -> eval_suites.Built:
     """Build a judged version (201), in a worker thread: it reads up to 1,000 runs."""
     return eval_suites.build_from_judgments(call.ctx, call.path["suiteId"], selection_of(call.body))
 
@@ -243,7 +232,7 @@ def selection_of(body: BuildJudgedSuiteBody) -> eval_suites.JudgedSelection:
     )
 
 
-async def list_cases(call: Call[Any, PageQuery]) -> Page[Any]:
+async def list_cases(call: Call[NoBody, PageQuery]) -> object:
     """A page of a version's cases."""
     q, path = call.query, call.path
     page = eval_suites.list_cases(
@@ -252,12 +241,12 @@ async def list_cases(call: Call[Any, PageQuery]) -> Page[Any]:
     return page
 
 
-def unregister(call: Call[Any, Any]) -> eval_suites.Tombstoned:
+def unregister(call: Call[NoBody, NoQuery]) -> eval_suites.Tombstoned:
     """Tombstone a version."""
     return eval_suites.unregister(call.ctx, call.path["suiteId"], call.path["version"])
 
 
-def reinstate(call: Call[Any, Any]) -> eval_suites.Reinstated:
+def reinstate(call: Call[NoBody, NoQuery]) -> eval_suites.SuiteReinstated:
     """Reinstate a version."""
     return eval_suites.reinstate(call.ctx, call.path["suiteId"], call.path["version"])
 
@@ -293,7 +282,7 @@ ENDPOINTS = [
         get,
         "An eval suite's latest active version.",
         query=SuiteGetQuery,
-        response=EvalSuite,
+        response=EvalSuiteAnswer,
         errors=(400, 401, 404),
     ),
     Endpoint(
@@ -312,7 +301,7 @@ ENDPOINTS = [
         "evalSuites.versions.get",
         get_version,
         "One version of an eval suite.",
-        response=EvalSuite,
+        response=EvalSuiteAnswer,
         errors=(401, 404),
     ),
     Endpoint(

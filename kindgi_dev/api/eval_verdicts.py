@@ -8,7 +8,7 @@ from pydantic import model_validator
 from .wire import WholeNumber, WireModel
 
 
-class Interval(WireModel):
+class IntervalAnswer(WireModel):
     """A confidence interval for a metric's change (candidate − baseline)."""
 
     low: WholeNumber
@@ -24,7 +24,7 @@ class PairedComparison(WireModel):
     losses: int
     ties: int
     n: int
-    interval: Interval | None
+    interval: IntervalAnswer | None
     resamples: int
     seed: int
     beyond_noise: bool
@@ -39,7 +39,7 @@ class PairedComparison(WireModel):
         return {"interval": None, **data}
 
 
-class FlakyCases(WireModel):
+class FlakyCasesAnswer(WireModel):
     """The cases some repetitions passed and some didn't (an extension, docs/api.md)."""
 
     count: int

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from .agents import catalog_endpoints
-from .wire import OpenModel, WireModel
+from .wire import OpenModel, OpenObject, WirePage
 
 
 class Flow(OpenModel):
@@ -17,20 +15,16 @@ class Flow(OpenModel):
     version: str
     name: str | None = None
     description: str | None = None
-    nodes: list[dict[str, Any]]
-    edges: list[dict[str, Any]]
+    nodes: list[OpenObject]
+    edges: list[OpenObject]
     max_parallelism: int | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: OpenObject | None = None
     unregistered_at: str | None = None
-    output: dict[str, Any] | None = Field(default=None, exclude=True)
+    output: OpenObject | None = Field(default=None, exclude=True)
 
 
-class FlowCollectionPage(WireModel):
+class FlowCollectionPage(WirePage[Flow]):
     """A page of flows."""
-
-    data: list[Flow]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 ENDPOINTS = catalog_endpoints(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 from starlette.responses import Response
@@ -19,10 +19,11 @@ from ..domain.gate_specs import (
 )
 from ..domain.paging import Page
 from ..services import gate_policies
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .release_wire import ScopeAnswer, ScopeBody, ScopeQuery, scope_answer
 from .responses import json_response
-from .routing import Call, Endpoint, plain, shape
-from .wire import WHOLE, WireModel, given
+from .routing import plain, shape
+from .wire import WHOLE, WireModel, WirePage, given
 
 Role = Literal["standard", "senior", "admin"]
 
@@ -71,7 +72,7 @@ class MetricBody(WireModel):
         return self
 
 
-class ReplayBody(WireModel):
+class ReplayLimitsBody(WireModel):
     """The most diverged, errored and stopped cases and refused writes allowed (0 if left out)."""
 
     max_diverged: Annotated[int, Field(ge=0), WHOLE] | None = None
@@ -93,7 +94,7 @@ class GatePolicySpecBody(WireModel):
     comparison: ComparisonBody | None = None
     evidence: EvidenceBody | None = None
     metrics: list[MetricBody] | None = None
-    replay: ReplayBody | None = None
+    replay: ReplayLimitsBody | None = None
     approvals: ApprovalsBody | None = None
     only_restricted_classes: bool | None = None
 
@@ -151,12 +152,8 @@ class GatePolicyAnswer(WireModel):
     unregistered_at: str | None = None
 
 
-class GatePolicyPage(WireModel):
+class GatePolicyPage(WirePage[GatePolicyAnswer]):
     """A page of gate policies."""
-
-    data: list[GatePolicyAnswer]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class GatePolicyQuery(ScopeQuery):
@@ -169,7 +166,7 @@ class GatePolicyQuery(ScopeQuery):
 
 def policy_answer(policy: GatePolicy) -> GatePolicyAnswer:
     """A policy version as the wire shows it (its spec with only the parts it has)."""
-    shown: dict[str, Any] = {
+    shown: dict[str, object] = {
         "id": policy.id,
         "version": policy.version,
         "agent_id": policy.agent_id,
@@ -181,10 +178,10 @@ def policy_answer(policy: GatePolicy) -> GatePolicyAnswer:
         shown["description"] = policy.description
     if policy.unregistered_at is not None:
         shown["unregistered_at"] = policy.unregistered_at
-    return GatePolicyAnswer(**shown)
+    return GatePolicyAnswer.model_validate(shown)
 
 
-def publish(call: Call[PublishGatePolicyBody, Any]) -> Response:
+def publish(call: Call[PublishGatePolicyBody, NoQuery]) -> Response:
     body = call.body
     policy, created = gate_policies.publish(
         call.ctx,
@@ -198,7 +195,7 @@ def publish(call: Call[PublishGatePolicyBody, Any]) -> Response:
     return json_response(shape(GatePolicyAnswer, policy_answer(policy)), 201 if created else 200)
 
 
-def list_policies(call: Call[Any, GatePolicyQuery]) -> Page[GatePolicyAnswer]:
+def list_policies(call: Call[NoBody, GatePolicyQuery]) -> Page[GatePolicyAnswer]:
     q = call.query
     page = gate_policies.list_page(
         call.ctx, agent_id=q.agent_id, scope=q.scope(), limit=q.limit, cursor=q.cursor
@@ -206,26 +203,26 @@ def list_policies(call: Call[Any, GatePolicyQuery]) -> Page[GatePolicyAnswer]:
     return page.map(policy_answer)
 
 
-def get(call: Call[Any, Any]) -> GatePolicyAnswer:
+def get(call: Call[NoBody, NoQuery]) -> GatePolicyAnswer:
     return policy_answer(gate_policies.get(call.ctx, call.path["policyId"]))
 
 
-def versions(call: Call[Any, Any]) -> Page[GatePolicyAnswer]:
+def versions(call: Call[NoBody, NoQuery]) -> Page[GatePolicyAnswer]:
     found = gate_policies.versions(call.ctx, call.path["policyId"])
     return Page([policy_answer(p) for p in found], False)
 
 
-def get_version(call: Call[Any, Any]) -> GatePolicyAnswer:
+def get_version(call: Call[NoBody, NoQuery]) -> GatePolicyAnswer:
     path = call.path
     return policy_answer(gate_policies.get_version(call.ctx, path["policyId"], path["version"]))
 
 
-def unregister(call: Call[Any, Any]) -> GatePolicyAnswer:
+def unregister(call: Call[NoBody, NoQuery]) -> GatePolicyAnswer:
     path = call.path
     return policy_answer(gate_policies.unregister(call.ctx, path["policyId"], path["version"]))
 
 
-def reinstate(call: Call[Any, Any]) -> GatePolicyAnswer:
+def reinstate(call: Call[NoBody, NoQuery]) -> GatePolicyAnswer:
     path = call.path
     return policy_answer(gate_policies.reinstate(call.ctx, path["policyId"], path["version"]))
 

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from ..domain.guardrails import Guardrail as GuardrailRecord
 from ..domain.paging import Page
 from ..services import guardrails
-from .routing import Call, Endpoint
-from .wire import WireModel, WireTime
+from .endpoint import Call, Endpoint, NoBody, NoQuery
+from .wire import OpenObject, WireModel, WirePage, WireTime
 
 
-class Guardrail(WireModel):
+class GuardrailAnswer(WireModel):
     """A guardrail as the 0.1.10 client reads it (no `projectId`: served from the pack)."""
 
     id: str
@@ -21,18 +19,14 @@ class Guardrail(WireModel):
     description: str | None = None
     kind: str
     check: str
-    config: dict[str, Any] | None = None
-    action: dict[str, Any]
+    config: OpenObject | None = None
+    action: OpenObject
     severity: str | None = None
-    scope: dict[str, Any] | None = None
+    scope: OpenObject | None = None
 
 
-class GuardrailPage(WireModel):
+class GuardrailPage(WirePage[GuardrailAnswer]):
     """A page of guardrails, by id."""
-
-    data: list[Guardrail]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class GuardrailQuery(WireModel):
@@ -55,7 +49,7 @@ class OutcomesQuery(WireModel):
     recent: int = Field(default=10, ge=0, le=100)
 
 
-class Counts(WireModel):
+class CountsAnswer(WireModel):
     """How many checks came to each outcome."""
 
     passed: int
@@ -64,14 +58,14 @@ class Counts(WireModel):
     errored: int
 
 
-class VersionCounts(Counts):
+class VersionCountsAnswer(CountsAnswer):
     """The counts on one agent version's turns."""
 
     agent_id: str
     agent_version: str
 
 
-class BlockedRun(WireModel):
+class BlockedRunAnswer(WireModel):
     """A blocked turn: its run and when."""
 
     run_id: str
@@ -80,28 +74,28 @@ class BlockedRun(WireModel):
     agent_version: str
 
 
-class Outcomes(WireModel):
+class OutcomesAnswer(WireModel):
     """What a guardrail's checks came to over a window."""
 
     guardrail_id: str
     from_: str = Field(alias="from")
     to: str
-    counts: Counts
-    by_agent_version: list[VersionCounts]
-    recent_blocked: list[BlockedRun]
+    counts: CountsAnswer
+    by_agent_version: list[VersionCountsAnswer]
+    recent_blocked: list[BlockedRunAnswer]
     recorded_since: str | None = None
 
 
-async def list_guardrails(call: Call[Any, GuardrailQuery]) -> Page[GuardrailRecord]:
+async def list_guardrails(call: Call[NoBody, GuardrailQuery]) -> Page[GuardrailRecord]:
     q = call.query
     return guardrails.list_page(call.ctx, name=q.name, limit=q.limit, cursor=q.cursor)
 
 
-async def get(call: Call[Any, Any]) -> GuardrailRecord:
+async def get(call: Call[NoBody, NoQuery]) -> GuardrailRecord:
     return guardrails.get(call.ctx, call.path["guardrailId"])
 
 
-async def outcomes(call: Call[Any, OutcomesQuery]) -> guardrails.Outcomes:
+async def outcomes(call: Call[NoBody, OutcomesQuery]) -> guardrails.Outcomes:
     q = call.query
     return guardrails.outcomes(
         call.ctx, call.path["guardrailId"], q.project_id, q.from_, q.to, q.recent
@@ -125,7 +119,7 @@ ENDPOINTS = [
         "guardrails.get",
         get,
         "One of the pack's guardrails.",
-        response=Guardrail,
+        response=GuardrailAnswer,
         errors=(401, 404),
     ),
     Endpoint(
@@ -135,7 +129,7 @@ ENDPOINTS = [
         outcomes,
         "What a guardrail's checks came to on live turns in a project over a window.",
         query=OutcomesQuery,
-        response=Outcomes,
+        response=OutcomesAnswer,
         errors=(400, 401, 404),
     ),
 ]

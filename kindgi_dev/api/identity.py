@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from ..services import approvals, identity
-from .routing import Call, Endpoint
-from .wire import WireModel
+from .endpoint import Call, Endpoint, NoBody, NoQuery
+from .wire import WireModel, WirePage
 
 
-class Principal(WireModel):
+class WhoamiPrincipal(WireModel):
     """Whose token it is."""
 
     kind: Literal["user", "service-account"]
@@ -24,7 +24,7 @@ class WhoamiResult(WireModel):
     tenant_id: str
     actor: str
     user_id: str
-    principal: Principal
+    principal: WhoamiPrincipal
     scopes: list[str]
     role: Literal["admin", "member"]
     tenant_admin: bool
@@ -45,14 +45,11 @@ class SignInOptions(WireModel):
     methods: SignInMethods
 
 
-class MCPEndpointPage(WireModel):
+class MCPEndpointPage(WirePage[dict[str, object]]):
     """kindgi dev registers no MCP endpoint: always empty."""
 
-    data: list[dict[str, Any]]
-    has_more: bool
 
-
-async def whoami(call: Call[Any, Any]) -> WhoamiResult:
+async def whoami(call: Call[NoBody, NoQuery]) -> WhoamiResult:
     who = identity.whoami(call.ctx)
     admin = call.ctx.caller.role == "admin"
     reviewer = approvals.roster_role(call.ctx)
@@ -60,7 +57,7 @@ async def whoami(call: Call[Any, Any]) -> WhoamiResult:
         tenant_id=who.tenant_id,
         actor=f"user:{who.user_id}",
         user_id=who.user_id,
-        principal=Principal(kind="user", id=who.user_id),
+        principal=WhoamiPrincipal(kind="user", id=who.user_id),
         scopes=list(who.scopes),
         role="admin" if admin else "member",
         tenant_admin=admin,
@@ -68,11 +65,11 @@ async def whoami(call: Call[Any, Any]) -> WhoamiResult:
     )
 
 
-async def sign_in_options(call: Call[Any, Any]) -> SignInOptions:
+async def sign_in_options(call: Call[NoBody, NoQuery]) -> SignInOptions:
     return SignInOptions(data=[], methods=SignInMethods(identity_providers=False, api_token=True))
 
 
-async def mcp_endpoints(call: Call[Any, Any]) -> MCPEndpointPage:
+async def mcp_endpoints(call: Call[NoBody, NoQuery]) -> MCPEndpointPage:
     return MCPEndpointPage(data=[], has_more=False)
 
 

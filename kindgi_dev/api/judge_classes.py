@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic.json_schema import WithJsonSchema
@@ -11,20 +11,21 @@ from ..domain.bounds import MAX_WEIGHT
 from ..domain.corrections import AssertableBy
 from ..domain.paging import Page
 from ..services import judge_classes
-from .routing import SHORT_WRITE_BYTES, Call, Endpoint
-from .wire import Number, Omittable, WireModel
+from .endpoint import Call, Endpoint, NoBody, NoQuery
+from .routing import SHORT_WRITE_BYTES
+from .wire import Number, Omittable, WireModel, WirePage
 
 PrincipalKind = Literal["user", "service"]
 ReviewerRole = Literal["standard", "senior", "admin"]
 
 
-class TenantScope(WireModel):
+class JudgeClassTenantScope(WireModel):
     """A class for the whole tenant."""
 
     kind: Literal["tenant"]
 
 
-class ProjectScope(WireModel):
+class JudgeClassProjectScope(WireModel):
     """A class for one project."""
 
     kind: Literal["project"]
@@ -39,7 +40,9 @@ class AgentScope(WireModel):
     agent_id: str = Field(min_length=1)
 
 
-JudgeClassScope = Annotated[TenantScope | ProjectScope | AgentScope, Field(discriminator="kind")]
+JudgeClassScope = Annotated[
+    JudgeClassTenantScope | JudgeClassProjectScope | AgentScope, Field(discriminator="kind")
+]
 
 
 class JudgeClassAssertableBy(WireModel):
@@ -102,14 +105,16 @@ class UpdateJudgeClassBody(WireModel):
 
     @field_validator("weight", mode="before")
     @classmethod
-    def _not_null(cls, value: Any) -> Any:
+    def _not_null(cls, value: object) -> object:
         if value is None:
             raise ValueError("may be left out, but not null")
         return value
 
 
-class JudgeClass(WireModel):
+class JudgeClassAnswer(WireModel):
     """A judge class as the contract shapes it."""
+
+    model_config = ConfigDict(title="JudgeClass")
 
     id: str
     tenant_id: str
@@ -123,12 +128,8 @@ class JudgeClass(WireModel):
     unregistered_at: str | None = None
 
 
-class JudgeClassCollectionPage(WireModel):
+class JudgeClassCollectionPage(WirePage[JudgeClassAnswer]):
     """A page of judge classes."""
-
-    data: list[JudgeClass]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class JudgeClassQuery(WireModel):
@@ -148,7 +149,7 @@ class UnregisterJudgeClassResult(WireModel):
     unregistered: Literal[True]
 
 
-def create(call: Call[CreateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
+def create(call: Call[CreateJudgeClassBody, NoQuery]) -> judge_classes.JudgeClass:
     body = call.body
     scope = body.scope
     return judge_classes.create(
@@ -165,7 +166,7 @@ def create(call: Call[CreateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
     )
 
 
-async def list_classes(call: Call[Any, JudgeClassQuery]) -> Page[judge_classes.JudgeClass]:
+async def list_classes(call: Call[NoBody, JudgeClassQuery]) -> Page[judge_classes.JudgeClass]:
     q = call.query
     return judge_classes.list_page(
         call.ctx,
@@ -177,19 +178,19 @@ async def list_classes(call: Call[Any, JudgeClassQuery]) -> Page[judge_classes.J
     )
 
 
-async def get(call: Call[Any, Any]) -> judge_classes.JudgeClass:
+async def get(call: Call[NoBody, NoQuery]) -> judge_classes.JudgeClass:
     return judge_classes.get(call.ctx, call.path["judgeClassId"])
 
 
-def update(call: Call[UpdateJudgeClassBody, Any]) -> judge_classes.JudgeClass:
+def update(call: Call[UpdateJudgeClassBody, NoQuery]) -> judge_classes.JudgeClass:
     body = call.body
-    changes: dict[str, Any] = {name: getattr(body, name) for name in body.model_fields_set}
+    changes: dict[str, object] = {name: getattr(body, name) for name in body.model_fields_set}
     if body.assertable_by is not None:
         changes["assertable_by"] = body.assertable_by.record()
     return judge_classes.update(call.ctx, call.path["judgeClassId"], changes)
 
 
-def unregister(call: Call[Any, Any]) -> judge_classes.Unregistered:
+def unregister(call: Call[NoBody, NoQuery]) -> judge_classes.Unregistered:
     return judge_classes.unregister(call.ctx, call.path["judgeClassId"])
 
 
@@ -201,7 +202,7 @@ ENDPOINTS = [
         create,
         "Create a judge class.",
         body=CreateJudgeClassBody,
-        response=JudgeClass,
+        response=JudgeClassAnswer,
         status=201,
         errors=(400, 401, 404, 409, 413),
         inline_below=SHORT_WRITE_BYTES,
@@ -222,7 +223,7 @@ ENDPOINTS = [
         "judgeClasses.get",
         get,
         "One judge class, retired ones too.",
-        response=JudgeClass,
+        response=JudgeClassAnswer,
         errors=(401, 404),
     ),
     Endpoint(
@@ -232,7 +233,7 @@ ENDPOINTS = [
         update,
         "Change a judge class's weight, description or restriction.",
         body=UpdateJudgeClassBody,
-        response=JudgeClass,
+        response=JudgeClassAnswer,
         errors=(400, 401, 404, 409, 413),
         inline_below=SHORT_WRITE_BYTES,
     ),
@@ -242,7 +243,6 @@ ENDPOINTS = [
         "judgeClasses.unregister",
         unregister,
         "Retire a judge class; its judgments keep it.",
-        body=None,
         response=UnregisterJudgeClassResult,
         errors=(400, 401, 404, 409),
         inline_below=SHORT_WRITE_BYTES,

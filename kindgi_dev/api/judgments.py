@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from ..domain.bounds import MAX_RANK
 from ..domain.paging import Page
 from ..domain.pointers import POINTER_PATTERN
 from ..services import judgments
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_KEY
-from .routing import SHORT_WRITE_BYTES, Call, Endpoint
-from .wire import WHOLE, Omittable, OpenModel, WireModel
+from .routing import SHORT_WRITE_BYTES
+from .wire import WHOLE, Omittable, OpenJson, OpenModel, OpenObject, WireModel, WirePage
 
 
-class JudgedItem(WireModel):
+class JudgedItemAnswer(WireModel):
     """The judged item: its stable key, where it is in the output, its rank."""
+
+    model_config = ConfigDict(title="JudgedItem")
 
     key: str = Field(min_length=1, max_length=MAX_KEY)
     pointer: Omittable[Annotated[str, Field(json_schema_extra={"pattern": POINTER_PATTERN})]] = (
@@ -29,7 +32,7 @@ class CreateJudgmentBody(WireModel):
     """The body of `judgments.create`."""
 
     run_id: str = Field(min_length=1)
-    item: JudgedItem
+    item: JudgedItemAnswer
     verdict: Literal["yes", "no"]
     reason: Omittable[str] = Field(default=None, max_length=4000)
     judge_class_id: Omittable[str] = Field(default=None, min_length=1)
@@ -51,15 +54,17 @@ class JudgmentAssertedBy(WireModel):
     id: str
 
 
-class Judgment(WireModel):
+class JudgmentAnswer(WireModel):
     """A judgment as the contract shapes it."""
+
+    model_config = ConfigDict(title="Judgment")
 
     id: str
     tenant_id: str
     project_id: str
     run_id: str
     subject: JudgedSubject
-    item: JudgedItem
+    item: JudgedItemAnswer
     verdict: Literal["yes", "no"]
     reason: str | None = None
     judge_class_id: str | None = None
@@ -76,26 +81,24 @@ class JudgedRunCopy(OpenModel):
 
     run_id: str
     subject: JudgedSubject
-    input: Any = None
-    context: dict[str, Any] | None = None
-    output: Any = None
+    input: OpenJson = None
+    context: OpenObject | None = None
+    output: OpenJson = None
     segments: list[dict[str, str]] | None = None
     captured_at: str
 
 
-class JudgmentWithCopies(Judgment):
+class JudgmentWithCopiesAnswer(JudgmentAnswer):
     """A judgment with the run's copy and the judged item's value."""
 
+    model_config = ConfigDict(title="JudgmentWithCopies")
+
     run: JudgedRunCopy
-    item_value: Any = None
+    item_value: OpenJson = None
 
 
-class JudgmentCollectionPage(WireModel):
+class JudgmentCollectionPage(WirePage[JudgmentAnswer]):
     """A page of judgments."""
-
-    data: list[Judgment]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class JudgmentQuery(WireModel):
@@ -121,7 +124,7 @@ class UnregisterJudgmentResult(WireModel):
     unregistered: Literal[True]
 
 
-def create(call: Call[CreateJudgmentBody, Any]) -> judgments.Judgment:
+def create(call: Call[CreateJudgmentBody, NoQuery]) -> judgments.Judgment:
     body = call.body
     return judgments.create(
         call.ctx,
@@ -136,7 +139,7 @@ def create(call: Call[CreateJudgmentBody, Any]) -> judgments.Judgment:
     )
 
 
-async def list_judgments(call: Call[Any, JudgmentQuery]) -> Page[judgments.Judgment]:
+async def list_judgments(call: Call[NoBody, JudgmentQuery]) -> Page[judgments.Judgment]:
     q = call.query
     filters = {
         "run_id": q.run_id,
@@ -157,11 +160,11 @@ async def list_judgments(call: Call[Any, JudgmentQuery]) -> Page[judgments.Judgm
     )
 
 
-async def get(call: Call[Any, Any]) -> judgments.JudgmentWithCopies:
+async def get(call: Call[NoBody, NoQuery]) -> judgments.JudgmentWithCopies:
     return judgments.get(call.ctx, call.path["judgmentId"])
 
 
-def unregister(call: Call[Any, Any]) -> judgments.Unregistered:
+def unregister(call: Call[NoBody, NoQuery]) -> judgments.Unregistered:
     return judgments.unregister(call.ctx, call.path["judgmentId"])
 
 
@@ -173,7 +176,7 @@ ENDPOINTS = [
         create,
         "Judge an item of a finished run's output.",
         body=CreateJudgmentBody,
-        response=Judgment,
+        response=JudgmentAnswer,
         status=201,
         errors=(400, 401, 403, 404, 409, 410, 413),
         inline_below=SHORT_WRITE_BYTES,
@@ -194,7 +197,7 @@ ENDPOINTS = [
         "judgments.get",
         get,
         "One judgment, live or not, with the run's copy.",
-        response=JudgmentWithCopies,
+        response=JudgmentWithCopiesAnswer,
         errors=(401, 404),
     ),
     Endpoint(

@@ -12,11 +12,12 @@ import itertools
 import json
 import math
 import re
-from typing import Any
+from typing import NoReturn
 from urllib.parse import unquote_to_bytes
 
 from ..domain.bounds import MAX_DEPTH, MAX_NUMBER, MIN_NUMBER
 from ..domain.errors import BadInput
+from ..domain.json import JSON
 
 MAX_ITEMS = 20_000
 """Items one correction (or hand case) may carry: a page of search results is far fewer."""
@@ -79,14 +80,14 @@ def _outside_strings(raw: bytes) -> bytes:
     return b"".join(unescaped.split(b'"')[::2])
 
 
-def load(raw: bytes, at: str = "") -> Any:
+def load(raw: bytes, at: str = "") -> JSON:
     """The body as JSON data, after the depth check; every number finite and within 64 bits.
 
     `at` is where this JSON sits in a body (a console field holding JSON), so a refused
     number is named by its place in the body."""
     check_depth(raw)
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        data: JSON = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except (ValueError, UnicodeDecodeError) as error:
         raise BadInput(f"The body is not valid JSON: {error}.") from None
     check_numbers(data, at)
@@ -95,7 +96,7 @@ def load(raw: bytes, at: str = "") -> Any:
     return data
 
 
-def check_numbers(value: Any, path: str = "") -> None:
+def check_numbers(value: object, path: str = "") -> None:
     """400 naming the field when a number is non-finite or beyond 64 bits, however written."""
     if isinstance(value, bool):
         return
@@ -112,7 +113,7 @@ def check_numbers(value: Any, path: str = "") -> None:
             check_numbers(item, f"{path}/{index}" if path else str(index))
 
 
-def check_text(value: Any, path: str = "") -> None:
+def check_text(value: object, path: str = "") -> None:
     """400 naming the field when a string (or a key) holds a lone surrogate, such as
     `"\\ud800"`: valid JSON, but no Unicode text, so nothing can store or send it."""
     if isinstance(value, str):
@@ -133,5 +134,5 @@ def check_text(value: Any, path: str = "") -> None:
             check_text(item, f"{path}/{index}" if path else str(index))
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")

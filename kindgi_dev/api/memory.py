@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -12,8 +12,9 @@ from ..domain.facts import Fact as FactRecord
 from ..domain.facts import FactSubject, Retention
 from ..domain.paging import Page
 from ..services import memory
-from .routing import Call, Endpoint, plain
-from .wire import WHOLE, JsonAny, JsonObject, WireModel, WireTime
+from .endpoint import Call, Endpoint, NoBody, NoQuery
+from .routing import plain
+from .wire import WHOLE, JsonAny, JsonObject, OpenJson, OpenObject, WireModel, WirePage, WireTime
 
 
 class RetentionWire(WireModel):
@@ -49,17 +50,17 @@ class GeneratedByWire(WireModel):
     tool_call_id: str | None = None
 
 
-class Fact(WireModel):
+class FactAnswer(WireModel):
     """A fact's revision as the 0.1.10 client reads it."""
 
     id: str
     revision_id: str | None = None
     type: str
-    scope: dict[str, Any]
+    scope: OpenObject
     version: int
     created_at: str
     updated_at: str | None = None
-    content: Any = None
+    content: OpenJson = None
     content_hash: str | None = None
     size: int | None = None
     retention: RetentionWire | None = None
@@ -80,18 +81,14 @@ class Fact(WireModel):
     expires_at: str | None = None
 
 
-class FactPage(WireModel):
+class FactPage(WirePage[FactAnswer]):
     """A page of facts."""
-
-    data: list[Fact]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class FactRevisions(WireModel):
     """Every revision of a fact, newest first."""
 
-    data: list[Fact]
+    data: list[FactAnswer]
 
 
 class WriteFactBody(WireModel):
@@ -142,7 +139,7 @@ class VerifyFactBody(WireModel):
     expect_version: Annotated[int, Field(ge=1), WHOLE] | None = None
 
 
-class FactQuery(WireModel):
+class FactListQuery(WireModel):
     """Filters of `memory.listFacts`."""
 
     limit: int | None = None
@@ -187,7 +184,7 @@ class RetrieveBody(WireModel):
 class Hit(WireModel):
     """One retrieved fact and its score (absent for `list`)."""
 
-    fact: Fact
+    fact: FactAnswer
     score: float | None = None
 
 
@@ -197,11 +194,11 @@ class RetrieveResult(WireModel):
     results: list[Hit]
 
 
-def write(call: Call[WriteFactBody, Any]) -> FactRecord:
+def write(call: Call[WriteFactBody, NoQuery]) -> FactRecord:
     return memory.write(call.ctx, call.body.draft())
 
 
-async def list_facts(call: Call[Any, FactQuery]) -> Page[FactRecord]:
+async def list_facts(call: Call[NoBody, FactListQuery]) -> Page[FactRecord]:
     q = call.query
     partial = None
     if q.scope is not None:
@@ -215,20 +212,20 @@ async def list_facts(call: Call[Any, FactQuery]) -> Page[FactRecord]:
     return memory.list_page(call.ctx, query, limit=q.limit, cursor=q.cursor)
 
 
-async def get(call: Call[Any, GetFactQuery]) -> FactRecord:
+async def get(call: Call[NoBody, GetFactQuery]) -> FactRecord:
     q = call.query
     return memory.get(call.ctx, call.path["factId"], version=q.version, as_of=q.as_of)
 
 
-def delete(call: Call[Any, DeleteFactQuery]) -> FactRecord:
+def delete(call: Call[NoBody, DeleteFactQuery]) -> FactRecord:
     return memory.delete(call.ctx, call.path["factId"], call.query.expect_version)
 
 
-async def revisions(call: Call[Any, Any]) -> dict[str, Any]:
+async def revisions(call: Call[NoBody, NoQuery]) -> dict[str, object]:
     return {"data": plain(memory.revisions(call.ctx, call.path["factId"]))}
 
 
-def supersede(call: Call[SupersedeFactBody, Any]) -> FactRecord:
+def supersede(call: Call[SupersedeFactBody, NoQuery]) -> FactRecord:
     body = call.body
     draft = memory.FactDraft(
         content=body.content,
@@ -241,11 +238,11 @@ def supersede(call: Call[SupersedeFactBody, Any]) -> FactRecord:
     return memory.supersede(call.ctx, call.path["factId"], draft, body.expect_version)
 
 
-def verify(call: Call[VerifyFactBody, Any]) -> FactRecord:
+def verify(call: Call[VerifyFactBody, NoQuery]) -> FactRecord:
     return memory.verify(call.ctx, call.path["factId"], call.body.expect_version)
 
 
-async def retrieve(call: Call[RetrieveBody, Any]) -> dict[str, Any]:
+async def retrieve(call: Call[RetrieveBody, NoQuery]) -> dict[str, object]:
     b = call.body
     hits = memory.retrieve(
         call.ctx, mode=b.mode, query=b.query, type=b.type, scope=b.scope, limit=b.limit
@@ -264,7 +261,7 @@ ENDPOINTS = [
         "memory.listFacts",
         list_facts,
         "List the facts the caller sees, newest first.",
-        query=FactQuery,
+        query=FactListQuery,
         response=FactPage,
         errors=(400, 401),
     ),
@@ -275,7 +272,7 @@ ENDPOINTS = [
         write,
         "Write a fact.",
         body=WriteFactBody,
-        response=Fact,
+        response=FactAnswer,
         status=201,
         errors=(400, 401, 409, 413),
     ),
@@ -286,7 +283,7 @@ ENDPOINTS = [
         get,
         "A fact: its current revision, one by version, or the one current at a time.",
         query=GetFactQuery,
-        response=Fact,
+        response=FactAnswer,
         errors=(400, 401, 404),
     ),
     Endpoint(
@@ -296,7 +293,7 @@ ENDPOINTS = [
         delete,
         "Delete a fact: its current revision is closed.",
         query=DeleteFactQuery,
-        response=Fact,
+        response=FactAnswer,
         errors=FACT_ERRORS,
     ),
     Endpoint(
@@ -315,7 +312,7 @@ ENDPOINTS = [
         supersede,
         "Change a fact's content: its next revision.",
         body=SupersedeFactBody,
-        response=Fact,
+        response=FactAnswer,
         errors=(*FACT_ERRORS, 413),
     ),
     Endpoint(
@@ -326,7 +323,7 @@ ENDPOINTS = [
         "Mark a fact verified: its next revision.",
         body=VerifyFactBody,
         body_optional=True,
-        response=Fact,
+        response=FactAnswer,
         errors=(*FACT_ERRORS, 413),
     ),
     Endpoint(

@@ -3,14 +3,15 @@ ledger of erasures. The 0.4 `/v1/erasures` (in `corrections`) erases the same.""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
+from ..domain.json import JSON, JSONObject
 from ..domain.paging import Page
 from ..services import erasures
-from .routing import Call, Endpoint
-from .wire import WireModel, exactly_one
+from .endpoint import Call, Endpoint, NoBody, NoQuery
+from .wire import PageQuery, WireModel, WirePage, exactly_one
 
 
 class SubjectSelector(WireModel):
@@ -44,7 +45,7 @@ class CreateErasureBody(WireModel):
         return erasures.Selector("conversation", str(self.conversation_id))
 
 
-class MemoryErasure(WireModel):
+class MemoryErasureAnswer(WireModel):
     """An erasure as the ledger shows it: no selector once it completed."""
 
     id: str
@@ -67,18 +68,14 @@ class ErasureWarning(WireModel):
     message: str
 
 
-class MemoryErasureCreated(MemoryErasure):
+class MemoryErasureCreated(MemoryErasureAnswer):
     """A new erasure, with why it can't be replayed after a restore."""
 
     warnings: list[ErasureWarning] | None = None
 
 
-class ErasurePage(WireModel):
+class ErasurePage(WirePage[MemoryErasureAnswer]):
     """A page of the ledger, newest first."""
-
-    data: list[MemoryErasure]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class LedgerEntry(WireModel):
@@ -100,7 +97,7 @@ class Ledger(WireModel):
     data: list[LedgerEntry]
 
 
-class ReplayBody(WireModel):
+class ErasureReplayBody(WireModel):
     """`memory.replayErasures`: the ledger an export gave."""
 
     erasures: list[LedgerEntry] = Field(max_length=10_000)
@@ -121,17 +118,10 @@ class ReplayResult(WireModel):
     unmatched: list[Unmatched]
 
 
-class ResumeBody(WireModel):
+class ErasureResumeBody(WireModel):
     """`memory.resumeErasure`."""
 
     force: bool | None = None
-
-
-class PageQuery(WireModel):
-    """Paging only."""
-
-    limit: int | None = None
-    cursor: str | None = None
 
 
 UNMATCHABLE = (
@@ -140,37 +130,37 @@ UNMATCHABLE = (
 )
 
 
-def create(call: Call[CreateErasureBody, Any]) -> dict[str, Any]:
+def create(call: Call[CreateErasureBody, NoQuery]) -> JSONObject:
     done = erasures.erase(call.ctx, call.body.selector())
     return {**vars(done), "warnings": [{"code": "erasure-unmatchable", "message": UNMATCHABLE}]}
 
 
-async def list_erasures(call: Call[Any, PageQuery]) -> Page[erasures.MemoryErasure]:
+async def list_erasures(call: Call[NoBody, PageQuery]) -> Page[erasures.MemoryErasure]:
     return erasures.list_page(call.ctx, limit=call.query.limit, cursor=call.query.cursor)
 
 
-async def get(call: Call[Any, Any]) -> erasures.MemoryErasure:
+async def get(call: Call[NoBody, NoQuery]) -> erasures.MemoryErasure:
     return erasures.get(call.ctx, call.path["erasureId"])
 
 
-async def export(call: Call[Any, Any]) -> dict[str, Any]:
+async def export(call: Call[NoBody, NoQuery]) -> JSONObject:
     return {"data": [_entry(e) for e in erasures.ledger(call.ctx)]}
 
 
-def _entry(erasure: erasures.MemoryErasure) -> dict[str, Any]:
+def _entry(erasure: erasures.MemoryErasure) -> JSONObject:
     fields = ("id", "selector_kind", "requested_by", "status", "created_at", "completed_at")
     return {name: getattr(erasure, name) for name in fields}
 
 
-async def replay(call: Call[ReplayBody, Any]) -> dict[str, Any]:
-    unmatched = [
+async def replay(call: Call[ErasureReplayBody, NoQuery]) -> JSONObject:
+    unmatched: list[JSON] = [
         {"id": e.id, "reason": "no-keyed-hash" if e.selector_hmac is None else "unknown-key"}
         for e in call.body.erasures
     ]
     return {"replayed": [], "restored": [], "unmatched": unmatched}
 
 
-async def resume(call: Call[ResumeBody, Any]) -> erasures.MemoryErasure:
+async def resume(call: Call[ErasureResumeBody, NoQuery]) -> erasures.MemoryErasure:
     return erasures.get(call.ctx, call.path["erasureId"])
 
 
@@ -211,7 +201,7 @@ ENDPOINTS = [
         "memory.replayErasures",
         replay,
         "Replay erasures after a restore (none can be found again here: no ledger key).",
-        body=ReplayBody,
+        body=ErasureReplayBody,
         response=ReplayResult,
         errors=(400, 401, 413),
     ),
@@ -221,9 +211,9 @@ ENDPOINTS = [
         "memory.resumeErasure",
         resume,
         "Resume an erasure (kindgi dev's are done at once: it comes back as it is).",
-        body=ResumeBody,
+        body=ErasureResumeBody,
         body_optional=True,
-        response=MemoryErasure,
+        response=MemoryErasureAnswer,
         errors=(400, 401, 404, 413),
     ),
     Endpoint(
@@ -232,7 +222,7 @@ ENDPOINTS = [
         "memory.getErasure",
         get,
         "One erasure.",
-        response=MemoryErasure,
+        response=MemoryErasureAnswer,
         errors=(401, 404),
     ),
 ]

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import Field
+from pydantic import ConfigDict, Field
 from starlette.responses import Response
 
 from ..domain.errors import NotFound
+from ..domain.json import JSONObject
 from ..domain.paging import Page
 from ..services import projects
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_KEY, MAX_NAME
-from .routing import SHORT_WRITE_BYTES, Call, Endpoint
-from .wire import Omittable, WireModel
+from .routing import SHORT_WRITE_BYTES
+from .wire import Omittable, WireModel, WirePage
 
 
 class ProjectSpec(WireModel):
@@ -25,8 +25,10 @@ class ProjectSpec(WireModel):
     is_default: Omittable[bool] = None
 
 
-class Project(WireModel):
+class ProjectAnswer(WireModel):
     """A project as the contract shapes it."""
+
+    model_config = ConfigDict(title="Project")
 
     id: str
     tenant_id: str
@@ -55,22 +57,18 @@ class ProjectProductionBody(WireModel):
     production: bool
 
 
-class ProjectProduction(WireModel):
+class ProjectProductionAnswer(WireModel):
     """Whether a project is in production, and since when (`null` when it isn't)."""
 
     project_id: str
     production_since: str | None
 
 
-class ProjectPage(WireModel):
+class ProjectPage(WirePage[ProjectAnswer]):
     """A page of projects."""
 
-    data: list[Project]
-    has_more: bool
-    next_cursor: str | None = None
 
-
-class ProjectQuery(WireModel):
+class ProjectListQuery(WireModel):
     """Filters and paging of `projects.list`."""
 
     limit: int | None = None
@@ -85,22 +83,22 @@ class CreateResourceResult(WireModel):
     id: str
 
 
-async def get_default(call: Call[Any, Any]) -> projects.Project:
+async def get_default(call: Call[NoBody, NoQuery]) -> projects.Project:
     return projects.get_default(call.ctx)
 
 
-async def list_projects(call: Call[Any, ProjectQuery]) -> Page[projects.Project]:
+async def list_projects(call: Call[NoBody, ProjectListQuery]) -> Page[projects.Project]:
     q = call.query
     return projects.list_page(
         call.ctx, limit=q.limit, cursor=q.cursor, org_id=q.org_id, name_contains=q.name_contains
     )
 
 
-async def get(call: Call[Any, Any]) -> projects.Project:
+async def get(call: Call[NoBody, NoQuery]) -> projects.Project:
     return projects.get(call.ctx, call.path["projectId"])
 
 
-def create(call: Call[ProjectSpec, Any]) -> CreateResourceResult:
+def create(call: Call[ProjectSpec, NoQuery]) -> CreateResourceResult:
     spec = call.body
     if spec.org_id:
         raise NotFound("org", spec.org_id)
@@ -114,7 +112,7 @@ def create(call: Call[ProjectSpec, Any]) -> CreateResourceResult:
     return CreateResourceResult(id=project_id)
 
 
-async def update(call: Call[ProjectPatch, Any]) -> Response:
+async def update(call: Call[ProjectPatch, NoQuery]) -> Response:
     patch = call.body
     if patch.org_id:
         raise NotFound("org", patch.org_id)
@@ -128,7 +126,7 @@ async def update(call: Call[ProjectPatch, Any]) -> Response:
     return Response(status_code=204)
 
 
-async def set_production(call: Call[ProjectProductionBody, Any]) -> dict[str, Any]:
+async def set_production(call: Call[ProjectProductionBody, NoQuery]) -> JSONObject:
     state = projects.set_production(call.ctx, call.path["projectId"], call.body.production)
     return {"project_id": state.project_id, "production_since": state.production_since}
 
@@ -140,7 +138,7 @@ ENDPOINTS = [
         "projects.getDefault",
         get_default,
         "The default project.",
-        response=Project,
+        response=ProjectAnswer,
         errors=(401, 404),
     ),
     Endpoint(
@@ -149,7 +147,7 @@ ENDPOINTS = [
         "projects.list",
         list_projects,
         "List projects.",
-        query=ProjectQuery,
+        query=ProjectListQuery,
         response=ProjectPage,
         errors=(400, 401),
     ),
@@ -159,7 +157,7 @@ ENDPOINTS = [
         "projects.get",
         get,
         "One project.",
-        response=Project,
+        response=ProjectAnswer,
         errors=(401, 404),
     ),
     Endpoint(
@@ -191,7 +189,7 @@ ENDPOINTS = [
         set_production,
         "Put a project in production, or take it out.",
         body=ProjectProductionBody,
-        response=ProjectProduction,
+        response=ProjectProductionAnswer,
         errors=(400, 401, 404, 413),
     ),
 ]

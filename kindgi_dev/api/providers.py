@@ -3,16 +3,17 @@ registering one over the API, reading, checking and unregistering it."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, WithJsonSchema, field_validator
 
 from ..domain.bounds import MAX_NUMBER
 from ..domain.capabilities import FEATURES, of_provider
+from ..domain.json import JSON, JSONObject
 from ..services import providers
 from .capabilities import CapabilityDescriptor, capability
-from .routing import Call, Endpoint
-from .wire import WHOLE, JsonObject, Number, OpenModel, WireModel
+from .endpoint import Call, Endpoint, NoBody, NoQuery
+from .wire import WHOLE, JsonObject, Number, OpenModel, WireModel, WirePage
 
 JSON_VALUE = "#/components/schemas/JsonValue"
 Price = Annotated[int | float, Field(ge=0), WithJsonSchema({"type": "number", "minimum": 0})]
@@ -108,11 +109,8 @@ class ProviderQuery(WireModel):
     feature: str | None = None
 
 
-class ProviderPage(WireModel):
+class ProviderPage(WirePage[ProviderMetadata]):
     """Every provider, on one page."""
-
-    data: list[ProviderMetadata]
-    has_more: bool
 
 
 class ProviderResult(WireModel):
@@ -121,7 +119,7 @@ class ProviderResult(WireModel):
     provider_id: str
 
 
-class UnregisterResult(WireModel):
+class UnregisterProviderResult(WireModel):
     """A provider unregistered."""
 
     provider_id: str
@@ -141,7 +139,7 @@ class CheckIssue(WireModel):
     message: str
 
 
-class ProviderCheck(WireModel):
+class ProviderCheckAnswer(WireModel):
     """What would keep kindgi dev from calling a provider."""
 
     provider_id: str
@@ -151,12 +149,16 @@ class ProviderCheck(WireModel):
     secret_ref: SecretRef | None = None
 
 
-def metadata(provider: providers.Provider) -> dict[str, Any]:
+def metadata(provider: providers.Provider) -> JSONObject:
     """A provider's wire metadata: as registered, or made for a configured one."""
     if provider.registration is not None:
         given = dict(provider.registration.metadata)
-        return {**given, "labels": {**(given.get("labels") or {}), "key": provider.key}}
-    free = {"promptUsdPer1kTokens": 0, "completionUsdPer1kTokens": 0}
+        labels = given.get("labels")
+        return {
+            **given,
+            "labels": {**(labels if isinstance(labels, dict) else {}), "key": provider.key},
+        }
+    free: JSONObject = {"promptUsdPer1kTokens": 0, "completionUsdPer1kTokens": 0}
     return {
         "id": provider.id,
         "region": "local",
@@ -174,9 +176,9 @@ def metadata(provider: providers.Provider) -> dict[str, Any]:
     }
 
 
-async def list_providers(call: Call[Any, ProviderQuery]) -> dict[str, Any]:
+async def list_providers(call: Call[NoBody, ProviderQuery]) -> JSONObject:
     wanted = call.query.feature
-    found = [
+    found: list[JSON] = [
         metadata(p)
         for p in providers.configured(call.ctx)
         if wanted is None or any(wanted in features for _, features in p.features().models)
@@ -184,7 +186,7 @@ async def list_providers(call: Call[Any, ProviderQuery]) -> dict[str, Any]:
     return {"data": found, "has_more": False}
 
 
-async def register(call: Call[RegisterProviderBody, Any]) -> dict[str, str]:
+async def register(call: Call[RegisterProviderBody, NoQuery]) -> dict[str, str]:
     body = call.body
     provider_id = providers.register(
         call.ctx,
@@ -196,20 +198,20 @@ async def register(call: Call[RegisterProviderBody, Any]) -> dict[str, str]:
     return {"provider_id": provider_id}
 
 
-async def get(call: Call[Any, Any]) -> dict[str, Any]:
+async def get(call: Call[NoBody, NoQuery]) -> JSONObject:
     return metadata(providers.get(call.ctx, call.path["providerId"]))
 
 
-async def capabilities(call: Call[Any, Any]) -> dict[str, Any]:
+async def capabilities(call: Call[NoBody, NoQuery]) -> dict[str, object]:
     provider = providers.get(call.ctx, call.path["providerId"])
     return {"data": [capability(c) for c in of_provider(provider.features())]}
 
 
-async def check(call: Call[Any, Any]) -> providers.ProviderCheck:
+async def check(call: Call[NoBody, NoQuery]) -> providers.ProviderCheck:
     return providers.check(call.ctx, call.path["providerId"])
 
 
-async def unregister(call: Call[Any, Any]) -> dict[str, Any]:
+async def unregister(call: Call[NoBody, NoQuery]) -> JSONObject:
     provider_id = call.path["providerId"]
     providers.unregister(call.ctx, provider_id)
     return {"provider_id": provider_id, "unregistered": True}
@@ -262,7 +264,7 @@ ENDPOINTS = [
         "providers.check",
         check,
         "What would keep kindgi dev from calling a provider.",
-        response=ProviderCheck,
+        response=ProviderCheckAnswer,
         errors=(401, 404),
     ),
     Endpoint(
@@ -271,7 +273,7 @@ ENDPOINTS = [
         "providers.unregister",
         unregister,
         "Unregister a provider registered over the API.",
-        response=UnregisterResult,
+        response=UnregisterProviderResult,
         errors=(401, 404, 409),
     ),
 ]

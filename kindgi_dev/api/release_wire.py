@@ -3,17 +3,18 @@ gate check, and a promotion as the history shows it."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
 from ..domain.errors import BadInput
 from ..domain.gate_specs import GateCheck
+from ..domain.json import JSONObject
 from ..domain.live import LiveScope
 from ..domain.releases import Promotion
 from ..domain.segments import Segment
 from .runs import ScopeSegment
-from .wire import OpenModel, WireModel, wire_number
+from .wire import OpenModel, WireModel, WirePage, wire_number
 
 UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 Uuid = Annotated[str, Field(pattern=UUID_PATTERN)]
@@ -102,7 +103,7 @@ class ScopeQuery(WireModel):
 
     @field_validator("segment", mode="before")
     @classmethod
-    def _many(cls, value: Any) -> list[str]:
+    def _many(cls, value: object) -> list[object]:
         return value if isinstance(value, list) else [value]
 
     def scope(self) -> LiveScope | None:
@@ -128,14 +129,14 @@ class ScopeQuery(WireModel):
 
 def scope_answer(scope: LiveScope) -> ScopeAnswer:
     """A scope as an answer shows it."""
-    shown: dict[str, Any] = {"kind": scope.kind}
+    shown: dict[str, object] = {"kind": scope.kind}
     if scope.org_id is not None:
         shown["org_id"] = scope.org_id
     if scope.project_id is not None:
         shown["project_id"] = scope.project_id
     if scope.path is not None:
         shown["path"] = [ScopeSegment(key=s.key, value=s.value) for s in scope.path]
-    return ScopeAnswer(**shown)
+    return ScopeAnswer.model_validate(shown)
 
 
 class GateCheckAnswer(WireModel):
@@ -150,13 +151,13 @@ class GateCheckAnswer(WireModel):
 
 def check_answer(check: GateCheck) -> GateCheckAnswer:
     """A check as an answer shows it (value and threshold when it has them)."""
-    shown: dict[str, Any] = {"name": check.name, "passed": check.passed, "message": check.message}
+    shown: JSONObject = {"name": check.name, "passed": check.passed, "message": check.message}
     if check.value is not None:
         shown["value"] = wire_number(check.value) if isinstance(check.value, float) else check.value
     if check.threshold is not None:
         threshold = check.threshold
         shown["threshold"] = wire_number(threshold) if isinstance(threshold, float) else threshold
-    return GateCheckAnswer(**shown)
+    return GateCheckAnswer.model_validate(shown)
 
 
 class PolicyRefAnswer(WireModel):
@@ -193,18 +194,14 @@ class PromotionAnswer(OpenModel):
     resolved_at: str | None = None
 
 
-class PromotionPage(WireModel):
+class PromotionPage(WirePage[PromotionAnswer]):
     """A page of an agent's history, newest first."""
-
-    data: list[PromotionAnswer]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 def promotion_answer(row: Promotion) -> PromotionAnswer:
     """A history row: its before and after always (null when none); a promote row's status,
     policy (null when none applied) and checks; the rest when it has them."""
-    shown: dict[str, Any] = {
+    shown: dict[str, object] = {
         "id": row.id,
         "agent_id": row.agent_id,
         "scope": scope_answer(row.scope),
@@ -225,4 +222,4 @@ def promotion_answer(row: Promotion) -> PromotionAnswer:
         "resolved_at": row.resolved_at,
     }
     shown.update({k: v for k, v in optional.items() if v is not None})
-    return PromotionAnswer(**shown)
+    return PromotionAnswer.model_validate(shown)

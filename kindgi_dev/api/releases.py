@@ -3,7 +3,7 @@ gate policy for a scope, checking and making promotions, rollback, unpin and the
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, field_validator
 from starlette.responses import Response
@@ -12,6 +12,7 @@ from ..domain.errors import BadInput
 from ..domain.paging import Page
 from ..domain.releases import PENDING
 from ..services import gate_policies, live, projects, promotions, rollbacks
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .gate_policies import GatePolicyAnswer, policy_answer
 from .release_wire import (
     UUID_PATTERN,
@@ -29,7 +30,7 @@ from .release_wire import (
     segments_of,
 )
 from .responses import json_response
-from .routing import Call, Endpoint, shape
+from .routing import shape
 from .wire import WireModel
 
 Reason = str | None
@@ -43,7 +44,7 @@ class LiveQuery(WireModel):
 
     @field_validator("segment", mode="before")
     @classmethod
-    def _many(cls, value: Any) -> list[str]:
+    def _many(cls, value: object) -> list[object]:
         return value if isinstance(value, list) else [value]
 
 
@@ -130,7 +131,7 @@ class HistoryQuery(ScopeQuery):
     cursor: str | None = None
 
 
-async def resolve(call: Call[Any, LiveQuery]) -> LiveResolution:
+async def resolve(call: Call[NoBody, LiveQuery]) -> LiveResolution:
     q = call.query
     segments = segments_of(q.segment)
     if segments and q.project_id is None:
@@ -147,7 +148,7 @@ async def resolve(call: Call[Any, LiveQuery]) -> LiveResolution:
     )
 
 
-async def list_pins(call: Call[Any, Any]) -> LivePinList:
+async def list_pins(call: Call[NoBody, NoQuery]) -> LivePinList:
     pins = live.pins(call.ctx, call.path["agentId"])
     return LivePinList(
         data=[
@@ -158,7 +159,7 @@ async def list_pins(call: Call[Any, Any]) -> LivePinList:
     )  # fmt: skip
 
 
-def check(call: Call[PromoteBody, Any]) -> PromotionCheck:
+def check(call: Call[PromoteBody, NoQuery]) -> PromotionCheck:
     found = promotions.check(call.ctx, call.path["agentId"], call.body.record())
     approval = found.result.approval
     answer = PromotionCheck(
@@ -173,13 +174,13 @@ def check(call: Call[PromoteBody, Any]) -> PromotionCheck:
     return answer
 
 
-def promote(call: Call[PromoteBody, Any]) -> Response:
+def promote(call: Call[PromoteBody, NoQuery]) -> Response:
     row = promotions.promote(call.ctx, call.path["agentId"], call.body.record())
     status = 202 if row.status == PENDING else 201
     return json_response(shape(PromotionAnswer, promotion_answer(row)), status)
 
 
-async def gate_policy(call: Call[Any, ScopeQuery]) -> GatePolicyResolution:
+async def gate_policy(call: Call[NoBody, ScopeQuery]) -> GatePolicyResolution:
     scope = call.query.scope()
     if scope is None:
         raise BadInput("scopeKind is required: the scope a promotion would be for.")
@@ -187,7 +188,7 @@ async def gate_policy(call: Call[Any, ScopeQuery]) -> GatePolicyResolution:
     return GatePolicyResolution(policy=None if found is None else policy_answer(found))
 
 
-async def history(call: Call[Any, HistoryQuery]) -> Page[PromotionAnswer]:
+async def history(call: Call[NoBody, HistoryQuery]) -> Page[PromotionAnswer]:
     q = call.query
     page = promotions.list_page(
         call.ctx, call.path["agentId"], scope=q.scope(), limit=q.limit, cursor=q.cursor
@@ -195,12 +196,12 @@ async def history(call: Call[Any, HistoryQuery]) -> Page[PromotionAnswer]:
     return page.map(promotion_answer)
 
 
-async def get(call: Call[Any, Any]) -> PromotionAnswer:
+async def get(call: Call[NoBody, NoQuery]) -> PromotionAnswer:
     path = call.path
     return promotion_answer(promotions.get(call.ctx, path["agentId"], path["promotionId"]))
 
 
-def rollback(call: Call[RollbackBody, Any]) -> PromotionAnswer:
+def rollback(call: Call[RollbackBody, NoQuery]) -> PromotionAnswer:
     body = call.body
     row = rollbacks.rollback(
         call.ctx, call.path["agentId"], body.scope.record(), body.to_version, body.reason
@@ -208,7 +209,7 @@ def rollback(call: Call[RollbackBody, Any]) -> PromotionAnswer:
     return promotion_answer(row)
 
 
-def unpin(call: Call[UnpinBody, Any]) -> PromotionAnswer:
+def unpin(call: Call[UnpinBody, NoQuery]) -> PromotionAnswer:
     body = call.body
     return promotion_answer(
         rollbacks.unpin(call.ctx, call.path["agentId"], body.scope.record(), body.reason)

@@ -6,7 +6,6 @@ import json
 import logging
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from starlette.responses import Response
 
@@ -15,7 +14,7 @@ from ..domain.stored_values import clean_text
 log = logging.getLogger("kindgi_dev.api")
 
 
-def dumps(body: Any) -> bytes:
+def dumps(body: object) -> bytes:
     """Compact JSON bytes. JSON has no `NaN` or `Infinity` and UTF-8 no lone surrogate: a
     value holding one (stored before `m0029` repaired such values) is answered with null in
     its place, and U+FFFD, rather than failing the answer."""
@@ -31,7 +30,7 @@ def dumps(body: Any) -> bytes:
         return clean_text(text).encode()
 
 
-def _finite(value: Any) -> Any:
+def _finite(value: object) -> object:
     """`value` with each non-finite number replaced by None."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -43,7 +42,7 @@ def _finite(value: Any) -> Any:
 
 
 def json_response(
-    body: Any, status: int = 200, headers: Mapping[str, str] | None = None
+    body: object, status: int = 200, headers: Mapping[str, str] | None = None
 ) -> Response:
     """A JSON answer."""
     return Response(dumps(body), status, headers=dict(headers or {}), media_type="application/json")

@@ -1,9 +1,9 @@
 """Endpoints: one declaration per operation, wrapped once with auth, body and idempotency.
 
-Each resource module lists `Endpoint`s; `route()` turns one into a Starlette route whose
-handler gets a `Call` (the parsed body and query, the path values, the services' context)
-and returns the answer's body; what it raises is answered by the app's one error path. The
-same declarations generate `/openapi.json`.
+Each resource module lists `Endpoint`s (see `endpoint`); `route()` turns one into a
+Starlette route whose handler gets a `Call` (the parsed body and query, the path values,
+the services' context) and returns the answer's body; what it raises is answered by the
+app's one error path. The same declarations generate `/openapi.json`.
 """
 
 from __future__ import annotations
@@ -11,10 +11,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 from starlette.requests import Request
@@ -22,17 +20,16 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from ..domain.errors import BadInput, Conflict, KindgiError, RequestTooLarge, Unauthenticated
+from ..domain.json import JSONObject
 from ..domain.numbers import whole_number
 from ..domain.paging import Page
 from ..services import idempotency, identity
 from ..services.context import Caller, Context, acting_as
 from . import cursors, limits
+from .endpoint import B, Call, Endpoint, Operation, Q
 from .errors import from_error, request_id_of
 from .responses import json_response
 from .wire import parse, parse_body
-
-B = TypeVar("B", bound=BaseModel)
-Q = TypeVar("Q", bound=BaseModel)
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
@@ -40,58 +37,6 @@ SHORT_WRITE_BYTES = 8 * 1024
 """A write's body this small (a correction of a hundred items or so) is a write of a
 millisecond or two: it runs on the event loop when no write is in flight, not in a worker
 thread (an endpoint's `inline_below`)."""
-
-
-@dataclass
-class Call(Generic[B, Q]):
-    """One request as a handler sees it."""
-
-    ctx: Context
-    request: Request
-    path: dict[str, str]
-    body: B
-    query: Q
-    raw_body: bytes = b""
-
-
-Handler = Callable[[Call[Any, Any]], Awaitable[Any]] | Callable[[Call[Any, Any]], Any]
-"""An async handler runs on the event loop; a plain function (a write that may be long)
-runs in a worker thread, so the loop keeps answering meanwhile, unless its endpoint's
-`inline_below` lets a small body's write run on the loop (see `Endpoint`)."""
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """One `/v1` operation: where it is, what it takes and answers, and its handler."""
-
-    method: str
-    path: str
-    operation_id: str
-    handler: Handler
-    summary: str
-    body: type[BaseModel] | None = None
-    query: type[BaseModel] | None = None
-    response: type[BaseModel] | None = None
-    status: int = 200
-    public: bool = False
-    body_optional: bool = False
-    errors: tuple[int, ...] = field(default=())
-    also: tuple[int, ...] = field(default=())
-    """Other success statuses answering the same model (e.g. 200 beside a 201 `status`)."""
-    inline_below: int = 0
-    """A plain-function handler whose body is smaller than this many bytes runs on the event
-    loop when no write is in flight: a short write costs less there than a thread hop."""
-    max_body: int | None = None
-    """The largest body this operation takes, when not the instance's `max_body_bytes`
-    (a test-set file carries a copy of each case's run)."""
-    keeps_refusals: bool = False
-    """A refusal this operation answers is recorded (a promotion its gate refused, kept in
-    the history): what its handler wrote before raising is committed, not rolled back with
-    the error answer as a write's are."""
-
-
-class _Empty(BaseModel):
-    """No query or body."""
 
 
 def specificity(path: str) -> tuple[int, ...]:
@@ -105,7 +50,7 @@ def ordered(routes: list[Route]) -> list[Route]:
     return sorted(routes, key=lambda r: specificity(r.path))
 
 
-def route(endpoint: Endpoint) -> Route:
+def route(endpoint: Endpoint[B, Q]) -> Route:
     """The Starlette route of an endpoint."""
 
     async def handle(request: Request) -> Response:
@@ -129,7 +74,7 @@ def route(endpoint: Endpoint) -> Route:
     return Route(endpoint.path, handle, methods=[endpoint.method], name=endpoint.operation_id)
 
 
-async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes) -> Response:
+async def _answer(ctx: Context, request: Request, endpoint: Endpoint[B, Q], raw: bytes) -> Response:
     """Parse, handle, render. A plain-function handler does all three in a worker thread,
     so neither a large body nor a long write holds up the event loop; a body under the
     endpoint's `inline_below` is handled on the loop, unless a write is in flight (it is
@@ -140,7 +85,7 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
     request answers 500 after it stored something."""
     pages = pages_of(ctx, request)
 
-    def call() -> Call[Any, Any]:
+    def call() -> Call[B, Q]:
         return Call(
             ctx=ctx,
             request=request,
@@ -150,14 +95,15 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint, raw: bytes
             raw_body=raw,
         )
 
-    def finish(result: Any) -> Response:
+    def finish(result: object) -> Response:
         if isinstance(result, Response):
             return result
         return json_response(signed(render(endpoint, result), pages), endpoint.status)
 
-    if inspect.iscoroutinefunction(endpoint.handler):
-        return finish(await endpoint.handler(call()))
     handler = endpoint.handler
+    if inspect.iscoroutinefunction(handler):
+        answered = handler(call())
+        return finish(await answered if inspect.isawaitable(answered) else answered)
 
     def handled() -> Response:
         given = call()
@@ -199,14 +145,15 @@ def pages_of(ctx: Context, request: Request) -> cursors.Signer:
     return cursors.signer(ctx.identity.token, request.scope["path"])
 
 
-def signed(body: Any, pages: cursors.Signer) -> Any:
+def signed(body: JSONObject, pages: cursors.Signer) -> JSONObject:
     """An answer with its page's `nextCursor` signed for its list (see `cursors`)."""
-    if isinstance(body, dict) and isinstance(body.get("nextCursor"), str):
-        return {**body, "nextCursor": pages.sign(body["nextCursor"])}
+    cursor = body.get("nextCursor")
+    if isinstance(cursor, str):
+        return {**body, "nextCursor": pages.sign(cursor)}
     return body
 
 
-def render(endpoint: Endpoint, result: object) -> Any:
+def render(endpoint: Operation, result: object) -> JSONObject:
     """An answer's JSON, always through the endpoint's declared response model.
 
     A service's record (snake_case attributes, None for absent), a page of records, a dict
@@ -218,12 +165,13 @@ def render(endpoint: Endpoint, result: object) -> Any:
     return shape(endpoint.response, result)
 
 
-def shape(model: type[BaseModel], result: object) -> Any:
+def shape(model: type[BaseModel], result: object) -> JSONObject:
     """`result` as JSON through `model` (for a handler that picks its own status)."""
     if isinstance(result, BaseModel) and not isinstance(result, model):
         result = result.model_dump(exclude_unset=True)
     shaped = result if isinstance(result, model) else model.model_validate(plain(result))
-    return shaped.model_dump(by_alias=True, exclude_unset=True, mode="json")
+    dumped: JSONObject = shaped.model_dump(by_alias=True, exclude_unset=True, mode="json")
+    return dumped
 
 
 def plain(value: object) -> object:
@@ -294,10 +242,10 @@ async def _read_body(request: Request, limit: int, idle_seconds: float) -> bytes
     return b"".join(chunks)
 
 
-def _parse_body(endpoint: Endpoint, request: Request, raw: bytes) -> BaseModel:
+def _parse_body(endpoint: Endpoint[B, Q], request: Request, raw: bytes) -> B:
     """The body as the endpoint's model: JSON, checked before parsing, types matched strictly."""
-    if endpoint.body is None:
-        return _Empty()
+    if not endpoint.takes_body:
+        return endpoint.body()
     if not raw.strip():
         if endpoint.body_optional:
             return endpoint.body()
@@ -306,12 +254,12 @@ def _parse_body(endpoint: Endpoint, request: Request, raw: bytes) -> BaseModel:
     return parse_body(endpoint.body, raw)
 
 
-def _parse_query(endpoint: Endpoint, request: Request, pages: cursors.Signer) -> BaseModel:
+def _parse_query(endpoint: Endpoint[B, Q], request: Request, pages: cursors.Signer) -> Q:
     """The query as the endpoint's model, its cursor unwrapped once its signature for this
     list holds."""
-    if endpoint.query is None:
-        return _Empty()
-    data: dict[str, Any] = {}
+    if not endpoint.takes_query:
+        return endpoint.query()
+    data: dict[str, str | list[str]] = {}
     for name in request.query_params:
         values = request.query_params.getlist(name)
         data[name] = values if len(values) > 1 else values[0]
@@ -324,7 +272,7 @@ def _parse_query(endpoint: Endpoint, request: Request, pages: cursors.Signer) ->
 
 
 async def _idempotent(
-    ctx: Context, request: Request, endpoint: Endpoint, raw: bytes, key: str
+    ctx: Context, request: Request, endpoint: Endpoint[B, Q], raw: bytes, key: str
 ) -> Response:
     """Same key and body → the stored answer; other body → 409; first still running → 409."""
     held = idempotency.claim(ctx, request.method, request.url.path, key, raw)

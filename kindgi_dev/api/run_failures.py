@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from ..domain.failures import FailureGroups
 from ..services import runs
-from .routing import Call, Endpoint
+from .endpoint import Call, Endpoint, NoBody
 from .wire import WireModel, WireTime
 
 GROUP_BY = "^(code|version)(,(code|version))*$"
@@ -27,18 +27,18 @@ class FailureQuery(WireModel):
     limit: int | None = None
 
 
-class FailureSubject(WireModel):
+class FailureSubjectAnswer(WireModel):
     """Whose runs a group counts."""
 
     kind: Literal["agent", "flow"]
     id: str
 
 
-class FailureGroup(WireModel):
+class FailureGroupAnswer(WireModel):
     """One group: the same cause, subject and version."""
 
     code: str | None = None
-    subject: FailureSubject
+    subject: FailureSubjectAnswer
     version: str | None = None
     count: int
     first_seen: str
@@ -51,13 +51,13 @@ class RunFailureGroups(WireModel):
 
     from_: str = Field(alias="from")
     to: str
-    groups: list[FailureGroup]
-    outcomes: list[FailureGroup]
-    unrecorded: list[FailureGroup]
+    groups: list[FailureGroupAnswer]
+    outcomes: list[FailureGroupAnswer]
+    unrecorded: list[FailureGroupAnswer]
     total: int
 
 
-async def failures(call: Call[Any, FailureQuery]) -> FailureGroups:
+async def failures(call: Call[NoBody, FailureQuery]) -> FailureGroups:
     q = call.query
     return runs.failures(
         call.ctx,

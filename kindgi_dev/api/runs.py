@@ -7,7 +7,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import ConfigDict, Field, field_validator
 from pydantic.config import JsonDict
@@ -19,9 +19,20 @@ from ..domain.paging import Page
 from ..domain.segments import Segment
 from ..domain.text import NOT_BLANK_PATTERN
 from ..services import flow_runs, run_waits, runs
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .responses import json_response
-from .routing import Call, Endpoint, shape
-from .wire import JSON_OBJECT, JsonAny, OpenModel, WireModel, WireTime, WireUuid
+from .routing import shape
+from .wire import (
+    JSON_OBJECT,
+    JsonAny,
+    OpenJson,
+    OpenModel,
+    OpenObject,
+    WireModel,
+    WirePage,
+    WireTime,
+    WireUuid,
+)
 
 RunStatus = Literal["pending", "running", "suspended", "completed", "failed", "cancelled"]
 
@@ -86,15 +97,19 @@ class StartRunBody(WireModel):
     options: StartRunOptions | None = None
 
 
-class RunFailure(WireModel):
+class RunFailureAnswer(WireModel):
     """Why a run failed."""
+
+    model_config = ConfigDict(title="RunFailure")
 
     code: str
     message: str
 
 
-class RunAgent(WireModel):
+class RunAgentAnswer(WireModel):
     """The agent turn a run is."""
+
+    model_config = ConfigDict(title="RunAgent")
 
     id: str
     version: str
@@ -102,7 +117,7 @@ class RunAgent(WireModel):
     via: str
 
 
-class WaitingTool(WireModel):
+class WaitingToolAnswer(WireModel):
     """The tool call an approval holds (never its arguments)."""
 
     id: str
@@ -110,7 +125,7 @@ class WaitingTool(WireModel):
     call_id: str
 
 
-class WaitingApproval(WireModel):
+class WaitingApprovalAnswer(WireModel):
     """An approval the run waits for."""
 
     approval_id: str
@@ -120,18 +135,20 @@ class WaitingApproval(WireModel):
     created_at: str
     expires_at: str | None = None
     subject_kind: str
-    tool: WaitingTool | None = None
+    tool: WaitingToolAnswer | None = None
 
 
-class WaitingFor(WireModel):
+class WaitingForAnswer(WireModel):
     """What a suspended run waits for: approvals still to decide, and the rest."""
 
-    approvals: list[WaitingApproval]
-    other: list[dict[str, Any]]
+    approvals: list[WaitingApprovalAnswer]
+    other: list[OpenObject]
 
 
-class Run(WireModel):
+class RunAnswer(WireModel):
     """A run as the contract shapes it (`output` is the agent turn's result)."""
+
+    model_config = ConfigDict(title="Run")
 
     id: str
     tenant_id: str
@@ -144,23 +161,19 @@ class Run(WireModel):
     updated_at: str
     completed_at: str | None = None
     failure_message: str | None = None
-    failure: RunFailure | None = None
-    output: Any = None
-    agent: RunAgent | None = None
+    failure: RunFailureAnswer | None = None
+    output: OpenJson = None
+    agent: RunAgentAnswer | None = None
     started_by: Literal["person", "key", "schedule", "webhook", "event"] | None = None
     replay_of: str | None = None
     eval_run_id: str | None = None
     versions: dict[str, dict[str, str]] | None = None
     segments: list[ScopeSegment] | None = None
-    waiting_for: WaitingFor | None = None
+    waiting_for: WaitingForAnswer | None = None
 
 
-class RunPage(WireModel):
+class RunPage(WirePage[RunAnswer]):
     """A page of runs."""
-
-    data: list[Run]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class RunQuery(WireModel):
@@ -187,7 +200,7 @@ class RunQuery(WireModel):
 
     @field_validator("status", mode="before")
     @classmethod
-    def _split(cls, value: Any) -> list[str]:
+    def _split(cls, value: object) -> list[str]:
         values = value if isinstance(value, list) else [value]
         return [part for v in values for part in str(v).split(",") if part]
 
@@ -207,51 +220,46 @@ class JournalQuery(WireModel):
     """Only entries after this sequence number; none: from the first."""
 
 
-class JournalEntry(WireModel):
+class JournalEntryAnswer(WireModel):
     """One entry of a run's journal; `payload` is what the step kept, as it kept it."""
+
+    model_config = ConfigDict(title="JournalEntry")
 
     sequence: int
     kind: str
     node_id: str | None = None
-    payload: Any = None
+    payload: OpenJson = None
     timestamp: str
 
 
-class JournalPage(WireModel):
+class JournalPage(WirePage[JournalEntryAnswer]):
     """A page of journal entries."""
 
-    data: list[JournalEntry]
-    has_more: bool
-    next_cursor: str | None = None
 
-
-async def start(call: Call[StartRunBody, Any]) -> Response:
+async def start(call: Call[StartRunBody, NoQuery]) -> Response:
     body = call.body
     if (body.agent is None) == (body.flow is None):
         raise ValidationFailed("agent", "give exactly one of agent or flow")
     options = body.options or StartRunOptions()
     segments = None if body.segments is None else [s.record() for s in body.segments]
-    given = {
-        "project_id": body.project_id,
-        "input": body.input,
-        "segments": segments,
-        "dry_run": bool(options.dry_run),
-        "wait": options.wait is not False,
-    }
+    dry_run, wait = bool(options.dry_run), options.wait is not False
     if body.flow is not None:
         if body.input is None:
             raise ValidationFailed("input", "is required: the flow's run input")
         run, status = await flow_runs.start(
-            call.ctx, body.flow, flow_version=body.flow_version, **given
-        )
+            call.ctx, body.flow, flow_version=body.flow_version, project_id=body.project_id,
+            input=body.input, segments=segments, dry_run=dry_run, wait=wait,
+        )  # fmt: skip
     else:
         run, status = await runs.start(
-            call.ctx, str(body.agent), agent_version=body.agent_version, **given
-        )
-    return json_response(shape(Run, run), status)
+            call.ctx, str(body.agent), agent_version=body.agent_version,
+            project_id=body.project_id, input=body.input, segments=segments, dry_run=dry_run,
+            wait=wait,
+        )  # fmt: skip
+    return json_response(shape(RunAnswer, run), status)
 
 
-async def list_runs(call: Call[Any, RunQuery]) -> Page[runs.Run]:
+async def list_runs(call: Call[NoBody, RunQuery]) -> Page[runs.Run]:
     q = call.query
     if q.parent_run_id or q.trigger_id:
         return Page([], False)  # kindgi dev has no child runs or triggers
@@ -277,12 +285,12 @@ async def list_runs(call: Call[Any, RunQuery]) -> Page[runs.Run]:
     )
 
 
-async def get(call: Call[Any, Any]) -> runs.Run:
+async def get(call: Call[NoBody, NoQuery]) -> runs.Run:
     found = runs.get(call.ctx, call.path["runId"])
     return replace(found, waiting_for=run_waits.waiting_for(call.ctx, found.id))
 
 
-async def resume(call: Call[Any, Any]) -> None:
+async def resume(call: Call[ResumeBody, NoQuery]) -> None:
     raise Unprocessable(
         "Runs aren't resumed by hand: a run waiting for an approval goes on when a reviewer "
         "decides it (POST /v1/approvals/{approvalId}/complete).",
@@ -291,11 +299,11 @@ async def resume(call: Call[Any, Any]) -> None:
     )
 
 
-async def cancel(call: Call[Any, Any]) -> runs.Run:
+async def cancel(call: Call[NoBody, NoQuery]) -> runs.Run:
     return await runs.cancel(call.ctx, call.path["runId"])
 
 
-async def journal(call: Call[Any, JournalQuery]) -> Page[runs.JournalEntry]:
+async def journal(call: Call[NoBody, JournalQuery]) -> Page[runs.JournalEntry]:
     q = call.query
     since = -1 if q.since is None else q.since
     return runs.journal(call.ctx, call.path["runId"], since=since, limit=q.limit, cursor=q.cursor)
@@ -314,7 +322,7 @@ WIRE_KINDS = {
 }
 
 
-async def stream(call: Call[Any, Any]) -> Response:
+async def stream(call: Call[NoBody, NoQuery]) -> Response:
     """SSE: the journal so far after `Last-Event-Id`, then live, until a terminal entry."""
     ctx, run_id = call.ctx, call.path["runId"]
     run = runs.get_record(ctx, run_id)
@@ -334,7 +342,7 @@ async def stream(call: Call[Any, Any]) -> Response:
                 event = {
                     "eventId": f"{run_id}:{since}",
                     "runId": run_id,
-                    "tenantId": run["tenant_id"],
+                    "tenantId": run.tenant_id,
                     "timestamp": entry.timestamp,
                     "kind": kind,
                     "sequence": since,
@@ -362,7 +370,7 @@ ENDPOINTS = [
         start,
         "Start an agent turn.",
         body=StartRunBody,
-        response=Run,
+        response=RunAnswer,
         status=201,
         errors=(400, 401, 404, 409, 413, 422),
     ),
@@ -382,7 +390,7 @@ ENDPOINTS = [
         "runs.get",
         get,
         "One run, with its output.",
-        response=Run,
+        response=RunAnswer,
         errors=(401, 404),
     ),
     Endpoint(
@@ -391,7 +399,7 @@ ENDPOINTS = [
         "runs.cancel",
         cancel,
         "Cancel a run.",
-        response=Run,
+        response=RunAnswer,
         errors=(401, 404, 409),
     ),
     Endpoint(
@@ -402,7 +410,7 @@ ENDPOINTS = [
         "Not served: a waiting run goes on when its approval is decided (422).",
         body=ResumeBody,
         body_optional=True,
-        response=Run,
+        response=RunAnswer,
         errors=(401, 413, 422),
     ),
     Endpoint(

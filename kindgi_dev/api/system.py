@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Literal
 
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..domain.json import JSONObject
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .responses import dumps, json_response
-from .routing import Call, Endpoint, route
+from .routing import route
 from .wire import OpenModel, WireModel
 
 
@@ -26,12 +28,12 @@ class ReadyResult(OpenModel):
     reason: str | None = None
 
 
-async def health(call: Call[Any, Any]) -> dict[str, Any]:
+async def health(call: Call[NoBody, NoQuery]) -> JSONObject:
     """The process answers."""
     return {"ok": True}
 
 
-async def ready(call: Call[Any, Any]) -> Response | dict[str, Any]:
+async def ready(call: Call[NoBody, NoQuery]) -> Response | JSONObject:
     """The store is open and the pack, when there is one, is loaded. Public like `/health`:
     the real CLI's `kindgi dev` probes it without a token to see whether one already runs."""
     runtime = call.ctx.runtime
@@ -45,7 +47,7 @@ OPENAPI_PATHS = (("/openapi.json", "system.openapi"), ("/v1/openapi.json", "syst
 """Where the OpenAPI document is served, and each route's name."""
 
 
-def openapi_routes(build: Callable[[], dict[str, Any]]) -> list[Route]:
+def openapi_routes(build: Callable[[], JSONObject]) -> list[Route]:
     """`GET /openapi.json` and `/v1/openapi.json`, public like `/health`: the real CLI's
     `kindgi version` reads it without a token, and it holds no data.
 
@@ -53,7 +55,7 @@ def openapi_routes(build: Callable[[], dict[str, Any]]) -> list[Route]:
     """
     built: list[bytes] = []
 
-    async def document(call: Call[Any, Any]) -> Response:
+    async def document(call: Call[NoBody, NoQuery]) -> Response:
         if not built:
             built.append(dumps(build()))
         return Response(built[0], media_type="application/json")

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 from starlette.responses import Response
 
 from ..services import tenant
-from .routing import Call, Endpoint
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .wire import WireModel
 
 TENANT_SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
 
-class Tenant(WireModel):
+class TenantAnswer(WireModel):
     """The tenant: its id, name and slug, and that it may put projects in production."""
 
     id: str
@@ -33,11 +33,11 @@ class TenantPatch(WireModel):
     slug: str | None = Field(default=None, max_length=63, pattern=TENANT_SLUG)
 
 
-async def get(call: Call[Any, Any]) -> tenant.Tenant:
+async def get(call: Call[NoBody, NoQuery]) -> tenant.Tenant:
     return tenant.get(call.ctx)
 
 
-async def rename(call: Call[TenantPatch, Any]) -> Response:
+async def rename(call: Call[TenantPatch, NoQuery]) -> Response:
     tenant.rename(call.ctx, name=call.body.name, slug=call.body.slug)
     return Response(status_code=204)
 
@@ -49,7 +49,7 @@ ENDPOINTS = [
         "tenant.get",
         get,
         "The tenant this instance is.",
-        response=Tenant,
+        response=TenantAnswer,
         errors=(401,),
     ),
     Endpoint(

@@ -3,17 +3,17 @@ file you commit, and that file stored back read-only (docs/move-test-sets.md).""
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 from starlette.responses import Response, StreamingResponse
 
+from ..domain.json import JSONObject
 from ..domain.semver import SEMVER_PATTERN
 from ..domain.test_set_files import FORMAT, ID, KIND
 from ..services import test_set_files
 from ..services.test_set_pulls import PulledVersion
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .responses import json_response
-from .routing import Call, Endpoint, shape
+from .routing import shape
 from .test_set_pulls import PullSource
 from .wire import JsonObject, WireModel
 
@@ -28,7 +28,7 @@ class NamedVersions(WireModel):
     versions: list[str]
 
 
-class TestSetFile(WireModel):
+class TestSetFileBody(WireModel):
     """A test-set version's file: the envelope's fields and its cases, keys sorted."""
 
     agents: list[NamedVersions]
@@ -59,7 +59,7 @@ class ImportedTestSetVersion(WireModel):
     imported: bool
 
 
-def export(call: Call[Any, Any]) -> Response:
+def export(call: Call[NoBody, NoQuery]) -> Response:
     """The version's file, written a case per line as it is read (in a worker thread: the
     envelope reads every case once before the first line)."""
     test_set_id, version = call.path["testSetId"], call.path["version"]
@@ -72,7 +72,7 @@ def export(call: Call[Any, Any]) -> Response:
     )
 
 
-def import_file(call: Call[TestSetFile, ImportQuery]) -> Response:
+def import_file(call: Call[TestSetFileBody, ImportQuery]) -> Response:
     """201 when the version was stored, 200 when the same content was here already."""
     body = call.body
     data = {
@@ -89,7 +89,7 @@ def import_file(call: Call[TestSetFile, ImportQuery]) -> Response:
                          201 if found.pulled else 200)  # fmt: skip
 
 
-def _imported(found: PulledVersion, sha256: str) -> dict[str, Any]:
+def _imported(found: PulledVersion, sha256: str) -> JSONObject:
     return {
         "test_set_id": found.test_set_id,
         "version": found.version,
@@ -108,7 +108,7 @@ ENDPOINTS = [
         export,
         "A corrections test-set version as a deterministic file to commit: keys sorted, "
         "one case per line, the sha256 of its cases.",
-        response=TestSetFile,
+        response=TestSetFileBody,
         errors=(400, 401, 404),
     ),
     Endpoint(
@@ -118,7 +118,7 @@ ENDPOINTS = [
         import_file,
         "Store a test-set file read-only, as a pull (201; the same content again: 200; other "
         "content under its id and version: 409; a sha256 that isn't its cases': 400).",
-        body=TestSetFile,
+        body=TestSetFileBody,
         query=ImportQuery,
         response=ImportedTestSetVersion,
         status=201,

@@ -7,18 +7,19 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable
-from typing import Any
 
 from pydantic import Field
 from starlette.responses import Response, StreamingResponse
 
 from ..domain.errors import KindgiError
-from ..remote import OnProgress, Progress
+from ..domain.json import JSONObject
+from ..remote import OnProgress, Transfer
 from ..services import test_set_pulls
 from ..services.test_set_pulls import PulledVersion
+from .endpoint import Call, Endpoint, NoQuery
 from .errors import wire_details
 from .responses import json_response
-from .routing import Call, Endpoint, shape
+from .routing import shape
 from .wire import WireModel
 
 log = logging.getLogger("kindgi_dev.api")
@@ -49,7 +50,9 @@ class PulledTestSetVersion(WireModel):
     pulled: bool
 
 
-def _pulling(call: Call[PullBody, Any], on_progress: OnProgress | None) -> Awaitable[PulledVersion]:
+def _pulling(
+    call: Call[PullBody, NoQuery], on_progress: OnProgress | None
+) -> Awaitable[PulledVersion]:
     body, path = call.body, call.path
     return test_set_pulls.pull(
         call.ctx,
@@ -62,12 +65,12 @@ def _pulling(call: Call[PullBody, Any], on_progress: OnProgress | None) -> Await
     )
 
 
-def _pulled_wire(found: PulledVersion) -> Any:
+def _pulled_wire(found: PulledVersion) -> JSONObject:
     """A pulled version as its answer shows it, rendered where every answer is."""
     return shape(PulledTestSetVersion, found)
 
 
-async def pull(call: Call[PullBody, Any]) -> Response:
+async def pull(call: Call[PullBody, NoQuery]) -> Response:
     """201 when the version was stored, 200 when the same content was here already; asked
     with `Accept: application/x-ndjson`, progress lines first, then the answer's line."""
     if "application/x-ndjson" in call.request.headers.get("accept", ""):
@@ -76,14 +79,14 @@ async def pull(call: Call[PullBody, Any]) -> Response:
     return json_response(_pulled_wire(found), 201 if found.pulled else 200)
 
 
-def _line(value: dict[str, Any]) -> bytes:
+def _line(value: JSONObject) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
-async def _pull_lines(call: Call[PullBody, Any]) -> AsyncIterator[bytes]:
+async def _pull_lines(call: Call[PullBody, NoQuery]) -> AsyncIterator[bytes]:
     """`{"progress": {cases, total, bytes}}` per page read, then `{"status", "result"}` or
     `{"status", "error"}` (the envelope's error)."""
-    steps: asyncio.Queue[Progress | None] = asyncio.Queue()
+    steps: asyncio.Queue[Transfer | None] = asyncio.Queue()
     task = asyncio.ensure_future(_pulling(call, steps.put_nowait))
     task.add_done_callback(lambda _: steps.put_nowait(None))
     while (step := await steps.get()) is not None:
@@ -91,7 +94,7 @@ async def _pull_lines(call: Call[PullBody, Any]) -> AsyncIterator[bytes]:
     try:
         found = task.result()
     except KindgiError as error:
-        envelope = {
+        envelope: JSONObject = {
             "code": error.wire_code,
             "message": error.message,
             **({"details": wire_details(error)} if error.details else {}),
@@ -100,7 +103,7 @@ async def _pull_lines(call: Call[PullBody, Any]) -> AsyncIterator[bytes]:
         return
     except Exception:
         log.exception("pulling %s failed", call.path["testSetId"])
-        failed = {
+        failed: JSONObject = {
             "code": "internal-server-error",
             "message": "kindgi dev failed on this pull; its log has the details.",
         }

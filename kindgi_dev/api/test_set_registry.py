@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 from starlette.responses import Response
@@ -11,9 +11,10 @@ from ..domain.paging import Page
 from ..domain.semver import SEMVER_PATTERN
 from ..domain.test_sets import ENTRY_ID_PATTERN, RegistryEntry
 from ..services import test_set_registry
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .responses import json_response
-from .routing import SHORT_WRITE_BYTES, Call, Endpoint, shape
-from .wire import JsonObject, OpenModel, WireModel
+from .routing import SHORT_WRITE_BYTES, shape
+from .wire import JsonObject, PageQuery, WireModel, WirePage
 
 RegistryKind = Literal[
     "accuracy", "pairwise", "regression", "human-review", "benchmark", "custom", "corrections"
@@ -42,12 +43,8 @@ class PublishTestSetBody(WireModel):
     spec: JsonObject
 
 
-class TestSetPage(WireModel):
+class TestSetPage(WirePage[TestSetEntry]):
     """A page of registry entries, by id."""
-
-    data: list[TestSetEntry]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 class RegistryQuery(WireModel):
@@ -58,28 +55,17 @@ class RegistryQuery(WireModel):
     cursor: str | None = None
 
 
-class PageQuery(WireModel):
-    """Paging."""
-
-    limit: int | None = None
-    cursor: str | None = None
-
-
-class VersionCasePage(OpenModel):
+class RegistryCasePage(WirePage[dict[str, object]]):
     """A version's cases: `TestCase`s of a frozen set, `JudgedEvalCase`s of a built suite."""
 
-    data: list[dict[str, Any]]
-    has_more: bool
-    next_cursor: str | None = None
 
-
-async def list_entries(call: Call[Any, RegistryQuery]) -> Page[Any]:
+async def list_entries(call: Call[NoBody, RegistryQuery]) -> Page[RegistryEntry]:
     """A page of registry entries."""
     q = call.query
     return test_set_registry.list_entries(call.ctx, q.kind, limit=q.limit, cursor=q.cursor)
 
 
-def publish(call: Call[PublishTestSetBody, Any]) -> Response:
+def publish(call: Call[PublishTestSetBody, NoQuery]) -> Response:
     """201 for a new version, 200 when the same content was published before."""
     body = call.body
     entry = RegistryEntry(
@@ -94,12 +80,12 @@ def publish(call: Call[PublishTestSetBody, Any]) -> Response:
     return json_response(shape(TestSetEntry, kept), 201 if created else 200)
 
 
-async def get_entry(call: Call[Any, Any]) -> RegistryEntry:
+async def get_entry(call: Call[NoBody, NoQuery]) -> RegistryEntry:
     """One test set by id."""
     return test_set_registry.get_entry(call.ctx, call.path["testSetId"])
 
 
-async def list_versions(call: Call[Any, PageQuery]) -> Page[Any]:
+async def list_versions(call: Call[NoBody, PageQuery]) -> Page[RegistryEntry]:
     """A page of a test set's versions."""
     q = call.query
     page = test_set_registry.entry_versions(
@@ -108,7 +94,7 @@ async def list_versions(call: Call[Any, PageQuery]) -> Page[Any]:
     return page
 
 
-async def version_cases(call: Call[Any, PageQuery]) -> Page[Any]:
+async def version_cases(call: Call[NoBody, PageQuery]) -> object:
     """A page of one version's cases."""
     q, path = call.query, call.path
     page = test_set_registry.entry_cases(
@@ -168,7 +154,7 @@ ENDPOINTS = [
         version_cases,
         "A version's cases as they were when it was frozen or built.",
         query=PageQuery,
-        response=VersionCasePage,
+        response=RegistryCasePage,
         errors=(400, 401, 404),
     ),
 ]

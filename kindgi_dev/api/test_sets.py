@@ -3,7 +3,7 @@ and freezing; the `/v1/test-sets` registry is `test_set_registry`."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, field_validator
 
@@ -12,13 +12,15 @@ from ..domain.bounds import MAX_RANK
 from ..domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
 from ..domain.paging import Page
 from ..domain.pointers import POINTER_PATTERN
+from ..domain.test_sets import TestCase as TestCaseRecord
 from ..domain.text import NOT_BLANK_PATTERN
 from ..services import test_set_versions, test_sets
 from ..services.context import Context
 from .corrections import ANSWER_RULE, DECISIONS_RULE, SOMETHING_EXPECTED, decisions_of
+from .endpoint import Call, Endpoint, NoBody, NoQuery
 from .limits import MAX_ITEMS, MAX_KEY
-from .routing import SHORT_WRITE_BYTES, Call, Endpoint
-from .wire import WHOLE, JsonObject, WireModel
+from .routing import SHORT_WRITE_BYTES
+from .wire import WHOLE, JsonObject, WireModel, WirePage
 
 Verdict = Literal["right", "wrong"]
 CaseKind = Literal["correction", "hand"]
@@ -105,7 +107,7 @@ class CasePrincipal(WireModel):
     id: str
 
 
-class CaseRetirement(WireModel):
+class CaseRetirementAnswer(WireModel):
     """When, by whom and why a case was retired."""
 
     reason: str
@@ -113,7 +115,7 @@ class CaseRetirement(WireModel):
     at: str
 
 
-class CaseExpect(WireModel):
+class CaseExpectAnswer(WireModel):
     """A part for each part the correction gave a verdict on."""
 
     items: list[CaseItem] | None = None
@@ -121,54 +123,52 @@ class CaseExpect(WireModel):
     answer: CaseAnswer | None = None
 
 
-class TestCase(WireModel):
+class TestCaseAnswer(WireModel):
     """A case of an agent's test set (a correction's has the correction's id)."""
+
+    model_config = ConfigDict(title="TestCase")
 
     id: str
     kind: CaseKind
     project_id: str
     run_id: str
     made_on: str
-    expect: CaseExpect
+    expect: CaseExpectAnswer
     expert: bool
     added_by: CasePrincipal
     added_at: str
     updated_at: str
-    retired: CaseRetirement | None = None
+    retired: CaseRetirementAnswer | None = None
     judge_class_id: str | None = None
     """The corrector group (judge class) the correction was made under, when there was one."""
 
 
-class TestCasePage(WireModel):
+class AgentTestCasePage(WirePage[TestCaseAnswer]):
     """A page of cases, newest first."""
 
-    data: list[TestCase]
-    has_more: bool
-    next_cursor: str | None = None
 
-
-class CaseCounts(WireModel):
+class CaseCountsAnswer(WireModel):
     """How many cases the set has, and how many were retired."""
 
     active: int
     retired: int
 
 
-class FrozenVersion(WireModel):
+class FrozenVersionAnswer(WireModel):
     """A frozen version of a test set: its cases as they were when a test run started."""
 
     test_set_id: str
     version: str
 
 
-class AgentTestSet(WireModel):
+class AgentTestSetAnswer(WireModel):
     """An agent's test set in one project, computed when read."""
 
     id: str
     agent_id: str
     project_id: str
-    cases: CaseCounts
-    frozen_version: FrozenVersion | None = None
+    cases: CaseCountsAnswer
+    frozen_version: FrozenVersionAnswer | None = None
 
 
 class ProjectQuery(WireModel):
@@ -192,17 +192,17 @@ class CaseQuery(ProjectQuery):
 
     @field_validator("kind", mode="before")
     @classmethod
-    def _split(cls, value: Any) -> list[str]:
+    def _split(cls, value: object) -> list[str]:
         values = value if isinstance(value, list) else [value]
         return [part for v in values for part in str(v).split(",") if part]
 
 
-async def get_set(call: Call[Any, ProjectQuery]) -> test_sets.AgentTestSet:
+async def get_set(call: Call[NoBody, ProjectQuery]) -> test_sets.AgentTestSet:
     """The set's counts and newest frozen version."""
     return test_sets.get(call.ctx, call.path["agentId"], call.query.project_id)
 
 
-async def list_cases(call: Call[Any, CaseQuery]) -> Page[Any]:
+async def list_cases(call: Call[NoBody, CaseQuery]) -> Page[TestCaseRecord]:
     """A page of the set's cases."""
     q = call.query
     page = test_sets.list_cases(
@@ -217,7 +217,7 @@ async def list_cases(call: Call[Any, CaseQuery]) -> Page[Any]:
     return page
 
 
-def add_case(call: Call[AddCaseBody, Any]) -> rules.TestCase:
+def add_case(call: Call[AddCaseBody, NoQuery]) -> rules.TestCase:
     """Add a hand case (201)."""
     return add_hand_case(call.ctx, call.path["agentId"], call.body)
 
@@ -234,13 +234,13 @@ def add_hand_case(ctx: Context, agent_id: str, body: AddCaseBody) -> rules.TestC
     )
 
 
-def retire_case(call: Call[RetireCaseBody, Any]) -> rules.TestCase:
+def retire_case(call: Call[RetireCaseBody, NoQuery]) -> rules.TestCase:
     """Retire a case with the body's reason."""
     path = call.path
     return test_sets.retire_case(call.ctx, path["agentId"], path["caseId"], call.body.reason)
 
 
-def freeze(call: Call[Any, ProjectQuery]) -> test_sets.FrozenVersion:
+def freeze(call: Call[NoBody, ProjectQuery]) -> test_sets.FrozenVersion:
     """Freeze the active cases as the next version (201), in a worker thread: thousands of
     cases take a second to copy."""
     return test_set_versions.freeze(call.ctx, call.path["agentId"], call.query.project_id)
@@ -255,7 +255,7 @@ ENDPOINTS = [
         get_set,
         "An agent's test set in a project: case counts and its newest frozen version.",
         query=ProjectQuery,
-        response=AgentTestSet,
+        response=AgentTestSetAnswer,
         errors=(400, 401, 404),
     ),
     Endpoint(
@@ -265,7 +265,7 @@ ENDPOINTS = [
         list_cases,
         "The set's cases, newest first (`include=retired`, `kind=correction,hand`).",
         query=CaseQuery,
-        response=TestCasePage,
+        response=AgentTestCasePage,
         errors=(400, 401, 404),
     ),
     Endpoint(
@@ -275,7 +275,7 @@ ENDPOINTS = [
         add_case,
         "Add a case by hand on one of the agent's finished runs.",
         body=AddCaseBody,
-        response=TestCase,
+        response=TestCaseAnswer,
         status=201,
         errors=(400, 401, 404, 409, 410, 413),
         inline_below=SHORT_WRITE_BYTES,
@@ -287,7 +287,7 @@ ENDPOINTS = [
         retire_case,
         "Retire a case with a reason (kept; no un-retire).",
         body=RetireCaseBody,
-        response=TestCase,
+        response=TestCaseAnswer,
         errors=(400, 401, 404, 409),
         inline_below=SHORT_WRITE_BYTES,
     ),
@@ -298,7 +298,7 @@ ENDPOINTS = [
         freeze,
         "Freeze the set's active cases as its next version.",
         query=ProjectQuery,
-        response=FrozenVersion,
+        response=FrozenVersionAnswer,
         status=201,
         errors=(400, 401, 404),
     ),

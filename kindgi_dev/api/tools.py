@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from .agents import catalog_endpoints
-from .wire import OpenModel, WireModel
+from .wire import OpenModel, OpenObject, WirePage
 
 
 class ToolEffect(OpenModel):
@@ -24,20 +22,16 @@ class Tool(OpenModel):
     id: str = Field(min_length=1)
     description: str = Field(min_length=1)
     version: str | None = None
-    input: dict[str, Any]
-    output: dict[str, Any]
+    input: OpenObject
+    output: OpenObject
     effects: list[ToolEffect] | None = None
     mutating: bool | None = None
     needs_approval_when_unattended: bool | None = None
     unregistered_at: str | None = None
 
 
-class ToolVersionCollectionPage(WireModel):
+class ToolVersionCollectionPage(WirePage[Tool]):
     """A page of tools (or of one tool's versions)."""
-
-    data: list[Tool]
-    has_more: bool
-    next_cursor: str | None = None
 
 
 ENDPOINTS = catalog_endpoints(

@@ -10,12 +10,11 @@ row whose operations are all served (`tests/api/test_route_walk.py`).
 
 from __future__ import annotations
 
-from typing import Any
-
 from starlette.routing import Route
 
 from ..domain.errors import NotInKindgiDev
-from .routing import Call, Endpoint, ordered, route
+from .endpoint import Call, Endpoint, NoBody, NoQuery
+from .routing import ordered, route
 from .unserved_table import UNSERVED, Feature
 
 __all__ = ["UNSERVED", "Feature", "routes"]
@@ -31,10 +30,10 @@ def routes(served: set[tuple[str, str]]) -> list[Route]:
     return ordered(found)
 
 
-def _endpoint(feature: Feature, method: str, path: str) -> Endpoint:
+def _endpoint(feature: Feature, method: str, path: str) -> Endpoint[NoBody, NoQuery]:
     """The endpoint of one unserved operation: checked like any other, then refused."""
 
-    async def refuse(call: Call[Any, Any]) -> None:
+    async def refuse(call: Call[NoBody, NoQuery]) -> None:
         raise NotInKindgiDev(feature.why, feature=feature.key, operation=f"{method} {path}")
 
     return Endpoint(method, path, f"unserved.{feature.key}", refuse, feature.why)

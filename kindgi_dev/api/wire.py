@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Generic, TypeVar
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    SkipValidation,
+    ValidationError,
+)
 from pydantic.alias_generators import to_camel
 from pydantic.config import JsonDict
 from pydantic.json_schema import WithJsonSchema
+from pydantic_core import ErrorDetails
 
 from ..domain.bounds import MAX_NUMBER, MIN_NUMBER
 from ..domain.errors import BadInput, ValidationFailed
 from ..domain.ids import UUID_PATTERN
+from ..domain.json import JSON
 from ..domain.time import format_time, parse_given_time
 from . import limits
 
@@ -77,6 +88,30 @@ class OpenModel(WireModel):
     )
 
 
+class WirePage(WireModel, Generic[T]):
+    """A page of a list answer, as every page of the contract: its items, whether more
+    follow, and while they do the cursor of the next page. A list names its page by
+    subclassing it (`class RunPage(WirePage[Run])`), so `/openapi.json` keeps the page's
+    component name and description."""
+
+    data: list[T]
+    has_more: bool
+    next_cursor: str | None = None
+
+
+class PageQuery(WireModel):
+    """Paging only: a list's `limit` and the `cursor` of the page after."""
+
+    limit: int | None = None
+    cursor: str | None = None
+
+
+class VersionsQuery(PageQuery):
+    """Paging of a version list, and whether unregistered versions are in it."""
+
+    include_tombstoned: bool = False
+
+
 JSON_VALUE: JsonDict = {
     "anyOf": [
         {"type": ["string", "boolean", "null"]},
@@ -87,17 +122,43 @@ JSON_VALUE: JsonDict = {
 }
 """Any JSON a body may carry (`/components/schemas/JsonValue`): its numbers within 64 bits,
 as `limits.check_numbers` holds every number of a body."""
-JsonAny = Annotated[Any, WithJsonSchema({"allOf": [{"$ref": "#/components/schemas/JsonValue"}]})]
-"""A body's opaque JSON value (an input, a spec, a call's arguments)."""
+
+
+def _as_given(value: JSON) -> JSON:
+    """A JSON value answered as it is: pydantic's walk of the recursive type takes about
+    three times as long as this, on a 1 MB value."""
+    return value
+
+
+JsonAny = Annotated[
+    JSON,
+    SkipValidation,
+    PlainSerializer(_as_given, return_type=object),
+    WithJsonSchema({"allOf": [{"$ref": "#/components/schemas/JsonValue"}]}),
+]
+"""A body's opaque JSON value (an input, a call's arguments). `limits.load` read it from
+JSON, so it is not validated again: walking the recursive type doubled the parse of a 1 MB
+body (`docs/choices.md`)."""
 JSON_OBJECT: JsonDict = {
     "type": "object",
     "additionalProperties": {"$ref": "#/components/schemas/JsonValue"},
 }
-JsonObject = Annotated[dict[str, Any], WithJsonSchema(JSON_OBJECT)]
-"""A body's opaque JSON object."""
+JsonObject = Annotated[dict[str, JsonAny], WithJsonSchema(JSON_OBJECT)]
+"""A body's opaque JSON object: checked to be an object, its values taken as read."""
 
 
-def _whole(value: Any) -> Any:
+OpenJson = Annotated[
+    JSON, SkipValidation, PlainSerializer(_as_given, return_type=object), WithJsonSchema({})
+]
+"""A JSON value the contract leaves open (schema `{}`: a run's output, an event's payload):
+taken and answered as it is, as `JsonAny` is."""
+OpenObject = Annotated[
+    dict[str, OpenJson], WithJsonSchema({"type": "object", "additionalProperties": True})
+]
+"""A JSON object the contract leaves open (any object): checked to be an object."""
+
+
+def _whole(value: object) -> object:
     return (
         int(value)
         if isinstance(value, float) and value.is_integer() and MIN_NUMBER <= value <= MAX_NUMBER
@@ -111,7 +172,7 @@ refused). Put after the field's bounds (`Annotated[int, Field(ge=0), WHOLE]`), s
 stay in its schema."""
 
 
-def _not_null(value: Any) -> Any:
+def _not_null(value: object) -> object:
     if value is None:
         raise ValueError("may be left out, but not null")
     return value
@@ -158,7 +219,7 @@ def issue_path(location: tuple[int | str, ...]) -> str:
     return "/".join(str(part) for part in location)
 
 
-def parse(model: type[M], data: Any, *, where: str = "", strict: bool = False) -> M:
+def parse(model: type[M], data: object, *, where: str = "", strict: bool = False) -> M:
     """Validate `data` as `model`; 400 `validation-failed` naming the first bad field.
 
     `strict` validates JSON data as JSON types: no `false` for a number, no `0` for a boolean.
@@ -179,23 +240,31 @@ def parse(model: type[M], data: Any, *, where: str = "", strict: bool = False) -
         raise ValidationFailed(first["path"], first["message"], issues=issues) from None
 
 
-def in_data(data: Any, location: tuple[int | str, ...]) -> tuple[int | str, ...]:
+def in_data(data: object, location: tuple[int | str, ...]) -> tuple[int | str, ...]:
     """An error's location with the steps that name no place in `data` left out: a tagged
     union's member (`prompt` in `prompt/content/template`) is the model's, not the body's."""
     kept: list[int | str] = []
     here = data
     for number, part in enumerate(location):
-        last = number == len(location) - 1
-        listed = isinstance(here, list) and isinstance(part, int) and 0 <= part < len(here)
-        if listed or (isinstance(here, dict) and part in here):
-            here = here[part]
-        elif not last:
+        found, inside = _inside(here, part)
+        if found:
+            here = inside
+        elif number < len(location) - 1:
             continue
         kept.append(part)
     return tuple(kept)
 
 
-def _reason(error: Any) -> str:
+def _inside(value: object, part: int | str) -> tuple[bool, object]:
+    """Whether `value` has a place `part` (a list's index, an object's key), and its value."""
+    if isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value):
+        return True, value[part]
+    if isinstance(value, dict) and part in value:
+        return True, value[part]
+    return False, None
+
+
+def _reason(error: ErrorDetails) -> str:
     """A short reason for one pydantic error, in the spec's plain words."""
     kind = error["type"]
     if kind == "missing":

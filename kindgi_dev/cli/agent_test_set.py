@@ -7,10 +7,9 @@ explicit form is `test-set show AGENT`). Subcommands name the agent with `--agen
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
+from ..domain.json import JSON, JSONObject
 from .command import api_command, json_arg
 from .eval_suites import project_or_default
 from .http import Api
@@ -59,7 +58,7 @@ def show(
     kind: tuple[str, ...],
     limit: int | None,
     cursor: str | None,
-) -> Any:
+) -> JSON:
     """The set and its first page of cases, as `{testSet, cases}`."""
     project_id = project_or_default(api, project)
     found = api.call("GET", f"/v1/agents/{agent}/test-set", params={"projectId": project_id})
@@ -85,25 +84,39 @@ def show(
 @click.option("--items", help="All the items as JSON (or @file): [{key, pointer, rank, verdict}].")
 @click.option("--decisions", help="What it should have done, as JSON (or @file).")
 @click.option("--answer", help="What its answer should have said, as JSON (or @file).")
-def add_case(api: Api, agent: str, run: str, **options: Any) -> Any:
+def add_case(
+    api: Api,
+    agent: str,
+    run: str,
+    item: str | None,
+    pointer: str | None,
+    rank: str | None,
+    yes: bool,
+    no: bool,
+    items: str | None,
+    decisions: str | None,
+    answer: str | None,
+) -> JSON:
     """`POST …/test-set/cases` from `--item` flags and/or JSON parts."""
-    items = json_arg(options["items"], "--items") if options["items"] else []
-    if options["item"]:
-        if options["yes"] == options["no"]:
+    given = json_arg(items, "--items") if items else []
+    if item:
+        if yes == no:
             raise click.UsageError("Give exactly one of --yes or --no")
-        items.append(
-            drop_none(
-                {
-                    "key": options["item"],
-                    "pointer": options["pointer"],
-                    "rank": rank_value(options["rank"]),
-                    "verdict": "right" if options["yes"] else "wrong",
-                }
-            )
-        )
-    body: dict[str, Any] = {"runId": run, "items": items or None}
-    for part in ("decisions", "answer"):
-        body[part] = json_arg(options[part], f"--{part}") if options[part] else None
+        if not isinstance(given, list):
+            raise click.UsageError("--items with --item must be a JSON list of items")
+        entry: JSONObject = {
+            "key": item,
+            "pointer": pointer,
+            "rank": rank_value(rank),
+            "verdict": "right" if yes else "wrong",
+        }
+        given.append(drop_none(entry))
+    body: JSONObject = {
+        "runId": run,
+        "items": given or None,
+        "decisions": json_arg(decisions, "--decisions") if decisions else None,
+        "answer": json_arg(answer, "--answer") if answer else None,
+    }
     body = drop_none(body)
     return api.call("POST", f"/v1/agents/{agent}/test-set/cases", json=body, idempotent=True)
 
@@ -112,7 +125,7 @@ def add_case(api: Api, agent: str, run: str, **options: Any) -> Any:
 @click.argument("case_id")
 @click.option("--agent", required=True, help="The agent.")
 @click.option("--reason", required=True, help="Why the case no longer applies.")
-def retire_case(api: Api, case_id: str, agent: str, reason: str) -> Any:
+def retire_case(api: Api, case_id: str, agent: str, reason: str) -> JSON:
     """`POST …/test-set/cases/{id}/retire`."""
     path = f"/v1/agents/{agent}/test-set/cases/{case_id}/retire"
     return api.call("POST", path, json={"reason": reason}, idempotent=True)

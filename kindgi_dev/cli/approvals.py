@@ -3,10 +3,10 @@ a key for a second person on the reviewer roster, who may decide what the first 
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
+from ..domain.json import JSON
+from .answers import an_object, member
 from .command import api_command
 from .http import Api
 
@@ -27,7 +27,7 @@ def approvals() -> None:
 @click.option("--limit", type=click.IntRange(1, 100))
 @click.option("--cursor")
 def list_approvals(api: Api, status: str | None, assigned_to: str | None, decided_by: str | None,
-                   order: str | None, limit: int | None, cursor: str | None) -> Any:  # fmt: skip
+                   order: str | None, limit: int | None, cursor: str | None) -> JSON:  # fmt: skip
     statuses = [s.strip() for s in (status or "").split(",") if s.strip()]
     for value in statuses:
         if value not in STATUSES:
@@ -39,7 +39,7 @@ def list_approvals(api: Api, status: str | None, assigned_to: str | None, decide
 
 @api_command(approvals, "get", help="One approval, by id.")
 @click.argument("approval_id")
-def get(api: Api, approval_id: str) -> Any:
+def get(api: Api, approval_id: str) -> JSON:
     return api.call("GET", f"/v1/approvals/{approval_id}")
 
 
@@ -49,7 +49,7 @@ def get(api: Api, approval_id: str) -> Any:
 @click.option("--decision", required=True,
               type=click.Choice(["approve", "reject", "escalate", "withdraw"]))  # fmt: skip
 @click.option("--rationale", help="Why, recorded with the decision.")
-def complete(api: Api, approval_id: str, decision: str, rationale: str | None) -> Any:
+def complete(api: Api, approval_id: str, decision: str, rationale: str | None) -> JSON:
     body = {"decision": decision, **({"rationale": rationale} if rationale else {})}
     return api.call("POST", f"/v1/approvals/{approval_id}/complete", json=body, idempotent=True)
 
@@ -64,9 +64,9 @@ REVIEWER_HELP = (
 @click.option("--role", type=click.Choice(["standard", "senior", "admin"]), default="senior",
               show_default=True)  # fmt: skip
 @click.option("--name", default="Second reviewer", show_default=True, help="Their display name.")
-def reviewer_token(api: Api, role: str, name: str) -> Any:
-    minted = api.call("POST", "/v1/tokens", json={"label": f"reviewer: {name}"})
-    user_id = minted["principal"]["id"]
-    row = api.call("POST", "/v1/approvals/reviewers",
-                   json={"userId": user_id, "role": role, "displayName": name})  # fmt: skip
+def reviewer_token(api: Api, role: str, name: str) -> JSON:
+    minted = an_object(api.call("POST", "/v1/tokens", json={"label": f"reviewer: {name}"}))
+    user_id = member(minted, "principal").get("id")
+    row = an_object(api.call("POST", "/v1/approvals/reviewers",
+                   json={"userId": user_id, "role": role, "displayName": name}))  # fmt: skip
     return {"token": minted["token"], "userId": user_id, "reviewerId": row["id"], "role": role}

@@ -5,14 +5,19 @@ each side's replays.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 import click
 
+from ..domain.json import JSON, JSONObject
+from .answers import member
+from .command import Command
 from .runs import segment_list
 
 
-def spelled(text: str | None, project: str | None = None, segments: Any = None) -> Any:
+def spelled(
+    text: str | None, project: str | None = None, segments: list[JSON] | None = None
+) -> JSON:
     """The request's `baseline` for `--baseline` (None when it isn't given): `recorded`, the
     version live in a project or segment path, or `<id>@<version>`, split on the last `@`.
     `ValueError` with the real CLI's words when the flags don't go together."""
@@ -25,7 +30,7 @@ def spelled(text: str | None, project: str | None = None, segments: Any = None) 
     if text is None or text == "recorded":
         return text
     if text == "live":
-        scope: dict[str, Any] = {}
+        scope: JSONObject = {}
         if project is not None:
             scope["projectId"] = project
         if segments:
@@ -37,7 +42,15 @@ def spelled(text: str | None, project: str | None = None, segments: Any = None) 
     return {"agentId": named, "version": version}
 
 
-def baseline_options(function: Any) -> Any:
+class BaselineFlags(TypedDict):
+    """What `baseline_options` adds to a command's keywords."""
+
+    baseline: str | None
+    baseline_project: str | None
+    baseline_segment: tuple[str, ...]
+
+
+def baseline_options(function: Command) -> Command:
     """The flags that say what the version is compared with."""
     options = [
         click.option(
@@ -59,7 +72,7 @@ def baseline_options(function: Any) -> Any:
     return function
 
 
-def baseline_of(options: dict[str, Any]) -> Any:
+def baseline_of(options: BaselineFlags) -> JSON:
     """The `--baseline` flags as the request's `baseline` (None without them)."""
     segments = segment_list(options.get("baseline_segment") or (), "--baseline-segment")
     try:
@@ -68,12 +81,14 @@ def baseline_of(options: dict[str, Any]) -> Any:
         raise click.UsageError(str(error)) from None
 
 
-def dry_run_note(started: dict[str, Any]) -> str | None:
+def dry_run_note(started: JSONObject) -> str | None:
     """What a dry run would cost, said before anything runs: each side's replays."""
-    replays = (started.get("dryRunPreview") or {}).get("replays")
+    replays = member(member(started, "dryRunPreview"), "replays")
     if not replays:
         return None
     tried, baseline = replays["candidate"], replays["baseline"]
+    if not isinstance(tried, int) or not isinstance(baseline, int):
+        return None
     each = "each one agent turn or flow run, with one model call or more"
     if not baseline:
         return f"Dry run: it would replay the version {tried} times ({each}); nothing ran."

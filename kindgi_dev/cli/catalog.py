@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import click
 
+from ..domain.json import JSON
 from .command import api_command
-from .http import Api
+from .http import Api, QueryValue
 from .output import Column
 
 
@@ -46,15 +46,15 @@ def catalog_group(kind: CatalogKind) -> click.Group:
     @click.option("--cursor")
     def list_items(
         api: Api, name: str | None, include_retired: bool, limit: int | None, cursor: str | None
-    ) -> Any:
-        params: dict[str, Any] = {"name": name, "includeRetired": include_retired or None}
+    ) -> JSON:
+        params: dict[str, QueryValue] = {"name": name, "includeRetired": include_retired or None}
         params.update(limit=limit, cursor=cursor)
         return api.call("GET", path, params=params)
 
     @api_command(group, "get", help=f"{title}: its latest active version, or the version given.")
     @click.argument(id_arg)
     @click.argument("version", required=False)
-    def get(api: Api, version: str | None, **ids: str) -> Any:
+    def get(api: Api, version: str | None, **ids: str) -> JSON:
         if version:
             return api.call("GET", f"{path}/{ids[id_arg]}/versions/{version}")
         return api.call("GET", f"{path}/{ids[id_arg]}")
@@ -64,7 +64,7 @@ def catalog_group(kind: CatalogKind) -> click.Group:
         @api_command(group, "get-version", help=f"One version of a {kind.name}.")
         @click.argument(id_arg)
         @click.argument("version")
-        def get_version(api: Api, version: str, **ids: str) -> Any:
+        def get_version(api: Api, version: str, **ids: str) -> JSON:
             return api.call("GET", f"{path}/{ids[id_arg]}/versions/{version}")
 
     version_columns = kind.columns if kind.version_table else None
@@ -78,8 +78,8 @@ def catalog_group(kind: CatalogKind) -> click.Group:
     @click.option("--cursor")
     def versions(
         api: Api, include_unregistered: bool, limit: int | None, cursor: str | None, **ids: str
-    ) -> Any:
-        params: dict[str, Any] = {"includeTombstoned": include_unregistered or None}
+    ) -> JSON:
+        params: dict[str, QueryValue] = {"includeTombstoned": include_unregistered or None}
         params.update(limit=limit, cursor=cursor)
         return api.call("GET", f"{path}/{ids[id_arg]}/versions", params=params)
 

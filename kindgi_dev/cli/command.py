@@ -6,11 +6,13 @@ import functools
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 from click.core import ParameterSource
 
+from ..domain.json import JSON
+from .answers import member, objects
 from .config import resolve
 from .http import Api, ApiError
 from .output import Column, Format, Rows
@@ -27,16 +29,20 @@ GLOBAL_OPTIONS = [
 ]
 
 
+Command = TypeVar("Command", bound=Callable[..., object])
+"""A command's function, as a decorator that adds options takes and gives it back."""
+
+
 class ExitWith(Exception):
     """An answer a command prints before it exits non-zero, with lines for stderr (a gate
     check that failed prints its answer, then why)."""
 
-    def __init__(self, body: Any, code: int, notes: Sequence[str] = ()) -> None:
+    def __init__(self, body: JSON, code: int, notes: Sequence[str] = ()) -> None:
         super().__init__(*notes)
         self.body, self.code, self.notes = body, code, notes
 
 
-def global_options(function: Callable[..., Any]) -> Callable[..., Any]:
+def global_options(function: Command) -> Command:
     """Add the global flags to a command."""
     for option in reversed(GLOBAL_OPTIONS):
         function = option(function)
@@ -49,11 +55,12 @@ def api_command(
     columns: Sequence[Column] | None = None,
     rows: Rows | None = None,
     **settings: Any,
-) -> Callable[[Callable[..., Any]], click.Command]:
+) -> Callable[[Callable[..., JSON]], click.Command]:
     """A command that calls the API with `api` and prints what the function returns
-    (`rows` turns an answer that is no list page into `--table`'s rows)."""
+    (`rows` turns an answer that is no list page into `--table`'s rows). Untyped: `settings`
+    are click's own `command()` keywords, which click types so."""
 
-    def decorate(function: Callable[..., Any]) -> click.Command:
+    def decorate(function: Callable[..., JSON]) -> click.Command:
         @functools.wraps(function)
         def run(
             url: str | None,
@@ -64,7 +71,7 @@ def api_command(
             table: bool,
             raw: bool,
             quiet: bool,
-            **kwargs: Any,
+            **kwargs: object,
         ) -> None:
             output = Format(quiet=quiet, raw=raw, table=table)
             api = Api(lambda: resolve(url, token, hosted=hosted))
@@ -107,11 +114,12 @@ def refuse_empty_values(command: click.Command) -> None:
             param.process_value = _non_empty(param, param.process_value)  # type: ignore[method-assign]
 
 
-def _non_empty(param: click.Option, then: Callable[[click.Context, Any], Any]) -> Any:
+def _non_empty(param: click.Option, then: Callable[[click.Context, object], object]) -> Any:
     """`process_value` refusing "" typed on the command line before the type converts it
-    (a path type would take "" as the current folder)."""
+    (a path type would take "" as the current folder). Untyped: click declares `process_value`
+    a method, which an instance's function can replace only untyped."""
 
-    def process_value(ctx: click.Context, value: Any) -> Any:
+    def process_value(ctx: click.Context, value: object) -> object:
         given = value if isinstance(value, list | tuple) else (value,)
         typed = ctx.get_parameter_source(str(param.name)) is ParameterSource.COMMANDLINE
         if typed and "" in given:
@@ -124,21 +132,22 @@ def _non_empty(param: click.Option, then: Callable[[click.Context, Any], Any]) -
 def fail(error: ApiError, verbose: bool = False) -> None:
     """Print `Error [tag]: message` (and issue lines) on stderr and exit 1."""
     click.echo(f"Error [{error.tag}]: {error.message}", err=True)
-    envelope = error.body.get("error", {}) if isinstance(error.body, dict) else {}
-    details = envelope.get("details") or {}
-    for issue in envelope.get("issues") or details.get("issues") or []:
+    envelope = member(error.body, "error")
+    for issue in objects(envelope.get("issues") or member(envelope, "details").get("issues")):
         click.echo(f"  ✗ {issue.get('path') or '<root>'}: {issue.get('message')}", err=True)
     if verbose and error.body is not None:
         click.echo(json.dumps(error.body, indent=2), err=True)
     sys.exit(1)
 
 
-def json_arg(text: str, flag: str) -> Any:
+def json_arg(text: str, flag: str) -> JSON:
     """A JSON flag's value: inline JSON or `@path`; a usage error when malformed."""
     try:
         if text.startswith("@"):
             with open(text[1:], encoding="utf-8") as handle:
-                return json.load(handle)
-        return json.loads(text)
+                read: JSON = json.load(handle)
+                return read
+        given: JSON = json.loads(text)
+        return given
     except (OSError, ValueError) as error:
         raise click.UsageError(f"Malformed JSON input for {flag}: {error}") from None

@@ -6,9 +6,10 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import click
+
+from ..domain.json import JSON, JSONObject
 
 
 @dataclass(frozen=True)
@@ -29,11 +30,11 @@ class Target:
         return self.source.endswith(".kindgirc.json")
 
 
-def _read(path: Path) -> dict[str, Any] | None:
+def _read(path: Path) -> JSONObject | None:
     if not path.is_file():
         return None
     try:
-        data = json.loads(path.read_text())
+        data: JSON = json.loads(path.read_text())
     except (OSError, ValueError) as error:
         raise click.ClickException(
             f"Malformed JSON in {path}: {error}. Delete or repair the file."
@@ -55,18 +56,19 @@ def resolve(url: str | None, token: str | None, *, hosted: bool = False) -> Targ
     url_source = "--url" if url else "KINDGI_API_URL"
     found_token = token or env_token
     token_source = "--token" if token else "KINDGI_API_TOKEN"
-    token_file: dict[str, Any] = {}
+    token_file: JSONObject = {}
     overridden = None
     for path in files:
         data = _read(path)
         if not data:
             continue
-        if found_url is None and isinstance(data.get("apiUrl"), str):
-            found_url, url_source = data["apiUrl"], str(path)
-        if isinstance(data.get("token"), str):
+        named_url, named_token = data.get("apiUrl"), data.get("token")
+        if found_url is None and isinstance(named_url, str):
+            found_url, url_source = named_url, str(path)
+        if isinstance(named_token, str):
             if found_token is None:
-                found_token, token_source, token_file = data["token"], str(path), data
-            elif token is None and overridden is None and data["token"] != found_token:
+                found_token, token_source, token_file = named_token, str(path), data
+            elif token is None and overridden is None and named_token != found_token:
                 overridden = path.name
     if not found_url:
         raise click.ClickException(

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
+from ..domain.json import JSON
 from .command import api_command
 from .http import Api
 
@@ -30,7 +29,7 @@ def list_conversations(
     replays: str | None,
     limit: int | None,
     cursor: str | None,
-) -> Any:
+) -> JSON:
     params = {
         "agentId": agent,
         "status": status,
@@ -44,7 +43,7 @@ def list_conversations(
 
 @api_command(conversations, "get", help="One conversation.")
 @click.argument("conversation_id")
-def get(api: Api, conversation_id: str) -> Any:
+def get(api: Api, conversation_id: str) -> JSON:
     return api.call("GET", f"/v1/conversations/{conversation_id}")
 
 
@@ -52,7 +51,7 @@ def get(api: Api, conversation_id: str) -> Any:
 @click.argument("conversation_id")
 @click.option("--limit", type=click.IntRange(1, 100))
 @click.option("--cursor")
-def messages(api: Api, conversation_id: str, limit: int | None, cursor: str | None) -> Any:
+def messages(api: Api, conversation_id: str, limit: int | None, cursor: str | None) -> JSON:
     params = {"limit": limit, "cursor": cursor}
     return api.call("GET", f"/v1/conversations/{conversation_id}/messages", params=params)
 
@@ -70,7 +69,7 @@ def open_conversation(
     title: str | None,
     project: str | None,
     participant: str | None,
-) -> Any:
+) -> JSON:
     body = {
         "agentId": agent_id,
         "agentVersion": version,
@@ -84,11 +83,11 @@ def open_conversation(
 
 @api_command(conversations, "close", help="Close a conversation: it takes no more turns.")
 @click.argument("conversation_id")
-def close(api: Api, conversation_id: str) -> Any:
+def close(api: Api, conversation_id: str) -> JSON:
     return api.call("POST", f"/v1/conversations/{conversation_id}/close", idempotent=True)
 
 
 @api_command(conversations, "unregister", help="Unregister a conversation.")
 @click.argument("conversation_id")
-def unregister(api: Api, conversation_id: str) -> Any:
+def unregister(api: Api, conversation_id: str) -> JSON:
     return api.call("POST", f"/v1/conversations/{conversation_id}/unregister", idempotent=True)

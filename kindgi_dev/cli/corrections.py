@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
+from ..domain.json import JSON, JSONObject
 from ..domain.pointers import resolve
+from .answers import an_object, objects
 from .command import api_command, json_arg
 from .http import Api
 from .judgments import drop_none, item_options, rank_value, require, yes_or_no
@@ -14,17 +14,17 @@ from .judgments import drop_none, item_options, rank_value, require, yes_or_no
 STATUSES = ("open", "fixed", "with-owner", "wont-fix", "removed")
 
 
-def mine(api: Api, run_id: str, participant: str | None) -> dict[str, Any] | None:
+def mine(api: Api, run_id: str, participant: str | None) -> JSONObject | None:
     """The caller's live, unerased correction of a run (for that end user, when given)."""
     params = {"runId": run_id, "correctedBy": "me", "participantId": participant, "limit": 100}
-    page = api.call("GET", "/v1/corrections", params=params)
-    for correction in page["data"]:
+    page = an_object(api.call("GET", "/v1/corrections", params=params))
+    for correction in objects(page["data"]):
         if correction.get("participantId") == participant and not correction.get("erased"):
             return dict(correction)
     return None
 
 
-def correct(api: Api, run_id: str, participant: str | None, part: str, value: Any) -> Any:
+def correct(api: Api, run_id: str, participant: str | None, part: str, value: JSON) -> JSON:
     """Set one part (`decisions` or `answer`) of the caller's correction of a run."""
     found = mine(api, run_id, participant)
     if found is not None:
@@ -51,7 +51,7 @@ def add(
     no: bool,
     reason: str | None,
     participant: str | None,
-) -> Any:
+) -> JSON:
     run_id = require(run, "run", "run-id")
     key = require(item, "item", "key")
     if pointer is not None:
@@ -73,7 +73,7 @@ def add(
 
 def check_item(api: Api, run_id: str, key: str, pointer: str) -> None:
     """Refuse `--item` that isn't the item at `--pointer` (a typo makes a wrong case)."""
-    output = api.call("GET", f"/v1/runs/{run_id}").get("output")
+    output = an_object(api.call("GET", f"/v1/runs/{run_id}")).get("output")
     try:
         found = resolve(output, pointer)
     except (LookupError, ValueError):
@@ -105,7 +105,7 @@ def list_corrections(
     include_replaced: bool,
     limit: int | None,
     cursor: str | None,
-) -> Any:
+) -> JSON:
     params = {
         "runId": run,
         "agentId": agent,
@@ -121,14 +121,14 @@ def list_corrections(
 
 @api_command(corrections, "show", help="One correction, with its items.")
 @click.argument("correction_id")
-def show(api: Api, correction_id: str) -> Any:
+def show(api: Api, correction_id: str) -> JSON:
     return api.call("GET", f"/v1/corrections/{correction_id}")
 
 
 @api_command(corrections, "set-status", help="Set a correction's status.")
 @click.argument("correction_id")
 @click.argument("status", type=click.Choice(STATUSES))
-def set_status(api: Api, correction_id: str, status: str) -> Any:
+def set_status(api: Api, correction_id: str, status: str) -> JSON:
     path = f"/v1/corrections/{correction_id}"
     return api.call("PATCH", path, json={"status": status}, idempotent=True)
 
@@ -148,7 +148,7 @@ def decisions(
     args_: tuple[str, ...],
     must_not_call: tuple[str, ...],
     participant: str | None,
-) -> Any:
+) -> JSON:
     run_id = require(run, "run", "run-id")
     wrong = bool(should_call or must_not_call)
     if right == wrong:
@@ -157,13 +157,13 @@ def decisions(
         raise click.UsageError("Each --args goes with a --should-call, in order")
     if right:
         return correct(api, run_id, participant, "decisions", {"verdict": "right"})
-    calls = [{"toolId": tool} for tool in should_call]
+    calls: list[JSONObject] = [{"toolId": tool} for tool in should_call]
     for call, text in zip(calls, args_, strict=False):
         call["args"] = json_arg(text, "--args")
-    value = {
+    value: JSONObject = {
         "verdict": "wrong",
-        "shouldCall": calls or None,
-        "mustNotCall": list(must_not_call) or None,
+        "shouldCall": [*calls] or None,
+        "mustNotCall": [*must_not_call] or None,
     }
     return correct(api, run_id, participant, "decisions", drop_none(value))
 
@@ -183,7 +183,7 @@ def answer(
     should_say: str | None,
     why: str | None,
     participant: str | None,
-) -> Any:
+) -> JSON:
     run_id = require(run, "run", "run-id")
     if right == wrong:
         raise click.UsageError("Give exactly one of --right or --wrong")

@@ -7,20 +7,19 @@ import contextlib
 import gc
 import logging
 import os
+import secrets
 import signal
-import subprocess
 import sys
 import time
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
-import uvicorn
 
 from ..domain.errors import KindgiError
-from ..runtime.pack import prestart_index
+from ..runtime.prestart import Prestart, prestart
 from ..settings import DEFAULT_HOST, DEFAULT_PORT, Settings
 from . import banner
 from .devstate import Lock, acquire_all, choose_socket, pack_service_token, read_rc, write_rc
@@ -160,18 +159,21 @@ def dev(
             )
         if do_reset:
             reset(settings, yes)
-        prestarted = prestart_index(pack_dir, settings.env)
+        token = pack_service_token(read_rc(settings.rc_path)) or secrets.token_urlsafe(32)
+        # The pack service (or, when a file changed, the indexer) boots in its own process
+        # while this one imports and builds the app: spawned first, waited for last.
+        early = prestart(pack_dir, token, settings.env, level)
         try:
             exit_code = serve(
                 settings,
                 locks,
                 explicit_port=port is not None,
                 started=started,
-                prestarted=prestarted,
+                token=token,
+                prestarted=early,
             )
         finally:
-            if prestarted is not None and prestarted.poll() is None:
-                prestarted.kill()
+            early.close()
     finally:
         for lock in reversed(locks):
             lock.release()
@@ -219,10 +221,13 @@ def serve(
     *,
     explicit_port: bool,
     started: float,
-    prestarted: subprocess.Popen[bytes] | None = None,
+    token: str,
+    prestarted: Prestart | None = None,
 ) -> int:
     """Bind, build the app, serve until Ctrl+C or SIGTERM; the exit code."""
     with collector_paused():
+        import uvicorn
+
         from ..api.request_log import escape_log_records
         from ..app import console_link, create_app, describe, on_pack_service
     escape_log_records(logging.getLogger())
@@ -233,14 +238,13 @@ def serve(
         return 1
     if port != settings.port and settings.port != 0:
         say(f"  ⚠ port {settings.port} is in use (another kindgi dev?): using {port}")
-    previous = read_rc(settings.rc_path)
     try:
         phase = time.perf_counter()
         with collector_paused():
             app = create_app(
                 settings,
                 progress=banner.phase_line,
-                pack_service_token=pack_service_token(previous),
+                pack_service_token=token,
                 prestarted=prestarted,
             )
         settle_collector()
@@ -254,6 +258,7 @@ def serve(
         app,
         log_level="error" if settings.log_level == "error" else "warning",
         lifespan="on",
+        ws="none",  # no route takes a WebSocket: "auto" imported the websockets package (~5 MB)
         access_log=False,
         timeout_graceful_shutdown=10,
         timeout_keep_alive=5,
@@ -298,9 +303,9 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def _rc_fields(api_url: str, instance: Instance) -> dict[str, Any]:
+def _rc_fields(api_url: str, instance: Instance) -> dict[str, str | int]:
     """The six fields the real CLI writes."""
-    fields: dict[str, Any] = {
+    fields: dict[str, str | int] = {
         "apiUrl": api_url,
         "token": instance.token,
         "tenantId": instance.tenant_id,

@@ -8,10 +8,11 @@ import json
 import os
 import re
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from ..domain.json import JSON, JSONObject
 from ..domain.time import now_iso
 
 PACK_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32,}$")
@@ -86,8 +87,8 @@ class Lock:
                 self.path.unlink()
             self._held = False
 
-    def _body(self, api_url: str | None = None) -> dict[str, Any]:
-        body: dict[str, Any] = {"pid": os.getpid(), "takenAt": self._taken_at}
+    def _body(self, api_url: str | None = None) -> JSONObject:
+        body: JSONObject = {"pid": os.getpid(), "takenAt": self._taken_at}
         body["packDir"] = str(self.pack_dir)
         if api_url:
             body["apiUrl"] = api_url
@@ -119,22 +120,22 @@ def acquire_all(locks: list[Lock]) -> Holder | None:
     return None
 
 
-def read_rc(path: Path) -> dict[str, Any]:
+def read_rc(path: Path) -> JSONObject:
     """The previous `.kindgirc.json`, or `{}`."""
     try:
-        data = json.loads(path.read_text())
+        data: JSON = json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
-def pack_service_token(previous: dict[str, Any]) -> str | None:
+def pack_service_token(previous: JSONObject) -> str | None:
     """The previous pack-service token when it is still a valid one."""
     token = previous.get("packServiceToken")
     return token if isinstance(token, str) and PACK_TOKEN.match(token) else None
 
 
-def write_rc(path: Path, fields: dict[str, Any]) -> None:
+def write_rc(path: Path, fields: Mapping[str, JSON]) -> None:
     """Write `.kindgirc.json` (mode 0600, 2-space JSON, trailing newline) atomically."""
     temporary = path.with_name(path.name + ".tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

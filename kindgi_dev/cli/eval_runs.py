@@ -5,15 +5,19 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import NotRequired
 
 import click
+from typing_extensions import Unpack
 
+from ..domain.json import JSON, JSONObject
 from . import junit as report
+from .answers import an_object, member, objects
 from .banner import duration
-from .baselines import baseline_of, baseline_options, dry_run_note
-from .command import api_command
+from .baselines import BaselineFlags, baseline_of, baseline_options, dry_run_note
+from .command import Command, api_command
 from .http import Api
+from .output import Table
 from .verdicts import METRIC_COLUMNS, metric_rows, summary_line
 
 WAIT_LIMIT_S = 30 * 60
@@ -24,7 +28,26 @@ def eval_runs() -> None:
     """The eval-runs group."""
 
 
-def trial_options(function: Any) -> Any:
+class TrialFlags(BaselineFlags):
+    """What `trial_options` adds to a command's keywords, and `flow_options` when given."""
+
+    project: str | None
+    agent: str | None
+    agent_version: str | None
+    reads: str
+    repetitions: int
+    k: int
+    class_weights: str
+    dry_run: bool
+    reuse: bool
+    wait: bool
+    junit: Path | None
+    flow: NotRequired[str | None]
+    flow_version: NotRequired[str | None]
+    swaps: NotRequired[tuple[str, ...]]
+
+
+def trial_options(function: Command) -> Command:
     """The flags that say which version to try and how."""
     options = [
         click.option("--project", help="The project the replays land in."),
@@ -66,7 +89,7 @@ def trial_options(function: Any) -> Any:
     return baseline_options(function)
 
 
-def flow_options(function: Any) -> Any:
+def flow_options(function: Command) -> Command:
     """The flags that try a flow version, with some of its tools or agents swapped."""
     options = [
         click.option("--flow", help="The flow to try (instead of --agent)."),
@@ -84,7 +107,7 @@ def flow_options(function: Any) -> Any:
     return function
 
 
-def subject(api: Api, options: dict[str, Any]) -> dict[str, Any]:
+def subject(api: Api, options: TrialFlags) -> JSONObject:
     """`agentRef`, or `flowRef` and `versions` with each `--with` sorted by what the flow runs."""
     agent, flow = options.get("agent"), options.get("flow")
     if (agent is None) == (flow is None):
@@ -92,29 +115,31 @@ def subject(api: Api, options: dict[str, Any]) -> dict[str, Any]:
     if agent is not None:
         if options.get("flow_version") or options.get("swaps"):
             raise click.UsageError("--flow-version and --with need --flow")
-        ref = {"agentId": agent}
+        ref: JSONObject = {"agentId": agent}
         if options["agent_version"]:
             ref["version"] = options["agent_version"]
         return {"agentRef": ref}
     if options.get("agent_version"):
         raise click.UsageError("--agent-version needs --agent")
     flow_ref: dict[str, str] = {"flowId": str(flow)}
-    if options.get("flow_version"):
-        flow_ref["version"] = options["flow_version"]
-    if not options.get("swaps"):
-        return {"flowRef": flow_ref}
-    if not options.get("flow_version"):
+    flow_version = options.get("flow_version")
+    if flow_version:
+        flow_ref["version"] = flow_version
+    swaps = options.get("swaps")
+    if not swaps:
+        return {"flowRef": {**flow_ref}}
+    if not flow_version:
         raise click.UsageError("--with needs --flow and --flow-version")
-    return {"flowRef": flow_ref, "versions": sorted_swaps(api, flow_ref, options["swaps"])}
+    return {"flowRef": {**flow_ref}, "versions": sorted_swaps(api, flow_ref, swaps)}
 
 
-def sorted_swaps(
-    api: Api, flow_ref: dict[str, str], swaps: tuple[str, ...]
-) -> dict[str, dict[str, str]]:
+def sorted_swaps(api: Api, flow_ref: dict[str, str], swaps: tuple[str, ...]) -> JSONObject:
     """`{tools, agents}` from `<id>@<version>` flags, by the kind of node that runs each id."""
-    flow = api.call("GET", f"/v1/flows/{flow_ref['flowId']}/versions/{flow_ref['version']}")
-    kinds = {str(n.get("ref", "")).partition("@")[0]: n.get("kind") for n in flow["nodes"]}
-    versions: dict[str, dict[str, str]] = {}
+    flow = an_object(
+        api.call("GET", f"/v1/flows/{flow_ref['flowId']}/versions/{flow_ref['version']}")
+    )
+    kinds = {str(n.get("ref", "")).partition("@")[0]: n.get("kind") for n in objects(flow["nodes"])}
+    versions: dict[str, JSONObject] = {}
     for swap in swaps:
         item_id, at, version = swap.partition("@")
         if not at or not item_id or not version:
@@ -122,14 +147,14 @@ def sorted_swaps(
         if kinds.get(item_id) not in ("tool", "agent"):
             raise click.ClickException(f"flow {flow['id']} {flow['version']} doesn't use {item_id}")
         versions.setdefault(f"{kinds[item_id]}s", {})[item_id] = version
-    return versions
+    return {kind: ids for kind, ids in versions.items()}
 
 
-def trial_body(api: Api, options: dict[str, Any]) -> dict[str, Any]:
+def trial_body(api: Api, options: TrialFlags) -> JSONObject:
     """The start body; `--project` omitted (`agents test-set run`) → the default project."""
     chosen = subject(api, options)
-    project = options["project"] or api.call("GET", "/v1/projects/default")["id"]
-    body: dict[str, Any] = {
+    project = options["project"] or an_object(api.call("GET", "/v1/projects/default"))["id"]
+    body: JSONObject = {
         "projectId": project,
         **chosen,
         "reads": options["reads"],
@@ -148,17 +173,17 @@ def trial_body(api: Api, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def start_and_wait(
-    api: Api, path: str, body: dict[str, Any], wait: bool, junit: Path | None = None
-) -> Any:
+    api: Api, path: str, body: JSONObject, wait: bool, junit: Path | None = None
+) -> JSON:
     """Start; without --wait (or --junit) print `{runId}` at once, with it wait and print
     the run, its verdict's summary line on stderr, and with --junit its JUnit report."""
-    started = api.call("POST", path, json=body, idempotent=True)
+    started = an_object(api.call("POST", path, json=body, idempotent=True))
     note = dry_run_note(started)
     if note is not None:
         click.echo(note, err=True)
     if not wait and junit is None:
         return started
-    run = wait_for(api, started["runId"])
+    run = wait_for(api, str(started["runId"]))
     line = summary_line(run)
     if line is not None:
         click.echo(line, err=True)
@@ -167,14 +192,14 @@ def start_and_wait(
     return run
 
 
-def wait_for(api: Api, run_id: str) -> Any:
+def wait_for(api: Api, run_id: str) -> JSONObject:
     """Poll every second; on a terminal, a progress line on stderr (nothing when piped)."""
     began = time.monotonic()
     shown = False
     while True:
         try:
             time.sleep(1.0)
-            run = api.call("GET", f"/v1/eval-runs/{run_id}")
+            run = an_object(api.call("GET", f"/v1/eval-runs/{run_id}"))
         except KeyboardInterrupt:
             click.echo(
                 f"\nStopped waiting. Eval run {run_id} goes on: kindgi eval-runs show {run_id}",
@@ -192,7 +217,7 @@ def wait_for(api: Api, run_id: str) -> Any:
                 f"Still running after 30 minutes: kindgi eval-runs show {run_id}"
             )
         if sys.stderr.isatty():
-            progress = run.get("progress") or {}
+            progress = member(run, "progress")
             done, total = progress.get("casesDone", 0), progress.get("cases", "?")
             elapsed = duration(time.monotonic() - began)
             at_once = f", {progress['concurrency']} at a time" if "concurrency" in progress else ""
@@ -200,7 +225,7 @@ def wait_for(api: Api, run_id: str) -> Any:
             shown = True
 
 
-VERDICT_TABLE: dict[str, Any] = {"columns": METRIC_COLUMNS, "rows": metric_rows}
+VERDICT_TABLE = Table(columns=METRIC_COLUMNS, rows=metric_rows)
 """`--table` of a finished run: its metrics, each with its interval and verdict."""
 
 
@@ -218,7 +243,9 @@ VERDICT_TABLE: dict[str, Any] = {"columns": METRIC_COLUMNS, "rows": metric_rows}
 )
 @trial_options
 @flow_options
-def start(api: Api, suite_id: str | None, resume: str | None, **options: Any) -> Any:
+def start(
+    api: Api, suite_id: str | None, resume: str | None, **options: Unpack[TrialFlags]
+) -> JSON:
     if resume is not None:
         path = f"/v1/eval-runs/{resume}/resume"
         return start_and_wait(api, path, {}, options["wait"], options["junit"])
@@ -232,7 +259,7 @@ def start(api: Api, suite_id: str | None, resume: str | None, **options: Any) ->
 
 @api_command(eval_runs, "show", help="One eval run, with its result.", **VERDICT_TABLE)
 @click.argument("run_id")
-def show(api: Api, run_id: str) -> Any:
+def show(api: Api, run_id: str) -> JSON:
     return api.call("GET", f"/v1/eval-runs/{run_id}")
 
 
@@ -251,7 +278,7 @@ def list_runs(
     agent: str | None,
     limit: int | None,
     cursor: str | None,
-) -> Any:
+) -> JSON:
     params = {
         "suiteId": suite,
         "status": status,
@@ -264,7 +291,7 @@ def list_runs(
 
 @api_command(eval_runs, "cancel", help="Cancel a running eval run.")
 @click.argument("run_id")
-def cancel(api: Api, run_id: str) -> Any:
+def cancel(api: Api, run_id: str) -> JSON:
     return api.call("POST", f"/v1/eval-runs/{run_id}/cancel")
 
 
@@ -277,8 +304,8 @@ def cancel(api: Api, run_id: str) -> Any:
 @click.argument("run_id")
 @click.option("--project")
 @click.option("--wait", is_flag=True)
-def rescore(api: Api, run_id: str, project: str | None, wait: bool) -> Any:
-    body = {"projectId": project} if project else {}
+def rescore(api: Api, run_id: str, project: str | None, wait: bool) -> JSON:
+    body: JSONObject = {"projectId": project} if project else {}
     return start_and_wait(api, f"/v1/eval-runs/{run_id}/rescore", body, wait)
 
 
@@ -289,7 +316,7 @@ def try_on_test_set(group: click.Group) -> None:
         group, "run", help="Freeze the agent's test set and try a version on it.", **VERDICT_TABLE
     )
     @trial_options
-    def run(api: Api, **options: Any) -> Any:
+    def run(api: Api, **options: Unpack[TrialFlags]) -> JSON:
         if not options.get("agent"):
             raise click.UsageError("--agent=<id> is required")
         path = f"/v1/agents/{options['agent']}/test-set/runs"

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Any
 
 import click
 
+from ..domain.json import JSON, JSONObject
 from ..domain.time import format_time, parse_time
+from .answers import an_object
 from .command import api_command
-from .http import Api
+from .http import Api, QueryValue
 from .judgments import drop_none, enum_value, require
 from .runs import segment_list
 
@@ -32,7 +33,7 @@ def time_flag(text: str | None, flag: str) -> str | None:
         ) from None
 
 
-def min_judgments(text: str | None) -> int | None:
+def least_judgments(text: str | None) -> int | None:
     """`--min-judgments`: an integer, 1 or more."""
     if text is None:
         return None
@@ -47,7 +48,7 @@ def min_judgments(text: str | None) -> int | None:
 
 def project_or_default(api: Api, project: str | None) -> str:
     """`--project`, or the default project's id when it is omitted."""
-    return project or str(api.call("GET", "/v1/projects/default")["id"])
+    return project or str(an_object(api.call("GET", "/v1/projects/default"))["id"])
 
 
 @click.group("eval-suites", help="Eval suites: list, show, build from judgments, list cases.")
@@ -70,9 +71,9 @@ def list_suites(
     include_retired: bool,
     limit: int | None,
     cursor: str | None,
-) -> Any:
+) -> JSON:
     """`GET /v1/eval-suites`."""
-    params: dict[str, Any] = {
+    params: dict[str, QueryValue] = {
         "kind": enum_value(kind, "kind", KINDS),
         "name": name,
         "limit": limit,
@@ -87,7 +88,7 @@ def list_suites(
 @api_command(eval_suites, "show", help="An eval suite's latest version, or one version.")
 @click.argument("suite_id")
 @click.option("--suite-version", help="One version (default: the latest active).")
-def show(api: Api, suite_id: str, suite_version: str | None) -> Any:
+def show(api: Api, suite_id: str, suite_version: str | None) -> JSON:
     """`GET /v1/eval-suites/{id}` or one version."""
     if suite_version:
         return api.call("GET", f"/v1/eval-suites/{suite_id}/versions/{suite_version}")
@@ -107,26 +108,40 @@ def show(api: Api, suite_id: str, suite_version: str | None) -> Any:
 @click.option("--min-judgments", help="Leave out runs with fewer counted judgments (default 1).")
 @click.option("--segment", multiple=True, help="key:value, repeatable, coarse to fine.")
 @click.option("--description", help="What the test cases hold.")
-def from_judgments(api: Api, suite_id: str, **options: Any) -> Any:
+def from_judgments(
+    api: Api,
+    suite_id: str,
+    suite_version: str | None,
+    project: str | None,
+    agent: str | None,
+    flow: str | None,
+    agent_version: str | None,
+    since: str | None,
+    until: str | None,
+    classes: tuple[str, ...],
+    min_judgments: str | None,
+    segment: tuple[str, ...],
+    description: str | None,
+) -> JSON:
     """`POST …/versions/from-judgments`; `--project` omitted: the default one."""
-    version = require(options["suite_version"], "suite-version", "semver")
-    if (options["agent"] is None) == (options["flow"] is None):
+    version = require(suite_version, "suite-version", "semver")
+    if (agent is None) == (flow is None):
         raise click.UsageError("Give exactly one of --agent or --flow")
-    if options["agent_version"] and not options["agent"]:
+    if agent_version and not agent:
         raise click.UsageError("--agent-version needs --agent")
-    body = drop_none(
+    body: JSONObject = drop_none(
         {
             "version": version,
-            "projectId": project_or_default(api, options["project"]),
-            "agentId": options["agent"],
-            "flowId": options["flow"],
-            "agentVersion": options["agent_version"],
-            "since": time_flag(options["since"], "since"),
-            "until": time_flag(options["until"], "until"),
-            "judgeClassIds": list(options["classes"]) or None,
-            "minJudgments": min_judgments(options["min_judgments"]),
-            "segments": segment_list(options["segment"]),
-            "description": options["description"],
+            "projectId": project_or_default(api, project),
+            "agentId": agent,
+            "flowId": flow,
+            "agentVersion": agent_version,
+            "since": time_flag(since, "since"),
+            "until": time_flag(until, "until"),
+            "judgeClassIds": [*classes] or None,
+            "minJudgments": least_judgments(min_judgments),
+            "segments": segment_list(segment),
+            "description": description,
         }
     )
     path = f"/v1/eval-suites/{suite_id}/versions/from-judgments"
@@ -140,7 +155,7 @@ def from_judgments(api: Api, suite_id: str, **options: Any) -> Any:
 @click.option("--cursor")
 def cases(
     api: Api, suite_id: str, suite_version: str | None, limit: int | None, cursor: str | None
-) -> Any:
+) -> JSON:
     """`GET …/versions/{v}/cases`."""
     version = require(suite_version, "suite-version", "semver")
     path = f"/v1/eval-suites/{suite_id}/versions/{version}/cases"

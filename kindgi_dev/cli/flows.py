@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .answers import objects
 from .catalog import CatalogKind, catalog_group
 from .output import Column
 
@@ -9,7 +10,7 @@ COLUMNS: list[Column] = [
     ("ID", lambda row: row.get("id")),
     ("VERSION", lambda row: row.get("version")),
     ("NAME", lambda row: row.get("name")),
-    ("NODES", lambda row: len(row.get("nodes") or [])),
+    ("NODES", lambda row: len(objects(row.get("nodes")))),
     ("UNREGISTERED", lambda row: row.get("unregisteredAt")),
 ]
 

@@ -3,20 +3,21 @@ of an agent must show before a version goes live for a scope."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
+from typing_extensions import Unpack
 
+from ..domain.json import JSON
+from .answers import member
 from .command import api_command, json_arg
 from .http import Api
 from .output import Column
-from .releases import scope_cell, scope_of, scope_options, scope_query
+from .releases import ScopeFlags, scope_cell, scope_of, scope_options, scope_query
 
 COLUMNS: list[Column] = [
     ("ID", lambda p: p.get("id")),
     ("VERSION", lambda p: p.get("version")),
     ("AGENT", lambda p: p.get("agentId")),
-    ("SCOPE", lambda p: scope_cell(p["scope"])),
+    ("SCOPE", lambda p: scope_cell(member(p, "scope"))),
     ("UNREGISTERED", lambda p: p.get("unregisteredAt")),
 ]
 PATH = "/v1/gate-policies"
@@ -35,8 +36,8 @@ def gate_policies() -> None:
 @click.option("--limit", type=click.IntRange(1, 100))
 @click.option("--cursor")
 def list_policies(
-    api: Api, agent: str | None, limit: int | None, cursor: str | None, **flags: Any
-) -> Any:
+    api: Api, agent: str | None, limit: int | None, cursor: str | None, **flags: Unpack[ScopeFlags]
+) -> JSON:
     query = {**scope_query(scope_of(**flags, required=False)), "agentId": agent}
     return api.call("GET", PATH, params={**query, "limit": limit, "cursor": cursor})
 
@@ -44,7 +45,7 @@ def list_policies(
 @api_command(gate_policies, "show", help="A gate policy's latest active version, or one version.")
 @click.argument("policy_id")
 @click.argument("version", required=False)
-def show(api: Api, policy_id: str, version: str | None) -> Any:
+def show(api: Api, policy_id: str, version: str | None) -> JSON:
     if version is None:
         return api.call("GET", f"{PATH}/{policy_id}")
     return api.call("GET", f"{PATH}/{policy_id}/versions/{version}")
@@ -53,7 +54,7 @@ def show(api: Api, policy_id: str, version: str | None) -> Any:
 @api_command(gate_policies, "versions", columns=COLUMNS,
              help="Every version of a gate policy, unregistered ones too.")  # fmt: skip
 @click.argument("policy_id")
-def versions(api: Api, policy_id: str) -> Any:
+def versions(api: Api, policy_id: str) -> JSON:
     return api.call("GET", f"{PATH}/{policy_id}/versions")
 
 
@@ -66,7 +67,7 @@ def versions(api: Api, policy_id: str) -> Any:
 @click.option("--spec", required=True, help="The checks, as JSON, inline or @<file>.")
 @click.option("--description", help="What the policy is for.")
 def publish(api: Api, policy_id: str, policy_version: str, agent: str, spec: str,
-            description: str | None, **flags: Any) -> Any:  # fmt: skip
+            description: str | None, **flags: Unpack[ScopeFlags]) -> JSON:  # fmt: skip
     scope = scope_of(**flags, required=True)
     body = {"id": policy_id, "version": policy_version, "agentId": agent, "scope": scope,
             "spec": json_arg(spec, "--spec")}  # fmt: skip
@@ -78,12 +79,12 @@ def publish(api: Api, policy_id: str, policy_version: str, agent: str, spec: str
 @api_command(gate_policies, "unregister", help="Stop a gate policy version applying.")
 @click.argument("policy_id")
 @click.argument("version")
-def unregister(api: Api, policy_id: str, version: str) -> Any:
+def unregister(api: Api, policy_id: str, version: str) -> JSON:
     return api.call("POST", f"{PATH}/{policy_id}/versions/{version}/unregister")
 
 
 @api_command(gate_policies, "reinstate", help="Make an unregistered version apply again.")
 @click.argument("policy_id")
 @click.argument("version")
-def reinstate(api: Api, policy_id: str, version: str) -> Any:
+def reinstate(api: Api, policy_id: str, version: str) -> JSON:
     return api.call("POST", f"{PATH}/{policy_id}/versions/{version}/reinstate")

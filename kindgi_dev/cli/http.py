@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import httpx
 
+from ..domain.json import JSON
 from .config import Target
 
 CONFLICT_TAGS = "conflict"
+
+QueryValue = str | int | float | bool | Sequence[str] | None
+"""A query parameter's value as a command gives it (None: left out)."""
 
 
 class ApiError(Exception):
     """An API answer in the error envelope, or no answer at all."""
 
-    def __init__(self, tag: str, message: str, status: int, body: Any = None) -> None:
+    def __init__(self, tag: str, message: str, status: int, body: JSON = None) -> None:
         super().__init__(message)
         self.tag = tag
         self.message = message
@@ -96,11 +99,11 @@ class Api:
         method: str,
         path: str,
         *,
-        json: Any = None,
-        params: dict[str, Any] | None = None,
+        json: object = None,
+        params: Mapping[str, QueryValue] | None = None,
         idempotent: bool = False,
         idempotency_key: str | None = None,
-    ) -> Any:
+    ) -> JSON:
         """One request; the answer's JSON, or `ApiError`. A given key replays its first answer."""
         key = idempotency_key or (str(uuid.uuid4()) if idempotent else None)
         headers = {"Idempotency-Key": key} if key else {}
@@ -138,7 +141,7 @@ class Api:
             )
         return error
 
-    def lines(self, method: str, path: str, *, json: Any = None) -> Iterator[Any]:
+    def lines(self, method: str, path: str, *, json: object = None) -> Iterator[JSON]:
         """A streamed answer's JSON lines (`application/x-ndjson`) as they come; `ApiError`."""
         headers = {"Accept": "application/x-ndjson"}
         try:
@@ -170,8 +173,8 @@ class Api:
             raise ApiError("network", f"fetch failed ({error})", 0) from None
 
     def upload(
-        self, path: str, chunks: Iterable[bytes], *, size: int, params: dict[str, Any]
-    ) -> Any:
+        self, path: str, chunks: Iterable[bytes], *, size: int, params: Mapping[str, QueryValue]
+    ) -> JSON:
         """POST a JSON body sent a chunk at a time; the answer's JSON, or `ApiError`."""
         headers = {"Content-Type": "application/json", "Content-Length": str(size)}
         try:
@@ -187,10 +190,10 @@ class Api:
             return body
         raise self.explained(error_of(response.status_code, body))
 
-    def events(self, path: str) -> list[Any]:
+    def events(self, path: str) -> list[JSON]:
         """A server-sent event stream's `data:` payloads, collected until the server ends it."""
         headers = {"Accept": "text/event-stream"}
-        collected: list[Any] = []
+        collected: list[JSON] = []
         try:
             with self._client.stream("GET", path, headers=headers, timeout=None) as response:
                 if not response.is_success:
@@ -211,7 +214,7 @@ class Api:
             self._made.close()
 
 
-def error_of(status: int, body: Any) -> ApiError:
+def error_of(status: int, body: JSON) -> ApiError:
     """The `ApiError` of an error answer: its envelope's code and message."""
     envelope = body.get("error") if isinstance(body, dict) else None
     if not isinstance(envelope, dict):
@@ -223,21 +226,23 @@ def error_of(status: int, body: Any) -> ApiError:
     return ApiError(tag_of(status, code), message, status, body)
 
 
-def _loads(line: str) -> Any:
+def _loads(line: str) -> JSON:
     try:
-        return json.loads(line)
+        loaded: JSON = json.loads(line)
+        return loaded
     except ValueError:
         raise ApiError("server", f"a streamed line that isn't JSON: {line[:80]!r}", 0) from None
 
 
-def _query_value(value: Any) -> Any:
+def _query_value(value: QueryValue) -> str | int | float | Sequence[str] | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     return value
 
 
-def _json(response: httpx.Response) -> Any:
+def _json(response: httpx.Response) -> JSON:
     try:
-        return response.json()
+        loaded: JSON = response.json()
+        return loaded
     except ValueError:
         return None

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-from .command import api_command
+from ..domain.json import JSON, JSONObject
+from .command import Command, api_command
 from .http import Api
 from .judgments import drop_none, enum_value
 
@@ -14,7 +13,7 @@ ROLES = ("standard", "senior", "admin")
 KINDS = ("user", "service")
 
 
-def scope_options(function: Any) -> Any:
+def scope_options(function: Command) -> Command:
     """`--tenant` | `--project` | `--agent` (with `--project`)."""
     for option in reversed(
         [
@@ -27,7 +26,7 @@ def scope_options(function: Any) -> Any:
     return function
 
 
-def restriction_options(function: Any) -> Any:
+def restriction_options(function: Command) -> Command:
     """The flags of `assertableBy`: role, principal kinds, principal ids."""
     for option in reversed(
         [
@@ -57,14 +56,14 @@ def scope_of(tenant: bool, project: str | None, agent: str | None) -> dict[str, 
 
 def restriction(
     role: str | None, kinds: tuple[str, ...], ids: tuple[str, ...]
-) -> dict[str, Any] | None:
+) -> JSONObject | None:
     """`assertableBy` from the flags, or None when none is given."""
     for kind in kinds:
         enum_value(kind, "principal-kind", KINDS)
-    body = {
+    body: JSONObject = {
         "minReviewerRole": enum_value(role, "min-reviewer-role", ROLES),
-        "principalKinds": list(kinds) or None,
-        "principalIds": list(ids) or None,
+        "principalKinds": [*kinds] or None,
+        "principalIds": [*ids] or None,
     }
     return drop_none(body) or None
 
@@ -98,7 +97,7 @@ def list_classes(
     agent: str | None,
     limit: int | None,
     cursor: str | None,
-) -> Any:
+) -> JSON:
     scope = scope_of(tenant, project, agent) or {}
     params = {
         "scopeKind": scope.get("kind"),
@@ -127,7 +126,7 @@ def add(
     min_reviewer_role: str | None,
     principal_kind: tuple[str, ...],
     principal_id: tuple[str, ...],
-) -> Any:
+) -> JSON:
     scope = scope_of(tenant, project, agent)
     if scope is None:
         raise click.UsageError(
@@ -149,7 +148,7 @@ def add(
 
 @api_command(judge_classes, "show", help="One judge class, retired ones too.")
 @click.argument("judge_class_id")
-def show(api: Api, judge_class_id: str) -> Any:
+def show(api: Api, judge_class_id: str) -> JSON:
     return api.call("GET", f"/v1/judge-classes/{judge_class_id}")
 
 
@@ -168,11 +167,11 @@ def set_class(
     principal_kind: tuple[str, ...],
     principal_id: tuple[str, ...],
     unrestricted: bool,
-) -> Any:
+) -> JSON:
     restricted = restriction(min_reviewer_role, principal_kind, principal_id)
     if restricted and unrestricted:
         raise click.UsageError("--unrestricted goes without the restriction flags")
-    body = drop_none({"weight": weight_value(weight), "description": description})
+    body: JSONObject = drop_none({"weight": weight_value(weight), "description": description})
     if restricted or unrestricted:
         body["assertableBy"] = restricted
     if not body:
@@ -184,7 +183,7 @@ def set_class(
 
 @api_command(judge_classes, "remove", help="Retire a judge class; its judgments keep it.")
 @click.argument("judge_class_id")
-def remove(api: Api, judge_class_id: str) -> Any:
+def remove(api: Api, judge_class_id: str) -> JSON:
     api.call("POST", f"/v1/judge-classes/{judge_class_id}/unregister", json={}, idempotent=True)
     return {"judgeClassId": judge_class_id, "removed": True}
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TypeVar
 
 import click
 
-from .command import api_command
+from ..domain.json import JSON
+from .command import Command, api_command
 from .http import Api
+
+Value = TypeVar("Value")
 
 
 def require(value: str | None, flag: str, placeholder: str) -> str:
@@ -44,12 +48,12 @@ def enum_value(value: str | None, flag: str, allowed: tuple[str, ...]) -> str | 
     return value
 
 
-def drop_none(body: dict[str, Any]) -> dict[str, Any]:
+def drop_none(body: Mapping[str, Value]) -> dict[str, Value]:
     """A body without its absent fields."""
     return {k: v for k, v in body.items() if v is not None}
 
 
-def item_options(function: Any) -> Any:
+def item_options(function: Command) -> Command:
     """The flags naming one judged item: run, key, pointer, rank, verdict, reason."""
     for option in reversed(
         [
@@ -86,7 +90,7 @@ def add(
     reason: str | None,
     participant: str | None,
     judge_class: str | None,
-) -> Any:
+) -> JSON:
     body = {
         "runId": require(run, "run", "run-id"),
         "item": drop_none(
@@ -123,7 +127,7 @@ def list_judgments(
     project: str | None,
     limit: int | None,
     cursor: str | None,
-) -> Any:
+) -> JSON:
     if agent_version and not agent:
         raise click.UsageError("--agent-version needs --agent")
     params = {
@@ -144,13 +148,13 @@ def list_judgments(
 
 @api_command(judgments, "show", help="One judgment, with the run's copy and the item's value.")
 @click.argument("judgment_id")
-def show(api: Api, judgment_id: str) -> Any:
+def show(api: Api, judgment_id: str) -> JSON:
     return api.call("GET", f"/v1/judgments/{judgment_id}")
 
 
 @api_command(judgments, "remove", help="Remove a judgment.")
 @click.argument("judgment_id")
-def remove(api: Api, judgment_id: str) -> Any:
+def remove(api: Api, judgment_id: str) -> JSON:
     api.call("POST", f"/v1/judgments/{judgment_id}/unregister", json={}, idempotent=True)
     return {"judgmentId": judgment_id, "removed": True}
 

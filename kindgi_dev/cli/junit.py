@@ -12,31 +12,33 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
+
+from ..domain.json import JSONObject
+from .answers import member, objects
 
 
-def failed(case: dict[str, Any]) -> bool:
+def failed(case: JSONObject) -> bool:
     """Whether a case is a failure in the report (see the module's docstring)."""
     return case.get("passedAll") is False or (
         case.get("passedBefore") is True and case.get("passedAll") is None
     )
 
 
-def differences(case: dict[str, Any]) -> list[str]:
+def differences(case: JSONObject) -> list[str]:
     """What differed on a case, one line each: the corrected items kept, dropped and new,
     each checked part's differences, and whether its repetitions disagreed."""
     lines = []
-    changes = case.get("changes") or {}
+    changes = member(case, "changes")
     kept = [f"{k['key']} (rank {k.get('rankBefore')} → {k.get('rank')})" for k in
-            changes.get("kept") or []]  # fmt: skip
+            objects(changes.get("kept"))]  # fmt: skip
     if kept:
         lines.append("kept: " + ", ".join(kept))
     if changes.get("dropped"):
-        lines.append("dropped: " + ", ".join(d["key"] for d in changes["dropped"]))
+        lines.append("dropped: " + ", ".join(str(d["key"]) for d in objects(changes["dropped"])))
     if changes.get("new"):
-        lines.append("new: " + ", ".join(n["key"] for n in changes["new"]))
-    for found in case.get("correctionDifferences") or []:
-        for d in found.get("differences") or []:
+        lines.append("new: " + ", ".join(str(n["key"]) for n in objects(changes["new"])))
+    for found in objects(case.get("correctionDifferences")):
+        for d in objects(found.get("differences")):
             said = {k: v for k, v in d.items() if k != "kind" and v is not None}
             lines.append(
                 f"{found['part']}, repetition {found['repetition']}: {d['kind']} "
@@ -47,12 +49,12 @@ def differences(case: dict[str, Any]) -> list[str]:
     return lines
 
 
-def report(run: dict[str, Any]) -> ET.Element:
+def report(run: JSONObject) -> ET.Element:
     """The run as a `<testsuites>` of one `<testsuite>`, a `<testcase>` per case."""
-    result = run.get("result") or {}
-    cases = result.get("perCase") or []
-    summary = result.get("summary") or {}
-    candidate = summary.get("candidate") or {}
+    result = member(run, "result")
+    cases = objects(result.get("perCase"))
+    summary = member(result, "summary")
+    candidate = member(summary, "candidate")
     tried = candidate.get("agentId") or candidate.get("flowId") or "candidate"
     name = f"{run['suiteId']}@{run['suiteVersion']} · {tried} {candidate.get('version') or ''}"
     suite = ET.Element("testsuite", name=name.strip(), timestamp=str(run.get("startedAt", "")))
@@ -66,7 +68,7 @@ def report(run: dict[str, Any]) -> ET.Element:
             ET.SubElement(entry, "error", message=str(case.get("error") or "errored"))
         elif case.get("stopped"):
             counts["skipped"] += 1
-            stopped = case["stopped"]
+            stopped = member(case, "stopped")
             ET.SubElement(entry, "skipped", message=f"stopped at {stopped.get('toolId')}")
         elif failed(case):
             counts["failures"] += 1
@@ -81,7 +83,7 @@ def report(run: dict[str, Any]) -> ET.Element:
     return root
 
 
-def write(run: dict[str, Any], path: Path) -> None:
+def write(run: JSONObject, path: Path) -> None:
     """Write the run's report to `path` (its folder made when missing)."""
     tree = ET.ElementTree(report(run))
     ET.indent(tree)

@@ -37,8 +37,27 @@ COMMANDS = (
 """Modules of `kindgi_dev.cli` that each define the command or group of that name."""
 
 
+class Commands(click.Group):
+    """The root group: a command's module is imported when that command is asked for, so
+    `kindgi dev` starts without importing the API commands (and they without the runtime)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command's name, without importing any."""
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command of that name, its module imported the first time."""
+        if cmd_name in COMMANDS and cmd_name not in self.commands:
+            module = importlib.import_module(f"{__package__}.{cmd_name.replace('-', '_')}")
+            command: click.Command = getattr(module, cmd_name.replace("-", "_"))
+            refuse_empty_values(command)
+            self.add_command(command, cmd_name)
+        return self.commands.get(cmd_name)
+
+
 @click.group(
     "kindgi",
+    cls=Commands,
     help="kindgi — command-line interface for Kindgi™, with kindgi dev's local runtime.",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -47,12 +66,6 @@ COMMANDS = (
 )
 def cli() -> None:
     """The root group."""
-
-
-for _name in COMMANDS:
-    _module = importlib.import_module(f"{__package__}.{_name.replace('-', '_')}")
-    cli.add_command(getattr(_module, _name.replace("-", "_")))
-refuse_empty_values(cli)
 
 
 def unknown_word(args: list[str]) -> str | None:
@@ -64,9 +77,10 @@ def unknown_word(args: list[str]) -> str | None:
     path: list[str] = []
     with click.Context(cli, info_name="kindgi") as ctx:
         for word in words:
-            if type(command) is not click.Group:  # a leaf, or a group that resolves its own words
-                return None
-            found = command.commands.get(word)
+            if command is not cli and type(command) is not click.Group:
+                return None  # a leaf, or a group that resolves its own words
+            assert isinstance(command, click.Group)
+            found = command.get_command(ctx, word)
             if found is None:
                 if command is cli:
                     return f"Unknown command: {' '.join(args)}\n\n{ctx.get_help()}"

@@ -6,13 +6,22 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 import click
 
-Column = tuple[str, Callable[[dict[str, Any]], Any]]
-Rows = Callable[[Any], list[dict[str, Any]] | None]
+from ..domain.json import JSON, JSONObject
+
+Column = tuple[str, Callable[[JSONObject], object]]
+Rows = Callable[[JSON], list[JSONObject] | None]
 """A command's rows for `--table` from an answer that is no list page (None: print JSON)."""
+
+
+class Table(TypedDict):
+    """A command's `--table`: its columns, and its rows from an answer that is no page."""
+
+    columns: Sequence[Column]
+    rows: Rows
 
 
 @dataclass(frozen=True)
@@ -24,26 +33,28 @@ class Format:
     table: bool = False
 
     def emit(
-        self, body: Any, columns: Sequence[Column] | None = None, rows: Rows | None = None
+        self, body: JSON, columns: Sequence[Column] | None = None, rows: Rows | None = None
     ) -> None:
         """Print an answer, its whole numbers as the real CLI prints them (`1`, not `1.0`)."""
         if self.quiet:
             return
         body = whole_numbers(body)
         found = rows(body) if self.table and rows is not None and not self.raw else None
+        data = body.get("data") if isinstance(body, dict) else None
         if found is not None:
             click.echo(render_table(found, columns or default_columns(found)))
         elif self.raw:
             click.echo(json.dumps(body, separators=(",", ":"), ensure_ascii=False))
-        elif self.table and isinstance(body, dict) and isinstance(body.get("data"), list):
-            click.echo(render_table(body["data"], columns or default_columns(body["data"])))
+        elif self.table and isinstance(body, dict) and isinstance(data, list):
+            listed = [row for row in data if isinstance(row, dict)]
+            click.echo(render_table(listed, columns or default_columns(listed)))
             if body.get("nextCursor"):
                 click.echo(f"Next page: --cursor={body['nextCursor']}", err=True)
         else:
             click.echo(json.dumps(body, indent=2, ensure_ascii=False))
 
 
-def whole_numbers(value: Any) -> Any:
+def whole_numbers(value: JSON) -> JSON:
     """`value` with each float that is a whole number as an int, as JSON numbers print in
     JavaScript."""
     if isinstance(value, float) and value.is_integer():
@@ -55,7 +66,7 @@ def whole_numbers(value: Any) -> Any:
     return value
 
 
-def default_columns(rows: Sequence[dict[str, Any]], most: int = 6) -> list[Column]:
+def default_columns(rows: Sequence[JSONObject], most: int = 6) -> list[Column]:
     """A list's columns when its command names none: the first row's plain fields."""
     first = rows[0] if rows and isinstance(rows[0], dict) else {}
     keys = [k for k, v in first.items() if v is None or isinstance(v, str | int | float | bool)]
@@ -67,11 +78,11 @@ def _header(key: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", key).upper()
 
 
-def _getter(key: str) -> Callable[[dict[str, Any]], Any]:
+def _getter(key: str) -> Callable[[JSONObject], object]:
     return lambda row: row.get(key)
 
 
-def render_table(rows: Sequence[dict[str, Any]], columns: Sequence[Column]) -> str:
+def render_table(rows: Sequence[JSONObject], columns: Sequence[Column]) -> str:
     """A plain table: CAPS header, a `─` rule, two spaces between columns."""
     if not rows:
         return "(no rows)"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
+from ..domain.json import JSON
+from .answers import an_object
 from .command import api_command
 from .http import Api
 
@@ -16,7 +16,7 @@ def projects() -> None:
 
 
 @api_command(projects, "get-default", help="The default project.")
-def get_default(api: Api) -> Any:
+def get_default(api: Api) -> JSON:
     return api.call("GET", "/v1/projects/default")
 
 
@@ -26,14 +26,14 @@ def get_default(api: Api) -> Any:
 @click.option("--name-contains")
 def list_projects(
     api: Api, limit: int | None, cursor: str | None, name_contains: str | None
-) -> Any:
+) -> JSON:
     params = {"limit": limit, "cursor": cursor, "nameContains": name_contains}
     return api.call("GET", "/v1/projects", params=params)
 
 
 @api_command(projects, "get", help="One project.")
 @click.argument("project_id")
-def get(api: Api, project_id: str) -> Any:
+def get(api: Api, project_id: str) -> JSON:
     return api.call("GET", f"/v1/projects/{project_id}")
 
 
@@ -42,10 +42,10 @@ def get(api: Api, project_id: str) -> Any:
 @click.option("--slug")
 @click.option("--description")
 @click.option("--org", help="The organisation (kindgi dev has none: the API refuses any).")
-def create(api: Api, name: str, slug: str | None, description: str | None, org: str | None) -> Any:
+def create(api: Api, name: str, slug: str | None, description: str | None, org: str | None) -> JSON:
     body = {"name": name, "slug": slug or _slug(name), "description": description, "orgId": org}
-    created = api.call(
-        "POST", "/v1/projects", json={k: v for k, v in body.items() if v}, idempotent=True
+    created = an_object(
+        api.call("POST", "/v1/projects", json={k: v for k, v in body.items() if v}, idempotent=True)
     )
     return api.call("GET", f"/v1/projects/{created['id']}")
 

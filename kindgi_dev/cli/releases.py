@@ -7,19 +7,30 @@ failed check's message on stderr, so a CI job can gate on it (see docs/choices.m
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import TypedDict
 
 import click
+from typing_extensions import Unpack
 
-from .command import ExitWith, api_command
-from .http import Api
+from ..domain.json import JSON, JSONObject
+from .answers import an_object, member, objects
+from .command import Command, ExitWith, api_command
+from .http import Api, QueryValue
 from .output import Column
 
 SCOPE_HELP = "(--tenant | --org=<id> | --project=<id> [--segment=<key:value>]…)"
 
 
-def scope_options(function: Callable[..., Any]) -> Callable[..., Any]:
+class ScopeFlags(TypedDict):
+    """What `scope_options` adds to a command's keywords."""
+
+    tenant: bool
+    org: str | None
+    project: str | None
+    segments: tuple[str, ...]
+
+
+def scope_options(function: Command) -> Command:
     """The flags that name a scope: one of --tenant, --org, --project (with --segment)."""
     options = [
         click.option("--tenant", is_flag=True, help="The whole tenant."),
@@ -35,7 +46,7 @@ def scope_options(function: Callable[..., Any]) -> Callable[..., Any]:
 
 def scope_of(
     tenant: bool, org: str | None, project: str | None, segments: tuple[str, ...], required: bool
-) -> dict[str, Any] | None:
+) -> JSONObject | None:
     """The scope the flags name; a usage error when they clash, or name none when one is due."""
     if sum([tenant, org is not None, project is not None]) > 1:
         raise click.UsageError("Give one of --tenant, --org or --project")
@@ -54,36 +65,37 @@ def scope_of(
     return None
 
 
-def _step(text: str) -> dict[str, str]:
+def _step(text: str) -> JSONObject:
     key, colon, value = text.partition(":")
     if not colon or not key or not value:
         raise click.UsageError(f"--segment takes <key:value>, got '{text}'")
     return {"key": key, "value": value}
 
 
-def scope_query(scope: dict[str, Any] | None) -> dict[str, Any]:
+def scope_query(scope: JSONObject | None) -> dict[str, QueryValue]:
     """A scope as the list and resolve queries take it."""
     if scope is None:
         return {}
-    query: dict[str, Any] = {"scopeKind": scope["kind"]}
-    query["scopeId"] = scope.get("orgId") or scope.get("projectId")
+    query: dict[str, QueryValue] = {"scopeKind": str(scope["kind"])}
+    named = scope.get("orgId") or scope.get("projectId")
+    query["scopeId"] = None if named is None else str(named)
     if scope["kind"] == "segment":
-        query["segment"] = [f"{s['key']}:{s['value']}" for s in scope["path"]]
+        query["segment"] = [f"{s['key']}:{s['value']}" for s in objects(scope["path"])]
     return query
 
 
-def scope_cell(scope: dict[str, Any]) -> str:
+def scope_cell(scope: JSONObject) -> str:
     """`tenant`, `org <id>`, `project <id>`, `project <id> company=acme/team=x`."""
     if scope["kind"] == "tenant":
         return "tenant"
     if scope["kind"] == "org":
         return f"org {scope['orgId']}"
-    steps = "/".join(f"{s['key']}={s['value']}" for s in scope.get("path") or [])
+    steps = "/".join(f"{s['key']}={s['value']}" for s in objects(scope.get("path")))
     return f"project {scope['projectId']}" + (f" {steps}" if steps else "")
 
 
 PIN_COLUMNS: list[Column] = [
-    ("SCOPE", lambda pin: scope_cell(pin["scope"])),
+    ("SCOPE", lambda pin: scope_cell(member(pin, "scope"))),
     ("VERSION", lambda pin: pin.get("version")),
     ("SET AT", lambda pin: pin.get("setAt")),
 ]
@@ -91,10 +103,10 @@ HISTORY_COLUMNS: list[Column] = [
     ("ID", lambda p: p.get("id")),
     ("ACTION", lambda p: p.get("action")),
     ("STATUS", lambda p: p.get("status") or ("promoted" if p["action"] == "promote" else "done")),
-    ("SCOPE", lambda p: scope_cell(p["scope"])),
+    ("SCOPE", lambda p: scope_cell(member(p, "scope"))),
     ("FROM", lambda p: p.get("fromVersion") or "-"),
     ("TO", lambda p: p.get("toVersion") or "-"),
-    ("BY", lambda p: f"{p['requestedBy']['kind']} {p['requestedBy']['id']}"),
+    ("BY", lambda p: f"{member(p, 'requestedBy')['kind']} {member(p, 'requestedBy')['id']}"),
     ("AT", lambda p: p.get("createdAt")),
 ]
 
@@ -107,14 +119,14 @@ class LiveCells:
         self.columns = list(columns)
         self.scopes: dict[str, list[str]] = {}
 
-    def fill(self, pins: list[dict[str, Any]]) -> None:
+    def fill(self, pins: list[JSONObject]) -> None:
         """Note where each pinned version is live."""
         for pin in pins:
-            self.scopes.setdefault(pin["version"], []).append(scope_cell(pin["scope"]))
+            self.scopes.setdefault(str(pin["version"]), []).append(scope_cell(member(pin, "scope")))
         if self.scopes:
             self.columns.append(("LIVE", self))
 
-    def __call__(self, row: dict[str, Any]) -> str:
+    def __call__(self, row: JSONObject) -> str:
         return "; ".join(self.scopes.get(str(row.get("version")), []))
 
 
@@ -131,18 +143,18 @@ def add_release_commands(agents: click.Group, columns: list[Column]) -> None:
     @click.option("--limit", type=click.IntRange(1, 100))
     @click.option("--cursor")
     def versions(api: Api, agent_id: str, include_unregistered: bool, limit: int | None,
-                 cursor: str | None) -> Any:  # fmt: skip
+                 cursor: str | None) -> JSON:  # fmt: skip
         query = {"includeTombstoned": include_unregistered or None, "limit": limit,
                  "cursor": cursor}  # fmt: skip
         page = api.call("GET", f"{base}/{agent_id}/versions", params=query)
-        cells.fill(api.call("GET", f"{base}/{agent_id}/live-versions")["data"])
+        cells.fill(objects(an_object(api.call("GET", f"{base}/{agent_id}/live-versions"))["data"]))
         return page
 
     @api_command(agents, "live", help="The version a run would use for a project and segment.")
     @click.argument("agent_id")
     @click.option("--project", help="The run's project, by id.")
     @click.option("--segment", "segments", multiple=True, metavar="<key:value>")
-    def live(api: Api, agent_id: str, project: str | None, segments: tuple[str, ...]) -> Any:
+    def live(api: Api, agent_id: str, project: str | None, segments: tuple[str, ...]) -> JSON:
         if segments and project is None:
             raise click.UsageError("--segment needs --project")
         query = {"projectId": project, "segment": [_join(s) for s in segments] or None}
@@ -151,7 +163,7 @@ def add_release_commands(agents: click.Group, columns: list[Column]) -> None:
     @api_command(agents, "live-versions", columns=PIN_COLUMNS,
                  help="Every scope with a live version of this agent pinned.")  # fmt: skip
     @click.argument("agent_id")
-    def live_versions(api: Api, agent_id: str) -> Any:
+    def live_versions(api: Api, agent_id: str) -> JSON:
         return api.call("GET", f"{base}/{agent_id}/live-versions")
 
     @api_command(agents, "promote", help="Make a version live for a scope, through its gate; "
@@ -164,16 +176,18 @@ def add_release_commands(agents: click.Group, columns: list[Column]) -> None:
     @click.option("--reason", help="Why, kept on the record.")
     @click.option("--idempotency-key", help="A retry with the same key returns the first answer.")
     def promote(api: Api, agent_id: str, version: str, eval_run: str | None, check: bool,
-                reason: str | None, idempotency_key: str | None, **flags: Any) -> Any:  # fmt: skip
+                reason: str | None, idempotency_key: str | None,
+                **flags: Unpack[ScopeFlags]) -> JSON:  # fmt: skip
         body = {"version": version, "scope": scope_of(**flags, required=True), "reason": reason,
                 "evalRunId": eval_run}  # fmt: skip
         body = {k: v for k, v in body.items() if v is not None}
         if not check:
             return api.call("POST", f"{base}/{agent_id}/promotions", json=body,
                             idempotent=True, idempotency_key=idempotency_key)  # fmt: skip
-        answer = api.call("POST", f"{base}/{agent_id}/promotions/check", json=body)
+        answer = an_object(api.call("POST", f"{base}/{agent_id}/promotions/check", json=body))
         if answer.get("outcome") == "gate-failed":
-            failed = [c["message"] for c in answer.get("checks", []) if not c.get("passed")]
+            checks = objects(answer.get("checks", []))
+            failed = [c["message"] for c in checks if not c.get("passed")]
             raise ExitWith(answer, 1, [f"✗ {message}" for message in failed])
         return answer
 
@@ -181,7 +195,7 @@ def add_release_commands(agents: click.Group, columns: list[Column]) -> None:
                  "checked against (the most specific scope with one), or null.")  # fmt: skip
     @click.argument("agent_id")
     @scope_options
-    def gate_policy(api: Api, agent_id: str, **flags: Any) -> Any:
+    def gate_policy(api: Api, agent_id: str, **flags: Unpack[ScopeFlags]) -> JSON:
         scope = scope_query(scope_of(**flags, required=True))
         return api.call("GET", f"{base}/{agent_id}/gate-policy", params=scope)
 
@@ -193,7 +207,7 @@ def add_release_commands(agents: click.Group, columns: list[Column]) -> None:
     @click.option("--reason", help="Why, kept on the record.")
     @click.option("--idempotency-key")
     def rollback(api: Api, agent_id: str, to_version: str | None, reason: str | None,
-                 idempotency_key: str | None, **flags: Any) -> Any:  # fmt: skip
+                 idempotency_key: str | None, **flags: Unpack[ScopeFlags]) -> JSON:  # fmt: skip
         body = {"scope": scope_of(**flags, required=True), "toVersion": to_version,
                 "reason": reason}  # fmt: skip
         return api.call("POST", f"{base}/{agent_id}/live/rollback", idempotent=True,
@@ -207,7 +221,7 @@ def add_release_commands(agents: click.Group, columns: list[Column]) -> None:
     @click.option("--reason", help="Why, kept on the record.")
     @click.option("--idempotency-key")
     def unpin(api: Api, agent_id: str, reason: str | None, idempotency_key: str | None,
-              **flags: Any) -> Any:  # fmt: skip
+              **flags: Unpack[ScopeFlags]) -> JSON:  # fmt: skip
         body = {"scope": scope_of(**flags, required=True), "reason": reason}
         return api.call("POST", f"{base}/{agent_id}/live/unpin", idempotent=True,
                         json={k: v for k, v in body.items() if v is not None},
@@ -233,14 +247,14 @@ def _promotions_group(base: str) -> click.Group:
     @click.option("--limit", type=click.IntRange(1, 100))
     @click.option("--cursor")
     def list_history(api: Api, agent_id: str, limit: int | None, cursor: str | None,
-                     **flags: Any) -> Any:  # fmt: skip
+                     **flags: Unpack[ScopeFlags]) -> JSON:  # fmt: skip
         query = {**scope_query(scope_of(**flags, required=False)), "limit": limit, "cursor": cursor}
         return api.call("GET", f"{base}/{agent_id}/promotions", params=query)
 
     @api_command(group, "get", help="One promotion of an agent.")
     @click.argument("agent_id")
     @click.argument("promotion_id")
-    def get(api: Api, agent_id: str, promotion_id: str) -> Any:
+    def get(api: Api, agent_id: str, promotion_id: str) -> JSON:
         return api.call("GET", f"{base}/{agent_id}/promotions/{promotion_id}")
 
     return group

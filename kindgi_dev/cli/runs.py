@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import Any
 
 import click
 
+from ..domain.json import JSON, JSONObject
+from .answers import an_object, member
 from .command import api_command, json_arg
 from .http import Api, ApiError
 
@@ -30,9 +31,9 @@ JOURNAL_COLUMNS = [
 FOLLOW_DELAYS = (0.25, 0.5, 1.0)
 
 
-def segment_list(values: tuple[str, ...], flag: str = "--segment") -> list[dict[str, str]] | None:
+def segment_list(values: tuple[str, ...], flag: str = "--segment") -> list[JSON] | None:
     """`--segment key:value` flags (or another `flag`'s), coarse to fine."""
-    segments = []
+    segments: list[JSON] = []
     for value in values:
         key, sep, rest = value.partition(":")
         if not sep or not key or not rest:
@@ -72,7 +73,7 @@ def start(
     idempotency_key: str | None,
     no_wait: bool,
     dry_run: bool,
-) -> Any:
+) -> JSON:
     if (agent is None) == (flow is None):
         raise click.UsageError("Give exactly one of --agent=<id> or --flow=<id>")
     if agent_version is not None and agent is None:
@@ -89,12 +90,14 @@ def start(
         "input": json_arg(input_, "--input"),
         "options": {"wait": False, **({"dryRun": True} if dry_run else {})},
     }
-    run = api.call(
-        "POST",
-        "/v1/runs",
-        json={k: v for k, v in body.items() if v is not None},
-        idempotent=True,
-        idempotency_key=idempotency_key,
+    run = an_object(
+        api.call(
+            "POST",
+            "/v1/runs",
+            json={k: v for k, v in body.items() if v is not None},
+            idempotent=True,
+            idempotency_key=idempotency_key,
+        )
     )
     if no_wait:
         return run
@@ -103,7 +106,7 @@ def start(
         from .output import Format
 
         Format().emit(run)
-        failure = run.get("failure") or {}
+        failure = member(run, "failure")
         click.echo(
             f"Error [{failure.get('code', 'run-failed')}]: "
             f"{failure.get('message') or run.get('failureMessage', '')}",
@@ -113,7 +116,7 @@ def start(
     return run
 
 
-def follow(api: Api, run: dict[str, Any]) -> dict[str, Any]:
+def follow(api: Api, run: JSONObject) -> JSONObject:
     """Poll the run (250 ms, 500 ms, 1 s, then every 2 s) until it is not pending/running."""
     attempt = 0
     failures = 0
@@ -121,7 +124,7 @@ def follow(api: Api, run: dict[str, Any]) -> dict[str, Any]:
         try:
             time.sleep(FOLLOW_DELAYS[attempt] if attempt < len(FOLLOW_DELAYS) else 2.0)
             attempt += 1
-            run = api.call("GET", f"/v1/runs/{run['id']}")
+            run = an_object(api.call("GET", f"/v1/runs/{run['id']}"))
             failures = 0
         except KeyboardInterrupt:
             click.echo(
@@ -152,7 +155,7 @@ def list_runs(
     trigger: str | None,
     limit: int | None,
     cursor: str | None,
-) -> Any:
+) -> JSON:
     params = {
         "agentId": agent,
         "replays": replays,
@@ -167,13 +170,13 @@ def list_runs(
 
 @api_command(runs, "get", help="One run, with its output.")
 @click.argument("run_id")
-def get(api: Api, run_id: str) -> Any:
+def get(api: Api, run_id: str) -> JSON:
     return api.call("GET", f"/v1/runs/{run_id}")
 
 
 @api_command(runs, "cancel", help="Cancel a running run.")
 @click.argument("run_id")
-def cancel(api: Api, run_id: str) -> Any:
+def cancel(api: Api, run_id: str) -> JSON:
     api.call("POST", f"/v1/runs/{run_id}/cancel", idempotent=True)
     return {"ok": True, "runId": run_id}
 
@@ -183,7 +186,9 @@ def cancel(api: Api, run_id: str) -> Any:
 @click.option("--since", type=int)
 @click.option("--limit", type=click.IntRange(1, 100))
 @click.option("--cursor")
-def journal(api: Api, run_id: str, since: int | None, limit: int | None, cursor: str | None) -> Any:
+def journal(
+    api: Api, run_id: str, since: int | None, limit: int | None, cursor: str | None
+) -> JSON:
     params = {"since": since, "limit": limit, "cursor": cursor}
     return api.call("GET", f"/v1/runs/{run_id}/journal", params=params)
 

@@ -10,11 +10,11 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import click
 
-from ..remote import Progress
+from ..domain.json import JSON
+from ..remote import Transfer
 from .command import api_command
 from .http import Api
 from .test_set_moves import ProgressLine, split_reference
@@ -35,7 +35,7 @@ def add_to(group: click.Group) -> None:
         type=click.Path(dir_okay=False, path_type=Path),
         help="The file to write (default: stdout).",
     )
-    def export(api: Api, reference: str, output: Path | None) -> Any:
+    def export(api: Api, reference: str, output: Path | None) -> JSON:
         """`GET …/versions/{v}/export`, written as it comes; with `-o`, what was written."""
         test_set_id, version = split_reference(reference)
         chunks = api.download(f"/v1/test-sets/{test_set_id}/versions/{version}/export")
@@ -62,7 +62,7 @@ def add_to(group: click.Group) -> None:
 
     @api_command(group, "import", help="Store a test-set file here read-only, as a pulled version.")
     @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-    def import_file(api: Api, file: Path) -> Any:
+    def import_file(api: Api, file: Path) -> JSON:
         """`POST /v1/test-sets/import?source=<file>`, the file sent a chunk at a time."""
         size = file.stat().st_size
         progress = ProgressLine()
@@ -83,7 +83,7 @@ def _counted(chunks: Iterator[bytes], progress: ProgressLine, verb: str) -> Iter
     for chunk in chunks:
         lines += chunk.count(b"\n")
         size += len(chunk)
-        progress(verb, Progress(max(lines - 1, 0), None, size))
+        progress(verb, Transfer(max(lines - 1, 0), None, size))
         yield chunk
 
 
@@ -93,5 +93,5 @@ def _read(file: Path, progress: ProgressLine) -> Iterator[bytes]:
         while chunk := handle.read(CHUNK):
             sent += len(chunk)
             lines += chunk.count(b"\n")
-            progress("sent", Progress(max(lines - 1, 0), None, sent))
+            progress("sent", Transfer(max(lines - 1, 0), None, sent))
             yield chunk

@@ -12,11 +12,12 @@ import functools
 import json
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import click
 
-from ..remote import Progress, Remote, RemoteError, UnsafeUrl, check_url
+from ..domain.json import JSON, JSONObject
+from ..remote import Remote, RemoteError, Transfer, UnsafeUrl, check_url
+from .answers import an_object, member, objects
 from .command import fail
 from .config import resolve
 from .http import Api, ApiError, error_of
@@ -41,7 +42,7 @@ _LOCAL_OPTIONS = [
 ]
 
 
-def _moving(function: Callable[..., Any]) -> Callable[..., Any]:
+def _moving(function: Callable[..., JSON]) -> Callable[..., None]:
     """The options both directions take; the command gets `api` and `progress`."""
 
     @functools.wraps(function)
@@ -52,7 +53,7 @@ def _moving(function: Callable[..., Any]) -> Callable[..., Any]:
         as_json: bool,
         raw: bool,
         quiet: bool,
-        **kwargs: Any,
+        **kwargs: object,
     ) -> None:
         api = Api(resolve(url, None, hosted=hosted))
         try:
@@ -80,7 +81,7 @@ class ProgressLine:
         self.shown = on_terminal()
         self._drawn = False
 
-    def __call__(self, verb: str, step: Progress) -> None:
+    def __call__(self, verb: str, step: Transfer) -> None:
         if not self.shown:
             return
         of = f" of {step.total}" if step.total is not None else ""
@@ -131,7 +132,7 @@ def _remote_failure(error: RemoteError) -> ApiError:
 @_moving
 def pull(
     api: Api, progress: ProgressLine, reference: str, source: str, token: str | None, insecure: bool
-) -> Any:
+) -> JSON:
     """Pull a version from another runtime: kept here read-only, as the same id and version."""
     test_set_id, version = split_reference(reference)
     _checked(source, "from", insecure)
@@ -145,16 +146,20 @@ def pull(
         progress.done()
 
 
-def _last_line(lines: Iterator[Any], progress: ProgressLine) -> Any:
+def _last_line(lines: Iterator[JSON], progress: ProgressLine) -> JSON:
     """Draw each progress line; the answer's line as the answer, or its error."""
     for line in lines:
-        if isinstance(line, dict) and isinstance(line.get("progress"), dict):
-            step = line["progress"]
-            progress("pulled", Progress(step["cases"], step.get("total"), step["bytes"]))
+        step = member(line, "progress")
+        if step:
+            cases, total, sent = step["cases"], step.get("total"), step["bytes"]
+            if isinstance(cases, int) and isinstance(sent, int):
+                whole = total if isinstance(total, int) else None
+                progress("pulled", Transfer(cases, whole, sent))
         elif isinstance(line, dict) and "result" in line:
             return line["result"]
         elif isinstance(line, dict) and "error" in line:
-            raise error_of(int(line.get("status") or 500), line)
+            status = line.get("status")
+            raise error_of(status if isinstance(status, int) and status else 500, line)
     raise ApiError("network", "the pull's answer ended before it said how it went", 0)
 
 
@@ -171,14 +176,14 @@ def push(
     token: str | None,
     insecure: bool,
     dry_run: bool,
-) -> Any:
+) -> JSON:
     """Publish a local version to another runtime's registry (kind `corrections`)."""
     test_set_id, version = split_reference(reference)
     where = _checked(target, "to", insecure)
     cases = _local_cases(api, test_set_id, version)
-    spec = {"cases": cases}
+    spec: JSONObject = {"cases": cases}
     size = len(json.dumps(spec, separators=(",", ":"), ensure_ascii=False).encode())
-    plan = {
+    plan: JSONObject = {
         "testSetId": test_set_id,
         "version": version,
         "to": where,
@@ -205,11 +210,11 @@ async def _publish(
     insecure: bool,
     test_set_id: str,
     version: str,
-    spec: dict[str, Any],
+    spec: JSONObject,
     progress: ProgressLine,
-) -> tuple[dict[str, Any], bool]:
+) -> tuple[JSONObject, bool]:
     async with Remote(where, token, insecure=insecure) as remote:
-        entry = {
+        entry: JSONObject = {
             "id": test_set_id,
             "tenantId": await remote.tenant_id(),
             "version": version,
@@ -219,27 +224,27 @@ async def _publish(
         return await remote.publish(entry, lambda step: progress("pushed", step))
 
 
-def _local_cases(api: Api, test_set_id: str, version: str) -> list[Any]:
+def _local_cases(api: Api, test_set_id: str, version: str) -> list[JSON]:
     """Every case of the local version, in stored order."""
     path = f"/v1/test-sets/{test_set_id}/versions/{version}/cases"
-    cases: list[Any] = []
-    cursor = None
+    cases: list[JSON] = []
+    cursor: str | None = None
     while True:
-        page = api.call("GET", path, params={"limit": 100, "cursor": cursor})
-        cases.extend(page["data"])
+        page = an_object(api.call("GET", path, params={"limit": 100, "cursor": cursor}))
+        cases.extend(objects(page["data"]))
         if not page.get("hasMore"):
             return cases
-        cursor = page["nextCursor"]
+        cursor = str(page["nextCursor"])
 
 
-def _agents_named(cases: list[Any]) -> list[dict[str, Any]]:
+def _agents_named(cases: list[JSON]) -> list[JSON]:
     """The agents the cases' runs ran, each with the versions they ran."""
     named: dict[str, set[str]] = {}
-    for case in cases:
-        run = case.get("run") or {}
-        subject = case.get("subject") or {}
+    for case in objects(cases):
+        run = member(case, "run")
+        subject = member(case, "subject")
         agent = run.get("agentId") or subject.get("id")
         made_on = case.get("madeOn") or run.get("agentVersion") or subject.get("version")
         if agent:
             named.setdefault(str(agent), set()).update([str(made_on)] if made_on else [])
-    return [{"agentId": a, "versions": sorted(v)} for a, v in sorted(named.items())]
+    return [{"agentId": a, "versions": [*sorted(v)]} for a, v in sorted(named.items())]

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
+from ..domain.json import JSON
 from . import test_set_files, test_set_moves
 from .command import api_command
 from .http import Api
@@ -36,7 +35,7 @@ def test_sets() -> None:
 @click.option("--kind", help=f"One of {', '.join(KINDS)}.")
 @click.option("--limit", type=click.IntRange(1, 100))
 @click.option("--cursor")
-def list_sets(api: Api, kind: str | None, limit: int | None, cursor: str | None) -> Any:
+def list_sets(api: Api, kind: str | None, limit: int | None, cursor: str | None) -> JSON:
     """`GET /v1/test-sets`."""
     params = {"kind": enum_value(kind, "kind", KINDS), "limit": limit, "cursor": cursor}
     return api.call("GET", "/v1/test-sets", params=params)
@@ -44,7 +43,7 @@ def list_sets(api: Api, kind: str | None, limit: int | None, cursor: str | None)
 
 @api_command(test_sets, "show", help="One test set (its latest version).")
 @click.argument("test_set_id")
-def show(api: Api, test_set_id: str) -> Any:
+def show(api: Api, test_set_id: str) -> JSON:
     """`GET /v1/test-sets/{id}`."""
     return api.call("GET", f"/v1/test-sets/{test_set_id}")
 
@@ -53,7 +52,7 @@ def show(api: Api, test_set_id: str) -> Any:
 @click.argument("test_set_id")
 @click.option("--limit", type=click.IntRange(1, 100))
 @click.option("--cursor")
-def versions(api: Api, test_set_id: str, limit: int | None, cursor: str | None) -> Any:
+def versions(api: Api, test_set_id: str, limit: int | None, cursor: str | None) -> JSON:
     """`GET /v1/test-sets/{id}/versions`."""
     path = f"/v1/test-sets/{test_set_id}/versions"
     return api.call("GET", path, params={"limit": limit, "cursor": cursor})
@@ -66,7 +65,7 @@ def versions(api: Api, test_set_id: str, limit: int | None, cursor: str | None) 
 @click.option("--cursor")
 def cases(
     api: Api, test_set_id: str, version_: str | None, limit: int | None, cursor: str | None
-) -> Any:
+) -> JSON:
     """`GET /v1/test-sets/{id}/versions/{v}/cases`."""
     version = require(version_, "version", "version")
     path = f"/v1/test-sets/{test_set_id}/versions/{version}/cases"

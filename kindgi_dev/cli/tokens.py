@@ -4,10 +4,10 @@ tool that needs an approval when unattended waits for a reviewer)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
+from ..domain.json import JSON, JSONObject
+from .answers import an_object
 from .command import api_command
 from .http import Api
 
@@ -23,14 +23,14 @@ def tokens() -> None:
 @click.option("--for", "for_", help="Whom it acts for: user:<id> or sa:<id>.")
 @click.option("--role", type=click.Choice(["member", "admin"]))
 @click.option("--label", help="A name for the key.")
-def create(api: Api, for_: str | None, role: str | None, label: str | None) -> Any:
-    body: dict[str, Any] = {}
+def create(api: Api, for_: str | None, role: str | None, label: str | None) -> JSON:
+    body: JSONObject = {}
     if for_ is not None:
         kind, _, ident = for_.partition(":")
         if kind not in KINDS or not ident:
             raise click.UsageError(f'--for must be user:<id> or sa:<id>, got "{for_}"')
         body["for"] = {"kind": KINDS[kind], "id": ident}
     body.update({k: v for k, v in (("role", role), ("label", label)) if v is not None})
-    minted = api.call("POST", "/v1/tokens", json=body, idempotent=True)
+    minted = an_object(api.call("POST", "/v1/tokens", json=body, idempotent=True))
     click.echo(f"⚠ The secret of key {minted['tokenId']} is shown once: store it now.", err=True)
     return minted

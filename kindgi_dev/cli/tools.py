@@ -8,9 +8,9 @@ from .output import Column
 DESCRIPTION_WIDTH = 60
 
 
-def cut(text: str | None, width: int = DESCRIPTION_WIDTH) -> str:
+def cut(described: object, width: int = DESCRIPTION_WIDTH) -> str:
     """A description cut to `width` characters, the last one `…` when it was longer."""
-    text = " ".join((text or "").split())
+    text = " ".join(str(described or "").split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
 

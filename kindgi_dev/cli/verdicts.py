@@ -3,8 +3,8 @@ summary line on stderr, each saying whether a change is beyond noise."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..domain.json import JSON, JSONObject
+from .answers import member
 from .output import Column
 
 METRICS = (
@@ -26,14 +26,14 @@ METRIC_COLUMNS: list[Column] = [
 ]
 
 
-def number(value: Any) -> str:
+def number(value: JSON) -> str:
     """A share with three decimals, trailing zeros dropped (`0.333`, `1`); `–` for none."""
-    if value is None:
+    if not isinstance(value, int | float):
         return "–"
     return f"{value:.3f}".rstrip("0").rstrip(".")
 
 
-def signed(value: Any) -> str:
+def signed(value: JSON) -> str:
     """A change with its sign (`+0.667`, `-0.25`, `0`)."""
     if value is None:
         return "–"
@@ -41,31 +41,31 @@ def signed(value: Any) -> str:
     return shown if shown in ("0", "-0") or shown.startswith("-") else f"+{shown}"
 
 
-def interval(paired: dict[str, Any] | None) -> str:
+def interval(paired: JSONObject) -> str:
     """`+0.41 to +0.92`, or `–` without an interval."""
-    found = (paired or {}).get("interval")
+    found = member(paired, "interval")
     if not found:
         return "–"
     return f"{signed(found['low'])} to {signed(found['high'])}"
 
 
-def _summary(run: Any) -> dict[str, Any] | None:
+def _summary(run: JSON) -> JSONObject | None:
     result = run.get("result") if isinstance(run, dict) else None
     summary = result.get("summary") if isinstance(result, dict) else None
     return summary if isinstance(summary, dict) else None
 
 
-def metric_rows(run: Any) -> list[dict[str, Any]] | None:
+def metric_rows(run: JSON) -> list[JSONObject] | None:
     """One row per metric of a finished judged run, or None for anything else."""
     summary = _summary(run)
     if summary is None:
         return None
-    rows = []
+    rows: list[JSONObject] = []
     for name in METRICS:
-        metric = (summary.get("metrics") or {}).get(name)
+        metric = member(member(summary, "metrics"), name)
         if not metric:
             continue
-        paired = metric.get("paired") or {}
+        paired = member(metric, "paired")
         rows.append(
             {
                 "metric": name,
@@ -82,20 +82,20 @@ def metric_rows(run: Any) -> list[dict[str, Any]] | None:
     return rows
 
 
-def summary_line(run: Any) -> str | None:
+def summary_line(run: JSON) -> str | None:
     """The run's verdict in one line: the headline metric, its interval and what it means,
     the cases won, lost and tied, and those errored and flaky."""
     summary = _summary(run)
     if summary is None:
         return None
-    share = (summary.get("metrics") or {}).get("weightedYesShare") or {}
-    paired = share.get("paired") or {}
+    share = member(member(summary, "metrics"), "weightedYesShare")
+    paired = member(share, "paired")
     verdict = {
         "better": "better, and beyond noise",
         "worse": "worse, and beyond noise",
         "no clear difference": "no clear difference",
         "too few cases": "too few cases to tell a change from noise",
-    }.get(paired.get("verdict", ""), "no verdict")
+    }.get(str(paired.get("verdict", "")), "no verdict")
     line = (
         f"weightedYesShare {number(share.get('baseline'))} → {number(share.get('candidate'))} "
         f"({signed(share.get('delta'))}, 95% interval {interval(paired)}): {verdict}; "
@@ -103,8 +103,9 @@ def summary_line(run: Any) -> str | None:
         f"{paired.get('losses', 0)} worse, {paired.get('ties', 0)} the same, "
         f"{summary.get('errors', 0)} errored"
     )
-    flaky = summary.get("flaky")
+    flaky = member(summary, "flaky")
     if flaky:
-        listed = f": {', '.join(flaky['caseIds'])}" if flaky["caseIds"] else ""
+        ids = flaky["caseIds"]
+        listed = f": {', '.join(map(str, ids))}" if isinstance(ids, list) and ids else ""
         line += f", {flaky['count']} flaky{listed}"
     return line

@@ -48,6 +48,7 @@ class Kindgi(OfficialKindgi):
     corrections: CorrectionsResource
 
     def __init__(self, base_url: str | None = None, **options: Any) -> None:
+        # Untyped: the official client's own options (timeout, retries, …), passed on as given.
         super().__init__(base_url, **options)
         self.agents = AgentsResource(self)
         self.test_sets = TestSetsResource(self)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from kindgi.client._base import Operation, SyncClientBase
 from pydantic import BaseModel
@@ -36,7 +36,7 @@ _OPERATIONS = {
 }
 
 
-def camel_fields(**given: Any) -> dict[str, Any]:
+def camel_fields(**given: object) -> dict[str, object]:
     """A body of the fields given (None left out), snake_case names sent as camelCase."""
     return {to_camel(name): value for name, value in given.items() if value is not None}
 
@@ -52,9 +52,9 @@ class Resource:
         operation_id: str,
         response: type[M],
         *,
-        path: Mapping[str, Any] | None = None,
-        query: Mapping[str, Any] | None = None,
-        body: Mapping[str, Any] | None = None,
+        path: Mapping[str, str] | None = None,
+        query: Mapping[str, object] | None = None,
+        body: Mapping[str, object] | None = None,
         timeout: float | None = None,
     ) -> M:
         answer: M = self._client._request(

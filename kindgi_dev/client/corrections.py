@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
 
+from ..domain.json import JSON
 from .base import Resource, camel_fields
 from .models import Correction, CorrectionPage, Verdict
 
@@ -16,9 +16,9 @@ class CorrectionsResource(Resource):
         self,
         *,
         run_id: str,
-        items: list[Mapping[str, Any]] | None = None,
-        decisions: Mapping[str, Any] | None = None,
-        answer: Mapping[str, Any] | None = None,
+        items: Sequence[Mapping[str, JSON]] | None = None,
+        decisions: Mapping[str, JSON] | None = None,
+        answer: Mapping[str, JSON] | None = None,
         judge_class_id: str | None = None,
         participant_id: str | None = None,
         timeout: float | None = None,
@@ -62,8 +62,8 @@ class CorrectionsResource(Resource):
         /,
         *,
         status: str | None = None,
-        decisions: Mapping[str, Any] | None = None,
-        answer: Mapping[str, Any] | None = None,
+        decisions: Mapping[str, JSON] | None = None,
+        answer: Mapping[str, JSON] | None = None,
         timeout: float | None = None,
     ) -> Correction:
         """Change a correction's status (`open`, `fixed`, `with-owner`, `wont-fix`,

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
+
+from ..domain.json import JSONObject
 
 Verdict = Literal["right", "wrong"]
 
 
 class _Model(BaseModel):
-    """An answer: camelCase on the wire, snake_case here; fields a newer runtime adds kept."""
+    """An answer: camelCase on the wire, snake_case here; fields a newer runtime adds kept.
+    A client's own reading of the wire, as the official client's models are: so it keeps
+    the wire's names (`Correction`, `Principal`, `TestCase`) beside the server's models."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True, alias_generator=to_camel)
 
@@ -54,8 +58,8 @@ class CaseExpect(_Model):
     """What a case expects: its items, decisions and answer, each when given."""
 
     items: list[ExpectedItem] | None = None
-    decisions: dict[str, Any] | None = None
-    answer: dict[str, Any] | None = None
+    decisions: JSONObject | None = None
+    answer: JSONObject | None = None
 
 
 class Principal(_Model):
@@ -100,7 +104,7 @@ class TestCasePage(_Model):
 class VersionCasePage(_Model):
     """A page of one test-set version's cases, as they were when it was frozen or built."""
 
-    data: list[dict[str, Any]]
+    data: list[JSONObject]
     has_more: bool
     next_cursor: str | None = None
 
@@ -132,8 +136,8 @@ class Correction(_Model):
     project_id: str
     subject: CorrectionSubject
     items: list[CorrectedItem]
-    decisions: dict[str, Any] | None = None
-    answer: dict[str, Any] | None = None
+    decisions: JSONObject | None = None
+    answer: JSONObject | None = None
     judge_class_id: str | None = None
     restricted: bool | None = None
     participant_id: str | None = None

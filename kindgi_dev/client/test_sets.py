@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from kindgi.client._base import SyncClientBase
 from kindgi.client._resources import AgentsResource as OfficialAgentsResource
 
+from ..domain.json import JSON
 from .base import Resource, camel_fields
 from .models import AgentTestSet, TestCase, TestCasePage, VersionCasePage
 
@@ -61,9 +62,9 @@ class TestSetResource(Resource):
         /,
         *,
         run_id: str,
-        items: list[Mapping[str, Any]] | None = None,
-        decisions: Mapping[str, Any] | None = None,
-        answer: Mapping[str, Any] | None = None,
+        items: Sequence[Mapping[str, JSON]] | None = None,
+        decisions: Mapping[str, JSON] | None = None,
+        answer: Mapping[str, JSON] | None = None,
         timeout: float | None = None,
     ) -> TestCase:
         """Add a case by hand on one of the agent's finished runs: what it should have done."""

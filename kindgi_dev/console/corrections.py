@@ -15,7 +15,9 @@ from ..api.corrections import CreateCorrectionBody, create_correction
 from ..domain.errors import KindgiError
 from ..domain.expectations import ExpectedCall
 from ..domain.items import Item, items_of
+from ..domain.json import JSON, JSONObject
 from ..services import corrections, judge_classes, verdicts
+from ..services.runs import StoredRun
 from . import forms
 from .queue_filters import queue_query
 from .runs import question_of, subject_of
@@ -43,13 +45,13 @@ def _groups(visit: Visit) -> list[judge_classes.JudgeClass]:
     return page.items
 
 
-def form_parts(visit: Visit, run: dict[str, Any]) -> dict[str, Any]:
+def form_parts(visit: Visit, run: StoredRun) -> dict[str, Any]:
     """What the correct form shows of a run: its question, items, tools and the groups."""
     return {
         "run": run,
         "subject": subject_of(run),
         "question": question_of(run),
-        "items": items_of(run.get("output")),
+        "items": items_of(run.output),
         "tools": sorted(verdicts.agent_tools(visit.ctx, run)),
         "groups": _groups(visit),
     }
@@ -57,7 +59,7 @@ def form_parts(visit: Visit, run: dict[str, Any]) -> dict[str, Any]:
 
 def _show(
     visit: Visit,
-    parts: dict[str, Any],
+    parts: dict[str, object],
     values: dict[str, str],
     errors: dict[str, str],
     status: int = 200,
@@ -106,7 +108,7 @@ def _values_of(correction: corrections.Correction | None, items: list[Item]) -> 
 def filled(visit: Visit, run_id: str) -> tuple[dict[str, Any], dict[str, str]]:
     """A correctable run's form parts, and the form's values from the caller's correction."""
     run = verdicts.correctable_run(visit.ctx, run_id)
-    return form_parts(visit, run), _values_of(_mine(visit, run_id), items_of(run.get("output")))
+    return form_parts(visit, run), _values_of(_mine(visit, run_id), items_of(run.output))
 
 
 async def form(visit: Visit) -> Response:
@@ -119,20 +121,20 @@ ARGS = "decisions/shouldCall/0/args"
 """Where the form's arguments (JSON) go in the body, and the field their refusals name."""
 
 
-def _decisions(visit: Visit) -> dict[str, Any] | None:
+def _decisions(visit: Visit) -> JSONObject | None:
     """The body's `decisions`: the verdict, the call it should have made, what not to call."""
     verdict = visit.field("decisions-verdict")
     if not verdict:
         return None
     tool, args = visit.field("should-call-tool"), visit.field("should-call-args")
     call = forms.present(toolId=tool, args=forms.json_text(args, ARGS) if args else None)
-    must_not = [t.strip() for t in visit.field("must-not-call").split(",") if t.strip()]
+    must_not: list[JSON] = [t.strip() for t in visit.field("must-not-call").split(",") if t.strip()]
     return forms.present(
         verdict=verdict, shouldCall=[call] if tool else None, mustNotCall=must_not or None
     )
 
 
-def _answer(visit: Visit) -> dict[str, Any] | None:
+def _answer(visit: Visit) -> JSONObject | None:
     """The body's `answer`: `wrong` with what it should have said and why, when the form says
     either; `right` when test runs are to check that an answer says what this one said. (The
     answer's own Yes or No is its row among the items: it is asked once.)"""
@@ -145,7 +147,7 @@ def _answer(visit: Visit) -> dict[str, Any] | None:
     )
 
 
-def _item(visit: Visit, i: int, item: Item, verdict: str) -> dict[str, Any]:
+def _item(visit: Visit, i: int, item: Item, verdict: str) -> JSONObject:
     """The body's entry for the item on row `i`: its key, place, verdict, rank and reason."""
     rank, reason = visit.field(f"rank-{i}"), visit.field(f"reason-{i}")
     return forms.present(
@@ -157,9 +159,10 @@ def _item(visit: Visit, i: int, item: Item, verdict: str) -> dict[str, Any]:
     )
 
 
-def _sent(visit: Visit, items: list[Item]) -> tuple[list[dict[str, Any]], list[int]]:
+def _sent(visit: Visit, items: list[Item]) -> tuple[list[JSON], list[int]]:
     """The body's items (those the form gives a verdict) and each one's row on the form."""
-    sent, rows = [], []
+    sent: list[JSON] = []
+    rows: list[int] = []
     for i, item in enumerate(items):
         verdict = visit.field(f"verdict-{i}")
         if verdict:
@@ -168,7 +171,7 @@ def _sent(visit: Visit, items: list[Item]) -> tuple[list[dict[str, Any]], list[i
     return sent, rows
 
 
-def body_of(visit: Visit, run_id: str, sent: list[dict[str, Any]]) -> CreateCorrectionBody:
+def body_of(visit: Visit, run_id: str, sent: list[JSON]) -> CreateCorrectionBody:
     """The `corrections.create` body the form says, parsed as the API parses it."""
     data = forms.present(
         runId=run_id,
@@ -196,9 +199,9 @@ def _beside(error: KindgiError, rows: list[int]) -> str:
 async def save(visit: Visit) -> Response:
     """`POST /console/runs/{id}/correct`: save, or show the refusal beside its field."""
     run = verdicts.correctable_run(visit.ctx, visit.request.path_params["runId"])
-    sent, rows = _sent(visit, items_of(run.get("output")))
+    sent, rows = _sent(visit, items_of(run.output))
     try:
-        create_correction(visit.ctx, body_of(visit, run["id"], sent))
+        create_correction(visit.ctx, body_of(visit, run.id, sent))
     except KindgiError as error:
         beside = _beside(error, rows)
         said = forms.reason_of(error, ARGS if beside == ARGS else None)
@@ -207,4 +210,4 @@ async def save(visit: Visit) -> Response:
     queue = queue_query(visit.field("queue"))
     if queue is not None:
         return redirect(f"/console/queue?{queue}" if queue else "/console/queue")
-    return redirect(f"/console/runs/{run['id']}?saved=1")
+    return redirect(f"/console/runs/{run.id}?saved=1")

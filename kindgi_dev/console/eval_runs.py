@@ -22,7 +22,9 @@ from ..api.routing import shape
 from ..domain.changes import Changes
 from ..domain.errors import KindgiError, NotFound, ValidationFailed
 from ..domain.items import answer_text
+from ..domain.json import JSON
 from ..domain.metrics import Metric, Metrics
+from ..domain.narrow import text_or_none
 from ..domain.numbers import whole_number
 from ..domain.releases import PENDING
 from ..domain.results import CaseResult, ComparisonResult
@@ -62,7 +64,7 @@ def _pages(first: int, shown: int, total: int) -> dict[str, int | None] | None:
     }
 
 
-def _baseline(visit: Visit, subject_kind: str, subject_id: str) -> Any:
+def _baseline(visit: Visit, subject_kind: str, subject_id: str) -> JSON:
     """What the Try form compares with, as a start body's `baseline`: the recorded runs, a
     version of the same agent or flow, or the live one."""
     chosen = visit.field("baseline") or "recorded"
@@ -87,7 +89,10 @@ def start_request(
     )
     if subject_kind == "flow":
         data["flowRef"] = forms.present(flowId=subject_id, version=version)
-        data["versions"] = {"agents": _swaps(visit, "agent:"), "tools": _swaps(visit, "tool:")}
+        data["versions"] = {
+            "agents": {**_swaps(visit, "agent:")},
+            "tools": {**_swaps(visit, "tool:")},
+        }
     else:
         data["agentRef"] = forms.present(agentId=subject_id, version=version)
     model = StartEvalRunBody if project_id is None else StartSuiteRunBody
@@ -131,13 +136,13 @@ async def try_on_test_set(visit: Visit) -> Response:
     return redirect(f"/console/eval-runs/{started.run_id}")
 
 
-def _answer(output: Any) -> Any:
+def _answer(output: JSON) -> JSON:
     """An agent turn's answer text, or a flow's output as it is."""
     text = answer_text(output)
     return text if text is not None else output
 
 
-def _first_run(visit: Visit, run_ids: list[str] | None) -> dict[str, Any] | None:
+def _first_run(visit: Visit, run_ids: list[str] | None) -> runs.StoredRun | None:
     """The first of a case's replay runs, if it is still there."""
     try:
         return runs.get_record(visit.ctx, run_ids[0]) if run_ids else None
@@ -150,9 +155,9 @@ class ToolLine:
     """A tool call a case's replay made: its step, tool, arguments and where its result
     came from (and why, when the replay says)."""
 
-    step: Any
+    step: JSON
     tool_id: str
-    arguments: Any
+    arguments: JSON
     source: str
     reason: str | None
 
@@ -164,8 +169,8 @@ class CaseView:
     title: str
     stopped: str | None
     error: str | None
-    recorded: Any
-    version: Any
+    recorded: JSON
+    version: JSON
     run_ids: list[str]
     baseline_runs: list[str]
     changes: Changes | None
@@ -179,7 +184,8 @@ def case_view(visit: Visit, case: CaseResult, index: int) -> CaseView:
     replay = _first_run(visit, case.run_ids)
     side = case.baseline_replay
     baseline = None if side is None else _first_run(visit, side.run_ids)
-    past_id = (replay or baseline or {}).get("replay_of")
+    past = replay or baseline
+    past_id = None if past is None else past.replay_of
     try:
         recorded = runs.get_record(visit.ctx, past_id) if past_id else None
     except NotFound:
@@ -187,15 +193,15 @@ def case_view(visit: Visit, case: CaseResult, index: int) -> CaseView:
     before = recorded if side is None else baseline
     tools = [
         ToolLine(t.get("step"), str(t.get("toolId")), t.get("arguments"), str(t.get("source")),
-                 t.get("reason"))
+                 text_or_none(t.get("reason")))
         for t in case.tools or []
     ]  # fmt: skip
     return CaseView(
-        title=words.case_title(None if recorded is None else recorded.get("input"), index),
+        title=words.case_title(None if recorded is None else recorded.input, index),
         stopped=words.stopped({"stopped": case.stopped}),
         error=case.error,
-        recorded=None if before is None else _answer(before.get("output")),
-        version=None if replay is None else _answer(replay.get("output")),
+        recorded=None if before is None else _answer(before.output),
+        version=None if replay is None else _answer(replay.output),
         run_ids=case.run_ids,
         baseline_runs=[] if side is None else side.run_ids,
         changes=case.changes,
@@ -261,7 +267,8 @@ async def show(visit: Visit, made: str | None = None, status: int = 200) -> Resp
     shown = eval_runs.case_slice(visit.ctx, record, first, CASES_SHOWN) if total else []
     if isinstance(record.result, ComparisonResult):
         record = replace(record, result=replace(record.result, per_case=shown))
-    result: dict[str, Any] = shape(EvalRun, record).get("result") or {}
+    shaped = shape(EvalRun, record).get("result")
+    result: dict[str, Any] = shaped if isinstance(shaped, dict) else {}
     judged = record.result if isinstance(record.result, ComparisonResult) else None
     view = None if judged is None else words.summary_view(judged.summary)
     done = record.status == "completed" and view is not None
@@ -323,7 +330,7 @@ async def events(visit: Visit) -> Response:
             record = eval_runs.get(visit.ctx, run_id)
             result = record.result
             finished = result.summary.cases if isinstance(result, ComparisonResult) else 0
-            progress = record.progress or eval_runs.Progress(finished, finished)
+            progress = record.progress or eval_runs.CaseProgress(finished, finished)
             if progress.cases_done != last:
                 last = progress.cases_done
                 yield progress_frame(progress.cases_done, progress.cases)

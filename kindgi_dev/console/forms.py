@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel
 
 from ..api import limits
 from ..api.wire import parse_body
 from ..domain.errors import BadInput, KindgiError
+from ..domain.json import JSON, JSONObject
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -26,33 +27,35 @@ def at(error: BadInput, field: str) -> BadInput:
     return BadInput(error.message, code=error.wire_code, **{**error.details, "field": field})
 
 
-def json_text(text: str, field: str) -> Any:
+def json_text(text: str, field: str) -> JSON:
     """A field holding JSON (a tool call's arguments) as its value, read as the API reads a
     body's JSON: its depth, no `NaN` or `Infinity`, numbers in range. `field` is its place in
     the body: a refused number is named within it, any other refusal names it."""
     try:
-        return limits.load(text.encode(), at=field)
+        loaded: JSON = limits.load(text.encode(), at=field)
+        return loaded
     except BadInput as error:
         raise error if error.details.get("field") else at(error, field) from None
 
 
-def number_text(text: str) -> Any:
+def number_text(text: str) -> JSON:
     """A number field's text as a JSON body would carry it: a JSON number as the number it
     says, any other text as it is, for the body's model to refuse where it wants a number."""
     if not _NUMBER.fullmatch(text):
         return text
     try:
-        return json.loads(text)
+        number: JSON = json.loads(text)
+        return number
     except ValueError:  # an integer of more digits than Python reads: not a number here
         return text
 
 
-def present(**fields: Any) -> dict[str, Any]:
+def present(**fields: JSON) -> JSONObject:
     """A body's object with the fields left empty (None) left out, as a client leaves them."""
     return {name: value for name, value in fields.items() if value is not None}
 
 
-def body_of(model: type[M], data: dict[str, Any], *, written: str | None = None) -> M:
+def body_of(model: type[M], data: JSONObject, *, written: str | None = None) -> M:
     """`data` as the endpoint's body, checked as the API checks one: numbers first (so an
     infinite one is named, not written as `Infinity`), then the body's bytes through the
     API's reader and its model.

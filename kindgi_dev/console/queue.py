@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urlencode
 
 from starlette.responses import Response
@@ -35,7 +34,7 @@ class Read:
 
     choices: Choices
     counts: QueueCounts | None = None
-    parts: dict[str, Any] = field(default_factory=dict)
+    parts: dict[str, object] = field(default_factory=dict)
     values: dict[str, str] = field(default_factory=dict)
 
 

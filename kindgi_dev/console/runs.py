@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlencode
 
 from starlette.responses import Response
@@ -13,6 +12,7 @@ from starlette.responses import Response
 from ..api.runs import StartRunBody
 from ..domain.errors import BadInput, NotFound
 from ..domain.items import answer_text, items_of
+from ..domain.json import JSONObject
 from ..domain.status import TERMINAL
 from ..services import catalog, correction_queue, runs
 from . import forms, shown
@@ -21,9 +21,9 @@ from .web import Visit, redirect
 PAGE_SIZE = 50
 
 
-def question_of(run: dict[str, Any]) -> str:
+def question_of(run: runs.StoredRun) -> str:
     """The user's message (or a flow's `question`) a run answered, else its input as JSON."""
-    data = run.get("input")
+    data = run.input
     if isinstance(data, dict):
         for name in ("userMessage", "question"):
             if isinstance(data.get(name), str):
@@ -32,14 +32,14 @@ def question_of(run: dict[str, Any]) -> str:
     return "" if data is None else str(data)
 
 
-def subject_of(run: dict[str, Any]) -> tuple[str, str]:
+def subject_of(run: runs.StoredRun) -> tuple[str, str]:
     """(id, version) of what the run ran: its agent, else its flow."""
-    if run.get("agent_id"):
-        return run["agent_id"], run["agent_version"]
-    return run["flow_id"], run["flow_version"]
+    if run.agent_id:
+        return run.agent_id, run.agent_version or ""
+    return run.flow_id, run.flow_version
 
 
-def _listed(visit: Visit, agent: str, version: str, replays: str) -> dict[str, Any]:
+def _listed(visit: Visit, agent: str, version: str, replays: str) -> dict[str, object]:
     """A page of runs, each with its question and its live corrections (how many, and
     whether one is the caller's), and the pack's agents for the pickers."""
     page = runs.list_records(
@@ -51,13 +51,13 @@ def _listed(visit: Visit, agent: str, version: str, replays: str) -> dict[str, A
         replays=replays,
         with_output=False,
     )
-    corrected = correction_queue.corrections_per_run(visit.ctx, [r["id"] for r in page.items])
+    corrected = correction_queue.corrections_per_run(visit.ctx, [r.id for r in page.items])
     shown = [
         {
             "run": r,
             "subject": subject_of(r),
             "question": question_of(r),
-            "corrections": corrected.get(r["id"], (0, False)),
+            "corrections": corrected.get(r.id, (0, False)),
         }
         for r in page.items
     ]
@@ -104,7 +104,7 @@ def to_pick(visit: Visit, agent_id: str) -> list[RunPick]:
         replays="exclude",
         with_output=False,
     )
-    return [RunPick(r["id"], r["created_at"], question_of(r)) for r in page.items]
+    return [RunPick(r.id, r.created_at, question_of(r)) for r in page.items]
 
 
 def questions_of(visit: Visit, run_ids: list[str]) -> dict[str, str]:
@@ -115,7 +115,7 @@ def questions_of(visit: Visit, run_ids: list[str]) -> dict[str, str]:
             run = runs.get_record(visit.ctx, run_id)
         except NotFound:
             continue
-        found[run_id] = "" if run.get("content_erased_at") else question_of(run)
+        found[run_id] = "" if run.content_erased_at else question_of(run)
     return found
 
 
@@ -130,7 +130,10 @@ def agent_ids(visit: Visit) -> list[str]:
 async def start_run(visit: Visit) -> Response:
     """Start an agent turn from the runs page (a `runs.start` body, parsed as the API
     parses one) and open its page when it ends."""
-    data = {"agent": visit.field("agent"), "input": {"userMessage": visit.field("message")}}
+    data: JSONObject = {
+        "agent": visit.field("agent"),
+        "input": {"userMessage": visit.field("message")},
+    }
     try:
         body = forms.body_of(StartRunBody, data)
         run, _ = await runs.start(visit.ctx, str(body.agent), input=body.input)
@@ -139,7 +142,7 @@ async def start_run(visit: Visit) -> Response:
     return redirect(f"/console/runs/{run.id}")
 
 
-def _shown(visit: Visit, run_id: str) -> dict[str, Any]:
+def _shown(visit: Visit, run_id: str) -> dict[str, object]:
     """Everything the run's page shows, read together."""
     run = runs.get_record(visit.ctx, run_id)
     journal = runs.journal(visit.ctx, run_id, since=-1, limit=None, cursor=None).items
@@ -147,14 +150,14 @@ def _shown(visit: Visit, run_id: str) -> dict[str, Any]:
         "run": run,
         "subject": subject_of(run),
         "question": question_of(run),
-        "answer": answer_text(run.get("output")),
-        "items": items_of(run.get("output")),
+        "answer": answer_text(run.output),
+        "items": items_of(run.output),
         "tools": runs.tool_calls(visit.ctx, run_id),
         "journal": journal,
         "saved": shown.saved_on(visit.ctx, run),
-        "correctable": run["status"] in TERMINAL
-        and run.get("output") is not None
-        and not run.get("content_erased_at"),
+        "correctable": run.status in TERMINAL
+        and run.output is not None
+        and not run.content_erased_at,
     }
 
 
@@ -162,4 +165,4 @@ async def show_run(visit: Visit) -> Response:
     """`/console/runs/{id}`: what went in, what came out, each tool call, the journal, and
     what people saved on it (verdicts, decisions, answer, the cases they made)."""
     read = await asyncio.to_thread(_shown, visit, visit.request.path_params["runId"])
-    return visit.render("run.html", **read)
+    return visit.render("run.html", 200, **read)

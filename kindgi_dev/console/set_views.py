@@ -48,7 +48,7 @@ def run_row(record: eval_runs.EvalRun) -> RunRow:
 
 def runs_on(ctx: Context, suite_id: str) -> list[eval_runs.EvalRun]:
     """The newest eval runs on a set's test cases, newest first (no case is read)."""
-    filters = {"suite_id": suite_id}
+    filters = eval_runs.RunFilters(suite_id=suite_id)
     return eval_runs.list_page(ctx, limit=RUNS_COUNTED, cursor=None, filters=filters).items
 
 

@@ -4,12 +4,12 @@ corrector group), each correction's decisions and answer, and the test-set case 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..domain.errors import NotFound
 from ..domain.expectations import Answer, Decisions
 from ..services import corrections, judge_classes
 from ..services.context import Context
+from ..services.runs import StoredRun
 
 
 @dataclass(frozen=True)
@@ -75,12 +75,12 @@ def _group(ctx: Context, class_id: str | None, known: dict[str, Group]) -> Group
     return known[class_id]
 
 
-def case_link(run: dict[str, Any], correction_id: str) -> str | None:
+def case_link(run: StoredRun, correction_id: str) -> str | None:
     """Where the correction's case is: an agent run's correction is a case of the agent's
     test set (a replay's is none)."""
-    if not run.get("agent_id") or run.get("replay_of"):
+    if not run.agent_id or run.replay_of:
         return None
-    return f"/console/test-cases/agents/{run['agent_id']}#case-{correction_id}"
+    return f"/console/test-cases/agents/{run.agent_id}#case-{correction_id}"
 
 
 def _yours(ctx: Context, correction: corrections.Correction) -> bool:
@@ -96,10 +96,10 @@ def _by(correction: corrections.Correction) -> str:
     return correction.corrected_by.id
 
 
-def saved_on(ctx: Context, run: dict[str, Any]) -> Saved:
+def saved_on(ctx: Context, run: StoredRun) -> Saved:
     """The run's live corrections, the caller's first, then newest first."""
     page = corrections.list_page(
-        ctx, limit=100, cursor=None, filters={"run_id": run["id"]}, statuses=(),
+        ctx, limit=100, cursor=None, filters={"run_id": run.id}, statuses=(),
         include_replaced=False,
     )  # fmt: skip
     saved, groups = Saved(), dict[str, Group]()

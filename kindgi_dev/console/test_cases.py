@@ -7,7 +7,7 @@ its active and retired cases, hand cases, Add a case and Retire.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.responses import Response
 
@@ -21,6 +21,8 @@ from ..services import catalog, eval_suites, projects, test_set_pulls, test_sets
 from . import charts, forms, set_views, words
 from .runs import agent_ids, questions_of, to_pick
 from .web import Visit, redirect
+
+T = TypeVar("T")
 
 CASES_PAGE = 50
 
@@ -72,7 +74,7 @@ async def build(visit: Visit) -> Response:
     return redirect(f"/console/test-cases/suites/{suite_id}?version={given.version}")
 
 
-def runs_on(visit: Visit, suite_id: str) -> dict[str, Any]:
+def runs_on(visit: Visit, suite_id: str) -> dict[str, object]:
     """The runs on a set's test cases, newest first, each named whole (`eval_runs`), and
     each metric drawn across them (`charts`)."""
     records = set_views.runs_on(visit.ctx, suite_id)
@@ -186,7 +188,7 @@ async def pulled_set(visit: Visit, errors: dict[str, str] | None, status: int) -
     )
 
 
-def signed_next(cases: Page[Any]) -> str | None:
+def signed_next(cases: Page[T]) -> str | None:
     """The next page's cursor, when there is one (signed in the template)."""
     return cases.next_cursor if cases.has_more else None
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import parse_qsl
 
 import jinja2
@@ -24,32 +23,43 @@ from ..services.context import Context
 from .session import Sessions, session_of
 
 
-def _percent(value: Any) -> str:
+def _share(value: object) -> float | None:
+    """A template's number (or numeric text) as a float; None for none."""
+    if value is None:
+        return None
+    if not isinstance(value, int | float | str):
+        raise TypeError(f"not a share: {value!r}")
+    return float(value)
+
+
+def _percent(value: object) -> str:
     """A share as a whole percentage (`33%`); an em dash when there is none."""
-    if value is None:
+    share = _share(value)
+    if share is None:
         return "—"
-    return f"{float(value) * 100:.0f}%"
+    return f"{share * 100:.0f}%"
 
 
-def _change(value: Any) -> str:
+def _change(value: object) -> str:
     """A change of share in percentage points, signed."""
-    if value is None:
+    share = _share(value)
+    if share is None:
         return "—"
-    points = float(value) * 100
+    points = share * 100
     return "±0 pts" if round(points) == 0 else f"{points:+.0f} pts"
 
 
-def _pretty(value: Any) -> str:
+def _pretty(value: object) -> str:
     """JSON indented for reading."""
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
 
 
-def _compact(value: Any) -> str:
+def _compact(value: object) -> str:
     """JSON on one line."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _when(value: Any) -> str:
+def _when(value: object) -> str:
     """A stored UTC time as `2026-12-01 02:05:06`."""
     text = str(value or "")
     return text[:19].replace("T", " ") if len(text) >= 19 else text
@@ -96,7 +106,7 @@ class Visit:
     def _pages(self) -> cursors.Signer:
         return cursors.signer(self.ctx.identity.token, "console:" + self.listing)
 
-    def render(self, template: str, status: int = 200, **context: Any) -> Response:
+    def render(self, template: str, status: int = 200, **context: object) -> Response:
         """The template as an HTML page, with the CSRF token its forms carry and `signed`
         to hand out the cursor of the next page of its list."""
         shown = {"csrf": self.csrf, "signed": self._pages().sign}

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from ..domain.cost import RunCost
+from ..domain.json import JSON
 from ..domain.metrics import Metric
 from ..domain.results import Baseline, Candidate, ComparisonResult, Summary
 from ..services.eval_runs import EvalRun
@@ -130,7 +130,7 @@ def tried(record: EvalRun) -> str:
     return f"{name} against {other}{live}"
 
 
-def case_title(given: Any, index: int) -> str:
+def case_title(given: JSON, index: int) -> str:
     """A case's title: the question it asked (an agent turn's `userMessage`, a flow's one
     text field), else its input in one short line; `Case N` when its input is gone."""
     if isinstance(given, Mapping):
@@ -216,10 +216,10 @@ def _signed(value: float) -> str:
     return "0.00" if abs(value) < 0.005 else f"{value:+.2f}"
 
 
-def stopped(entry: dict[str, Any]) -> str | None:
+def stopped(entry: Mapping[str, JSON]) -> str | None:
     """What a flow case stopped at a refused write would have done, or None."""
     found = entry.get("stopped")
-    if not found:
+    if not isinstance(found, dict) or not found:
         return None
     arguments = json.dumps(found.get("arguments"), ensure_ascii=False, separators=(",", ":"))
     return (
@@ -248,7 +248,7 @@ def metric_meaning(name: str, k: int = 10) -> str:
     return METRIC_MEANINGS.get(name, "").format(k=k)
 
 
-def metric_name(name: str, metric: dict[str, Any]) -> str:
+def metric_name(name: str, metric: Mapping[str, object]) -> str:
     """The console's name of a metric (`Top 10 marked right` for precision at k)."""
     return METRIC_NAMES.get(name, name).format(k=metric.get("k", 10))
 

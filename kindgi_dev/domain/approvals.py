@@ -9,9 +9,9 @@ approve (four eyes).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from .gate_specs import ROLES
+from .json import JSONObject
 
 OPEN = ("pending", "assigned", "in_review")
 """The statuses of an approval still waiting for a decision."""
@@ -39,7 +39,7 @@ class Approval:
     id: str
     tenant_id: str
     subject_kind: str
-    subject_ref: dict[str, Any]
+    subject_ref: JSONObject
     required_role: str
     status: str
     separate_approver: bool
@@ -48,7 +48,7 @@ class Approval:
     project_id: str | None = None
     title: str | None = None
     description: str | None = None
-    context: dict[str, Any] | None = None
+    context: JSONObject | None = None
     requested_by: str | None = None
     decided_at: str | None = None
     decision: Decision | None = None

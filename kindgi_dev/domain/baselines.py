@@ -32,9 +32,10 @@ class VersionAsked:
 
 
 @dataclass(frozen=True)
-class LiveScope:
-    """Where the live version is looked up: a project, a segment path in it, or (neither)
-    the whole tenant."""
+class BaselineScope:
+    """Where a live baseline's version is looked up: a project, a segment path in it, or
+    (neither) the whole tenant. A release's `live.LiveScope` can also name an org, which a
+    baseline can't; summaries already stored hold these two fields, so it stays its own."""
 
     project_id: str | None = None
     segments: tuple[Segment, ...] | None = None
@@ -44,7 +45,7 @@ class LiveScope:
 class LiveAsked:
     """The version live in a scope, replayed beside the candidate."""
 
-    live: LiveScope
+    live: BaselineScope
 
 
 AskedBaseline = Literal["recorded"] | VersionAsked | LiveAsked

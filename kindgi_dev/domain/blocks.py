@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from . import semver
+from .json import JSONObject
 
 KINDS = ("prompt", "settings")
 _PARTIAL = re.compile(r"(0|[1-9]\d*)(?:\.(0|[1-9]\d*|x|\*))?(?:\.(0|[1-9]\d*|x|\*))?")
@@ -26,7 +26,7 @@ class Block:
     id: str
     version: str
     kind: str
-    content: dict[str, Any]
+    content: JSONObject
     project_id: str
     published_at: str
     description: str | None = None
@@ -77,7 +77,7 @@ def _caret(low: tuple[int, int, int], got: tuple[int, int]) -> bool:
     return got == (0, low[1]) if low[1] > 0 else got == (0, 0)
 
 
-def pin(refs: Sequence[Mapping[str, Any]], versions: Iterable[Block]) -> dict[str, str]:
+def pin(refs: Sequence[Mapping[str, object]], versions: Iterable[Block]) -> dict[str, str]:
     """Each ref's block id → the highest active settings version in its range (a ref nothing
     satisfies is left out)."""
     by_id: dict[str, list[Block]] = {}
@@ -96,8 +96,8 @@ def pin(refs: Sequence[Mapping[str, Any]], versions: Iterable[Block]) -> dict[st
 def settings_differ(
     candidate: Mapping[str, str] | None,
     past: Mapping[str, str] | None,
-    candidate_refs: Sequence[Any],
-    past_refs: Sequence[Any],
+    candidate_refs: Sequence[object],
+    past_refs: Sequence[object],
 ) -> bool:
     """Whether a candidate pins other settings than the past run: by the versions each run
     pinned when the past run recorded them, else by the ranges the two versions name."""

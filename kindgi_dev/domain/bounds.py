@@ -10,7 +10,7 @@ write goes through (API and console alike) and the repair of old rows
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Iterable
 
 from .errors import ValidationFailed
 
@@ -33,7 +33,7 @@ ARGS_DEPTH = MAX_DEPTH - 4
 (`{"decisions": {"shouldCall": [{"args": …}]}}`)."""
 
 
-def value_problem(value: Any, depth: int, path: str = "") -> tuple[str, str] | None:
+def value_problem(value: object, depth: int, path: str = "") -> tuple[str, str] | None:
     """Where and why a given JSON value can't be kept: nesting deeper than `depth` levels, or
     a number that isn't finite or lies beyond 64 bits (`MIN_NUMBER`–`MAX_NUMBER`). None when
     it can."""
@@ -45,7 +45,13 @@ def value_problem(value: Any, depth: int, path: str = "") -> tuple[str, str] | N
         if not MIN_NUMBER <= value <= MAX_NUMBER:
             return path, "numbers must fit in 64 bits"
         return None
-    children: Any = value.items() if isinstance(value, dict) else enumerate(value)
+    children: Iterable[tuple[object, object]]
+    if isinstance(value, dict):
+        children = value.items()
+    elif isinstance(value, list | tuple):
+        children = enumerate(value)
+    else:
+        return None
     if depth <= 0:
         return path, f"nests deeper than the {MAX_DEPTH} levels a request may"
     for key, child in children:
@@ -55,7 +61,7 @@ def value_problem(value: Any, depth: int, path: str = "") -> tuple[str, str] | N
     return None
 
 
-def check_value(value: Any, depth: int, where: str) -> None:
+def check_value(value: object, depth: int, where: str) -> None:
     """400 at the place inside `where` where a given value can't be kept (`value_problem`)."""
     found = value_problem(value, depth)
     if found is not None:
@@ -63,7 +69,7 @@ def check_value(value: Any, depth: int, where: str) -> None:
         raise ValidationFailed(f"{where}/{inside}" if inside else where, reason)
 
 
-def check_rank(rank: Any, where: str) -> int | None:
+def check_rank(rank: object, where: str) -> int | None:
     """A rank: absent, or a whole number from 0 to `MAX_RANK`."""
     if rank is None:
         return None
@@ -72,7 +78,7 @@ def check_rank(rank: Any, where: str) -> int | None:
     return rank
 
 
-def check_weight(weight: Any, where: str = "weight") -> float:
+def check_weight(weight: object, where: str = "weight") -> float:
     """A judge class's weight: a number from 0 to `MAX_WEIGHT`."""
     if (
         isinstance(weight, bool)

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from kindgi_dev.domain.expectations import Answer, Decisions, ExpectedCall
 from kindgi_dev.domain.items import same_value
+from kindgi_dev.domain.json import JSON, JSONObject
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,7 @@ class MadeCall:
     """One tool call the candidate made, and whether the replay refused it."""
 
     tool_id: str
-    arguments: Any
+    arguments: JSON
     refused: bool
 
 
@@ -32,8 +33,8 @@ class Difference:
     kind: str
     tool_id: str | None = None
     field: str | None = None
-    expected: Any = None
-    actual: Any = None
+    expected: JSON = None
+    actual: JSON = None
     reason: str | None = None
 
 
@@ -94,7 +95,7 @@ def _should_call(expected: ExpectedCall, made: Sequence[MadeCall]) -> list[Diffe
     return differences
 
 
-def _field_differences(tool_id: str, args: dict[str, Any], actual: Any) -> list[Difference]:
+def _field_differences(tool_id: str, args: JSONObject, actual: JSON) -> list[Difference]:
     """Each expected argument field missing from, or valued otherwise in, one call's arguments."""
     given = actual if isinstance(actual, dict) else {}
     differences: list[Difference] = []

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from .changes import changes
 from .checks import (
@@ -21,6 +20,7 @@ from .checks import (
 )
 from .expectations import Answer, Decisions
 from .items import answer_text, items_of
+from .json import JSON, JSONObject
 from .metrics import (
     CaseScore,
     Metric,
@@ -40,7 +40,7 @@ from .results import CaseResult, CorrectionCheck, CorrectionDifference
 
 
 @dataclass(frozen=True)
-class Expectation:
+class CheckedPart:
     """One checked part of a case: its `decisions` or its `answer`, from one correction."""
 
     part: str
@@ -60,15 +60,15 @@ class ReplayCase:
     agent_id: str
     made_on: str
     message: str
-    history: list[dict[str, Any]]
+    history: list[JSONObject]
     tool_env: dict[str, dict[str, str]]
-    output: Any
+    output: JSON
     recorded_tool_ids: tuple[str, ...]
     verdicts: tuple[Verdict, ...]
-    expectations: tuple[Expectation, ...] = ()
+    expectations: tuple[CheckedPart, ...] = ()
     recorded: tuple[RecordedCall, ...] = ()
     """The past run's tool calls with their results, which a replay reads instead of the tools."""
-    flow_input: Any = None
+    flow_input: JSON = None
     """A flow case's run input (None for an agent case, whose input is `message`)."""
 
     @property
@@ -82,15 +82,15 @@ class Replayed:
     """One repetition of the candidate on a case."""
 
     run_id: str
-    output: Any
-    tools: list[dict[str, Any]]
+    output: JSON
+    tools: list[JSONObject]
     diverged: bool
     refused: int
     approval_skipped: bool
     provider: dict[str, str] = field(default_factory=dict)
     error: str | None = None
     judged: dict[int, AnswerCheck] = field(default_factory=dict)
-    stopped: dict[str, Any] | None = None
+    stopped: JSONObject | None = None
     """A flow replay that stopped at a refused call: `{toolId, arguments, reason}`."""
     verdicts: tuple[Verdict, ...] = ()
     """Verdicts given on this replay itself (`fresh`), scored beside the case's in a rescore."""
@@ -105,19 +105,19 @@ def case_verdicts(case: ReplayCase) -> list[Verdict]:
     return attach_values(case.verdicts, items_of(case.output))
 
 
-def score(output: Any, verdicts: Sequence[Verdict], *, k: int, restricted_only: bool) -> CaseScore:
+def score(output: JSON, verdicts: Sequence[Verdict], *, k: int, restricted_only: bool) -> CaseScore:
     """One output scored with the case's verdicts."""
     return score_case(items_of(output), verdicts, k=k, restricted_only=restricted_only)
 
 
-def checks_of(case: ReplayCase, replay: Replayed) -> list[tuple[Expectation, list[Difference]]]:
+def checks_of(case: ReplayCase, replay: Replayed) -> list[tuple[CheckedPart, list[Difference]]]:
     """Each expectation with the differences of one repetition (none = passed).
 
     An answer check uses the judging model's verdict when the repetition has one, else
     the deterministic judge.
     """
     made = [
-        MadeCall(t["toolId"], t.get("arguments"), t.get("source") == "refused")
+        MadeCall(str(t["toolId"]), t.get("arguments"), t.get("source") == "refused")
         for t in replay.tools
     ]
     found = []
@@ -187,9 +187,9 @@ def case_result(
     return result, passes
 
 
-def _tool_entry(call: dict[str, Any]) -> dict[str, Any]:
+def _tool_entry(call: JSONObject) -> JSONObject:
     keys = ("step", "callId", "toolId", "toolVersion", "arguments", "source")
-    entry: dict[str, Any] = {key: call[key] for key in keys if key in call}
+    entry: JSONObject = {key: call[key] for key in keys if key in call}
     if call.get("reason"):
         entry["reason"] = call["reason"]
     return entry

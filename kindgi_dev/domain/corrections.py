@@ -7,14 +7,16 @@ A correction (0.4) is one corrector's verdicts on the items of one run, plus opt
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .bounds import ARGS_DEPTH, check_rank, check_value
 from .errors import ValidationFailed
 from .expectations import Answer, Decisions, ExpectedCall, GivenItem
 from .items import item_at
+from .json import JSON
 from .pointers import parse_pointer, resolve
 
 RIGHT_WRONG = ("right", "wrong")
@@ -31,6 +33,29 @@ class Corrector(NamedTuple):
     kind: str
     id: str
     participant_id: str
+
+    @property
+    def principal(self) -> Principal:
+        """The principal alone, as an answer names who corrected."""
+        return Principal(self.kind, self.id)
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who made a correction, gave a verdict, or added or retired a case: a user or a
+    service, by id."""
+
+    kind: str
+    id: str
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a run ran: an agent or a flow, at a version."""
+
+    kind: str
+    id: str
+    version: str
 
 
 class AssertedClass(NamedTuple):
@@ -69,6 +94,61 @@ class CorrectedItem:
     reason: str | None
 
 
+@dataclass(frozen=True)
+class StoredCorrection:
+    """A correction as it is kept: one corrector's correction of one run, the judge class it
+    was given under, what the run should have done and said, and whether it was replaced
+    (by which, when) or its words erased. Its verdicts are `StoredVerdict`s."""
+
+    id: str
+    tenant_id: str
+    project_id: str
+    run_id: str
+    subject: Subject
+    corrector: Corrector
+    status: str
+    created_at: str
+    updated_at: str
+    judge_class_id: str | None = None
+    restricted: bool = False
+    decisions: Decisions | None = None
+    answer: Answer | None = None
+    replaced_by: str | None = None
+    replaced_at: str | None = None
+    erased_at: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredVerdict:
+    """A verdict (0.1's judgment) as it is kept: the item it is about, with the value its
+    pointer named when it was given, and its correction's run, subject and corrector. Live
+    while `unregistered_at` and `superseded_by` are both None."""
+
+    id: str
+    correction_id: str
+    tenant_id: str
+    project_id: str
+    run_id: str
+    subject: Subject
+    asserted_by: Corrector
+    item: CorrectedItem
+    created_at: str
+    judge_class_id: str | None = None
+    restricted: bool = False
+    item_value: JSON = None
+    unregistered_at: str | None = None
+    superseded_by: str | None = None
+
+
+class Keep(enum.Enum):
+    """A part of a correction an update leaves as it is."""
+
+    KEEP = "keep"
+
+
+KEEP = Keep.KEEP
+
+
 def stored_verdict(verdict: str) -> str:
     """`yes`/`no` for a 0.4 `right`/`wrong` (or a 0.1 verdict as it is)."""
     return _STORED[verdict]
@@ -83,7 +163,7 @@ def _field(where: str, name: str | int) -> str:
     return f"{where}/{name}" if where else str(name)
 
 
-def check_reason(value: Any, where: str) -> str | None:
+def check_reason(value: JSON, where: str) -> str | None:
     """A reason: absent, or a string of at most 4,000 characters."""
     if value is None:
         return None
@@ -94,7 +174,7 @@ def check_reason(value: Any, where: str) -> str | None:
     return value
 
 
-def check_pointer(value: Any, where: str) -> str:
+def check_pointer(value: JSON, where: str) -> str:
     """A JSON pointer's text (RFC 6901); `""` is the whole output."""
     if not isinstance(value, str):
         raise ValidationFailed(where, "must be a JSON pointer string, such as /output/articles/0")
@@ -196,7 +276,7 @@ def check_answer(answer: Answer, where: str = "answer") -> Answer:
     return Answer("wrong", should_say, why)
 
 
-def check_status(value: Any, where: str = "status") -> str:
+def check_status(value: JSON, where: str = "status") -> str:
     """A correction's status: open, fixed, with-owner, wont-fix or removed."""
     if value not in STATUSES:
         raise ValidationFailed(where, f"must be one of {', '.join(STATUSES)}")
@@ -213,7 +293,7 @@ def check_tools(decisions: Decisions, tool_ids: Collection[str], where: str) -> 
             )
 
 
-def item_value(output: Any, pointer: str, where: str) -> Any:
+def item_value(output: JSON, pointer: str, where: str) -> JSON:
     """The value `pointer` names in a run's output; 400 `item-not-found` when it names none."""
     try:
         return resolve(output, pointer)
@@ -223,7 +303,7 @@ def item_value(output: Any, pointer: str, where: str) -> Any:
         ) from None
 
 
-def check_key_at(output: Any, item: CorrectedItem, where: str) -> None:
+def check_key_at(output: JSON, item: CorrectedItem, where: str) -> None:
     """400 when `item.pointer` names an item of the output whose key isn't `item.key`.
 
     Scores find a verdict's item by its key, so a typo in either would make a wrong case.
@@ -267,21 +347,19 @@ def class_applies(scope: ClassScope, project_id: str, agent_id: str | None) -> b
     return scope.kind == "project" or scope.agent_id == agent_id
 
 
-def shown_items(
-    verdicts: Iterable[Mapping[str, Any]], replaced_at: str | None
-) -> list[Mapping[str, Any]]:
+def shown_items(verdicts: Iterable[StoredVerdict], replaced_at: str | None) -> list[StoredVerdict]:
     """The verdicts a correction shows, by rank: its live ones, or, once replaced, those
     live when it was replaced (replacing ends them at `replaced_at`)."""
     shown = [
         v
         for v in verdicts
-        if v["unregistered_at"] is None
-        or (replaced_at is not None and v["unregistered_at"] >= replaced_at)
+        if v.unregistered_at is None
+        or (replaced_at is not None and v.unregistered_at >= replaced_at)
     ]
-    latest: dict[str, Mapping[str, Any]] = {}
-    for verdict in sorted(shown, key=lambda v: (v["created_at"], v["id"])):
-        latest[verdict["item_key"]] = verdict
+    latest: dict[str, StoredVerdict] = {}
+    for verdict in sorted(shown, key=lambda v: (v.created_at, v.id)):
+        latest[verdict.item.key] = verdict
     return sorted(
         latest.values(),
-        key=lambda v: (v["rank"] is None, v["rank"] or 0, v["created_at"], v["id"]),
+        key=lambda v: (v.item.rank is None, v.item.rank or 0, v.created_at, v.id),
     )

@@ -6,7 +6,8 @@ kebab-case wire code and `status` the HTTP status the contract gives it.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 
 class KindgiError(Exception):
@@ -16,7 +17,7 @@ class KindgiError(Exception):
     code: ClassVar[str] = "internal-server-error"
 
     def __init__(
-        self, message: str | None = None, *, code: str | None = None, **details: Any
+        self, message: str | None = None, *, code: str | None = None, **details: object
     ) -> None:
         self.message = message or (self.__doc__ or "").strip()
         self.wire_code = code or self.code
@@ -42,8 +43,8 @@ class ValidationFailed(BadInput):
         reason: str,
         *,
         code: str | None = None,
-        issues: list[dict[str, Any]] | None = None,
-        **details: Any,
+        issues: Sequence[Mapping[str, object]] | None = None,
+        **details: object,
     ) -> None:
         where = field or "<body>"
         super().__init__(

@@ -8,7 +8,8 @@ The API builds them from its validated bodies and the console from its form; the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from kindgi_dev.domain.json import JSONObject
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class ExpectedCall:
     """A tool call the run should have made, with the arguments it should have had."""
 
     tool_id: str
-    args: dict[str, Any] | None = None
+    args: JSONObject | None = None
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,10 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import timedelta
-from typing import Any
 
 from .errors import ValidationFailed
+from .json import JSON, JSONObject
+from .narrow import object_of
 from .time import format_time, parse_time
 
 REMEMBER_TOOL = "kindgi_remember"
@@ -73,9 +74,9 @@ class Fact:
     id: str
     version: int
     type: str
-    scope: dict[str, Any]
+    scope: JSONObject
     created_at: str
-    content: Any
+    content: JSON
     content_hash: str
     size: int
     trust: str
@@ -98,7 +99,7 @@ class Fact:
     invalidation_reason: str | None = None
 
 
-def check_scope(scope: Mapping[str, Any], tenant_id: str) -> None:
+def check_scope(scope: Mapping[str, JSON], tenant_id: str) -> None:
     """A written scope names this tenant, and a participant's fact names its project."""
     if scope.get("tenantId") != tenant_id:
         raise ValidationFailed("scope/tenantId", "must be this tenant's id")
@@ -109,12 +110,12 @@ def check_scope(scope: Mapping[str, Any], tenant_id: str) -> None:
             raise ValidationFailed(f"scope/{key}", "must be a string")
 
 
-def hash_of(content: Any) -> str:
+def hash_of(content: JSON) -> str:
     """The hex SHA-256 of a content's canonical JSON."""
     return hashlib.sha256(canonical(content)).hexdigest()
 
 
-def canonical(content: Any) -> bytes:
+def canonical(content: JSON) -> bytes:
     """Content as sorted compact JSON: what its hash and size are taken over."""
     return json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
@@ -125,7 +126,7 @@ def visible_to(fact: Fact, user_id: str, *, admin: bool) -> bool:
     return admin or owner is None or owner == user_id
 
 
-def matches(scope: Mapping[str, Any], partial: Mapping[str, Any]) -> bool:
+def matches(scope: Mapping[str, JSON], partial: Mapping[str, JSON]) -> bool:
     """Whether a fact's scope has every key of a partial scope, with the same value."""
     return all(scope.get(key) == value for key, value in partial.items())
 
@@ -156,7 +157,7 @@ def as_of(revisions: Iterable[Fact], moment: str) -> Fact | None:
     return max(found, key=lambda f: f.version) if found else None
 
 
-def keyword_score(query: str, content: Any) -> float:
+def keyword_score(query: str, content: JSON) -> float:
     """How many of the query's words the content holds, over the query's words (0 to 1)."""
     wanted = {w.lower() for w in _WORD.findall(query)}
     if not wanted:
@@ -165,8 +166,9 @@ def keyword_score(query: str, content: Any) -> float:
     return len(wanted & held) / len(wanted)
 
 
-def next_revision(fact: Fact, revision_id: str, at: str, **changes: Any) -> Fact:
-    """The revision after `fact`: one version more, current, replacing it."""
+def next_revision(fact: Fact, revision_id: str, at: str) -> Fact:
+    """The revision after `fact` (given with the new revision's changes already made): one
+    version more, current, replacing it."""
     return replace(
         fact,
         revision_id=revision_id,
@@ -177,7 +179,6 @@ def next_revision(fact: Fact, revision_id: str, at: str, **changes: Any) -> Fact
         invalidated_at=None,
         invalidated_by=None,
         invalidation_reason=None,
-        **changes,
     )
 
 
@@ -190,19 +191,20 @@ class RememberPolicy:
     keep_days: int
 
     @classmethod
-    def of(cls, agent: Mapping[str, Any]) -> RememberPolicy | None:
+    def of(cls, agent: Mapping[str, JSON]) -> RememberPolicy | None:
         """The agent's policy, or None when it doesn't remember."""
-        remember = (agent.get("memory") or {}).get("remember")
-        if not isinstance(remember, dict) or not remember.get("types"):
+        remember = object_of(agent.get("memory")).get("remember")
+        types = remember.get("types") if isinstance(remember, dict) else None
+        if not isinstance(remember, dict) or not isinstance(types, list) or not types:
             return None
         days = remember.get("keepDays")
         return cls(
-            types=tuple(str(t) for t in remember["types"]),
+            types=tuple(str(t) for t in types),
             scope=str(remember.get("scope") or "same-user"),
             keep_days=days if isinstance(days, int) and days >= 1 else REMEMBER_KEEP_DAYS,
         )
 
-    def manifest(self) -> dict[str, Any]:
+    def manifest(self) -> JSONObject:
         """The built-in tool the turn offers the model, shaped as a pack tool's manifest."""
         return {
             "id": REMEMBER_TOOL,
@@ -240,15 +242,15 @@ class Remembered:
     """What a `kindgi_remember` call asks to write: type, content, scope, review and expiry."""
 
     type: str
-    content: dict[str, Any]
-    scope: dict[str, Any]
+    content: JSONObject
+    scope: JSONObject
     pending: bool
     keep_days: int
     valid_until: str | None
     key: str | None
 
 
-def remembered(policy: RememberPolicy, arguments: Any, place: RunPlace) -> Remembered | str:
+def remembered(policy: RememberPolicy, arguments: JSON, place: RunPlace) -> Remembered | str:
     """The fact a call writes, or the reason it writes none (told to the model)."""
     if not isinstance(arguments, dict):
         return "kindgi_remember takes an object with type and text"
@@ -264,7 +266,7 @@ def remembered(policy: RememberPolicy, arguments: Any, place: RunPlace) -> Remem
         valid_until = None if until is None else format_time(parse_time(str(until)))
     except ValueError:
         return "kindgi_remember: validUntil must be a date-time with a zone"
-    content: dict[str, Any] = {"text": text} if key is None else {"text": text, "key": key}
+    content: JSONObject = {"text": text} if key is None else {"text": text, "key": key}
     pending = policy.scope in WIDE_SCOPES or bool(_INSTRUCTION.match(text))
     return Remembered(
         str(kind),
@@ -277,12 +279,12 @@ def remembered(policy: RememberPolicy, arguments: Any, place: RunPlace) -> Remem
     )
 
 
-def scope_of(where: str, place: RunPlace) -> dict[str, Any]:
+def scope_of(where: str, place: RunPlace) -> JSONObject:
     """A remembered fact's scope: the end user's (else the run's user), the conversation's,
     the project's, or the tenant's; each but the tenant's in the run's project."""
     if where == "tenant":
         return {"tenantId": place.tenant_id}
-    scope: dict[str, Any] = {"tenantId": place.tenant_id, "projectId": place.project_id}
+    scope: JSONObject = {"tenantId": place.tenant_id, "projectId": place.project_id}
     if where == "same-conversation":
         scope["threadId"] = place.conversation_id
     elif where != "same-project":

@@ -9,17 +9,33 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from enum import Enum
+from typing import Final, Literal, TypeVar
 
 from .items import same_value
+from .json import JSON, JSONObject
+from .narrow import is_number, object_of, object_or_none, objects_of
 
 START = "$start"
 END = "$end"
 LOOP_START = "$loop-start"
 LOOP_END = "$loop-end"
 RUNNABLE_KINDS = frozenset({"tool", "agent", "fanout", "subgraph", "loop"})
-MISSING: Any = object()
+
+
+class Missing(Enum):
+    """The one value of what a path that does not resolve gives."""
+
+    MISSING = "missing"
+
+
+MISSING: Final = Missing.MISSING
 """What a path that does not resolve gives: an operand that counts as missing."""
+
+Resolved = JSON | Missing
+"""What an operand resolves to: a JSON value, or `MISSING`."""
+
+_Ordered = TypeVar("_Ordered", str, float)
 
 NodeKind = Literal["tool", "agent", "loop", "fanout", "subgraph"]
 
@@ -31,8 +47,8 @@ class FlowNode:
     id: str
     kind: str
     ref: str | None = None
-    input_mapping: Mapping[str, Any] | None = None
-    spec: Mapping[str, Any] = field(default_factory=dict)
+    input_mapping: Mapping[str, JSON] | None = None
+    spec: Mapping[str, JSON] = field(default_factory=dict)
     """The node as the flow declares it: a fanout's branches, a subgraph's `flowRef`, …"""
 
     @property
@@ -47,6 +63,19 @@ class FlowNode:
             return None
         return self.ref.partition("@")[2] or None
 
+    def part(self, name: str) -> JSONObject:
+        """An object the node declares, such as a subgraph's `flowRef` ({} without one)."""
+        return object_of(self.spec.get(name))
+
+    def parts(self, name: str) -> list[JSONObject]:
+        """A list of objects the node declares, such as a fanout's `branches`."""
+        return objects_of(self.spec.get(name))
+
+    def whole(self, name: str, default: int) -> int:
+        """A number the node declares, such as a loop's `maxIterations`, as a whole number."""
+        value = self.spec.get(name)
+        return int(value) if is_number(value) else default
+
 
 @dataclass(frozen=True)
 class FlowEdge:
@@ -55,7 +84,7 @@ class FlowEdge:
     id: str
     source: str
     target: str
-    when: Mapping[str, Any] | None = None
+    when: Mapping[str, JSON] | None = None
     priority: int = 0
 
 
@@ -67,8 +96,8 @@ class FlowDefinition:
     version: str
     nodes: tuple[FlowNode, ...]
     edges: tuple[FlowEdge, ...]
-    output_mapping: Mapping[str, Any] | None = None
-    output_schema: Mapping[str, Any] | None = None
+    output_mapping: Mapping[str, JSON] | None = None
+    output_schema: Mapping[str, JSON] | None = None
     max_parallelism: int | None = None
     start: str = START
     end: str = END
@@ -76,40 +105,23 @@ class FlowDefinition:
     @classmethod
     def loop_body(cls, node: FlowNode) -> FlowDefinition:
         """A loop node's body: a flow of its own between `$loop-start` and `$loop-end`."""
-        body = node.spec.get("body") or {}
+        body = node.part("body")
         read = cls.from_manifest({"id": node.id, "version": "", **body})
         return replace(read, start=LOOP_START, end=LOOP_END)
 
     @classmethod
-    def from_manifest(cls, entry: Mapping[str, Any]) -> FlowDefinition:
+    def from_manifest(cls, entry: Mapping[str, JSON]) -> FlowDefinition:
         """Read an index entry (or a stored manifest) of a flow."""
-        output = entry.get("output") or {}
+        output = object_of(entry.get("output"))
+        parallelism = entry.get("maxParallelism")
         return cls(
             id=str(entry["id"]),
             version=str(entry["version"]),
-            nodes=tuple(
-                FlowNode(
-                    id=str(n["id"]),
-                    kind=str(n["kind"]),
-                    ref=n.get("ref") if isinstance(n.get("ref"), str) else None,
-                    input_mapping=n.get("inputMapping"),
-                    spec=n,
-                )
-                for n in entry.get("nodes") or []
-            ),
-            edges=tuple(
-                FlowEdge(
-                    id=str(e["id"]),
-                    source=str(e["from"]),
-                    target=str(e["to"]),
-                    when=e.get("when"),
-                    priority=int((e.get("policy") or {}).get("priority", 0)),
-                )
-                for e in entry.get("edges") or []
-            ),
-            output_mapping=output.get("mapping"),
-            output_schema=output.get("schema"),
-            max_parallelism=entry.get("maxParallelism"),
+            nodes=tuple(_node(n) for n in objects_of(entry.get("nodes"))),
+            edges=tuple(_edge(e) for e in objects_of(entry.get("edges"))),
+            output_mapping=object_or_none(output.get("mapping")),
+            output_schema=object_or_none(output.get("schema")),
+            max_parallelism=int(parallelism) if is_number(parallelism) else None,
         )
 
     def node(self, node_id: str) -> FlowNode:
@@ -126,8 +138,34 @@ class FlowDefinition:
         found = {n.target_id for n in self.nodes if n.kind == kind and n.target_id}
         for node in self.nodes:
             if node.kind == "fanout":
-                found |= {str(b.get("handler")) for b in node.spec.get("branches") or []}
+                found |= {str(b.get("handler")) for b in node.parts("branches")}
         return found
+
+
+def _node(n: JSONObject) -> FlowNode:
+    """One node of a manifest's `nodes`."""
+    ref = n.get("ref")
+    return FlowNode(
+        id=str(n["id"]),
+        kind=str(n["kind"]),
+        ref=ref if isinstance(ref, str) else None,
+        input_mapping=object_or_none(n.get("inputMapping")),
+        spec=n,
+    )
+
+
+def _edge(e: JSONObject) -> FlowEdge:
+    """One edge of a manifest's `edges`; a priority that isn't a number is 0, and a `when`
+    that isn't an object is a predicate that never holds (not one that always does)."""
+    priority = object_of(e.get("policy")).get("priority", 0)
+    when = e.get("when")
+    return FlowEdge(
+        id=str(e["id"]),
+        source=str(e["from"]),
+        target=str(e["to"]),
+        when=None if when is None else object_of(when),
+        priority=int(priority) if is_number(priority) else 0,
+    )
 
 
 def problems(flow: FlowDefinition) -> list[str]:
@@ -175,15 +213,15 @@ def _has_cycle(flow: FlowDefinition) -> bool:
 class FlowEnv:
     """What operands read: the run's input, its state and the outputs of finished nodes."""
 
-    run_input: Any
-    node_outputs: Mapping[str, Any]
-    state: Mapping[str, Any] = field(default_factory=dict)
-    iteration_index: Any = MISSING
-    iteration_output: Any = MISSING
+    run_input: JSON
+    node_outputs: Mapping[str, JSON]
+    state: Mapping[str, JSON] = field(default_factory=dict)
+    iteration_index: Resolved = MISSING
+    iteration_output: Resolved = MISSING
     """Read only by a loop's exit condition: the iteration's number and its output."""
 
 
-def resolve(operand: Mapping[str, Any], env: FlowEnv) -> Any:
+def resolve(operand: Mapping[str, JSON], env: FlowEnv) -> Resolved:
     """A `{literal}` or `{path}` operand's value; `MISSING` when the path does not resolve."""
     if "literal" in operand:
         return operand["literal"]
@@ -192,13 +230,13 @@ def resolve(operand: Mapping[str, Any], env: FlowEnv) -> Any:
     if root == "runInput":
         return _walk(env.run_input, rest)
     if root == "state":
-        return _walk(env.state, rest)
+        return _walk(dict(env.state), rest)
     if root == "iterationIndex":
-        return _walk(env.iteration_index, rest) if env.iteration_index is not MISSING else MISSING
+        index = env.iteration_index
+        return MISSING if isinstance(index, Missing) else _walk(index, rest)
     if root == "iterationOutput":
-        if env.iteration_output is MISSING:
-            return MISSING
-        return _walk(env.iteration_output, rest)
+        output = env.iteration_output
+        return MISSING if isinstance(output, Missing) else _walk(output, rest)
     if root == "nodeOutputs":
         # A node id may hold dots: the longest finished node id the path starts with wins.
         for node_id in sorted(env.node_outputs, key=len, reverse=True):
@@ -207,10 +245,10 @@ def resolve(operand: Mapping[str, Any], env: FlowEnv) -> Any:
     return MISSING
 
 
-def _walk(value: Any, rest: str) -> Any:
+def _walk(value: JSON, rest: str) -> Resolved:
     """Follow dot-separated keys (a digit key indexes a list) from `value`."""
     for key in rest.split(".") if rest else []:
-        if isinstance(value, Mapping) and key in value:
+        if isinstance(value, dict) and key in value:
             value = value[key]
         elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
             value = value[int(key)]
@@ -219,36 +257,38 @@ def _walk(value: Any, rest: str) -> Any:
     return value
 
 
-def resolve_mapping(mapping: Mapping[str, Any], env: FlowEnv) -> dict[str, Any]:
+def resolve_mapping(mapping: Mapping[str, JSON], env: FlowEnv) -> JSONObject:
     """The object a mapping declares; a key whose path does not resolve is left out."""
-    resolved = {key: resolve(operand, env) for key, operand in mapping.items()}
-    return {key: value for key, value in resolved.items() if value is not MISSING}
+    resolved = {key: resolve(object_of(operand), env) for key, operand in mapping.items()}
+    return {key: value for key, value in resolved.items() if not isinstance(value, Missing)}
 
 
-def holds(expr: Mapping[str, Any], env: FlowEnv) -> bool:
-    """Whether a `when` predicate holds; a comparison with a missing side never does."""
+def holds(expr: Mapping[str, JSON], env: FlowEnv) -> bool:
+    """Whether a `when` predicate holds; a comparison with a missing side never does (a
+    part the predicate lacks, or that is no object, counts as missing)."""
     op = expr.get("op")
     if op in ("and", "or"):
-        results = (holds(child, env) for child in expr.get("children") or [])
+        results = (holds(child, env) for child in objects_of(expr.get("children")))
         return all(results) if op == "and" else any(results)
     if op == "not":
-        return not holds(expr["child"], env)
+        return not holds(object_of(expr.get("child")), env)
     if op in ("exists", "notExists", "truthy", "falsy"):
-        value = resolve(expr["value"], env)
+        value = resolve(object_of(expr.get("value")), env)
         if op == "exists":
             return value is not MISSING
         if op == "notExists":
             return value is MISSING
         return truthy(value) is (op == "truthy")
     if op in ("in", "notIn"):
-        value, members = resolve(expr["value"], env), resolve(expr["set"], env)
-        if value is MISSING or not isinstance(members, list):
+        value = resolve(object_of(expr.get("value")), env)
+        members = resolve(object_of(expr.get("set")), env)
+        if isinstance(value, Missing) or not isinstance(members, list):
             return False
         found = any(same_value(value, member) for member in members)
         return bool(found == (op == "in"))
-    left: Any = resolve(expr["left"], env)
-    right: Any = resolve(expr["right"], env)
-    if left is MISSING or right is MISSING:
+    left = resolve(object_of(expr.get("left")), env)
+    right = resolve(object_of(expr.get("right")), env)
+    if isinstance(left, Missing) or isinstance(right, Missing):
         return False
     if op == "eq":
         return same_value(left, right)
@@ -257,22 +297,22 @@ def holds(expr: Mapping[str, Any], env: FlowEnv) -> bool:
     return _ordered(str(op), left, right)
 
 
-def _ordered(op: str, left: Any, right: Any) -> bool:
+def _ordered(op: str, left: JSON, right: JSON) -> bool:
     """`lt`, `lte`, `gt`, `gte` between two numbers or two strings; otherwise false."""
-    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (left, right))
-    strings = isinstance(left, str) and isinstance(right, str)
-    if not (numbers or strings):
-        return False
-    outcomes: dict[str, bool] = {
-        "lt": bool(left < right),
-        "lte": bool(left <= right),
-        "gt": bool(left > right),
-        "gte": bool(left >= right),
-    }
+    if isinstance(left, str) and isinstance(right, str):
+        return _between(op, left, right)
+    if is_number(left) and is_number(right):
+        return _between(op, left, right)
+    return False
+
+
+def _between(op: str, left: _Ordered, right: _Ordered) -> bool:
+    """`lt`, `lte`, `gt`, `gte` between two values of one ordered kind."""
+    outcomes = {"lt": left < right, "lte": left <= right, "gt": left > right, "gte": left >= right}
     return outcomes.get(op, False)
 
 
-def truthy(value: Any) -> bool:
+def truthy(value: Resolved) -> bool:
     """JavaScript's truthiness, as the kernel reads it: empty lists and objects are truthy."""
     if value is MISSING or value is None or value is False:
         return False
@@ -288,13 +328,13 @@ class FlowProgress:
     """Which nodes finished, with what output, and which were skipped, as a run goes on."""
 
     flow: FlowDefinition
-    run_input: Any
-    outputs: dict[str, Any] = field(default_factory=dict)
+    run_input: JSON
+    outputs: JSONObject = field(default_factory=dict)
     skipped: set[str] = field(default_factory=set)
     started: set[str] = field(default_factory=set)
-    start_value: Any = MISSING
+    start_value: Resolved = MISSING
     """What the start sentinel's edges bring: the run input, or a loop iteration's input."""
-    outer: Mapping[str, Any] = field(default_factory=dict)
+    outer: Mapping[str, JSON] = field(default_factory=dict)
     """The enclosing flow's node outputs, which a loop body's paths read too."""
 
     @property
@@ -305,8 +345,9 @@ class FlowProgress:
         )
 
     @property
-    def _start(self) -> Any:
-        return self.run_input if self.start_value is MISSING else self.start_value
+    def _start(self) -> JSON:
+        start = self.start_value
+        return self.run_input if isinstance(start, Missing) else start
 
     def _taken(self, edge: FlowEdge) -> bool | None:
         """Whether an edge is taken: None while its source hasn't settled."""
@@ -339,13 +380,13 @@ class FlowProgress:
         ready.sort(key=lambda r: (-r[0], r[1]))
         return [self.flow.node(node_id) for _, node_id in ready]
 
-    def node_input(self, node: FlowNode) -> Any:
+    def node_input(self, node: FlowNode) -> JSON:
         """What a node receives: its `inputMapping`, else what its taken edges bring."""
         if node.input_mapping is not None:
             return resolve_mapping(node.input_mapping, self.env)
         return self._brought(self.flow.incoming(node.id))
 
-    def _brought(self, edges: Sequence[FlowEdge]) -> Any:
+    def _brought(self, edges: Sequence[FlowEdge]) -> JSON:
         """The single taken upstream's output (the run input from `$start`), else by source."""
         taken = [e for e in edges if self._taken(e)]
         values = {
@@ -356,7 +397,7 @@ class FlowProgress:
             return next(iter(values.values()))
         return values or None
 
-    def output(self) -> Any:
+    def output(self) -> JSON:
         """The run's output: the `output` mapping, else what the taken `$end` edges bring."""
         if self.flow.output_mapping is not None:
             return resolve_mapping(self.flow.output_mapping, self.env)

@@ -8,6 +8,7 @@ are the platform's stable ones (`comparison.status`, `metric.weightedYesShare.mi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -172,7 +173,7 @@ def suite_check(wanted: SuiteRequirement, summary: Summary) -> GateCheck:
     return GateCheck("comparison.suite", passed, message, ran, asked)
 
 
-def sample_check(sample: dict[str, object]) -> GateCheck:
+def sample_check(sample: Mapping[str, object]) -> GateCheck:
     """`comparison.sample`: a run on part of the test set counts only on its hold-out part."""
     part = str(sample.get("part"))
     passed = part == "hold-out"

@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from .json import JSON, JSONObject
+from .narrow import object_of, object_or_none, objects_of, text_or_none, texts_of
 
 Mode = Literal["runtime", "ci"]
 HALT = "halt"
@@ -24,26 +27,26 @@ class Guardrail:
     id: str
     kind: str
     check: str
-    action: dict[str, Any]
+    action: JSONObject
     name: str | None = None
     description: str | None = None
     severity: str | None = None
-    config: dict[str, Any] | None = None
-    scope: dict[str, Any] | None = None
+    config: JSONObject | None = None
+    scope: JSONObject | None = None
 
     @classmethod
-    def from_index(cls, entry: Mapping[str, Any]) -> Guardrail:
+    def from_index(cls, entry: Mapping[str, JSON]) -> Guardrail:
         """An index entry (`checkId`, else the guardrail's id, names its check)."""
         return cls(
             id=str(entry["id"]),
             kind=str(entry.get("kind") or "zero-llm"),
             check=str(entry.get("checkId") or entry["id"]),
-            action=dict(entry.get("action") or {"on-violation": "log-only"}),
-            name=entry.get("name"),
-            description=entry.get("description"),
-            severity=entry.get("severity"),
-            config=entry.get("config"),
-            scope=entry.get("scope"),
+            action=object_of(entry.get("action")) or {"on-violation": "log-only"},
+            name=text_or_none(entry.get("name")),
+            description=text_or_none(entry.get("description")),
+            severity=text_or_none(entry.get("severity")),
+            config=object_or_none(entry.get("config")),
+            scope=object_or_none(entry.get("scope")),
         )
 
     @property
@@ -80,29 +83,29 @@ def applies(guardrail: Guardrail, turn: TurnFacts) -> bool:
         ("tenants", turn.tenant_id),
     ):
         named = scope.get(key)
-        if named and value not in named:
+        if named and value not in texts_of(named):
             return False
     return True
 
 
-def of_agent(agent: Mapping[str, Any], known: Iterable[Guardrail]) -> list[Guardrail]:
+def of_agent(agent: Mapping[str, JSON], known: Iterable[Guardrail]) -> list[Guardrail]:
     """The agent's guardrails (by the ids it lists) that the pack has, in its order."""
     by_id = {g.id: g for g in known}
-    return [by_id[i] for i in agent.get("guardrails") or [] if i in by_id]
+    return [by_id[i] for i in texts_of(agent.get("guardrails")) if i in by_id]
 
 
 def trace(
     turn: TurnFacts,
-    appended: Sequence[Mapping[str, Any]],
-    usage: Mapping[str, Any],
+    appended: Sequence[Mapping[str, JSON]],
+    usage: Mapping[str, JSON],
     provider: Mapping[str, str],
     *,
     at: str,
-    typed: Any = None,
-) -> dict[str, Any]:
+    typed: JSON = None,
+) -> JSONObject:
     """The `RunTrace` a check evaluates: the answer's text, tool calls and results, the model
     call, the user's message and the turn's place (every record stamped `at`)."""
-    answer: Mapping[str, Any] = next(
+    answer: Mapping[str, JSON] = next(
         (m for m in reversed(appended) if m.get("role") == "agent"), {}
     )
     text = answer.get("content")
@@ -113,10 +116,10 @@ def trace(
         "completionTokens": usage.get("completionTokens", 0),
         "at": at,
     }
-    attributes: dict[str, Any] = {"steps": usage.get("steps", 0)}
+    attributes: JSONObject = {"steps": usage.get("steps", 0)}
     if typed is not None:
         attributes["structuredOutput"] = typed
-    found: dict[str, Any] = {
+    found: JSONObject = {
         "runId": turn.run_id,
         "tenantId": turn.tenant_id,
         "projectId": turn.project_id,
@@ -137,11 +140,12 @@ def trace(
     return found
 
 
-def _tool_records(appended: Sequence[Mapping[str, Any]], at: str) -> dict[str, Any]:
+def _tool_records(appended: Sequence[Mapping[str, JSON]], at: str) -> JSONObject:
     """The trace's `toolCalls` and `toolResults`, from the turn's messages."""
-    calls, results = [], []
+    calls: list[JSON] = []
+    results: list[JSON] = []
     for message in appended:
-        for call in message.get("toolCalls") or []:
+        for call in objects_of(message.get("toolCalls")):
             tool = call["toolId"]
             calls.append(
                 {
@@ -152,7 +156,7 @@ def _tool_records(appended: Sequence[Mapping[str, Any]], at: str) -> dict[str, A
                 }
             )
         if message.get("role") == "tool" and message.get("toolCall"):
-            invocation = message["toolCall"].get("invocationId", "")
+            invocation = object_of(message["toolCall"]).get("invocationId", "")
             results.append({"toolCallId": invocation, "output": message.get("content"), "at": at})
     return {"toolCalls": calls, "toolResults": results}
 
@@ -162,7 +166,7 @@ class Checked:
     """What one guardrail's check came to: its result (`passed`, `reason`…), or an error."""
 
     guardrail: Guardrail
-    result: dict[str, Any] | None = None
+    result: JSONObject | None = None
     error: tuple[str, str] | None = None
     """`(code, message)` when the check couldn't run."""
     at: str = ""
@@ -172,10 +176,10 @@ class Checked:
 class GateOutcome:
     """The checks of a turn sorted by what they do to it."""
 
-    blocking: list[dict[str, Any]] = field(default_factory=list)
-    recorded: list[dict[str, Any]] = field(default_factory=list)
-    errors: list[dict[str, Any]] = field(default_factory=list)
-    blocking_errors: list[dict[str, Any]] = field(default_factory=list)
+    blocking: list[JSONObject] = field(default_factory=list)
+    recorded: list[JSONObject] = field(default_factory=list)
+    errors: list[JSONObject] = field(default_factory=list)
+    blocking_errors: list[JSONObject] = field(default_factory=list)
     checks: list[tuple[str, str]] = field(default_factory=list)
     """Each checked guardrail and its outcome: passed, violated, blocked or errored."""
 
@@ -200,8 +204,8 @@ class GateOutcome:
         return f"Turn blocked by {len(named)} guardrails: " + "; ".join(named)
 
 
-def _reason(violation: Mapping[str, Any]) -> str:
-    return str(violation["result"].get("reason") or "").strip()
+def _reason(violation: Mapping[str, JSON]) -> str:
+    return str(object_of(violation["result"]).get("reason") or "").strip()
 
 
 def sort_out(checked: Sequence[Checked]) -> GateOutcome:
@@ -211,7 +215,7 @@ def sort_out(checked: Sequence[Checked]) -> GateOutcome:
         g = one.guardrail
         severity = g.severity or "error"
         if one.error is not None:
-            error = {
+            error: JSONObject = {
                 "guardrailId": g.id,
                 "code": one.error[0],
                 "message": one.error[1],
@@ -227,7 +231,7 @@ def sort_out(checked: Sequence[Checked]) -> GateOutcome:
         if result.get("passed"):
             outcome.checks.append((g.id, "passed"))
             continue
-        violation = {
+        violation: JSONObject = {
             "guardrailId": g.id,
             "result": result,
             "action": g.on_violation,

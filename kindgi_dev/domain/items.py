@@ -8,8 +8,10 @@ identified by it wherever it sits; the others are named by their pointer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from typing_extensions import TypeIs
+
+from kindgi_dev.domain.json import JSON, JSONObject
 from kindgi_dev.domain.pointers import INDEX, child, format_pointer, parse_pointer
 
 ANSWER_KEY = "answer"
@@ -24,11 +26,11 @@ class Item:
     key: str
     pointer: str
     rank: int | None
-    value: Any
+    value: JSON
     identified: bool
 
 
-def same_value(left: Any, right: Any) -> bool:
+def same_value(left: JSON, right: JSON) -> bool:
     """Whether two JSON values are equal, telling booleans apart from numbers."""
     if isinstance(left, bool) or isinstance(right, bool):
         return type(left) is type(right) and left == right
@@ -41,12 +43,12 @@ def same_value(left: Any, right: Any) -> bool:
     return bool(left == right)
 
 
-def is_agent_turn(run_output: Any) -> bool:
+def is_agent_turn(run_output: JSON) -> TypeIs[JSONObject]:
     """Whether a run's output is an agent turn's result (it has `appended` or `output`)."""
     return isinstance(run_output, dict) and ("appended" in run_output or "output" in run_output)
 
 
-def items_of(run_output: Any) -> list[Item]:
+def items_of(run_output: JSON) -> list[Item]:
     """The items of a run's output, typed-answer items first in document order, then the text."""
     if not is_agent_turn(run_output):
         return _typed_answer_items(run_output, "")
@@ -57,7 +59,7 @@ def items_of(run_output: Any) -> list[Item]:
     return items
 
 
-def item_at(run_output: Any, pointer: str) -> Item | None:
+def item_at(run_output: JSON, pointer: str) -> Item | None:
     """The item of `items_of` that `pointer` names, or None when it names no item.
 
     Walks the pointer alone, so checking many pointers of a large output stays linear.
@@ -70,7 +72,7 @@ def item_at(run_output: Any, pointer: str) -> Item | None:
     return _typed_answer_item_at(run_output.get("output"), "/output", pointer)
 
 
-def _typed_answer_item_at(answer: Any, prefix: str, pointer: str) -> Item | None:
+def _typed_answer_item_at(answer: JSON, prefix: str, pointer: str) -> Item | None:
     """The item at `pointer` of a typed answer at `prefix`: a list element reached through
     objects only, or the answer itself when it holds no list."""
     if answer is None:
@@ -82,7 +84,7 @@ def _typed_answer_item_at(answer: Any, prefix: str, pointer: str) -> Item | None
     if not pointer.startswith(prefix + "/"):
         return None
     *path, last = parse_pointer(pointer[len(prefix) :])
-    value = answer
+    value: JSON = answer
     for token in path:
         if not isinstance(value, dict) or token not in value:
             return None
@@ -93,7 +95,7 @@ def _typed_answer_item_at(answer: Any, prefix: str, pointer: str) -> Item | None
     return _element(value[int(last)], place, int(last))
 
 
-def answer_item(run_output: Any) -> Item | None:
+def answer_item(run_output: JSON) -> Item | None:
     """The answer's text as an item: the last agent message with string content, if any."""
     if not isinstance(run_output, dict):
         return None
@@ -112,13 +114,13 @@ def answer_item(run_output: Any) -> Item | None:
     return None
 
 
-def answer_text(run_output: Any) -> str | None:
+def answer_text(run_output: JSON) -> str | None:
     """The answer's text of an agent turn, or None when it has none."""
     item = answer_item(run_output)
-    return None if item is None else item.value
+    return item.value if item is not None and isinstance(item.value, str) else None
 
 
-def _typed_answer_items(answer: Any, prefix: str) -> list[Item]:
+def _typed_answer_items(answer: JSON, prefix: str) -> list[Item]:
     """The items of a typed answer: its list elements, or itself when it has no list."""
     if answer is None:
         return []
@@ -128,7 +130,7 @@ def _typed_answer_items(answer: Any, prefix: str) -> list[Item]:
     return items
 
 
-def _collect(value: Any, pointer: str, into: list[Item]) -> bool:
+def _collect(value: JSON, pointer: str, into: list[Item]) -> bool:
     """Add the elements of every list reachable through objects; whether any list was met.
 
     A list element is one item: lists inside it are part of its value.
@@ -142,7 +144,7 @@ def _collect(value: Any, pointer: str, into: list[Item]) -> bool:
     return False
 
 
-def _element(value: Any, pointer: str, rank: int) -> Item:
+def _element(value: JSON, pointer: str, rank: int) -> Item:
     """One list element as an item, identified by its `id` or `key` field when it has one."""
     ident = _identity(value)
     if ident is None:
@@ -150,7 +152,7 @@ def _element(value: Any, pointer: str, rank: int) -> Item:
     return Item(ident, pointer, rank, value, identified=True)
 
 
-def _identity(value: Any) -> str | None:
+def _identity(value: JSON) -> str | None:
     """The element's own id: a non-empty string or an integer `id`, else `key`, else None."""
     if not isinstance(value, dict):
         return None

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from .expectations import Decisions, ExpectedCall
+from .json import JSON, JSONObject
 from .test_sets import ranked
 
 MAX_SUITE_CASES = 1000
@@ -174,16 +174,16 @@ class JudgedCase:
     what it should have done (None: no correction said); an erased run's keeps its subject."""
 
     case_id: str
-    subject: Mapping[str, Any]
-    input: Any = None
-    context: Mapping[str, Any] | None = None
-    output: Any = None
+    subject: Mapping[str, JSON]
+    input: JSON = None
+    context: Mapping[str, JSON] | None = None
+    output: JSON = None
     items: tuple[ItemSummary, ...] = ()
     corrections: tuple[ShouldHaveDone, ...] | None = None
     erased: bool = False
 
 
-def case_input(run_input: Any) -> Any:
+def case_input(run_input: JSON) -> JSON:
     """A case's input: the user's message for a plain agent turn, else the input as given."""
     if isinstance(run_input, dict) and isinstance(run_input.get("userMessage"), str):
         rest = {k: v for k, v in run_input.items() if k != "userMessage" and v}
@@ -192,7 +192,7 @@ def case_input(run_input: Any) -> Any:
     return run_input
 
 
-def case_context(context: Any, tool_env: Any = None) -> dict[str, Any] | None:
+def case_context(context: JSON, tool_env: JSON = None) -> JSONObject | None:
     """A case's `JudgedRunContext`: what the turn had, and the env its tools were sent."""
     found = dict(context) if isinstance(context, dict) else {}
     if tool_env and "toolEnv" not in found:
@@ -208,7 +208,7 @@ class JudgedRun:
     run_id: str
     first_judged_at: str
     judgments: int
-    segments: Sequence[Mapping[str, Any]] | None
+    segments: Sequence[Mapping[str, JSON]] | None
     agent_version: str | None
 
 
@@ -224,7 +224,7 @@ class BuildFilters:
 
 
 def segments_match(
-    run_segments: Sequence[Mapping[str, Any]] | None, wanted: Sequence[Mapping[str, str]]
+    run_segments: Sequence[Mapping[str, JSON]] | None, wanted: Sequence[Mapping[str, str]]
 ) -> bool:
     """Whether a run started at or below a segment path (a run with none is in none)."""
     if not wanted:

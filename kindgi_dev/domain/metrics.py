@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from statistics import fmean
-from typing import Any
 
 from kindgi_dev.domain.items import Item, same_value
+from kindgi_dev.domain.json import JSON
 from kindgi_dev.domain.paired import Paired
 
 DEFAULT_K = 10
@@ -28,7 +28,7 @@ class Verdict:
     yes: bool
     weight: float
     restricted: bool
-    value: Any = None
+    value: JSON = None
     fresh: bool = False
     """Given on the scored output itself (a replay corrected after it ran), not carried over."""
 

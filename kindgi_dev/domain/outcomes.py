@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from .json import JSON
 from .metrics import CaseScore
 
 ERRORED_RUN_CODES = frozenset({"model-invocation-failed"})
@@ -63,7 +63,7 @@ def repeated(passes: Sequence[bool | None]) -> Repeated | None:
     return Repeated(all(decided), any(decided), len(decided))
 
 
-def errored_run(failure: Mapping[str, Any] | None) -> bool:
+def errored_run(failure: Mapping[str, JSON] | None) -> bool:
     """Whether a replay's failure means it has no answer (its model errored or timed out)."""
     if not failure:
         return False
@@ -73,7 +73,7 @@ def errored_run(failure: Mapping[str, Any] | None) -> bool:
     )
 
 
-def errored_tool(call: Mapping[str, Any]) -> bool:
+def errored_tool(call: Mapping[str, JSON]) -> bool:
     """Whether a live tool call failed in its service rather than answering an error."""
     error = call.get("error")
     if call.get("source") != "live" or not isinstance(error, str):

@@ -6,15 +6,19 @@ import base64
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from .errors import BadInput
+from .json import JSON
 
 T = TypeVar("T")
 U = TypeVar("U")
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 100
+
+Place = str | int | float | None
+"""One place of a keyset position: a column's value, as SQL compares it."""
 
 
 @dataclass(frozen=True)
@@ -30,24 +34,29 @@ class Page(Generic[T]):
         return Page([render(item) for item in self.items], self.has_more, self.next_cursor)
 
 
-def encode_cursor(position: Sequence[Any]) -> str:
+def encode_cursor(position: Sequence[Place]) -> str:
     """An opaque cursor for the keyset position of the last item of a page."""
     raw = json.dumps(list(position), separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str | None) -> list[Any] | None:
+def decode_cursor(cursor: str | None) -> list[Place] | None:
     """The keyset position a cursor stands for; 400 `bad-input` when it isn't one of ours."""
     if not cursor:
         return None
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
-        position = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        position: JSON = json.loads(base64.urlsafe_b64decode(padded.encode()))
     except (ValueError, UnicodeDecodeError) as error:
         raise BadInput("cursor: not a cursor this server gave out", field="cursor") from error
     if not isinstance(position, list):
         raise BadInput("cursor: not a cursor this server gave out", field="cursor")
-    return position
+    places: list[Place] = []
+    for place in position:
+        if not (place is None or isinstance(place, str | int | float)):
+            raise BadInput("cursor: not a cursor this server gave out", field="cursor")
+        places.append(place)
+    return places
 
 
 def clamp_limit(limit: int | None) -> int:
@@ -57,7 +66,7 @@ def clamp_limit(limit: int | None) -> int:
     return min(limit, MAX_LIMIT)
 
 
-def make_page(rows: Sequence[T], limit: int, position: Callable[[T], Sequence[Any]]) -> Page[T]:
+def make_page(rows: Sequence[T], limit: int, position: Callable[[T], Sequence[Place]]) -> Page[T]:
     """A page from `limit + 1` fetched rows: the extra row only says there is more."""
     items = list(rows[:limit])
     if len(rows) > limit and items:
@@ -66,11 +75,11 @@ def make_page(rows: Sequence[T], limit: int, position: Callable[[T], Sequence[An
 
 
 def fetch_page(
-    fetch: Callable[[int, list[Any] | None], Sequence[T]],
+    fetch: Callable[[int, list[Place] | None], Sequence[T]],
     *,
     limit: int | None,
     cursor: str | None,
-    position: Callable[[T], Sequence[Any]],
+    position: Callable[[T], Sequence[Place]],
 ) -> Page[T]:
     """A page from a keyset query: `fetch(limit, after)` returns up to `limit + 1` rows."""
     size = clamp_limit(limit)
@@ -87,7 +96,19 @@ def offset_of(cursor: str | None) -> int:
     return position[0]
 
 
-def page_of(items: Sequence[Any], limit: int | None, cursor: str | None) -> Page[Any]:
+def whole_after(cursor: str | None) -> int | None:
+    """The whole number a keyset cursor starts after (its first place), None without one;
+    400 for a cursor whose first place is no whole number, which this server never gives."""
+    position = decode_cursor(cursor)
+    if not position:
+        return None
+    first = position[0]
+    if isinstance(first, bool) or not isinstance(first, int):
+        raise BadInput("cursor: not a cursor this server gave out", field="cursor")
+    return first
+
+
+def page_of(items: Sequence[T], limit: int | None, cursor: str | None) -> Page[T]:
     """A page of an in-memory list, its cursor the count of items already given."""
     size = clamp_limit(limit)
     start = offset_of(cursor)

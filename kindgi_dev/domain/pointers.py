@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+
+from kindgi_dev.domain.json import JSON
 
 _BAD_TILDE = re.compile(r"~(?![01])")
 POINTER_PATTERN = r"^(?:/(?:[^~/]|~[01])*)*$"
@@ -40,7 +41,7 @@ def child(pointer: str, token: str | int) -> str:
     return pointer + "/" + escape_token(str(token))
 
 
-def resolve(document: Any, pointer: str) -> Any:
+def resolve(document: JSON, pointer: str) -> JSON:
     """The value `pointer` names in `document`; LookupError saying where it stops resolving."""
     current = document
     walked = ""
@@ -50,7 +51,7 @@ def resolve(document: Any, pointer: str) -> Any:
     return current
 
 
-def _step(current: Any, token: str, walked: str) -> Any:
+def _step(current: JSON, token: str, walked: str) -> JSON:
     """The value under one token, or LookupError naming the place it failed."""
     where = walked or "the document root"
     if isinstance(current, dict):

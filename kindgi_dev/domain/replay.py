@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from kindgi_dev.domain.items import same_value
+from kindgi_dev.domain.json import JSON, JSONObject
+from kindgi_dev.domain.narrow import objects_of, texts_of
 
 REFUSED_CHANGES = "replay: this call changes things and has no recorded result"
 REFUSED_APPROVAL = "replay: this call needs an approval and has no recorded result"
@@ -43,7 +45,7 @@ class ToolFacts:
     effects: frozenset[str]
 
     @classmethod
-    def from_manifest(cls, manifest: dict[str, Any]) -> ToolFacts:
+    def from_manifest(cls, manifest: JSONObject) -> ToolFacts:
         """Read `id`, `mutating` (absent: may write), `needsApprovalWhenUnattended`, effects."""
         mutating = manifest.get("mutating")
         return cls(
@@ -51,9 +53,7 @@ class ToolFacts:
             mutating=mutating if isinstance(mutating, bool) else None,
             needs_approval=manifest.get("needsApprovalWhenUnattended") is True,
             effects=frozenset(
-                effect["kind"]
-                for effect in manifest.get("effects") or []
-                if isinstance(effect, dict) and isinstance(effect.get("kind"), str)
+                texts_of([effect.get("kind") for effect in objects_of(manifest.get("effects"))])
             ),
         )
 
@@ -77,10 +77,10 @@ class RecordedCall:
     """One tool call of the past run, with its result or error."""
 
     tool_id: str
-    arguments: Any
-    result: Any = None
+    arguments: JSON
+    result: JSON = None
     error: str | None = None
-    approval: dict[str, Any] | None = None
+    approval: JSONObject | None = None
     """The reviewer's decision the past call ran on, when it waited for one."""
 
 
@@ -100,7 +100,7 @@ class ReplayDecision:
 
 def find_recorded(
     tool_id: str,
-    arguments: Any,
+    arguments: JSON,
     recorded_calls: Sequence[RecordedCall],
     used: frozenset[int],
     *,
@@ -120,7 +120,7 @@ def find_recorded(
 
 def decide(
     tool: ToolFacts,
-    arguments: Any,
+    arguments: JSON,
     recorded_calls: Sequence[RecordedCall],
     *,
     used: frozenset[int],

@@ -7,12 +7,12 @@ store keeps them and the API and the console render them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from .baselines import LiveScope
+from .baselines import BaselineScope
 from .changes import Changes
 from .checks import Difference
 from .cost import RunCost
+from .json import JSON, JSONObject
 from .metrics import CaseScore, Metrics
 
 
@@ -48,8 +48,8 @@ class BaselineReplay:
     refused_writes: int
     approval_skipped: bool
     changes: Changes | None = None
-    tools: list[dict[str, Any]] | None = None
-    stopped: dict[str, Any] | None = None
+    tools: list[JSONObject] | None = None
+    stopped: JSONObject | None = None
     error: str | None = None
     corrections: list[CorrectionCheck] | None = None
     correction_differences: list[CorrectionDifference] | None = None
@@ -76,8 +76,8 @@ class CaseResult:
     no_context: bool
     approval_skipped: bool
     changes: Changes | None = None
-    tools: list[dict[str, Any]] | None = None
-    stopped: dict[str, Any] | None = None
+    tools: list[JSONObject] | None = None
+    stopped: JSONObject | None = None
     error: str | None = None
     corrections: list[CorrectionCheck] | None = None
     correction_differences: list[CorrectionDifference] | None = None
@@ -122,7 +122,7 @@ class Candidate:
     version: str | None
     agent_id: str | None = None
     flow_id: str | None = None
-    versions: dict[str, Any] | None = None
+    versions: dict[str, dict[str, str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ class Baseline:
     flow_id: str | None = None
     version: str | None = None
     via: str | None = None
-    live_scope: LiveScope | None = None
+    live_scope: BaselineScope | None = None
     live_source: str | None = None
 
     @property
@@ -239,7 +239,7 @@ class Summary:
     repetitions: int
     metrics: Metrics
     corrections: CheckCount
-    sample: dict[str, Any] | None = None
+    sample: JSONObject | None = None
     judge: Judge | None = None
     rescore_of: str | None = None
     not_rescored: int | None = None
@@ -268,7 +268,7 @@ class PreviewCase:
 
     case_index: int
     case_id: str
-    input: Any
+    input: JSON
 
 
 @dataclass(frozen=True)

@@ -7,18 +7,18 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict
-from typing import Any
 
 from .comparison import ReplayCase
 from .expectations import Answer
+from .json import JSON, JSONObject
 
 
-def _hash(value: Any) -> str:
+def _hash(value: JSON) -> str:
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def content_hash(manifest: dict[str, Any], model: str) -> str:
+def content_hash(manifest: JSONObject, model: str) -> str:
     """The agent's content: its manifest and what answers for it (`model`: a function
     model's source, or a provider's id and model name)."""
     return _hash({"manifest": manifest, "model": model})

@@ -6,9 +6,9 @@ fields.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from .expectations import Answer, Decisions, ExpectedCall
+from .json import JSON, JSONObject
 from .replay import RecordedCall
 
 
@@ -18,10 +18,10 @@ class CopiedCall:
 
     tool_id: str
     tool_version: object
-    arguments: object
-    result: object
+    arguments: JSON
+    result: JSON
     error: str | None = None
-    approval: dict[str, Any] | None = None
+    approval: JSONObject | None = None
 
     def recorded(self) -> RecordedCall:
         """The call as a replay reads it instead of the tool."""
@@ -37,10 +37,10 @@ class RunCopy:
     agent_version: str | None
     flow_id: str | None
     flow_version: str | None
-    input: object
-    history: list[dict[str, Any]]
+    input: JSON
+    history: list[JSONObject]
     tool_env: dict[str, dict[str, str]]
-    output: object
+    output: JSON
     tool_calls: tuple[CopiedCall, ...] = ()
 
     @property
@@ -103,7 +103,7 @@ class FrozenCase:
     run_id: str
     expert: bool
     judge_class_id: object
-    recorded_weight: Any
+    recorded_weight: float
     """Its group's weight when it was frozen (1 without a group), for a group not here."""
     items: tuple[FrozenItem, ...]
     expected: tuple[tuple[str, Decisions | Answer], ...]

@@ -17,9 +17,9 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
 from .bounds import ARGS_DEPTH, MAX_DEPTH, MAX_NUMBER, MAX_RANK, MAX_WEIGHT, MIN_NUMBER
+from .json import JSON, JSONObject
 
 COPY_DEPTH = 200
 """How deeply a value copied from a run (its input, output, tool calls) may nest: with the
@@ -75,7 +75,7 @@ def clean_text(text: str) -> str:
     return text
 
 
-def bounded(value: Any, bound: Bound) -> Any:
+def bounded(value: object, bound: Bound) -> JSON:
     """A stored number within `bound`; a null, or anything not a number, as `bound` says.
     A boolean is left as it is (`passed` is one in one record and a count in another)."""
     if isinstance(value, bool):
@@ -132,7 +132,7 @@ def _usual(bound: Bound) -> str:
     return f"{number}|true|false|\\[|\\{{" + ("" if bound.required else "|null")
 
 
-def repaired(value: Any, rules: Rules | Open) -> Any:
+def repaired(value: object, rules: Rules | Open) -> JSON:
     """`value` (a stored JSON document of the kind `rules` describes) made readable; the
     same object when it already was."""
     if isinstance(rules, Open):
@@ -141,8 +141,8 @@ def repaired(value: Any, rules: Rules | Open) -> Any:
 
 
 def _walk(
-    value: Any, rules: Rules | None, number: Bound, left: int, limit: int, key: str = ""
-) -> Any:
+    value: object, rules: Rules | None, number: Bound, left: int, limit: int, key: str = ""
+) -> JSON:
     """One value at `left` levels from the limit; `rules` None inside an open part."""
     if isinstance(value, str):
         return clean_text(value)
@@ -163,10 +163,14 @@ def _walk(
         return bounded(value, rules.numbers[key])
     if isinstance(value, int | float):
         return bounded(value, number)
-    return value
+    if value is None:
+        return None
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
-def _child(key: str, value: Any, rules: Rules | None, number: Bound, left: int, limit: int) -> Any:
+def _child(
+    key: str, value: object, rules: Rules | None, number: Bound, left: int, limit: int
+) -> JSON:
     """A field's value: an open part walked with its own limits, a part with a number that
     isn't one dropped, any other by the rules."""
     if rules is not None and key in rules.dropped and _unfinished(value):
@@ -178,7 +182,7 @@ def _child(key: str, value: Any, rules: Rules | None, number: Bound, left: int, 
     return _walk(value, rules, number, left - 1, limit, key)
 
 
-def _unfinished(part: Any) -> bool:
+def _unfinished(part: object) -> bool:
     """Whether an object holds a null, or a number that isn't finite, among its fields."""
     return isinstance(part, dict) and any(
         value is None or (isinstance(value, float) and not math.isfinite(value))
@@ -278,19 +282,20 @@ EVAL_SETTINGS = Rules(
 """An eval run's settings (`comparison`): the bounds a start request has."""
 
 
-def repaired_suite_case(case: Any) -> Any:
+def repaired_suite_case(case: JSON) -> JSON:
     """A suite case made readable, each item's weights at most what its verdicts could weigh
     at `MAX_WEIGHT` each (the yes verdicts for `yesWeight`, all of them for `totalWeight`)."""
     fixed = repaired(case, SUITE_CASE)
-    if not isinstance(fixed, dict) or not isinstance(fixed.get("items"), list):
+    given = fixed.get("items") if isinstance(fixed, dict) else None
+    if not isinstance(fixed, dict) or not isinstance(given, list):
         return fixed
-    items = [_capped(item) for item in fixed["items"]]
-    if all(new is old for new, old in zip(items, fixed["items"], strict=True)):
+    items = [_capped(item) for item in given]
+    if all(new is old for new, old in zip(items, given, strict=True)):
         return fixed
     return {**fixed, "items": items}
 
 
-def _capped(item: Any) -> Any:
+def _capped(item: JSON) -> JSON:
     """One suite item's weights capped by its counts."""
     if not isinstance(item, dict):
         return item
@@ -298,14 +303,14 @@ def _capped(item: Any) -> Any:
     if not isinstance(yes, int) or not isinstance(no, int):
         return item
     caps = {"yesWeight": yes * MAX_WEIGHT, "totalWeight": (yes + no) * MAX_WEIGHT}
-    changes = {}
+    changes: JSONObject = {}
     for part, sums in (("", item), ("restricted", item.get("restricted"))):
         if not isinstance(sums, dict):
             continue
-        capped = {
-            name: min(sums[name], cap)
+        capped: JSONObject = {
+            name: min(weight, cap)
             for name, cap in caps.items()
-            if isinstance(sums.get(name), int | float) and sums[name] > cap
+            if isinstance(weight := sums.get(name), int | float) and weight > cap
         }
         if capped and part:
             changes[part] = {**sums, **capped}

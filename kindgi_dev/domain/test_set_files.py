@@ -15,9 +15,10 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from .errors import ValidationFailed
+from .json import JSON, JSONObject
+from .narrow import objects_of
 from .semver import is_semver
 
 FORMAT = "kindgi.test-set/1"
@@ -25,7 +26,7 @@ KIND = "corrections"
 ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,299}")
 
 
-def case_text(case: Any) -> str:
+def case_text(case: object) -> str:
     """A case as the file and the digest write it: compact JSON, keys sorted, UTF-8 as is."""
     return json.dumps(case, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -38,7 +39,7 @@ class Digest:
         self._hash = hashlib.sha256(b"[")
         self._first = True
 
-    def add(self, case: Any) -> None:
+    def add(self, case: JSON) -> None:
         """Feed the next case."""
         self._hash.update((case_text(case) if self._first else "," + case_text(case)).encode())
         self._first = False
@@ -50,7 +51,7 @@ class Digest:
         return done.hexdigest()
 
 
-def digest(cases: Iterable[Any]) -> str:
+def digest(cases: Iterable[JSON]) -> str:
     """The sha256 of a version's canonical cases."""
     found = Digest()
     for case in cases:
@@ -71,11 +72,11 @@ class Names:
         """Nothing named yet."""
         return cls({}, {})
 
-    def add(self, case: Mapping[str, Any]) -> None:
+    def add(self, case: Mapping[str, JSON]) -> None:
         """Name what one case's run ran: a frozen case's `run`, or a suite case's `subject`."""
         found_run, found_subject = case.get("run"), case.get("subject")
-        run: Mapping[str, Any] = found_run if isinstance(found_run, dict) else {}
-        subject: Mapping[str, Any] = found_subject if isinstance(found_subject, dict) else {}
+        run: Mapping[str, JSON] = found_run if isinstance(found_run, dict) else {}
+        subject: Mapping[str, JSON] = found_subject if isinstance(found_subject, dict) else {}
         if run.get("agentId"):
             self._put(self.agents, run["agentId"], case.get("madeOn") or run.get("agentVersion"))
         elif run.get("flowId"):
@@ -88,13 +89,13 @@ class Names:
     def _put(into: dict[str, set[str]], ident: object, version: object) -> None:
         into.setdefault(str(ident), set()).update([str(version)] if version else [])
 
-    def listed(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    def listed(self) -> tuple[list[JSONObject], list[JSONObject]]:
         """The agents, then the flows, as the file lists them: by id, versions sorted."""
         return _listed(self.agents), _listed(self.flows)
 
 
-def _listed(named: dict[str, set[str]]) -> list[dict[str, Any]]:
-    return [{"id": ident, "versions": sorted(v)} for ident, v in sorted(named.items())]
+def _listed(named: dict[str, set[str]]) -> list[JSONObject]:
+    return [{"id": ident, "versions": list[JSON](sorted(v))} for ident, v in sorted(named.items())]
 
 
 @dataclass(frozen=True)
@@ -105,11 +106,11 @@ class Envelope:
     version: str
     case_count: int
     sha256: str
-    agents: list[dict[str, Any]]
-    flows: list[dict[str, Any]]
+    agents: list[JSONObject]
+    flows: list[JSONObject]
 
 
-def file_lines(envelope: Envelope, cases: Iterable[Any]) -> Iterator[str]:
+def file_lines(envelope: Envelope, cases: Iterable[JSON]) -> Iterator[str]:
     """The file, a line at a time: the envelope's keys before `cases` on the first line, a
     case per line, then the keys after it. Keys sort as JSON's sorted keys would."""
     head = {"agents": envelope.agents, "caseCount": envelope.case_count}
@@ -134,10 +135,10 @@ class TestSetFile:
     """A file read back and checked: its envelope and its cases."""
 
     envelope: Envelope
-    cases: list[dict[str, Any]]
+    cases: list[JSONObject]
 
 
-def read_file(data: Mapping[str, Any]) -> TestSetFile:
+def read_file(data: Mapping[str, JSON]) -> TestSetFile:
     """A parsed file checked: its format and kind, an id and semver version, cases that are
     objects, as many as it says, and a `sha256` that is theirs (400 `digest-mismatch`
     otherwise: the cases were changed after the file was written)."""
@@ -152,8 +153,9 @@ def read_file(data: Mapping[str, Any]) -> TestSetFile:
         raise ValidationFailed("id", "must be letters, digits, '.', '_', '~' or '-'")
     if not isinstance(version, str) or not is_semver(version):
         raise ValidationFailed("version", f"must be a semver such as 1.0.0, not {version!r}")
-    cases = data.get("cases")
-    if not isinstance(cases, list) or not all(isinstance(c, dict) for c in cases):
+    given = data.get("cases")
+    cases = objects_of(given)
+    if not isinstance(given, list) or len(cases) != len(given):
         raise ValidationFailed("cases", "must be a list of case objects")
     if data.get("caseCount") != len(cases):
         raise ValidationFailed(
@@ -174,10 +176,10 @@ def read_file(data: Mapping[str, Any]) -> TestSetFile:
         names.add(case)
     agents, flows = names.listed()
     envelope = Envelope(test_set_id, version, len(cases), found, agents, flows)
-    return TestSetFile(envelope, list(cases))
+    return TestSetFile(envelope, cases)
 
 
-def envelope_of(test_set_id: str, version: str, cases: Sequence[Any]) -> Envelope:
+def envelope_of(test_set_id: str, version: str, cases: Sequence[JSONObject]) -> Envelope:
     """The envelope of a version's cases held at once (tests, small sets)."""
     names = Names.empty()
     for case in cases:

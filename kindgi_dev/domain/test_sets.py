@@ -11,11 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from .bounds import ARGS_DEPTH, check_rank, check_value
+from .corrections import Principal
 from .errors import ValidationFailed
 from .expectations import Answer, Decisions, GivenItem
+from .json import JSON, JSONObject
+from .narrow import text_or_none, whole_or_none
 from .pointers import parse_pointer, resolve
 from .semver import is_semver
 
@@ -52,7 +55,7 @@ def parse_set_id(text: str) -> tuple[str, str] | None:
     return agent_id, project_id
 
 
-def exclusion(correction: Mapping[str, Any]) -> str | None:
+def exclusion(correction: Mapping[str, object]) -> str | None:
     """Why a correction is not a case of its agent's test set, or None when it is one.
 
     Reads `status`, `replaced_by`, `erased_at`, `on_replay` and `has_expectation`.
@@ -75,15 +78,16 @@ def is_expert(kind: str, restricted: bool | None) -> bool:
     return kind == "hand" or bool(restricted)
 
 
-def expected_item(verdict: Mapping[str, Any]) -> GivenItem:
-    """One corrected item as a case expects it: key, pointer, rank, right/wrong and why."""
-    word = verdict["verdict"]
+def expected_item(verdict: Mapping[str, object]) -> GivenItem:
+    """One corrected item as a case expects it (from its verdict's row): key, pointer, rank,
+    right/wrong and why."""
+    word = str(verdict["verdict"])
     return GivenItem(
-        key=verdict["item_key"],
-        pointer=verdict.get("pointer"),
+        key=str(verdict["item_key"]),
+        pointer=text_or_none(verdict.get("pointer")),
         verdict=_WORDS.get(word, word),
-        rank=verdict.get("rank"),
-        reason=verdict.get("reason") or None,
+        rank=whole_or_none(verdict.get("rank")),
+        reason=text_or_none(verdict.get("reason")) or None,
     )
 
 
@@ -113,14 +117,6 @@ class Expectation:
     items: tuple[GivenItem, ...] | None = None
     decisions: Decisions | None = None
     answer: Answer | None = None
-
-
-@dataclass(frozen=True)
-class Principal:
-    """Who added or retired a case."""
-
-    kind: str
-    id: str
 
 
 @dataclass(frozen=True)
@@ -158,42 +154,67 @@ def expect_of(
     return Expectation(tuple(ranked(items)) if items else None, decisions, answer)
 
 
+@dataclass(frozen=True)
+class CaseRow:
+    """A case as the store keeps it: a correction that is a case (`restricted`, its group)
+    or one added by hand (its `tenant_id`, `agent_id` and `items`), what it expects as
+    kept (JSON: the store's `expectations` reads it), and its retirement."""
+
+    id: str
+    project_id: str
+    run_id: str
+    made_on: str
+    added_by_kind: str
+    added_by_id: str
+    created_at: str
+    updated_at: str
+    restricted: bool | None = None
+    judge_class_id: str | None = None
+    decisions: JSON = None
+    answer: JSON = None
+    items: JSON = None
+    tenant_id: str | None = None
+    agent_id: str | None = None
+    retired: Retirement | None = None
+
+
 def case_of(
     kind: str,
-    row: Mapping[str, Any],
+    row: CaseRow,
     items: Sequence[GivenItem],
     decisions: Decisions | None = None,
     answer: Answer | None = None,
 ) -> TestCase:
     """A case from its row: a correction's (with the correction's id) or a hand one."""
     return TestCase(
-        id=row["id"],
+        id=row.id,
         kind=kind,
-        project_id=row["project_id"],
-        run_id=row["run_id"],
-        made_on=row["made_on"],
+        project_id=row.project_id,
+        run_id=row.run_id,
+        made_on=row.made_on,
         expect=expect_of(items, decisions, answer),
-        expert=is_expert(kind, row.get("restricted")),
-        added_by=Principal(row["added_by_kind"], row["added_by_id"]),
-        added_at=row["created_at"],
-        updated_at=row["updated_at"],
-        judge_class_id=row.get("judge_class_id") or None,
+        expert=is_expert(kind, row.restricted),
+        added_by=Principal(row.added_by_kind, row.added_by_id),
+        added_at=row.created_at,
+        updated_at=row.updated_at,
+        judge_class_id=row.judge_class_id or None,
+        retired=row.retired,
     )
 
 
-def with_retirement(case: TestCase, retirement: Mapping[str, Any] | None) -> TestCase:
+def with_retirement(case: TestCase, retirement: Mapping[str, object] | None) -> TestCase:
     """The case, with when, by whom and why it was retired, when it was."""
     if retirement is None or retirement.get("reason") is None:
         return case
-    by = Principal(retirement["by_kind"], retirement["by_id"])
-    return replace(case, retired=Retirement(retirement["reason"], by, retirement["at"]))
+    by = Principal(str(retirement["by_kind"]), str(retirement["by_id"]))
+    return replace(case, retired=Retirement(str(retirement["reason"]), by, str(retirement["at"])))
 
 
 def check_expectation(
     items: Sequence[GivenItem],
     decisions: Decisions | None,
     answer: Answer | None,
-    run_output: Any,
+    run_output: JSON,
 ) -> None:
     """400 unless a hand case's body expects something checkable of this run's output."""
     if not items and decisions is None and answer is None:
@@ -246,7 +267,7 @@ class RegistryEntry:
     tenant_id: str
     version: str
     kind: str
-    spec: dict[str, Any]
+    spec: JSONObject
     description: str | None = None
 
 
@@ -283,7 +304,12 @@ def agent_set_entry(
         version=version,
         kind="corrections",
         description=f"Agent {agent_id}'s test set in project {project_id}.",
-        spec={"source": "agent", "agentId": agent_id, "projectId": project_id, "cases": cases},
+        spec={
+            "source": "agent",
+            "agentId": agent_id,
+            "projectId": project_id,
+            "cases": dict[str, JSON](cases),
+        },
     )
 
 
@@ -292,7 +318,7 @@ def judged_suite_entry(
     tenant_id: str,
     version: str,
     description: str | None,
-    spec: Mapping[str, Any],
+    spec: Mapping[str, JSON],
 ) -> RegistryEntry:
     """A `judged` eval suite version (a test set built before) as a `corrections` entry."""
     return RegistryEntry(

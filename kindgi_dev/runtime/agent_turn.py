@@ -14,6 +14,7 @@ from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from kindgi_dev.domain.json import JSON, JSONObject
 from kindgi_dev.models import Message, Reply, ToolCall, ToolSpec, Turn
 from kindgi_dev.runtime.approval_gate import HeldCall
 from kindgi_dev.runtime.providers.base import ModelAdapter, ModelError
@@ -42,10 +43,10 @@ DEFAULT_TIMEOUT_S = 120.0
 
 
 async def run_agent_turn(
-    agent: Mapping[str, Any],
-    tools: Mapping[str, Mapping[str, Any]],
+    agent: Mapping[str, JSON],
+    tools: Mapping[str, Mapping[str, JSON]],
     message: str,
-    history: Sequence[Mapping[str, Any]],
+    history: Sequence[Mapping[str, JSON]],
     adapter: ModelAdapter,
     dispatcher: ToolDispatcher,
     *,
@@ -60,8 +61,8 @@ async def run_agent_turn(
 
 
 async def resume_agent_turn(
-    agent: Mapping[str, Any],
-    tools: Mapping[str, Mapping[str, Any]],
+    agent: Mapping[str, JSON],
+    tools: Mapping[str, Mapping[str, JSON]],
     snapshot: TurnSnapshot,
     adapter: ModelAdapter,
     dispatcher: ToolDispatcher,
@@ -76,7 +77,7 @@ async def resume_agent_turn(
 
 
 async def _drive(
-    state: _TurnState, work: Coroutine[Any, Any, None], already_ms: int = 0
+    state: _TurnState, work: Coroutine[object, object, None], already_ms: int = 0
 ) -> TurnOutcome:
     """Run the turn within its wall time; a failure ends it, a held call pauses it."""
     started = time.monotonic()
@@ -112,10 +113,9 @@ class _Budget:
     wall_s: float
 
     @classmethod
-    def of(cls, agent: Mapping[str, Any], timeout_s: float) -> _Budget:
+    def of(cls, agent: Mapping[str, JSON], timeout_s: float) -> _Budget:
         """`budget.maxSteps`, `output.maxRepairs` and `budget.maxWallMs`, else the defaults."""
-        budget = agent.get("budget") or {}
-        output = agent.get("output") or {}
+        budget, output = _object(agent.get("budget")), _object(agent.get("output"))
         steps, repairs, wall_ms = (
             budget.get("maxSteps"),
             output.get("maxRepairs"),
@@ -136,21 +136,23 @@ class _Budget:
 class _TurnState:
     """The messages, records and counters of a turn while it runs."""
 
-    agent: Mapping[str, Any]
-    tools: Mapping[str, Mapping[str, Any]]
+    agent: Mapping[str, JSON]
+    tools: Mapping[str, Mapping[str, JSON]]
     adapter: ModelAdapter
     dispatcher: ToolDispatcher
     budget: _Budget
     messages: list[Message] = field(default_factory=list)
     appended: list[dict[str, Any]] = field(default_factory=list)
+    """Untyped: as `TurnOutcome.appended`, which the replay's services read by key."""
     records: list[ToolCallRecord] = field(default_factory=list)
     steps: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     model: str | None = None
-    response: dict[str, Any] | None = None
-    output: Any = None
+    response: JSONObject | None = None
+    output: JSON = None
     failure: dict[str, Any] | None = None
+    """Untyped: as `TurnOutcome.failure`."""
     repairs: int = 0
     paused: TurnSnapshot | None = None
 
@@ -170,7 +172,7 @@ class _TurnState:
         await self._make_calls(pending)
         await self._loop(output_validator(self.agent))
 
-    async def run(self, message: str, history: Sequence[Mapping[str, Any]]) -> None:
+    async def run(self, message: str, history: Sequence[Mapping[str, JSON]]) -> None:
         """Ask, call tools and repair until the model answers within the budget."""
         self.appended.append({"role": "user", "content": message})
         instructions = self.agent.get("instructions")
@@ -354,13 +356,19 @@ def _answer_text(reply: Reply) -> str:
     return "" if reply.output is None else json.dumps(reply.output, ensure_ascii=False)
 
 
-def _tool_spec(manifest: Mapping[str, Any]) -> ToolSpec:
-    mutating = manifest.get("mutating")
+def _tool_spec(manifest: Mapping[str, JSON]) -> ToolSpec:
+    mutating, effects = manifest.get("mutating"), manifest.get("effects")
     return ToolSpec(
         id=str(manifest["id"]),
         version=str(manifest.get("version", "")),
         description=str(manifest.get("description", "")),
-        input_schema=dict(manifest.get("input") or {"type": "object"}),
+        input_schema=_object(manifest.get("input")) or {"type": "object"},
         mutating=mutating if isinstance(mutating, bool) else None,
-        effects=tuple(manifest.get("effects") or ()),
+        effects=tuple(e for e in effects if isinstance(e, dict))
+        if isinstance(effects, list)
+        else (),
     )
+
+
+def _object(value: JSON) -> JSONObject:
+    return value if isinstance(value, dict) else {}

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from ..domain.json import JSON, JSONObject
 from ..domain.replay import ToolFacts
 from ..models import ToolCall
 from .tool_calls import ToolCallRecord, ToolDispatcher
@@ -22,7 +22,7 @@ REJECTED = "a reviewer rejected this call"
 class HeldCall(Exception):
     """A call waits for an approval: the turn pauses before it runs."""
 
-    def __init__(self, call: ToolCall, tool: dict[str, Any]) -> None:
+    def __init__(self, call: ToolCall, tool: JSONObject) -> None:
         super().__init__(f"{call.tool_id} waits for an approval")
         self.call = call
         self.tool = tool
@@ -37,9 +37,9 @@ class GateDecision:
     decided_by: str
     rationale: str | None = None
 
-    def journal(self) -> dict[str, Any]:
+    def journal(self) -> JSONObject:
         """The decision as the call's record keeps it."""
-        found = {
+        found: JSONObject = {
             "approvalId": self.approval_id,
             "decision": self.decision,
             "decidedBy": self.decided_by,
@@ -47,7 +47,7 @@ class GateDecision:
         return found if self.rationale is None else {**found, "rationale": self.rationale}
 
 
-def needs_approval(tool: Mapping[str, Any]) -> bool:
+def needs_approval(tool: Mapping[str, JSON]) -> bool:
     """Whether every call of the tool waits for a person in an unattended run."""
     return ToolFacts.from_manifest(dict(tool)).needs_approval
 
@@ -72,7 +72,7 @@ class ApprovalGate:
         env: dict[str, dict[str, str]] = getattr(self._inner, "tool_env", {})
         return env
 
-    async def call(self, step: int, call: ToolCall, tool: dict[str, Any] | None) -> ToolCallRecord:
+    async def call(self, step: int, call: ToolCall, tool: JSONObject | None) -> ToolCallRecord:
         """Hold, run (approved) or answer (rejected) a gated call; run any other one."""
         if tool is None or not self._unattended or not needs_approval(tool):
             return await self._inner.call(step, call, tool)
@@ -83,7 +83,7 @@ class ApprovalGate:
             record = await self._inner.call(step, call, tool)
             record.approval = decided.journal()
             return record
-        answer: dict[str, Any] = {"status": "rejected"}
+        answer: JSONObject = {"status": "rejected"}
         if decided.rationale is not None:
             answer["rationale"] = decided.rationale
         return ToolCallRecord(

@@ -4,21 +4,29 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
+from ..domain.json import JSON, JSONObject
 from ..models import ToolCall
 from .tool_calls import ToolCallRecord, unknown_tool_record
 
-Invoke = Callable[..., Awaitable[Any]]
-Builtin = Callable[[int, ToolCall, dict[str, Any]], Awaitable[ToolCallRecord]]
+if TYPE_CHECKING:
+    from .pack_service import InvokeOutcome
+
+Invoke = Callable[..., Awaitable["InvokeOutcome"]]
+Builtin = Callable[[int, ToolCall, JSONObject], Awaitable[ToolCallRecord]]
 """A built-in tool (`kindgi_<verb>`) the runtime carries out itself, not the pack service."""
 
 
-def tool_env(tool: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> dict[str, str]:
+def tool_env(tool: Mapping[str, JSON], environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The env values a tool is sent: the names its `needsSpec.env` declares, as set now."""
     source = os.environ if environ is None else environ
-    names = (tool.get("needsSpec") or {}).get("env") or []
-    wanted = [n if isinstance(n, str) else n.get("name", "") for n in names]
+    needs = tool.get("needsSpec")
+    names = needs.get("env") if isinstance(needs, dict) else None
+    wanted = [
+        n if isinstance(n, str) else str(n.get("name", "")) if isinstance(n, dict) else ""
+        for n in (names if isinstance(names, list) else [])
+    ]
     return {name: source[name] for name in wanted if name and name in source}
 
 
@@ -33,10 +41,10 @@ class LiveDispatcher:
         tenant_id: str,
         project_id: str,
         run_id: str,
-        env_of: Callable[[Mapping[str, Any]], dict[str, str]] = tool_env,
+        env_of: Callable[[Mapping[str, JSON]], dict[str, str]] = tool_env,
         timeout_ms: int = 60_000,
         builtins: Mapping[str, Builtin] | None = None,
-        settings: Mapping[str, Mapping[str, Any]] | None = None,
+        settings: Mapping[str, Mapping[str, JSON]] | None = None,
     ) -> None:
         self._invoke = invoke
         self._builtins = dict(builtins or {})
@@ -48,7 +56,7 @@ class LiveDispatcher:
         self._timeout_ms = timeout_ms
         self.tool_env: dict[str, dict[str, str]] = {}
 
-    async def call(self, step: int, call: ToolCall, tool: dict[str, Any] | None) -> ToolCallRecord:
+    async def call(self, step: int, call: ToolCall, tool: JSONObject | None) -> ToolCallRecord:
         """Invoke the tool; an error outcome goes back to the model as an error result."""
         if tool is None:
             return unknown_tool_record(step, call, [])

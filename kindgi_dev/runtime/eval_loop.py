@@ -12,11 +12,12 @@ import asyncio
 import concurrent.futures
 import threading
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import ParamSpec, TypeVar
 
 from ..models import Reply, Turn
 from .providers.base import ModelAdapter
 
+P = ParamSpec("P")
 T = TypeVar("T")
 
 
@@ -25,7 +26,7 @@ class Job:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
-        self._task: asyncio.Task[Any] | None = None
+        self._task: asyncio.Task[object] | None = None
         self._ended: concurrent.futures.Future[None] = concurrent.futures.Future()
 
     def cancel(self) -> None:
@@ -48,11 +49,11 @@ class Job:
         """Call `callback()` once the coroutine has ended (on the eval loop's thread)."""
         self._ended.add_done_callback(lambda _: callback())
 
-    def _begin(self, coro: Coroutine[Any, Any, Any]) -> None:
+    def _begin(self, coro: Coroutine[object, object, object]) -> None:
         self._task = self._loop.create_task(coro)
         self._task.add_done_callback(self._end)
 
-    def _end(self, task: asyncio.Task[Any]) -> None:
+    def _end(self, task: asyncio.Task[object]) -> None:
         if not task.cancelled():
             task.exception()  # retrieved: the coroutine records its own failures
         self._ended.set_result(None)
@@ -75,7 +76,7 @@ class EvalLoop:
         finally:
             self._loop.close()
 
-    def start(self, coro: Coroutine[Any, Any, Any]) -> Job:
+    def start(self, coro: Coroutine[object, object, object]) -> Job:
         """Run `coro` on the eval loop; its `Job` cancels it and waits for its end."""
         job = Job(self._loop)
         self._loop.call_soon_threadsafe(job._begin, coro)
@@ -85,14 +86,16 @@ class EvalLoop:
         """Whether the caller runs on the eval loop's thread."""
         return threading.get_ident() == self._thread.ident
 
-    async def at_home(self, coro: Coroutine[Any, Any, T]) -> T:
+    async def at_home(self, coro: Coroutine[object, object, T]) -> T:
         """Await `coro` on the API's loop (from the eval loop); cancelling this cancels it."""
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.home))
 
-    def sent_home(self, call: Callable[..., Coroutine[Any, Any, T]]) -> Callable[..., Any]:
+    def sent_home(
+        self, call: Callable[P, Coroutine[object, object, T]]
+    ) -> Callable[P, Coroutine[object, object, T]]:
         """`call`, awaited on the API's loop whenever it is called."""
 
-        async def at_home(*args: Any, **kwargs: Any) -> T:
+        async def at_home(*args: P.args, **kwargs: P.kwargs) -> T:
             return await self.at_home(call(*args, **kwargs))
 
         return at_home

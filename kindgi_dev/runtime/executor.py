@@ -7,18 +7,17 @@ It knows nothing of suites or scores: `work(case_index, repetition)` replays one
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
 
-Work = Callable[[int, int], Awaitable[Any]]
-Finished = Callable[[int, list[Any]], Awaitable[None] | None]
+Result = TypeVar("Result")
 
 
 async def execute(
     cases: int,
     repetitions: int,
-    work: Work,
-    finished: Finished,
+    work: Callable[[int, int], Awaitable[Result]],
+    finished: Callable[[int, Sequence[Result | Exception]], Awaitable[None] | None],
     *,
     concurrency: int,
     skip: frozenset[int] = frozenset(),
@@ -29,10 +28,10 @@ async def execute(
     same however many cases there are (a task per case held thousands at once).
     """
     units = ((i, r) for i in range(cases) if i not in skip for r in range(repetitions))
-    pending: dict[int, list[Any]] = {}
+    pending: dict[int, list[Result | Exception | None]] = {}
     left: dict[int, int] = {}
 
-    async def one(index: int, repetition: int) -> Any:
+    async def one(index: int, repetition: int) -> Result | Exception:
         try:
             return await work(index, repetition)
         except asyncio.CancelledError:
@@ -49,7 +48,7 @@ async def execute(
             if left[index]:
                 continue
             del pending[index], left[index]
-            outcome = finished(index, results)
+            outcome = finished(index, [r for r in results if r is not None])
             if asyncio.iscoroutine(outcome):
                 await outcome
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..domain.flows import MISSING, FlowDefinition, FlowEnv, FlowNode, FlowProgress, holds, resolve
+from ..domain.json import JSON, JSONObject
 from ..models import ToolCall
 from .tool_calls import ToolCallRecord, ToolDispatcher
 from .turn_outcome import TurnOutcome
@@ -28,7 +29,7 @@ class StoppedCall:
     """The tool call a replay refused, where the flow stopped."""
 
     tool_id: str
-    arguments: Any
+    arguments: JSON
     reason: str
 
 
@@ -40,8 +41,8 @@ class FlowStep:
     kind: str
     target_id: str
     version: str
-    input: Any
-    output: Any = None
+    input: JSON
+    output: JSON = None
     error: str | None = None
     source: str | None = None
     tool_calls: tuple[ToolCallRecord, ...] = ()
@@ -55,7 +56,7 @@ class FlowOutcome:
     """How a flow run ended: its output, or its failure, or the call it stopped at."""
 
     status: FlowStatus
-    output: Any
+    output: JSON
     steps: tuple[FlowStep, ...]
     skipped: tuple[str, ...] = ()
     failure: str | None = None
@@ -67,7 +68,7 @@ class FlowOutcome:
         return [call for step in self.steps for call in step.tool_calls]
 
 
-ToolResolver = Callable[[FlowNode], Mapping[str, Any] | None]
+ToolResolver = Callable[[FlowNode], Mapping[str, JSON] | None]
 AgentStep = Callable[[FlowNode, str, ToolDispatcher], Awaitable[tuple[str, TurnOutcome]]]
 FlowResolver = Callable[[str, str], FlowDefinition | None]
 MAX_SUBFLOW_DEPTH = 10
@@ -88,7 +89,7 @@ class NodeRunner:
     depth: int = 0
     _calls: int = field(default=0)
 
-    async def run(self, node: FlowNode, node_input: Any, env: FlowEnv | None = None) -> FlowStep:
+    async def run(self, node: FlowNode, node_input: JSON, env: FlowEnv | None = None) -> FlowStep:
         """One node's step; never raises for the node's own failure."""
         if node.kind == "loop":
             return await self._loop(node, node_input, env or FlowEnv(node_input, {}))
@@ -100,10 +101,12 @@ class NodeRunner:
             return await self._subgraph(node, node_input)
         return await self._tool(node, node_input)
 
-    async def _tool(self, node: FlowNode, node_input: Any) -> FlowStep:
+    async def _tool(self, node: FlowNode, node_input: JSON) -> FlowStep:
         manifest = self.tool_of(node)
         tool_id = node.target_id or ""
-        arguments = node_input if isinstance(node_input, dict) else {"input": node_input}
+        arguments: JSONObject = (
+            node_input if isinstance(node_input, dict) else {"input": node_input}
+        )
         call = ToolCall(tool_id, arguments, id=f"{node.id}:{self._calls}")
         self._calls += 1
         if manifest is None:
@@ -126,7 +129,7 @@ class NodeRunner:
             stopped=StoppedCall(tool_id, arguments, record.reason or "") if refused else None,
         )
 
-    async def _agent(self, node: FlowNode, node_input: Any) -> FlowStep:
+    async def _agent(self, node: FlowNode, node_input: JSON) -> FlowStep:
         message = agent_message(node_input)
         version, turn = await self.agent_step(node, message, self.dispatcher)
         output = turn.output if turn.output is not None else (turn.response or {}).get("content")
@@ -143,13 +146,13 @@ class NodeRunner:
             turn=turn,
         )
 
-    async def _fanout(self, node: FlowNode, node_input: Any) -> FlowStep:
+    async def _fanout(self, node: FlowNode, node_input: JSON) -> FlowStep:
         """Each branch's handler (a tool, else an agent) on the node's input, converged."""
-        branches = list(node.spec.get("branches") or [])
+        branches = node.parts("branches")
         convergence = str(node.spec.get("convergence", "settle-all"))
-        gate = asyncio.Semaphore(int(node.spec.get("concurrency") or len(branches) or 1))
+        gate = asyncio.Semaphore(node.whole("concurrency", 0) or len(branches) or 1)
 
-        async def branch(spec: Mapping[str, Any]) -> FlowStep:
+        async def branch(spec: Mapping[str, JSON]) -> FlowStep:
             handler = str(spec.get("handler", ""))
             leaf = FlowNode(f"{node.id}.{spec.get('branchId')}", "tool", handler)
             if self.tool_of(leaf) is None:
@@ -177,9 +180,9 @@ class NodeRunner:
             stopped=stopped,
         )
 
-    async def _subgraph(self, node: FlowNode, node_input: Any) -> FlowStep:
+    async def _subgraph(self, node: FlowNode, node_input: JSON) -> FlowStep:
         """Another registered flow run as this node, its outcome projected by `convergence`."""
-        ref = node.spec.get("flowRef") or {}
+        ref = node.part("flowRef")
         flow_id, version = str(ref.get("flowId", "")), str(ref.get("version", ""))
         child = self.flow_of(flow_id, version)
         if child is None or self.depth >= MAX_SUBFLOW_DEPTH:
@@ -208,30 +211,30 @@ class NodeRunner:
             )
         if node.spec.get("convergence") == "success-only":
             return replace(step, output=None if error else outcome.output, error=error)
-        envelope = (
+        envelope: JSONObject = (
             {"status": "failed", "error": error}
             if error
             else {"status": "succeeded", "output": outcome.output}
         )
         return replace(step, output=envelope)
 
-    async def _loop(self, node: FlowNode, node_input: Any, env: FlowEnv) -> FlowStep:
+    async def _loop(self, node: FlowNode, node_input: JSON, env: FlowEnv) -> FlowStep:
         """The body once per element (`foreach`) or until the exit condition holds (`while`)."""
         spec = node.spec
         body = FlowDefinition.loop_body(node)
-        limit = int(spec.get("maxIterations", 1))
+        limit = node.whole("maxIterations", 1)
         step = FlowStep(node.id, "loop", "", "", node_input)
         if spec.get("loopKind") == "foreach":
-            items = resolve(spec.get("iterateOver") or {}, env)
+            items = resolve(node.part("iterateOver"), env)
             if not isinstance(items, list):
                 return replace(step, error="iterateOver does not resolve to a list.")
-            inputs: list[Any] = items[:limit]
+            inputs: list[JSON] = items[:limit]
             reason = "max-iterations" if len(items) > limit else "array-exhausted"
         else:
             inputs, reason = [node_input], "max-iterations"
-        exit_when = spec.get("exitCondition")
+        exit_when = node.part("exitCondition")
         before = spec.get("evaluationTiming") == "before"
-        outputs: list[Any] = []
+        outputs: list[JSON] = []
         calls: list[ToolCallRecord] = []
         index = 0
         while index < min(limit, len(inputs)):
@@ -263,7 +266,7 @@ class NodeRunner:
                 break
             if spec.get("loopKind") != "foreach":
                 inputs.append(outcome.output)
-        output: dict[str, Any] = {"iterations": len(outputs), "stopReason": reason}
+        output: JSONObject = {"iterations": len(outputs), "stopReason": reason}
         if outputs:
             output["finalOutput"] = outputs[-1]
         if spec.get("collectAllIterations"):
@@ -271,7 +274,7 @@ class NodeRunner:
         return replace(step, output=output, tool_calls=tuple(calls))
 
 
-def _exits(condition: Mapping[str, Any], env: FlowEnv, index: int, outputs: list[Any]) -> bool:
+def _exits(condition: Mapping[str, JSON], env: FlowEnv, index: int, outputs: list[JSON]) -> bool:
     """A while loop's exit condition, with `iterationIndex` and `iterationOutput` (the previous
     iteration's before one runs, null before the first; the iteration's own after it)."""
     last = outputs[-1] if outputs else None
@@ -299,7 +302,7 @@ async def _settle(work: list[Awaitable[FlowStep]], convergence: str) -> list[Flo
     return done_steps
 
 
-def _converged(steps: Mapping[str, FlowStep], convergence: str) -> tuple[Any, str | None]:
+def _converged(steps: Mapping[str, FlowStep], convergence: str) -> tuple[JSON, str | None]:
     """A fanout's output (or error) from its branches' steps, by branch id."""
     failed = {b: s for b, s in steps.items() if s.error is not None or s.stopped is not None}
     if convergence == "all-succeed":
@@ -322,7 +325,7 @@ def _converged(steps: Mapping[str, FlowStep], convergence: str) -> tuple[Any, st
     }, None
 
 
-def _schema_problem(schema: Any, step: FlowStep) -> str | None:
+def _schema_problem(schema: JSON, step: FlowStep) -> str | None:
     """Why a step's output breaks its declared `outputSchema`, or None (also when it failed)."""
     if not isinstance(schema, dict) or step.error is not None or step.stopped is not None:
         return None
@@ -330,7 +333,7 @@ def _schema_problem(schema: Any, step: FlowStep) -> str | None:
     return None if error is None else f"The output does not match its outputSchema: {error}"
 
 
-def agent_message(node_input: Any) -> str:
+def agent_message(node_input: JSON) -> str:
     """What an agent step is asked: `userMessage`, a string input, else the input as JSON."""
     if isinstance(node_input, dict) and isinstance(node_input.get("userMessage"), str):
         return str(node_input["userMessage"])
@@ -341,12 +344,12 @@ def agent_message(node_input: Any) -> str:
 
 async def run_flow(
     flow: FlowDefinition,
-    run_input: Any,
+    run_input: JSON,
     runner: NodeRunner,
     *,
     max_parallelism: int | None = None,
-    start_value: Any = MISSING,
-    outer: Mapping[str, Any] | None = None,
+    start_value: Any = MISSING,  # untyped while domain.flows' MISSING is
+    outer: Mapping[str, JSON] | None = None,
 ) -> FlowOutcome:
     """Run every node whose edges are taken, at most `maxParallelism` at once, in order.
 

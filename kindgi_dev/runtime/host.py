@@ -1,18 +1,21 @@
 """The runtime the services see as `ctx.runtime`: the pack's index, its pack service, reloads.
 
-At start it indexes the pack, starts the pack service when the pack has tools, and hands
-the index to `on_index` (which registers the versions). With watching on, every save is
-re-indexed into a staging file and served by a new pack service before the old one stops;
-a save that fails is reported and the last good index and service keep serving.
+At start it takes over what `kindgi dev` began before its imports (`prestart.py`: the
+index, cached or being made, and its pack service), or indexes the pack and starts the
+service itself, and hands the index to `on_index` (which registers the versions). With
+watching on, every save is re-indexed into a staging file and registered at once, then
+served by a new pack service before the old one stops (a tool call waits for it); a save
+that fails is reported and the last good index and service keep serving.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
 import re
 import secrets
-import subprocess
 import time
 import tomllib
 from collections.abc import Callable, Mapping
@@ -30,6 +33,7 @@ from .pack import (
     publish_index,
 )
 from .pack_service import InvokeOutcome, PackService, PackServiceFailed
+from .prestart import Prestart
 from .providers import ProviderConfig, ProviderConfigInvalid
 from .watcher import PackWatcher
 
@@ -55,10 +59,11 @@ class Runtime:
         *,
         on_pack_service: Callable[[], None] | None = None,
         models_changed: Callable[[Path], None] | None = None,
-        prestarted: subprocess.Popen[bytes] | None = None,
+        prestarted: Prestart | None = None,
     ) -> None:
         self.settings = settings
         self.prestarted = prestarted
+        self._prestarted_index = prestarted
         self.pack_dir = settings.pack_dir.resolve()
         self.python = pack_python(self.pack_dir)
         valid = pack_service_token is not None and PACK_TOKEN.match(pack_service_token)
@@ -73,6 +78,7 @@ class Runtime:
         self._index: PackIndex | None = None
         self._service: PackService | None = None
         self._watcher: PackWatcher | None = None
+        self._booting: asyncio.Task[PackService | None] | None = None
         self._problem: str | None = "the pack is loading"
 
     @property
@@ -101,9 +107,11 @@ class Runtime:
             counts = (
                 f"{len(index.tools)} tools, {len(index.agents)} agents, {len(index.flows)} flows"
             )
+            early = self.prestarted
+            how = "from the index cache (no file changed)" if early and early.cached else "indexed"
             report(
-                f"pack: {index.pack_id} {index.pack_version} indexed — {counts}",
-                time.perf_counter() - began,
+                f"pack: {index.pack_id} {index.pack_version} {how} — {counts}",
+                early.took_s if early else time.perf_counter() - began,
             )
             for file_error in index.file_errors:
                 self._print(f"  ⚠ indexer: {_file_warning(file_error, self.pack_dir)}")
@@ -118,10 +126,9 @@ class Runtime:
         service = None
         self._problem = None
         if index.tools or index.guardrails:
-            began = time.perf_counter()
             try:
                 service = await self._start_service(index)
-                report(f"pack service on 127.0.0.1:{service.port}", time.perf_counter() - began)
+                report(f"pack service on 127.0.0.1:{service.port}", service.boot_s)
             except PackServiceFailed as error:
                 self._problem = f"the pack service is not running: {error.message}"
                 self._print(f"  ✗ pack service: {error.message}")
@@ -142,23 +149,51 @@ class Runtime:
             problem = index.problem(self.pack_dir)
             if problem is not None:
                 raise problem
-            serves = index.tools or index.guardrails
-            service = await self._start_service(index) if serves else None
-        except (PackLoadFailed, PackServiceFailed) as error:
+        except PackLoadFailed as error:
             self._print(f"  ✗ refresh failed [{error.wire_code}] {_describe(error)}")
             return
-        old = self._swap_in(index, service)
-        self._problem = None
+        # Loaded (listed) as soon as indexed and registered: the new pack service boots
+        # meanwhile (~0.25 s), and a tool call made before it listens waits for it.
+        previous, self._index = self._index, index
+        self._booting = booting = asyncio.create_task(self._serve_next(index))
         try:
-            warnings = self._on_index(self._index or index)
-            self._notify_pack_service()
+            warnings = self._on_index(index)
             elapsed = round((time.perf_counter() - began) * 1000)
             self._print(f"  ✓ loaded {_counts(index)} in {elapsed}ms")
             for line in warnings:
                 self._print(f"  {line}")
+            old = await booting
+        except PackServiceFailed as error:
+            self._index = previous
+            self._print(f"  ✗ refresh failed [{error.wire_code}] {_describe(error)}")
+            return
+        except BaseException:
+            with contextlib.suppress(PackServiceFailed):
+                if (replaced := await booting) is not None:
+                    await replaced.stop()
+            raise
+        finally:
+            self._booting = None
+        self._problem = None
+        try:
+            self._notify_pack_service()
         finally:
             if old is not None:
                 await old.stop()
+
+    async def _serve_next(self, index: PackIndex) -> PackService | None:
+        """Start the pack service of a new index (when it has tools or guardrails) and swap
+        both in; the previous service, to stop."""
+        serves = index.tools or index.guardrails
+        return self._swap_in(index, await self._start_service(index) if serves else None)
+
+    async def _serving(self) -> PackService | None:
+        """The current pack service, once a reload's new one has booted (or failed to)."""
+        booting = self._booting
+        if booting is not None:
+            with contextlib.suppress(PackServiceFailed):
+                await asyncio.shield(booting)
+        return self._service
 
     def _swap_in(self, index: PackIndex, service: PackService | None) -> PackService | None:
         """Publish the index, make `service` the current one; the previous service."""
@@ -185,14 +220,15 @@ class Runtime:
         """Index into the staging file (the models file is not pack code, so not checked);
         at start (`reuse`), the cached index when no file changed since it was made."""
         skip = [self.models_file] if self.models_file else []
-        prestarted, self.prestarted = self.prestarted, None
+        prestarted, self._prestarted_index = self._prestarted_index, None
+        if prestarted is not None:  # the first: what `kindgi dev` began before its imports
+            return await prestarted.indexed(skip)
         return await index_pack(
             self.pack_dir,
             python=self.python,
             env=self.settings.env,
             publish=False,
             skip=skip,
-            prestarted=prestarted,
             reuse=reuse,
         )
 
@@ -208,7 +244,7 @@ class Runtime:
             log_level=self.settings.log_level,
             on_restart=lambda port: self._notify_pack_service(),
         )
-        await service.start()
+        await service.start(self.prestarted.take_service() if self.prestarted else None)
         return service
 
     def _notify_pack_service(self) -> None:
@@ -222,6 +258,8 @@ class Runtime:
 
     async def stop(self) -> None:
         """Stop watching (a running reload finishes), then the pack service."""
+        if self.prestarted is not None:
+            self.prestarted.close()
         if self._watcher is not None:
             await self._watcher.stop()
             self._watcher = None
@@ -267,7 +305,7 @@ class Runtime:
         request_id: str,
     ) -> InvokeOutcome:
         """Run a guardrail's check in the current pack service."""
-        service = self._service
+        service = await self._serving()
         if service is None:
             why = self._problem or "the pack has no guardrails"
             return InvokeOutcome.failure("pack-service-unavailable", f"no pack service runs: {why}")
@@ -289,7 +327,7 @@ class Runtime:
         settings: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> InvokeOutcome:
         """Run a tool call in the current pack service; once more on a new one after a swap."""
-        service = self._service
+        service = await self._serving()
         if service is None:
             why = self._problem or "the pack has no tools"
             return InvokeOutcome.failure("pack-service-unavailable", f"no pack service runs: {why}")

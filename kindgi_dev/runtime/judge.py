@@ -10,11 +10,12 @@ import json
 
 from ..domain.checks import AnswerCheck
 from ..domain.expectations import Answer
+from ..domain.json import JSONObject
 from ..models import Message, Turn
 from .providers import ModelAdapter
 from .providers.base import ModelError
 
-VERDICT_SCHEMA = {
+VERDICT_SCHEMA: JSONObject = {
     "type": "object",
     "properties": {"pass": {"type": "boolean"}, "reason": {"type": "string"}},
     "required": ["pass", "reason"],
@@ -59,6 +60,7 @@ async def check_answer(
     except ModelError as error:
         return AnswerCheck(False, f"the judging model failed: {error.message}")
     verdict = reply.output if isinstance(reply.output, dict) else {}
-    if not isinstance(verdict.get("pass"), bool):
+    passed = verdict.get("pass")
+    if not isinstance(passed, bool):
         return AnswerCheck(False, "the judging model gave no pass/fail verdict")
-    return AnswerCheck(verdict["pass"], str(verdict.get("reason", "")))
+    return AnswerCheck(passed, str(verdict.get("reason", "")))

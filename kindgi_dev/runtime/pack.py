@@ -14,7 +14,6 @@ import importlib.metadata
 import json
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -23,10 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from ..domain.errors import KindgiError
+from ..domain.json import JSONObject
 
 INDEX_TIMEOUT_S = 120.0
 SKIPPED_DIRS = frozenset({"__pycache__", "venv", "site-packages", "node_modules"})
 """Folders never read as pack code (dot folders such as `.venv` and `.kindgi` are skipped too)."""
+OWN_FILES = frozenset({".kindgirc.json", ".kindgirc.json.tmp"})
+"""kindgi dev's own files in the pack's folder: rewritten at every start (its port, its
+token), so an index key that read them would never find the index of the last start."""
 
 _STACK_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _TOML_AT = re.compile(r"at line (?P<line>\d+), column (?P<col>\d+)")
@@ -72,13 +75,13 @@ class PackIndex:
     pack_id: str
     pack_version: str
     artifact_version: str
-    tools: list[dict[str, Any]]
-    agents: list[dict[str, Any]]
-    flows: list[dict[str, Any]]
-    guardrails: list[dict[str, Any]]
-    file_errors: list[dict[str, Any]]
+    tools: list[JSONObject]
+    agents: list[JSONObject]
+    flows: list[JSONObject]
+    guardrails: list[JSONObject]
+    file_errors: list[JSONObject]
     path: Path
-    warnings: list[dict[str, Any]]
+    warnings: list[JSONObject]
 
     @property
     def primitive_count(self) -> int:
@@ -130,7 +133,8 @@ def cache_path(pack_dir: Path) -> Path:
 
 def index_key(pack_dir: Path, interpreter: str) -> str:
     """What an index depends on: the content of every file of the pack (dot folders,
-    caches and environments aside), the interpreter, and the SDK that indexes."""
+    caches, environments and kindgi dev's own `.kindgirc.json` aside), the interpreter,
+    and the SDK that indexes."""
     digest = hashlib.sha256()
     python = Path(interpreter)
     try:
@@ -140,7 +144,7 @@ def index_key(pack_dir: Path, interpreter: str) -> str:
     digest.update(f"{python.resolve()}\0{stamp}\0{_sdk_version()}\0".encode())
     for root, dirs, files in os.walk(pack_dir):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
-        for name in sorted(files):
+        for name in sorted(set(files) - OWN_FILES):
             path = Path(root) / name
             with contextlib.suppress(OSError):
                 content = path.read_bytes()
@@ -156,7 +160,7 @@ def _sdk_version() -> str:
         return ""
 
 
-def _cached(pack_dir: Path, key: str) -> dict[str, Any] | None:
+def cached_index(pack_dir: Path, key: str) -> dict[str, Any] | None:
     """The cached index and the indexer's report when made from these very files."""
     try:
         cached = json.loads(cache_path(pack_dir).read_text("utf-8"))
@@ -165,7 +169,7 @@ def _cached(pack_dir: Path, key: str) -> dict[str, Any] | None:
     return cached if isinstance(cached, dict) and cached.get("key") == key else None
 
 
-def _remember(pack_dir: Path, key: str, index: PackIndex, report: dict[str, Any]) -> None:
+def remember(pack_dir: Path, key: str, index: PackIndex, report: dict[str, Any]) -> None:
     """Keep a good index (one every file indexed in) for the next start on the same files."""
     if index.file_errors:
         return
@@ -176,25 +180,6 @@ def _remember(pack_dir: Path, key: str, index: PackIndex, report: dict[str, Any]
     os.replace(temporary, cache_path(pack_dir))
 
 
-def prestart_index(
-    pack_dir: Path, env: Mapping[str, str] | None = None
-) -> subprocess.Popen[bytes] | None:
-    """Start the indexer before kindgi dev's own imports, so the two overlap at start;
-    None when no file changed since the last good index (`index_pack` then uses it)."""
-    pack_dir = pack_dir.resolve()
-    staging_path(pack_dir).parent.mkdir(parents=True, exist_ok=True)
-    if _cached(pack_dir, index_key(pack_dir, pack_python(pack_dir))) is not None:
-        return None
-    return subprocess.Popen(
-        index_command(pack_dir, pack_python(pack_dir)),
-        cwd=pack_dir,
-        env={**os.environ, **(env or {})},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-
-
 async def index_pack(
     pack_dir: Path,
     *,
@@ -202,7 +187,6 @@ async def index_pack(
     env: Mapping[str, str] | None = None,
     publish: bool = True,
     skip: Iterable[Path] = (),
-    prestarted: subprocess.Popen[bytes] | None = None,
     reuse: bool = False,
 ) -> PackIndex:
     """Syntax-check and index the pack; `PackLoadFailed` says which file and line failed.
@@ -218,16 +202,12 @@ async def index_pack(
     staging = staging_path(pack_dir)
     staging.parent.mkdir(parents=True, exist_ok=True)
     key = index_key(pack_dir, interpreter)
-    cached = _cached(pack_dir, key) if reuse and prestarted is None else None
+    cached = cached_index(pack_dir, key) if reuse else None
     if cached is not None:  # these files indexed (and compiled) before: the same index
         staging.write_text(json.dumps(cached["index"]), "utf-8")
-        index = _index_of(cached["report"], staging)
+        index = index_of(cached["report"], staging)
         return publish_index(index, pack_dir) if publish else index
-    indexer = (
-        _collect(prestarted)
-        if prestarted is not None
-        else _run(index_command(pack_dir, interpreter), pack_dir, env)
-    )
+    indexer = _run(index_command(pack_dir, interpreter), pack_dir, env)
     # The syntax check and the indexer run side by side; a syntax error is the one reported.
     syntax, indexed = await asyncio.gather(
         check_syntax(pack_dir, interpreter, skip), indexer, return_exceptions=True
@@ -237,9 +217,9 @@ async def index_pack(
     if isinstance(indexed, BaseException):
         raise indexed
     stdout, stderr, returncode = indexed
-    report = _read_outcome(stdout, stderr, returncode, pack_dir)
-    index = _index_of(report, staging)
-    _remember(pack_dir, key, index, report)
+    report = read_outcome(stdout, stderr, returncode, pack_dir)
+    index = index_of(report, staging)
+    remember(pack_dir, key, index, report)
     return publish_index(index, pack_dir) if publish else index
 
 
@@ -339,20 +319,6 @@ async def _syntax_in_child(pack_dir: Path, python: str, files: list[str]) -> dic
     return json.loads(line) if line else None
 
 
-async def _collect(process: subprocess.Popen[bytes]) -> tuple[str, str, int]:
-    """What a prestarted indexer printed, and its exit code."""
-    try:
-        out, err = await asyncio.to_thread(process.communicate, timeout=INDEX_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-        raise PackLoadFailed(
-            f"indexing took longer than {INDEX_TIMEOUT_S:.0f} s (does a module block on import?)",
-            code="index-timeout",
-        ) from None
-    return out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), process.returncode or 0
-
-
 async def _run(
     command: list[str], cwd: Path, env: Mapping[str, str] | None
 ) -> tuple[str, str, int]:
@@ -381,7 +347,7 @@ async def _run(
     return out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), process.returncode or 0
 
 
-def _read_outcome(stdout: str, stderr: str, returncode: int, pack_dir: Path) -> dict[str, Any]:
+def read_outcome(stdout: str, stderr: str, returncode: int, pack_dir: Path) -> dict[str, Any]:
     """The indexer's report from its one JSON line (pack code may print before it), or the
     error it gave."""
     outcome = None
@@ -400,7 +366,7 @@ def _read_outcome(stdout: str, stderr: str, returncode: int, pack_dir: Path) -> 
     return report
 
 
-def _index_of(report: dict[str, Any], staging: Path) -> PackIndex:
+def index_of(report: dict[str, Any], staging: Path) -> PackIndex:
     """The index written into `staging`, with what the indexer reported of it."""
     data = json.loads(staging.read_text("utf-8"))
     return PackIndex(

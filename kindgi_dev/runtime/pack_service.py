@@ -9,25 +9,34 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import json
-import os
 import signal
-import sys
+import subprocess
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from ..domain.errors import KindgiError
+from .pack_child import (
+    HOST,
+    Adopted,
+    Child,
+    Spawned,
+    child_env,
+    die_with_parent,
+    reader,
+    service_command,
+)
 from .pack_log import LEVELS, readable
 
 __all__ = ["InvokeOutcome", "PackService", "PackServiceFailed", "idempotency_key", "readable"]
 
-HOST = "127.0.0.1"
 BOOT_TIMEOUT_S = 15.0
 STOP_GRACE_S = 8.0
 MAX_RESTARTS = 5
@@ -86,41 +95,62 @@ class PackService:
         self.python = python
         self.token = token
         self.port: int | None = None
+        self.boot_s = 0.0
+        self._listened_at = 0.0
         self._print = printer
         self._env = dict(env or {})
         self._log_level = log_level if log_level in LEVELS else "info"
         self._on_restart = on_restart
-        self._process: asyncio.subprocess.Process | None = None
+        self._process: Child | None = None
         self._pumps: list[asyncio.Task[None]] = []
         self._listening: asyncio.Future[int] | None = None
         self._problems: list[str] = []
         self._supervisor: asyncio.Task[None] | None = None
         self._stopping = False
-        # A new connection per call: the SDK's server socket lacks TCP_NODELAY and writes an
-        # answer's head and body apart, so on a kept-alive connection every answer waits
-        # ~40 ms for a delayed ACK; a fresh loopback connection (~0.2 ms) answers at once.
-        # Plain HTTP on loopback, so no TLS: without `verify=False` httpx loads the CA
-        # bundle anyway, 3 MB and 40 ms at each start and reload for a context never used.
-        self._client = httpx.AsyncClient(
-            timeout=httpx.Timeout(30.0, connect=5.0),
-            limits=httpx.Limits(max_keepalive_connections=0),
-            verify=False,
-        )
+        self._client: httpx.AsyncClient | None = None
+
+    def _http(self) -> httpx.AsyncClient:
+        """The client of the calls, made at the first: making one imports httpx's transport
+        (httpcore, h11, anyio's backend: ~2 MB, tens of ms), which an idle start never uses.
+
+        A new connection per call: the SDK's server socket lacks TCP_NODELAY and writes an
+        answer's head and body apart, so on a kept-alive connection every answer waits
+        ~40 ms for a delayed ACK; a fresh loopback connection (~0.2 ms) answers at once.
+        Plain HTTP on loopback, so no TLS: without `verify=False` httpx loads the CA
+        bundle anyway, 3 MB and 40 ms at each start and reload for a context never used."""
+        if self._client is None:
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(30.0, connect=5.0),
+                limits=httpx.Limits(max_keepalive_connections=0),
+                verify=False,
+            )
+        return self._client
+
+    async def _close_client(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
 
     @property
     def pid(self) -> int | None:
         """The running child's process id."""
         return self._process.pid if self._process else None
 
-    async def start(self) -> int:
-        """Start the child and wait until it listens; its port, or `PackServiceFailed`."""
+    async def start(self, prestarted: Spawned | None = None) -> int:
+        """Start the child, or take over the one `kindgi dev` started early (`prestarted`),
+        and wait until it listens; its port, or `PackServiceFailed`. `boot_s` is then how
+        long the child took from its start to listening, by the time its record gives."""
+        began = time.time() if prestarted is None else prestarted.at
         try:
-            self.port = await self._spawn()
+            self.port = await (
+                self._spawn() if prestarted is None else self._adopt(prestarted.process)
+            )
         except BaseException:
             self._stopping = True
             await self._terminate()
-            await self._client.aclose()
+            await self._close_client()
             raise
+        self.boot_s = max(self._listened_at - began, 0.0)
         self._supervisor = asyncio.create_task(self._supervise())
         return self.port
 
@@ -132,7 +162,7 @@ class PackService:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._supervisor
         await self._terminate()
-        await self._client.aclose()
+        await self._close_client()
         self.port = None
 
     async def _terminate(self) -> None:
@@ -149,40 +179,38 @@ class PackService:
                 await process.wait()
         await self._close_pumps()
 
-    def _child_env(self) -> dict[str, str]:
-        """Our environment and the pack's, plus what the service needs: token, any port, JSON."""
-        return {
-            **os.environ,
-            **self._env,
-            "PORT": "0",
-            "KINDGI_PACK_SERVICE_TOKEN": self.token,
-            "KINDGI_PACK_ENV_FILTER": "off",
-            "KINDGI_PACK_ENV_CHECK": "warn",
-            "KINDGI_LOG_FORMAT": "json",
-            "KINDGI_LOG_LEVEL": self._log_level,
-        }
-
     async def _spawn(self) -> int:
         """Start one child; its port once its `listening` record arrives."""
-        self._listening = asyncio.get_running_loop().create_future()
-        self._problems = []
-        command = [self.python, "-m", "kindgi.pack", "serve", "--index", str(self.index_path)]
-        command += ["--module-root", str(self.module_root), "--host", HOST]
         process = await asyncio.create_subprocess_exec(
-            *command,
+            *service_command(self.python, self.index_path, self.module_root),
             cwd=self.module_root,
-            env=self._child_env(),
+            env=child_env(self.token, self._env, self._log_level),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
-        self._process = process
         assert process.stdout is not None and process.stderr is not None
+        return await self._boot(process, process.stderr, process.stdout)
+
+    async def _adopt(self, prestarted: subprocess.Popen[bytes]) -> int:
+        """Take over a child `pack_child.spawn` started; its port once it listens."""
+        assert prestarted.stdout is not None and prestarted.stderr is not None
+        process = Adopted(prestarted)
+        stderr, stdout = await reader(prestarted.stderr), await reader(prestarted.stdout)
+        return await self._boot(process, stderr, stdout)
+
+    async def _boot(
+        self, process: Child, stderr: asyncio.StreamReader, stdout: asyncio.StreamReader
+    ) -> int:
+        """Forward the child's streams and wait for its `listening` record; its port."""
+        self._listening = asyncio.get_running_loop().create_future()
+        self._problems = []
+        self._process = process
         self._pumps = [
-            asyncio.create_task(self._pump(process.stderr, parse=True)),
-            asyncio.create_task(self._pump(process.stdout, parse=False)),
+            asyncio.create_task(self._pump(stderr, parse=True)),
+            asyncio.create_task(self._pump(stdout, parse=False)),
         ]
         exited = asyncio.create_task(process.wait())
         try:
@@ -197,7 +225,7 @@ class PackService:
             return self._listening.result()
         return await self._boot_failed(process)
 
-    async def _boot_failed(self, process: asyncio.subprocess.Process) -> int:
+    async def _boot_failed(self, process: Child) -> int:
         """Raise why the child did not listen: it exited (with its problems), or it hung."""
         if process.returncode is None:
             await self._terminate()
@@ -232,6 +260,7 @@ class PackService:
             return
         event = record.get("event") or record.get("kind")
         if event == "listening" and self._listening and not self._listening.done():
+            self._listened_at = _moment(record.get("time"))
             self._listening.set_result(int(record["port"]))
         elif event in ("boot-failed", "config-invalid"):
             self._problems.extend(str(p) for p in record.get("problems") or [])
@@ -346,7 +375,7 @@ class PackService:
             return InvokeOutcome.failure("pack-service-unavailable", "the pack service is down")
         url = f"http://{HOST}:{self.port}/v1/invoke"
         try:
-            response = await self._client.post(
+            response = await self._http().post(
                 url, json=body, headers=headers, timeout=timeout_ms / 1000 + 5
             )
         except httpx.TimeoutException:
@@ -390,16 +419,17 @@ def _read_answer(response: httpx.Response) -> InvokeOutcome:
     )
 
 
+def _moment(stamp: object) -> float:
+    """A record's ISO `time` as seconds since the epoch; now when it has none."""
+    if isinstance(stamp, str):
+        with contextlib.suppress(ValueError):
+            return datetime.fromisoformat(stamp).timestamp()
+    return time.time()
+
+
 def describe_exit(code: int | None) -> str:
     """`SIGKILL` for a signal, `exit 1` for an exit code."""
     if code is not None and code < 0:
         with contextlib.suppress(ValueError):
             return signal.Signals(-code).name
     return f"exit {code}"
-
-
-def _die_with_parent() -> None:
-    """In the child, before exec: on Linux, get SIGTERM when kindgi dev dies, even by SIGKILL."""
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG

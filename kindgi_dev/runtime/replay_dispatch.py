@@ -10,8 +10,8 @@ and keeps what the case reports (`diverged`, `refusedWrites`, `approvalSkipped`)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from ..domain.json import JSONObject
 from ..domain.replay import Reads, RecordedCall, ToolFacts, decide, dry_run_refusal
 from ..models import ToolCall
 from .dispatch import LiveDispatcher
@@ -42,7 +42,7 @@ class ReplayDispatcher:
         self.refused = 0
         self.approval_skipped = False
 
-    async def call(self, step: int, call: ToolCall, tool: dict[str, Any] | None) -> ToolCallRecord:
+    async def call(self, step: int, call: ToolCall, tool: JSONObject | None) -> ToolCallRecord:
         """Decide by the replay policy, then answer from the record, run live, or refuse."""
         if tool is None:
             return unknown_tool_record(step, call, [])
@@ -107,7 +107,7 @@ class DryRunDispatcher:
         """The env values each live call was sent, by tool id."""
         return self._live.tool_env
 
-    async def call(self, step: int, call: ToolCall, tool: dict[str, Any] | None) -> ToolCallRecord:
+    async def call(self, step: int, call: ToolCall, tool: JSONObject | None) -> ToolCallRecord:
         """Run a read-only call live; refuse a call that changes things or reaches outside."""
         if tool is None:
             return unknown_tool_record(step, call, [])

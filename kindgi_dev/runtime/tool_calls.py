@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from kindgi_dev.models import ToolCall
+
+from ..domain.json import JSON, JSONObject
 
 Source = Literal["live", "recorded", "refused"]
 
@@ -23,19 +25,19 @@ class ToolCallRecord:
     call_id: str
     tool_id: str
     tool_version: str
-    arguments: Any
-    result: Any
+    arguments: JSON
+    result: JSON
     error: str | None
     source: Source
     reason: str | None = None
-    approval: dict[str, Any] | None = None
+    approval: JSONObject | None = None
     """The reviewer's decision the call waited for (`approvalId`, `decision`, `decidedBy`…),
     or, in a replay, the recorded decision it followed."""
 
-    def as_journal(self) -> dict[str, Any]:
+    def as_journal(self) -> JSONObject:
         """The call as a run's journal and tool-call list keep it (the journal's camelCase
         payload, answered as stored), leaving out what it does not have."""
-        wire: dict[str, Any] = {
+        wire: JSONObject = {
             "step": self.step,
             "callId": self.call_id,
             "toolId": self.tool_id,
@@ -61,7 +63,7 @@ class ToolDispatcher(Protocol):
     `call.tool_id`: answer that with an error record (`unknown_tool_record`), never raise.
     """
 
-    async def call(self, step: int, call: ToolCall, tool: dict[str, Any] | None) -> ToolCallRecord:
+    async def call(self, step: int, call: ToolCall, tool: JSONObject | None) -> ToolCallRecord:
         """Run, replay or refuse the call, and say which in the record's `source`."""
         ...
 

@@ -5,24 +5,27 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kindgi_dev.domain.json import JSON, JSONObject
 from kindgi_dev.runtime.tool_calls import ToolCallRecord
 from kindgi_dev.runtime.turn_snapshot import TurnSnapshot
 
 
 @dataclass
 class TurnOutcome:
-    """What a turn did and answered; `failure` ({code, message}) is set when it failed."""
+    """What a turn did and answered; `failure` ({code, message}) is set when it failed.
+    Untyped: the appended messages, the failure and the violations are read by key in the
+    replay's services, until they become records of their own."""
 
     appended: list[dict[str, Any]]
-    response: dict[str, Any] | None
-    output: Any
+    response: JSONObject | None
+    output: JSON
     tool_calls: list[ToolCallRecord]
-    usage: dict[str, Any]
+    usage: JSONObject
     provider: dict[str, str]
     failure: dict[str, Any] | None = None
     violations: list[dict[str, Any]] = field(default_factory=list)
     """The guardrail violations on the turn: those a `halt` failed it for, or the others."""
-    guardrail_errors: list[dict[str, Any]] = field(default_factory=list)
+    guardrail_errors: list[JSONObject] = field(default_factory=list)
     """Guardrails whose check couldn't run."""
     paused: TurnSnapshot | None = None
     """Set when a call was held for an approval: the turn as it stood."""
@@ -42,29 +45,32 @@ class TurnFailed(Exception):
         self.reason = reason
         super().__init__(message)
 
-    def to_failure(self) -> dict[str, Any]:
+    def to_failure(self) -> JSONObject:
         """The run's `failure` object."""
-        failure = {"code": self.code, "message": self.message}
+        failure: JSONObject = {"code": self.code, "message": self.message}
         return failure if self.reason is None else {**failure, "reason": self.reason}
 
 
 def turn_result(
     outcome: TurnOutcome, run_id: str, conversation_id: str, turn_number: int
-) -> dict[str, Any]:
+) -> JSONObject:
     """The run's `output` for an agent turn (the `AgentTurnResult` shape)."""
-    result: dict[str, Any] = {
+    result: JSONObject = {
         "runId": run_id,
         "conversationId": conversation_id,
         "turnNumber": turn_number,
-        "appended": outcome.appended,
+        "appended": [*outcome.appended],
     }
     if outcome.response is not None:
         result["response"] = outcome.response
     result.update(
-        retrieved=[], violations=outcome.violations, usage=outcome.usage, provider=outcome.provider
+        retrieved=[],
+        violations=[*outcome.violations],
+        usage=outcome.usage,
+        provider={**outcome.provider},
     )
     if outcome.guardrail_errors:
-        result["evaluationErrors"] = outcome.guardrail_errors
+        result["evaluationErrors"] = [*outcome.guardrail_errors]
     if outcome.output is not None:
         result["output"] = outcome.output
     return result

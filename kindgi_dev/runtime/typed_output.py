@@ -9,15 +9,16 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from kindgi_dev.domain.json import JSON
 from kindgi_dev.runtime.turn_outcome import TurnFailed
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
 
 
-def output_validator(agent: Mapping[str, Any]) -> Draft202012Validator | None:
+def output_validator(agent: Mapping[str, JSON]) -> Draft202012Validator | None:
     """A Draft 2020-12 validator of the agent's `output.schema`, or None when it has none."""
     output = agent.get("output")
     schema = output.get("schema") if isinstance(output, Mapping) else None
@@ -44,7 +45,7 @@ def _validator(schema_json: str) -> Draft202012Validator:
     return Draft202012Validator(schema)
 
 
-def output_problem(validator: Draft202012Validator, output: Any) -> str | None:
+def output_problem(validator: Draft202012Validator, output: JSON) -> str | None:
     """What is wrong with a typed answer, in words, or None when it matches."""
     if output is None:
         return "the answer has no typed output"
@@ -54,7 +55,7 @@ def output_problem(validator: Draft202012Validator, output: Any) -> str | None:
     return "; ".join(f"{e.json_path}: {e.message}" for e in errors[:5])
 
 
-def first_error(schema: Mapping[str, Any], value: Any) -> str | None:
+def first_error(schema: Mapping[str, JSON], value: JSON) -> str | None:
     """The first thing `value` breaks in `schema`, in words, or None when it matches."""
     from jsonschema import Draft202012Validator
 

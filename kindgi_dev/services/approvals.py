@@ -20,7 +20,7 @@ from ..domain.approvals import (
 )
 from ..domain.errors import Conflict, Forbidden, NotFound
 from ..domain.gate_specs import ROLES
-from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
+from ..domain.paging import Page, clamp_limit, decode_cursor, make_page, whole_after
 from ..domain.time import now_iso
 from ..store import approvals as store
 from ..store.approvals import ApprovalFilter
@@ -131,10 +131,8 @@ def list_page(
         wait_token_ids=query.wait_token_ids,
     )
     size = clamp_limit(limit)
-    after = decode_cursor(cursor)
-    rows = store.list_page(
-        ctx.db, ctx.tenant_id, filters, limit=size, after=int(after[0]) if after else None
-    )
+    after = whole_after(cursor)
+    rows = store.list_page(ctx.db, ctx.tenant_id, filters, limit=size, after=after)
     page = make_page(rows, size, lambda row: [row[0]])
     return page.map(lambda row: row[1])
 

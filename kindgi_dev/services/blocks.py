@@ -178,4 +178,8 @@ def settings_of(ctx: Context, pins: Mapping[str, str]) -> dict[str, dict[str, An
     if not pins:
         return {}
     found = store.versions_of(ctx.db, ctx.tenant_id, sorted(pins))
-    return {b.id: dict(b.content.get("values") or {}) for b in found if pins.get(b.id) == b.version}
+    return {
+        b.id: dict(values) if isinstance(values := b.content.get("values"), dict) else {}
+        for b in found
+        if pins.get(b.id) == b.version
+    }

@@ -19,6 +19,7 @@ from ..domain.semver import sort_key
 from ..domain.time import now_iso
 from ..runtime.pack import PackIndex
 from ..store import catalog
+from ..store.catalog import CatalogVersion
 from .context import Context
 
 KINDS: tuple[Kind, ...] = ("tool", "agent", "flow")
@@ -80,11 +81,10 @@ def _store(ctx: Context, kind: Kind, entry: dict[str, Any], now: str) -> bool:
     digest = hashlib.sha256(manifest.encode()).hexdigest()
     existing = catalog.get(ctx.db, kind, entry["id"], entry["version"])
     if existing is None:
-        row = {"id": entry["id"], "version": entry["version"], "manifest": manifest}
-        row.update(content_hash=digest, registered_at=now, updated_at=now)
-        catalog.insert(ctx.db, kind, row)
+        new = CatalogVersion(entry["id"], entry["version"], manifest, digest, now, now)
+        catalog.insert(ctx.db, kind, new)
         return False
-    if existing["content_hash"] == digest:
+    if existing.content_hash == digest:
         return False
     catalog.update_content(ctx.db, kind, entry["id"], entry["version"], manifest, digest, now)
     return True
@@ -113,7 +113,7 @@ def get(ctx: Context, kind: Kind, item_id: str, version: str | None = None) -> d
             raise missing(kind, item_id, version)
         return catalog.manifest_of(row)
     rows = catalog.versions(ctx.db, kind, item_id)
-    active = [row for row in rows if not row["unregistered_at"]]
+    active = [row for row in rows if not row.unregistered_at]
     if not active:
         if rows and kind == "tool":
             raise Gone(
@@ -148,10 +148,10 @@ def list_page(
     page = make_page(ids, size, lambda item_id: [item_id])
     by_id: dict[str, list[Any]] = {item_id: [] for item_id in page.items}
     for row in catalog.versions_of(ctx.db, kind, page.items):
-        by_id[row["id"]].append(row)
+        by_id[row.id].append(row)
     latest = []
     for rows in by_id.values():
-        active = [row for row in rows if not row["unregistered_at"]]
+        active = [row for row in rows if not row.unregistered_at]
         latest.append(catalog.manifest_of(_highest(active or rows)))
     return Page(latest, page.has_more, page.next_cursor)
 
@@ -171,12 +171,12 @@ def list_versions(
     rows = catalog.versions(ctx.db, kind, item_id)
     if not rows:
         raise missing(kind, item_id)
-    shown = [row for row in rows if include_tombstoned or not row["unregistered_at"]]
-    shown.sort(key=lambda row: version_key(row["version"]))
+    shown = [row for row in rows if include_tombstoned or not row.unregistered_at]
+    shown.sort(key=lambda row: version_key(row.version))
     if after:
         start = version_key(str(after[0]))
-        shown = [row for row in shown if version_key(row["version"]) > start]
-    page = make_page(shown[: size + 1], size, lambda row: [row["version"]])
+        shown = [row for row in shown if version_key(row.version) > start]
+    page = make_page(shown[: size + 1], size, lambda row: [row.version])
     return page.map(catalog.manifest_of)
 
 
@@ -204,15 +204,15 @@ def version_key(version: str) -> tuple[Any, ...]:
         return (-1, -1, -1, 0, ((1, 0, version),))
 
 
-def _highest(rows: Iterable[Any]) -> Any:
+def _highest(rows: Iterable[CatalogVersion]) -> CatalogVersion:
     """The row of the highest version."""
-    return max(rows, key=lambda row: version_key(row["version"]))
+    return max(rows, key=lambda row: version_key(row.version))
 
 
 def content_updated_at(ctx: Context, kind: Kind, item_id: str, version: str) -> str | None:
     """When a version's content was last saved (its registration, or an edit in place)."""
     row = catalog.get(ctx.db, kind, item_id, version)
-    return None if row is None else str(row["updated_at"])
+    return None if row is None else row.updated_at
 
 
 def new_agent_versions(ctx: Context, index: PackIndex) -> list[tuple[str, str]]:
@@ -220,5 +220,5 @@ def new_agent_versions(ctx: Context, index: PackIndex) -> list[tuple[str, str]]:
     return [
         (str(entry["id"]), str(entry["version"]))
         for entry in index.agents
-        if catalog.get(ctx.db, "agent", entry["id"], entry["version"]) is None
+        if catalog.get(ctx.db, "agent", str(entry["id"]), str(entry["version"])) is None
     ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
@@ -15,6 +14,7 @@ import httpx
 
 from ..runtime.eval_loop import EvalLoop, Job
 from ..runtime.host import Runtime
+from ..runtime.prestart import Prestart
 from ..runtime.providers.function import FunctionModels
 from ..settings import Settings
 from ..store.db import Database
@@ -67,7 +67,7 @@ class Context:
     settings: Settings
     runtime: Runtime | None = None
     pack_service_token: str | None = None
-    prestarted_index: subprocess.Popen[bytes] | None = None
+    prestarted_index: Prestart | None = None
     on_pack_service: Callable[[], None] | None = None
     models: ModelState = field(default_factory=ModelState)
     run_tasks: dict[str, asyncio.Task[Any]] = field(default_factory=dict)

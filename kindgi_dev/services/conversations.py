@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..domain.errors import BadInput, Conflict, NotFound, ValidationFailed
-from ..domain.paging import Page, clamp_limit, decode_cursor, fetch_page, make_page
+from ..domain.paging import Page, clamp_limit, fetch_page, make_page, whole_after
 from ..domain.time import now_iso
 from ..store import conversations as store
 from ..store import runs as run_store
 from ..store.conversations import Message as Message
+from ..store.conversations import StoredConversation
 from . import catalog, projects
 from .context import Context
 
@@ -64,22 +65,20 @@ def open_conversation(ctx: Context, opening: Opening) -> Conversation:
     conversation_id = str(uuid.uuid4())
     store.insert(
         ctx.db,
-        {
-            "id": conversation_id,
-            "tenant_id": ctx.tenant_id,
-            "project_id": project_id,
-            "agent_id": opening.agent_id,
-            "agent_version": opening.agent_version,
-            "title": opening.title if opening.title is not None else UNTITLED,
-            "participant_id": opening.participant_id,
-            "opened_by": principal(ctx),
-            "status": "open",
-            "opened_at": now_iso(),
-            "turn_count": 0,
-            "replay": 0,
-            "scope": opening.scope,
-            "metadata": opening.metadata,
-        },
+        StoredConversation(
+            id=conversation_id,
+            tenant_id=ctx.tenant_id,
+            project_id=project_id,
+            agent_id=opening.agent_id,
+            agent_version=opening.agent_version,
+            title=opening.title if opening.title is not None else UNTITLED,
+            participant_id=opening.participant_id,
+            opened_by=principal(ctx),
+            status="open",
+            opened_at=now_iso(),
+            scope=opening.scope,
+            metadata=opening.metadata,
+        ),
     )
     return get(ctx, conversation_id)
 
@@ -95,17 +94,17 @@ def unregister(ctx: Context, conversation_id: str) -> Conversation:
     """Tombstone it: no read, list or turn finds it again; the answer has `unregisteredAt`."""
     _live_row(ctx, conversation_id)
     store.unregister(ctx.db, conversation_id, now_iso())
-    row = store.get(ctx.db, conversation_id)
-    assert row is not None
-    return conversation_of(row)
+    found = store.get(ctx.db, conversation_id)
+    assert found is not None
+    return conversation_of(found)
 
 
-def _live_row(ctx: Context, conversation_id: str) -> dict[str, Any]:
+def _live_row(ctx: Context, conversation_id: str) -> StoredConversation:
     """A conversation of this tenant not unregistered; 404 `conversation-not-found`."""
-    row = store.get(ctx.db, conversation_id)
-    if row is None or row["tenant_id"] != ctx.tenant_id or row["unregistered_at"]:
+    found = store.get(ctx.db, conversation_id)
+    if found is None or found.tenant_id != ctx.tenant_id or found.unregistered_at:
         raise NotFound("conversation", conversation_id)
-    return row
+    return found
 
 
 def pinned_version(ctx: Context, agent_id: str, data: Any) -> str | None:
@@ -114,12 +113,12 @@ def pinned_version(ctx: Context, agent_id: str, data: Any) -> str | None:
     given = data.get("conversationId") if isinstance(data, dict) else None
     if not isinstance(given, str) or not given:
         return None
-    row = _live_row(ctx, given)
-    if row["agent_id"] != agent_id:
+    found = _live_row(ctx, given)
+    if found.agent_id != agent_id:
         raise ValidationFailed(
-            "input/conversationId", f"is a conversation with agent {row['agent_id']}"
+            "input/conversationId", f"is a conversation with agent {found.agent_id}"
         )
-    return str(row["agent_version"])
+    return found.agent_version
 
 
 def for_turn(
@@ -133,39 +132,38 @@ def for_turn(
     """The conversation a turn belongs to: the one named in its input, or a new one."""
     given = data.get("conversationId")
     if given:
-        row = _live_row(ctx, given)
-        if row["status"] != "open":
+        found = _live_row(ctx, given)
+        if found.status != "open":
             raise Conflict(
                 f"Conversation {given} is closed: it takes no more turns.",
                 code="conversation-closed",
                 conversationId=given,
             )
-        if row["project_id"] != project_id:
+        if found.project_id != project_id:
             raise Conflict(
                 f"Conversation {given} is in another project.",
                 code="conversation-project-mismatch",
                 projectId=project_id,
-                conversationProjectId=row["project_id"],
+                conversationProjectId=found.project_id,
             )
         return str(given)
     conversation_id = str(uuid.uuid4())
     message = str(data.get("userMessage", ""))
     store.insert(
         ctx.db,
-        {
-            "id": conversation_id,
-            "tenant_id": ctx.tenant_id,
-            "project_id": project_id,
-            "agent_id": agent["id"],
-            "agent_version": agent["version"],
-            "title": title_of(message),
-            "participant_id": data.get("participantId"),
-            "opened_by": principal(ctx),
-            "status": "open",
-            "opened_at": now_iso(),
-            "turn_count": 0,
-            "replay": 1 if replay else 0,
-        },
+        StoredConversation(
+            id=conversation_id,
+            tenant_id=ctx.tenant_id,
+            project_id=project_id,
+            agent_id=agent["id"],
+            agent_version=agent["version"],
+            title=title_of(message),
+            participant_id=data.get("participantId"),
+            opened_by=principal(ctx),
+            status="open",
+            opened_at=now_iso(),
+            replay=replay,
+        ),
     )
     return conversation_id
 
@@ -182,8 +180,10 @@ def history(ctx: Context, conversation_id: str, *, before_run: str) -> list[dict
         if run_id == before_run:
             continue
         run = run_store.get(ctx.db, run_id)
-        if run and run["status"] == "completed" and run.get("output"):
-            messages.extend(run["output"].get("appended", []))
+        if run and run.status == "completed" and isinstance(run.output, dict):
+            appended = run.output.get("appended")
+            if isinstance(appended, list):
+                messages.extend(m for m in appended if isinstance(m, dict))
     return messages
 
 
@@ -229,32 +229,31 @@ class Conversation:
     metadata: dict[str, Any] | None = None
 
 
-def conversation_of(row: Mapping[str, Any]) -> Conversation:
+def conversation_of(stored: StoredConversation) -> Conversation:
     """A stored conversation as its record."""
     return Conversation(
-        id=row["id"],
-        tenant_id=row["tenant_id"],
-        agent_id=row["agent_id"],
-        agent_version=row["agent_version"],
-        title=row["title"],
-        project_id=row["project_id"],
-        opened_by=row["opened_by"],
-        scope=row["scope"] or {"kind": "project", "projectId": row["project_id"]},
-        status=row["status"],
-        opened_at=row["opened_at"],
-        turn_count=row["turn_count"],
-        participant_id=row["participant_id"] or None,
-        closed_at=row["closed_at"] or None,
-        last_message_at=row["last_message_at"] or None,
-        unregistered_at=row["unregistered_at"] or None,
-        metadata=row["metadata"],
+        id=stored.id,
+        tenant_id=stored.tenant_id,
+        agent_id=stored.agent_id,
+        agent_version=stored.agent_version,
+        title=stored.title,
+        project_id=stored.project_id,
+        opened_by=stored.opened_by,
+        scope=stored.scope or {"kind": "project", "projectId": stored.project_id},
+        status=stored.status,
+        opened_at=stored.opened_at,
+        turn_count=stored.turn_count,
+        participant_id=stored.participant_id or None,
+        closed_at=stored.closed_at or None,
+        last_message_at=stored.last_message_at or None,
+        unregistered_at=stored.unregistered_at or None,
+        metadata=stored.metadata,
     )
 
 
 def get(ctx: Context, conversation_id: str) -> Conversation:
     """One conversation; 404 `conversation-not-found` (an unregistered one too)."""
-    row = _live_row(ctx, conversation_id)
-    return conversation_of(row)
+    return conversation_of(_live_row(ctx, conversation_id))
 
 
 def list_page(
@@ -277,7 +276,7 @@ def list_page(
         ),
         limit=limit,
         cursor=cursor,
-        position=lambda r: (r["opened_at"], r["id"]),
+        position=lambda c: (c.opened_at, c.id),
     )
     return page.map(conversation_of)
 
@@ -288,8 +287,8 @@ def messages(
     """A page of a conversation's messages, in order."""
     get(ctx, conversation_id)
     size = clamp_limit(limit)
-    position = decode_cursor(cursor)
+    after = whole_after(cursor)
     rows = store.messages(
-        ctx.db, conversation_id, after=int(position[0]) if position else -1, limit=size + 1
+        ctx.db, conversation_id, after=-1 if after is None else after, limit=size + 1
     )
     return make_page(rows, size, lambda m: (m.sequence,))

@@ -9,16 +9,16 @@ written as `corrections.create` writes it, in its place in the order.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..domain import corrections as rules
 from ..domain.errors import ValidationFailed
 from ..domain.expectations import Answer, Decisions, GivenItem
 from ..domain.time import now_iso
 from ..store import corrections as store
-from ..store import expectations as codec
+from ..store.runs import StoredRun
 from . import corrections, judge_classes
 from .context import Context
 from .verdicts import (
@@ -28,7 +28,7 @@ from .verdicts import (
     keep_copy,
     new_correction,
     new_ids,
-    verdict_row,
+    new_verdict,
 )
 
 
@@ -49,48 +49,46 @@ class _Checked:
     """A correction checked, with its rows, ready to write."""
 
     given: NewCorrection
-    run: Mapping[str, Any]
+    run: StoredRun
     corrector: rules.Corrector
-    row: dict[str, Any]
-    verdicts: list[dict[str, Any]]
+    correction: rules.StoredCorrection
+    verdicts: list[rules.StoredVerdict]
 
 
 @dataclass
 class _Rows:
     """The rows waiting for their `executemany`, and the runs whose copies to keep."""
 
-    corrections: list[dict[str, Any]] = field(default_factory=list)
-    verdicts: list[dict[str, Any]] = field(default_factory=list)
-    copies: dict[str, tuple[Mapping[str, Any], str]] = field(default_factory=dict)
+    corrections: list[rules.StoredCorrection] = field(default_factory=list)
+    verdicts: list[rules.StoredVerdict] = field(default_factory=list)
+    copies: dict[str, tuple[StoredRun, str]] = field(default_factory=dict)
 
 
 def create_many(ctx: Context, batch: Sequence[NewCorrection]) -> list[str]:
     """Create every correction of `batch`, in order, as `corrections.create` would one by
     one; all or nothing: a refusal names its correction (`corrections/3/items/0/pointer`)
     and writes nothing. Returns their ids."""
-    runs: dict[str, Mapping[str, Any]] = {}
+    runs: dict[str, StoredRun] = {}
     checked = [_check(ctx, one, f"corrections/{i}/", runs) for i, one in enumerate(batch)]
     ids: list[str] = []
     with ctx.db.transaction():
-        live = store.live_correctors(ctx.db, [(c.run["id"], c.corrector) for c in checked])
+        live = store.live_correctors(ctx.db, [(c.run.id, c.corrector) for c in checked])
         rows = _Rows()
         for one in checked:
-            if (one.run["id"], one.corrector) in live:
+            if (one.run.id, one.corrector) in live:
                 _write(ctx, rows)
                 ids.append(_replace(ctx, one.given))
                 continue
-            live.add((one.run["id"], one.corrector))
-            rows.corrections.append(one.row)
+            live.add((one.run.id, one.corrector))
+            rows.corrections.append(one.correction)
             rows.verdicts.extend(one.verdicts)
-            rows.copies.setdefault(one.run["id"], (one.run, one.row["created_at"]))
-            ids.append(one.row["id"])
+            rows.copies.setdefault(one.run.id, (one.run, one.correction.created_at))
+            ids.append(one.correction.id)
         _write(ctx, rows)
     return ids
 
 
-def _check(
-    ctx: Context, given: NewCorrection, where: str, runs: dict[str, Mapping[str, Any]]
-) -> _Checked:
+def _check(ctx: Context, given: NewCorrection, where: str, runs: dict[str, StoredRun]) -> _Checked:
     """`corrections.create`'s checks, in its order, its refusals' fields under `where`."""
     checked = rules.check_items(given.items, f"{where}items")
     decisions, answer = given.decisions, given.answer
@@ -106,14 +104,14 @@ def _check(
         rules.check_tools(decided, agent_tools(ctx, run), f"{where}decisions")
     corrector = corrector_of(ctx, given.participant_id)
     now = now_iso()
-    row = new_correction(run, corrector, klass, now)
-    row.update(decisions=codec.decisions_json(decided), answer=codec.answer_json(said))
+    made = new_correction(run, corrector, klass, now)
+    correction = dataclasses.replace(made, decisions=decided, answer=said)
     ids = new_ids(len(checked))
     verdicts = [
-        verdict_row(run, row["id"], corrector, item, klass, now, f"{where}items/{i}/pointer", id_)
+        new_verdict(run, made.id, corrector, item, klass, now, f"{where}items/{i}/pointer", id_)
         for i, (item, id_) in enumerate(zip(checked, ids, strict=True))
     ]
-    return _Checked(given, run, corrector, row, verdicts)
+    return _Checked(given, run, corrector, correction, verdicts)
 
 
 def _write(ctx: Context, rows: _Rows) -> None:

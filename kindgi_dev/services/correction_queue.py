@@ -34,7 +34,7 @@ def counts(
     position = None
     if after is not None:
         skipped = runs.get_record(ctx, after)
-        position = (str(skipped["created_at"]), str(skipped["id"]))
+        position = (str(skipped.created_at), str(skipped.id))
     corrector = corrector_of(ctx, None)
     return store.counts(
         ctx.db, ctx.tenant_id, corrector, given, newest_first=newest_first, after=position

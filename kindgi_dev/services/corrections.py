@@ -7,18 +7,20 @@ Recording a verdict (the run's checks, the corrector, the run's copy) is `verdic
 
 from __future__ import annotations
 
-import enum
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..domain import corrections as rules
+from ..domain.corrections import KEEP as KEEP
+from ..domain.corrections import Keep as Keep
+from ..domain.corrections import Principal, StoredCorrection, StoredVerdict, Subject
 from ..domain.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..domain.expectations import Answer, Decisions, GivenItem
 from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
 from ..store import corrections as store
-from ..store import expectations as codec
+from ..store.query import SQLValue
 from . import judge_classes, runs
 from .context import Context
 from .verdicts import (
@@ -28,27 +30,10 @@ from .verdicts import (
     keep_copy,
     new_correction,
     new_ids,
+    new_verdict,
     record,
     replace,
-    verdict_row,
 )
-
-
-@dataclass(frozen=True)
-class Subject:
-    """What a run ran: an agent or a flow, at a version."""
-
-    kind: str
-    id: str
-    version: str
-
-
-@dataclass(frozen=True)
-class Principal:
-    """Who made a correction or asserted a verdict."""
-
-    kind: str
-    id: str
 
 
 @dataclass(frozen=True)
@@ -108,77 +93,64 @@ def create(
         rules.check_tools(decided, agent_tools(ctx, run), "decisions")
     corrector = corrector_of(ctx, participant_id)
     now = now_iso()
-    correction = new_correction(run, corrector, klass, now)
-    correction.update(decisions=codec.decisions_json(decided), answer=codec.answer_json(said))
+    made = new_correction(run, corrector, klass, now)
+    correction = dataclasses.replace(made, decisions=decided, answer=said)
     ids = new_ids(len(checked))
     verdicts = [
-        verdict_row(
-            run, correction["id"], corrector, item, klass, now, f"items/{i}/pointer", ids[i]
-        )
+        new_verdict(run, correction.id, corrector, item, klass, now, f"items/{i}/pointer", ids[i])
         for i, item in enumerate(checked)
     ]
     with ctx.db.transaction():
-        old = store.live_correction(ctx.db, run["id"], corrector)
-        replace(ctx, old, correction["id"], now)
+        old = store.live_correction(ctx.db, run.id, corrector)
+        replace(ctx, old, correction.id, now)
         store.insert_correction(ctx.db, correction)
         if old is None:
             store.insert_verdicts(ctx.db, verdicts)
             keep_copy(ctx, run, now)
         else:
-            record(ctx, run, correction["id"], verdicts, now)
-            if not old["erased_at"]:
-                store.end_live_verdicts(ctx.db, old["id"], now)
+            record(ctx, run, correction.id, verdicts, now)
+            if not old.erased_at:
+                store.end_live_verdicts(ctx.db, old.id, now)
     if old is not None:
-        return get(ctx, correction["id"])
-    stored = {**correction, "replaced_by": None, "replaced_at": None, "erased_at": None}
-    return correction_of(stored, [{**v, "unregistered_at": None} for v in verdicts])
+        return get(ctx, correction.id)
+    return correction_of(correction, verdicts)
 
 
-def _own_row(ctx: Context, correction_id: str) -> dict[str, Any]:
+def _own(ctx: Context, correction_id: str) -> StoredCorrection:
     """A live correction of the caller's: 404, 409 `correction-replaced`, 403 another's."""
-    row = _row(ctx, correction_id)
-    if row["replaced_by"]:
+    found = _stored(ctx, correction_id)
+    if found.replaced_by:
         raise Conflict(
-            f"Correction {correction_id} was replaced by {row['replaced_by']}.",
+            f"Correction {correction_id} was replaced by {found.replaced_by}.",
             code="correction-replaced",
             correctionId=correction_id,
         )
-    if (row["corrector_kind"], row["corrector_id"]) != (ctx.caller.kind, ctx.caller.id):
+    if (found.corrector.kind, found.corrector.id) != (ctx.caller.kind, ctx.caller.id):
         raise Forbidden(f"Correction {correction_id} is someone else's.")
-    return row
+    return found
 
 
-def _not_erased(row: Mapping[str, Any]) -> None:
-    if row["erased_at"]:
+def _not_erased(correction: StoredCorrection) -> None:
+    if correction.erased_at:
         raise Conflict(
-            f"Correction {row['id']} was erased; make a new one with POST /v1/corrections.",
+            f"Correction {correction.id} was erased; make a new one with POST /v1/corrections.",
             code="correction-erased",
-            correctionId=row["id"],
+            correctionId=correction.id,
         )
 
 
 def add_item(ctx: Context, correction_id: str, given: GivenItem) -> Correction:
     """Add or change one item of the caller's correction; a changed item supersedes."""
     item = rules.check_item(given, "")
-    row = _own_row(ctx, correction_id)
-    _not_erased(row)
-    run = correctable_run(ctx, row["run_id"])
-    klass = judge_classes.usable(ctx, row["judge_class_id"], run)
-    corrector = rules.Corrector(row["corrector_kind"], row["corrector_id"], row["participant_id"])
+    correction = _own(ctx, correction_id)
+    _not_erased(correction)
+    run = correctable_run(ctx, correction.run_id)
+    klass = judge_classes.usable(ctx, correction.judge_class_id, run)
     now = now_iso()
-    verdict = verdict_row(run, correction_id, corrector, item, klass, now)
+    verdict = new_verdict(run, correction_id, correction.corrector, item, klass, now)
     with ctx.db.transaction():
         record(ctx, run, correction_id, [verdict], now)
     return get(ctx, correction_id)
-
-
-class Keep(enum.Enum):
-    """A part `update` leaves as it is."""
-
-    KEEP = "keep"
-
-
-KEEP = Keep.KEEP
 
 
 def update(
@@ -193,36 +165,35 @@ def update(
     default, leaves it)."""
     if status is KEEP and decisions is KEEP and answer is KEEP:
         raise ValidationFailed("", "give at least one of status, decisions, answer")
-    columns: dict[str, Any] = {}
-    if status is not KEEP:
-        columns["status"] = rules.check_status(status)
-    decided = None if decisions is KEEP or decisions is None else rules.check_decisions(decisions)
-    if decisions is not KEEP:
-        columns["decisions"] = codec.decisions_json(decided)
-    if answer is not KEEP:
-        said = None if answer is None else rules.check_answer(answer)
-        columns["answer"] = codec.answer_json(said)
-    row = _own_row(ctx, correction_id)
-    if "decisions" in columns or "answer" in columns:
-        _not_erased(row)
-    if decided is not None:
-        run = runs.get_record(ctx, row["run_id"])
+    checked = KEEP if isinstance(status, Keep) else rules.check_status(status)
+    decided = decisions
+    if not isinstance(decisions, Keep) and decisions is not None:
+        decided = rules.check_decisions(decisions)
+    said = answer
+    if not isinstance(answer, Keep) and answer is not None:
+        said = rules.check_answer(answer)
+    correction = _own(ctx, correction_id)
+    if decisions is not KEEP or answer is not KEEP:
+        _not_erased(correction)
+    if isinstance(decided, Decisions):
+        run = runs.get_record(ctx, correction.run_id)
         rules.check_tools(decided, agent_tools(ctx, run), "decisions")
-    store.update_correction(ctx.db, correction_id, {**columns, "updated_at": now_iso()})
+    change = store.CorrectionChange(now_iso(), checked, decided, said)
+    store.change_correction(ctx.db, correction_id, change)
     return get(ctx, correction_id)
 
 
-def _row(ctx: Context, correction_id: str) -> dict[str, Any]:
-    row = store.get_correction(ctx.db, correction_id)
-    if row is None or row["tenant_id"] != ctx.tenant_id:
+def _stored(ctx: Context, correction_id: str) -> StoredCorrection:
+    found = store.get_correction(ctx.db, correction_id)
+    if found is None or found.tenant_id != ctx.tenant_id:
         raise NotFound("correction", correction_id)
-    return row
+    return found
 
 
 def get(ctx: Context, correction_id: str) -> Correction:
     """One correction, live or replaced, with its items."""
-    row = _row(ctx, correction_id)
-    return correction_of(row, store.verdicts_of(ctx.db, [correction_id])[correction_id])
+    found = _stored(ctx, correction_id)
+    return correction_of(found, store.verdicts_of(ctx.db, [correction_id])[correction_id])
 
 
 def list_page(
@@ -230,7 +201,7 @@ def list_page(
     *,
     limit: int | None,
     cursor: str | None,
-    filters: dict[str, Any],
+    filters: Mapping[str, SQLValue],
     statuses: Sequence[str],
     include_replaced: bool,
 ) -> Page[Correction]:
@@ -251,41 +222,41 @@ def list_page(
         ),
         limit=limit,
         cursor=cursor,
-        position=lambda r: (r["created_at"], r["id"]),
+        position=lambda c: (c.created_at, c.id),
     )
-    verdicts = store.verdicts_of(ctx.db, [r["id"] for r in page.items])
-    shown = [correction_of(r, verdicts[r["id"]]) for r in page.items]
+    verdicts = store.verdicts_of(ctx.db, [c.id for c in page.items])
+    shown = [correction_of(c, verdicts[c.id]) for c in page.items]
     return Page(shown, page.has_more, page.next_cursor)
 
 
-def correction_of(row: Mapping[str, Any], verdicts: Sequence[Mapping[str, Any]]) -> Correction:
+def correction_of(stored: StoredCorrection, verdicts: Sequence[StoredVerdict]) -> Correction:
     """A stored correction as its record, its items the verdicts it shows."""
     items = [
         CorrectionItem(
-            key=verdict["item_key"],
-            verdict=rules.right_wrong(verdict["verdict"]),
-            judgment_id=verdict["id"],
-            pointer=verdict["pointer"],
-            rank=verdict["rank"],
-            reason=verdict["reason"],
+            key=verdict.item.key,
+            verdict=rules.right_wrong(verdict.item.verdict),
+            judgment_id=verdict.id,
+            pointer=verdict.item.pointer,
+            rank=verdict.item.rank,
+            reason=verdict.item.reason,
         )
-        for verdict in rules.shown_items(verdicts, row["replaced_at"])
+        for verdict in rules.shown_items(verdicts, stored.replaced_at)
     ]
     return Correction(
-        id=row["id"],
-        run_id=row["run_id"],
-        project_id=row["project_id"],
-        subject=Subject(row["subject_kind"], row["subject_id"], row["subject_version"]),
+        id=stored.id,
+        run_id=stored.run_id,
+        project_id=stored.project_id,
+        subject=stored.subject,
         items=items,
-        corrected_by=Principal(row["corrector_kind"], row["corrector_id"]),
-        status=row["status"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        decisions=codec.decisions_of(row["decisions"]),
-        answer=codec.answer_of(row["answer"]),
-        judge_class_id=row["judge_class_id"] or None,
-        restricted=True if row["restricted"] else None,
-        participant_id=row["participant_id"] or None,
-        replaced_by=row["replaced_by"] or None,
-        erased=True if row["erased_at"] else None,
+        corrected_by=stored.corrector.principal,
+        status=stored.status,
+        created_at=stored.created_at,
+        updated_at=stored.updated_at,
+        decisions=stored.decisions,
+        answer=stored.answer,
+        judge_class_id=stored.judge_class_id or None,
+        restricted=True if stored.restricted else None,
+        participant_id=stored.corrector.participant_id or None,
+        replaced_by=stored.replaced_by or None,
+        erased=True if stored.erased_at else None,
     )

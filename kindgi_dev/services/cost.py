@@ -27,45 +27,11 @@ from ..domain.errors import NotFound, ValidationFailed
 from ..domain.time import format_time, now_iso
 from ..runtime.providers.function import PROVIDER_ID as FUNCTION_PROVIDER
 from ..store import cost as store
-from ..store.db import Row
 from . import providers
 from .context import Context
 
 RECORD_PREFIX = "llm-"
 """A cost record's id: the run's, after this prefix (one record per agent turn)."""
-
-
-def _turn(row: Row) -> Turn:
-    since = row["production_since"]
-    if row["eval_run_id"]:
-        run_class = "eval"
-    elif row["replay_of"]:
-        run_class = "replay"
-    elif row["dry_run"]:
-        run_class = "dry-run"
-    elif since is not None and since <= row["created_at"]:
-        run_class = "production"
-    else:
-        run_class = "staging"
-    return Turn(
-        run_id=row["id"],
-        tenant_id=row["tenant_id"],
-        project_id=row["project_id"],
-        agent_id=row["agent_id"],
-        agent_version=row["agent_version"],
-        conversation_id=row["conversation_id"],
-        status=row["status"],
-        run_class=run_class,
-        created_at=row["created_at"],
-        ended_at=row["completed_at"],
-        provider_id=row["provider_id"],
-        model=row["model"],
-        asked_model=row["asked_model"],
-        calls=int(row["calls"] or 0),
-        prompt_tokens=int(row["prompt_tokens"] or 0),
-        completion_tokens=int(row["completion_tokens"] or 0),
-        duration_ms=None if row["duration_ms"] is None else int(row["duration_ms"]),
-    )
 
 
 def prices(ctx: Context) -> dict[tuple[str, str], tuple[float, float]]:
@@ -76,8 +42,10 @@ def prices(ctx: Context) -> dict[tuple[str, str], tuple[float, float]]:
         if provider.id == FUNCTION_PROVIDER:
             found.update({(provider.id, name): (0.0, 0.0) for name in provider.models})
         elif provider.registration is not None:
-            for model in provider.registration.metadata.get("models", []):
-                cost = model.get("cost") or {}
+            for model in provider.registration.models:
+                cost = model.get("cost")
+                if not isinstance(cost, dict):
+                    continue
                 prompt, completion = (
                     cost.get("promptUsdPer1kTokens"),
                     cost.get("completionUsdPer1kTokens"),
@@ -95,8 +63,7 @@ def turns(
     filters: Mapping[str, str | None] | None = None,
 ) -> list[Turn]:
     """The runs of the window (newest first) as cost and usage read them."""
-    rows = store.runs_between(ctx.db, ctx.tenant_id, start=start, end=end, filters=filters or {})
-    return [_turn(row) for row in rows]
+    return store.runs_between(ctx.db, ctx.tenant_id, start=start, end=end, filters=filters or {})
 
 
 @dataclass(frozen=True)
@@ -209,8 +176,8 @@ class Spent:
 
     def add(self, run_ids: list[str]) -> None:
         """Count these runs' model calls."""
-        rows = store.runs_by_ids(self._ctx.db, self._ctx.tenant_id, run_ids)
-        self._totals = total((_turn(row) for row in rows), self._prices, self._totals)
+        turns = store.runs_by_ids(self._ctx.db, self._ctx.tenant_id, run_ids)
+        self._totals = total(turns, self._prices, self._totals)
 
     def cost(self) -> RunCost | None:
         """Model calls, tokens and money so far; None when no replay called a model."""

@@ -14,12 +14,13 @@ import uuid
 from dataclasses import dataclass
 
 from ..domain.errors import NotFound
-from ..domain.paging import Page, clamp_limit, decode_cursor, encode_cursor
+from ..domain.paging import Page, clamp_limit, encode_cursor, whole_after
 from ..domain.time import now_iso
 from ..store import conversations as conversation_store
 from ..store import corrections as correction_store
 from ..store import erasures as store
 from ..store import facts as fact_store
+from ..store import judged_copies
 from ..store import runs as run_store
 from ..store.erasures import ErasureRow
 from .context import Context
@@ -103,7 +104,7 @@ def _clear(ctx: Context, selector: Selector, now: str) -> dict[str, int]:
         return {"facts": fact_store.erase(db, tenant, found)}
     if selector.kind == "conversation":
         row = conversation_store.get(db, selector.id)
-        if row is None or row["tenant_id"] != tenant:
+        if row is None or row.tenant_id != tenant:
             raise NotFound("conversation", selector.id)
         conversations = [selector.id]
         facts = fact_store.ids_about(db, tenant, conversation=selector.id)
@@ -114,7 +115,7 @@ def _clear(ctx: Context, selector: Selector, now: str) -> dict[str, int]:
         corrections, judgments = correction_store.erase_participant(db, tenant, selector.id, now)
         counts = {"corrections": corrections, "judgments": judgments}
     runs = run_store.of_conversations(db, conversations)
-    correction_store.erase_copies(db, runs)
+    judged_copies.erase_copies(db, runs)
     counts.update(
         facts=fact_store.erase(db, tenant, facts),
         conversations=len(conversations),
@@ -151,10 +152,7 @@ def get(ctx: Context, erasure_id: str) -> MemoryErasure:
 def list_page(ctx: Context, *, limit: int | None, cursor: str | None) -> Page[MemoryErasure]:
     """The ledger, newest first."""
     size = clamp_limit(limit)
-    position = decode_cursor(cursor)
-    rows = store.page(
-        ctx.db, ctx.tenant_id, after=int(position[0]) if position else None, limit=size + 1
-    )
+    rows = store.page(ctx.db, ctx.tenant_id, after=whole_after(cursor), limit=size + 1)
     more = len(rows) > size
     shown = rows[:size]
     return Page(

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..domain.errors import NotFound, Unprocessable
 from ..domain.flows import FlowDefinition, FlowNode
+from ..domain.json import JSONObject
 from ..domain.segments import Segment
 from ..domain.status import TERMINAL
 from ..domain.time import now_iso
@@ -24,7 +25,8 @@ from ..runtime.replay_dispatch import DryRunDispatcher
 from ..runtime.tool_calls import ToolDispatcher
 from ..runtime.turn_outcome import TurnOutcome
 from ..store import runs as run_store
-from ..store.runs import JournalEntry
+from ..store import tool_calls as tool_call_store
+from ..store.runs import JournalEntry, StoredRun
 from . import catalog, models, projects, runs
 from .context import Context
 
@@ -79,21 +81,19 @@ async def start(
         started_by="person",
         dry_run=dry_run,
     )
-    live = runs.live_dispatcher(ctx, project_id, run["id"])
+    live = runs.live_dispatcher(ctx, project_id, run.id)
     dispatcher: ToolDispatcher = DryRunDispatcher(live) if dry_run else live
-    work = perform(ctx, run["id"], flow, data, dispatcher)
+    work = perform(ctx, run.id, flow, data, dispatcher)
     if wait:
-        finished = await _track(ctx, run["id"], work)
-        if finished["status"] == "failed":
-            raise FlowRunFailed(
-                finished.get("failure_message") or "The flow run failed.", runId=run["id"]
-            )
+        finished = await _track(ctx, run.id, work)
+        if finished.status == "failed":
+            raise FlowRunFailed(finished.failure_message or "The flow run failed.", runId=run.id)
         return runs.run_of(finished), 201
-    ctx.run_tasks[run["id"]] = asyncio.create_task(_track(ctx, run["id"], work))
-    return runs.run_of(run_store.get(ctx.db, run["id"]) or run), 202
+    ctx.run_tasks[run.id] = asyncio.create_task(_track(ctx, run.id, work))
+    return runs.run_of(run_store.get(ctx.db, run.id) or run), 202
 
 
-async def _track(ctx: Context, run_id: str, work: Any) -> dict[str, Any]:
+async def _track(ctx: Context, run_id: str, work: Any) -> StoredRun:
     """Await a flow run, recording a cancellation as the run's end."""
     try:
         await work
@@ -118,33 +118,31 @@ def open_run(
     eval_run_id: str | None = None,
     overrides: Overrides | None = None,
     dry_run: bool = False,
-) -> dict[str, Any]:
+) -> StoredRun:
     """Store a new `running` flow run, committed before it runs (`dry_run`: side effects mocked)."""
     now = now_iso()
-    run = {
-        "id": str(uuid.uuid4()),
-        "tenant_id": ctx.tenant_id,
-        "project_id": project_id,
-        "flow_id": flow.id,
-        "flow_version": flow.version,
-        "status": "running",
-        "dry_run": 1 if dry_run else 0,
-        "created_at": now,
-        "updated_at": now,
-        "input": data,
-        "segments": run_store.segments_json(segments),
-        "started_by": started_by,
-        "replay_of": replay_of,
-        "eval_run_id": eval_run_id,
-        "context": {"versions": overrides.present()} if overrides else None,
-    }
+    present = overrides.present() if overrides else {}
+    versions: JSONObject = {kind: {**pins} for kind, pins in present.items()}
+    run = StoredRun(
+        id=str(uuid.uuid4()),
+        tenant_id=ctx.tenant_id,
+        project_id=project_id,
+        flow_id=flow.id,
+        flow_version=flow.version,
+        status="running",
+        dry_run=dry_run,
+        created_at=now,
+        updated_at=now,
+        input=data,
+        segments=None if segments is None else tuple(segments),
+        started_by=started_by,
+        replay_of=replay_of,
+        eval_run_id=eval_run_id,
+        context={"versions": versions} if overrides else None,
+    )
     with ctx.db.transaction():
         run_store.insert(ctx.db, run)
-        run_store.add_journal(
-            ctx.db,
-            run["id"],
-            [JournalEntry("run.started", now, {"input": data})],
-        )
+        run_store.add_journal(ctx.db, run.id, [JournalEntry("run.started", now, {"input": data})])
     return run
 
 
@@ -199,10 +197,10 @@ async def perform(
 def record(ctx: Context, run_id: str, outcome: FlowOutcome, sent_env: dict[str, Any]) -> None:
     """Store a finished flow run: output, tool calls, a journal step per node."""
     run = run_store.get(ctx.db, run_id)
-    if run is None or run["status"] in TERMINAL:
+    if run is None or run.status in TERMINAL:
         return
     now = now_iso()
-    changes: dict[str, Any] = {
+    changes: run_store.RunChanges = {
         "status": "completed" if outcome.status == "completed" else "failed",
         "updated_at": now,
         "completed_at": now,
@@ -219,14 +217,14 @@ def record(ctx: Context, run_id: str, outcome: FlowOutcome, sent_env: dict[str, 
                 "reason": stopped.reason,
             }
         }
-        refuser = "dry run" if run["dry_run"] else "replay"
+        refuser = "dry run" if run.dry_run else "replay"
         message = (
             f"Stopped at a tool call the {refuser} refused: {stopped.tool_id}: {stopped.reason}"
         )
-        changes.update(failure_code=STOPPED_CODE, failure_message=message)
+        changes.update({"failure_code": STOPPED_CODE, "failure_message": message})
     elif outcome.failure is not None:
         end = {"code": "run-failed", "message": outcome.failure}
-        changes.update(failure_code="run-failed", failure_message=outcome.failure)
+        changes.update({"failure_code": "run-failed", "failure_message": outcome.failure})
     journal = [_step_entry(step, now) for step in outcome.steps]
     journal += [
         JournalEntry("step.skipped", now, {}, node_id=node_id) for node_id in outcome.skipped
@@ -235,7 +233,7 @@ def record(ctx: Context, run_id: str, outcome: FlowOutcome, sent_env: dict[str, 
     journal.append(JournalEntry(kind, now, end))
     with ctx.db.transaction():
         run_store.update(ctx.db, run_id, changes)
-        run_store.add_tool_calls(ctx.db, run_id, [c.as_journal() for c in outcome.tool_calls])
+        tool_call_store.add_tool_calls(ctx.db, run_id, [c.as_journal() for c in outcome.tool_calls])
         run_store.add_journal(ctx.db, run_id, journal)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import replace
 
 from ..domain.catalog import Kind
 from ..domain.comparison import ReplayCase, Replayed
@@ -80,6 +79,7 @@ def begin(
     overrides = check_overrides(ctx, flow, request.versions)
     runnable.flow(ctx, flow.id, flow.version, overrides.agents, overrides.tools)
     baseline = eval_runs.resolve_baseline(ctx, request.baseline, "flow", flow.id)
+    eval_runs.check_overrides(request, None)
     record = eval_runs.new_record(
         ctx,
         request,
@@ -88,15 +88,13 @@ def begin(
         project_id=project_id,
         cases=cases,
         baseline=baseline,
+        flow=eval_runs.FlowCandidate(flow.id, flow.version),
+        versions=overrides.present(),
     )
-    record["flow_ref"] = eval_runs.flow_ref(eval_runs.FlowCandidate(flow.id, flow.version))
-    if overrides.present():
-        settings = eval_runs.settings_of(record)
-        record["comparison"] = replace(settings, versions=overrides.present()).encoded()
 
     def replays_of(version: FlowDefinition, swaps: flow_runs.Overrides) -> eval_runs.Replay:
         async def replay(case: ReplayCase, reads: str, _repetition: int) -> Replayed:
-            return await replay_case(ctx, record["run_id"], version, swaps, project_id, case, reads)
+            return await replay_case(ctx, record.run_id, version, swaps, project_id, case, reads)
 
         return replay
 
@@ -134,7 +132,7 @@ async def replay_case(
     live = runs.live_dispatcher(
         ctx,
         project_id,
-        run["id"],
+        run.id,
         env_of=lambda tool: dict(case.tool_env.get(str(tool.get("id")), tool_env(tool))),
     )
     dispatcher = ReplayDispatcher(
@@ -144,13 +142,13 @@ async def replay_case(
         strict=case.strict,
         tool_env=case.tool_env,
     )
-    outcome = await flow_runs.perform(ctx, run["id"], flow, case.flow_input, dispatcher, overrides)
-    stored = run_store.get(ctx.db, run["id"]) or {}
+    outcome = await flow_runs.perform(ctx, run.id, flow, case.flow_input, dispatcher, overrides)
+    stored = run_store.get(ctx.db, run.id)
     stopped = outcome.stopped
     turns = [step.turn for step in outcome.steps if step.turn is not None]
     return Replayed(
-        run_id=run["id"],
-        output=stored.get("output"),
+        run_id=run.id,
+        output=None if stored is None else stored.output,
         tools=[c.as_journal() for c in outcome.tool_calls],
         diverged=dispatcher.diverged,
         refused=dispatcher.refused,

@@ -20,6 +20,7 @@ from ..domain.paging import Page, clamp_limit, decode_cursor, encode_cursor
 from ..domain.time import now_iso
 from ..runtime.turn_outcome import TurnOutcome
 from ..store import guardrails as store
+from ..store.runs import StoredRun
 from .context import Context
 
 GUARDRAIL_FAILED = "guardrail-violation"
@@ -54,18 +55,18 @@ def list_page(
 
 
 async def checked(
-    ctx: Context, agent: dict[str, Any], run: dict[str, Any], outcome: TurnOutcome, turn: int
+    ctx: Context, agent: dict[str, Any], run: StoredRun, outcome: TurnOutcome, turn: int
 ) -> TurnOutcome:
     """The turn after its guardrails checked its answer: failed by a `halt`, else with the
     other violations recorded. A turn that failed already, or has no guardrails, is as it was."""
     facts = TurnFacts(
-        run_id=str(run["id"]),
+        run_id=run.id,
         tenant_id=ctx.tenant_id,
-        project_id=str(run["project_id"]),
+        project_id=run.project_id,
         agent_id=str(agent["id"]),
-        conversation_id=str(run["conversation_id"]),
+        conversation_id=str(run.conversation_id),
         turn_number=turn,
-        mode="ci" if run.get("replay_of") or run.get("eval_run_id") else "runtime",
+        mode="ci" if run.replay_of or run.eval_run_id else "runtime",
     )
     chosen = [g for g in rules.of_agent(agent, known(ctx)) if rules.applies(g, facts)]
     if not outcome.ok or not chosen:
@@ -75,7 +76,7 @@ async def checked(
         facts, outcome.appended, outcome.usage, outcome.provider, at=at, typed=outcome.output
     )
     gate = rules.sort_out([await _check(ctx, g, trace, facts.run_id, at) for g in chosen])
-    if facts.mode == "runtime" and not run.get("dry_run"):
+    if facts.mode == "runtime" and not run.dry_run:
         _count(ctx, facts, str(agent["version"]), gate, at)
     return _after(outcome, gate)
 

@@ -14,6 +14,7 @@ from ..domain.time import now_iso
 from ..store import instance, keys, projects
 from ..store.db import Database
 from ..store.instance import Identity
+from ..store.projects import Project
 from .context import Caller, Context
 
 
@@ -32,18 +33,9 @@ def ensure(db: Database) -> Identity:
         identity = Identity(str(uuid.uuid4()), str(uuid.uuid4()), new_token())
         instance.save(db, identity)
         now = now_iso()
-        projects.insert(
-            db,
-            {
-                "id": str(uuid.uuid4()),
-                "tenant_id": identity.tenant_id,
-                "name": "Default",
-                "slug": "default",
-                "is_default": 1,
-                "created_at": now,
-                "updated_at": now,
-            },
-        )
+        project_id = str(uuid.uuid4())
+        default = Project(project_id, identity.tenant_id, "Default", "default", True, now, now)
+        projects.insert(db, default)
         return identity
 
 

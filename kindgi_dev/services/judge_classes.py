@@ -14,6 +14,8 @@ from ..domain.errors import BadInput, Conflict, Forbidden, NotFound, ValidationF
 from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
 from ..store import judge_classes as store
+from ..store.judge_classes import JudgeClassChanges, StoredJudgeClass
+from ..store.runs import StoredRun
 from . import projects
 from .context import Context
 
@@ -55,20 +57,20 @@ class Unregistered:
     unregistered: bool = True
 
 
-def scope_of(row: Mapping[str, Any]) -> ClassScope:
+def scope_of(stored: StoredJudgeClass) -> ClassScope:
     """A stored class's scope."""
-    kind = row["scope_kind"]
+    kind = stored.scope_kind
     return ClassScope(
         kind,
-        project_id=None if kind == "tenant" else row["project_id"],
-        agent_id=row["agent_id"] if kind == "agent" else None,
+        project_id=None if kind == "tenant" else stored.project_id,
+        agent_id=stored.agent_id if kind == "agent" else None,
     )
 
 
-def class_of(row: Mapping[str, Any]) -> JudgeClass:
+def class_of(row: StoredJudgeClass) -> JudgeClass:
     """A stored class as its record; `principalIds` shown, since the caller is admin."""
-    weight = row["weight"]
-    stored: AssertableBy | None = row["assertable_by"]
+    weight = row.weight
+    stored = row.assertable_by
     assertable = None
     if stored is not None:
         ids = stored.principal_ids
@@ -79,33 +81,33 @@ def class_of(row: Mapping[str, Any]) -> JudgeClass:
             principal_count=len(ids) if ids else None,
         )
     return JudgeClass(
-        id=row["id"],
-        tenant_id=row["tenant_id"],
+        id=row.id,
+        tenant_id=row.tenant_id,
         scope=scope_of(row),
-        name=row["name"],
+        name=row.name,
         weight=int(weight) if float(weight).is_integer() else weight,
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        description=row["description"],
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        description=row.description,
         assertable_by=assertable,
-        unregistered_at=row["unregistered_at"] or None,
+        unregistered_at=row.unregistered_at or None,
     )
 
 
-def _row(ctx: Context, class_id: str) -> dict[str, Any]:
+def _row(ctx: Context, class_id: str) -> StoredJudgeClass:
     """A class of this tenant, live or retired; 404 `judge-class-not-found`."""
     row = store.get(ctx.db, class_id)
-    if row is None or row["tenant_id"] != ctx.tenant_id:
+    if row is None or row.tenant_id != ctx.tenant_id:
         raise NotFound("judge-class", class_id)
     return row
 
 
-def _live_row(ctx: Context, class_id: str) -> dict[str, Any]:
+def _live_row(ctx: Context, class_id: str) -> StoredJudgeClass:
     """A live class; 409 `judge-class-already-unregistered` once retired."""
     row = _row(ctx, class_id)
-    if row["unregistered_at"]:
+    if row.unregistered_at:
         raise Conflict(
-            f"Judge class {class_id} was unregistered at {row['unregistered_at']}.",
+            f"Judge class {class_id} was unregistered at {row.unregistered_at}.",
             code="judge-class-already-unregistered",
             judgeClassId=class_id,
         )
@@ -132,19 +134,19 @@ def create(
         projects.get(ctx, str(scope[1]))
     key = scope
     now = now_iso()
-    row: dict[str, Any] = {
-        "id": str(uuid.uuid4()),
-        "tenant_id": ctx.tenant_id,
-        "scope_kind": key[0],
-        "project_id": key[1],
-        "agent_id": key[2],
-        "name": name,
-        "weight": check_weight(weight),
-        "description": description,
-        "assertable_by": assertable_by,
-        "created_at": now,
-        "updated_at": now,
-    }
+    row = StoredJudgeClass(
+        id=str(uuid.uuid4()),
+        tenant_id=ctx.tenant_id,
+        scope_kind=key[0],
+        project_id=key[1],
+        agent_id=key[2],
+        name=name,
+        weight=check_weight(weight),
+        description=description,
+        assertable_by=assertable_by,
+        created_at=now,
+        updated_at=now,
+    )
     with ctx.db.transaction():
         if store.name_taken(ctx.db, ctx.tenant_id, key, name):
             raise Conflict(
@@ -153,18 +155,23 @@ def create(
                 name=name,
             )
         store.insert(ctx.db, row)
-    return get(ctx, row["id"])
+    return get(ctx, row.id)
 
 
 def update(ctx: Context, class_id: str, changes: Mapping[str, Any]) -> JudgeClass:
     """Change `weight`, `description` or `assertable_by` (None lifts the restriction)."""
     if not changes:
         raise ValidationFailed("", "give at least one of weight, description, assertableBy")
+    fields: JudgeClassChanges = {"updated_at": now_iso()}
     if "weight" in changes:
-        check_weight(changes["weight"])
+        fields["weight"] = check_weight(changes["weight"])
+    if "description" in changes:
+        fields["description"] = changes["description"]
+    if "assertable_by" in changes:
+        fields["assertable_by"] = changes["assertable_by"]
     with ctx.db.transaction():
         _live_row(ctx, class_id)
-        store.update(ctx.db, class_id, {**changes, "updated_at": now_iso()})
+        store.update(ctx.db, class_id, fields)
     return get(ctx, class_id)
 
 
@@ -212,21 +219,21 @@ def list_page(
         ),
         limit=limit,
         cursor=cursor,
-        position=lambda r: (r["created_at"], r["id"]),
+        position=lambda r: (r.created_at, r.id),
     )
     return page.map(class_of)
 
 
-def usable(ctx: Context, class_id: str | None, run: Mapping[str, Any]) -> AssertedClass:
+def usable(ctx: Context, class_id: str | None, run: StoredRun) -> AssertedClass:
     """The class, and whether it is restricted now, for a verdict on `run`; 404 unknown or retired,
     400 `judge-class-not-applicable`, 403 `judge-class-not-allowed`."""
     if class_id is None:
         return AssertedClass(None, False)
     row = store.get(ctx.db, class_id)
-    if row is None or row["tenant_id"] != ctx.tenant_id or row["unregistered_at"]:
+    if row is None or row.tenant_id != ctx.tenant_id or row.unregistered_at:
         raise NotFound("judge-class", class_id)
     found = scope_of(row)
-    if not rules.class_applies(found, run["project_id"], run.get("agent_id")):
+    if not rules.class_applies(found, run.project_id, run.agent_id):
         parts = {"kind": found.kind, "projectId": found.project_id, "agentId": found.agent_id}
         scope = {name: value for name, value in parts.items() if value is not None}
         raise ValidationFailed(
@@ -235,10 +242,10 @@ def usable(ctx: Context, class_id: str | None, run: Mapping[str, Any]) -> Assert
             code="judge-class-not-applicable",
         )
     caller = ctx.caller
-    if not rules.may_assert(row["assertable_by"], caller.kind, caller.id, CALLER_ROLE):
+    if not rules.may_assert(row.assertable_by, caller.kind, caller.id, CALLER_ROLE):
         raise Forbidden(
             f"Judge class {class_id} is restricted, and its assertableBy does not name you.",
             code="judge-class-not-allowed",
             judgeClassId=class_id,
         )
-    return AssertedClass(class_id, row["assertable_by"] is not None)
+    return AssertedClass(class_id, row.assertable_by is not None)

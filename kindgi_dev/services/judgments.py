@@ -6,19 +6,19 @@ none), so each judgment is also an item of a 0.4 correction.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..domain import corrections as rules
 from ..domain.bounds import check_rank
+from ..domain.corrections import Principal, StoredVerdict, Subject
 from ..domain.errors import BadInput, Conflict, Forbidden, NotFound, ValidationFailed
 from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
 from ..store import corrections as store
+from ..store import judged_copies
 from . import judge_classes, verdicts
 from .context import Context
-from .corrections import Principal, Subject
 
 
 @dataclass(frozen=True)
@@ -67,29 +67,26 @@ class Unregistered:
     unregistered: bool = True
 
 
-def _fields(row: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "id": row["id"],
-        "tenant_id": row["tenant_id"],
-        "project_id": row["project_id"],
-        "run_id": row["run_id"],
-        "subject": Subject(row["subject_kind"], row["subject_id"], row["subject_version"]),
-        "item": JudgedItem(row["item_key"], row["pointer"], row["rank"]),
-        "verdict": row["verdict"],
-        "asserted_by": Principal(row["asserted_by_kind"], row["asserted_by_id"]),
-        "created_at": row["created_at"],
-        "reason": row["reason"],
-        "judge_class_id": row["judge_class_id"] or None,
-        "restricted": True if row["restricted"] else None,
-        "participant_id": row["participant_id"] or None,
-        "unregistered_at": row["unregistered_at"] or None,
-        "superseded_by": row["superseded_by"] or None,
-    }
-
-
-def judgment_of(row: Mapping[str, Any]) -> Judgment:
+def judgment_of(verdict: StoredVerdict) -> Judgment:
     """A stored verdict as a judgment."""
-    return Judgment(**_fields(row))
+    item = verdict.item
+    return Judgment(
+        id=verdict.id,
+        tenant_id=verdict.tenant_id,
+        project_id=verdict.project_id,
+        run_id=verdict.run_id,
+        subject=verdict.subject,
+        item=JudgedItem(item.key, item.pointer, item.rank),
+        verdict=item.verdict,
+        asserted_by=verdict.asserted_by.principal,
+        created_at=verdict.created_at,
+        reason=item.reason,
+        judge_class_id=verdict.judge_class_id or None,
+        restricted=True if verdict.restricted else None,
+        participant_id=verdict.asserted_by.participant_id or None,
+        unregistered_at=verdict.unregistered_at or None,
+        superseded_by=verdict.superseded_by or None,
+    )
 
 
 def create(
@@ -121,33 +118,35 @@ def create(
     now = now_iso()
     with ctx.db.transaction():
         correction_id = verdicts.open_correction(ctx, run, corrector, klass, now)
-        row = verdicts.verdict_row(run, correction_id, corrector, item, klass, now, "item/pointer")
-        verdicts.record(ctx, run, correction_id, [row], now)
-    return judgment_of(_row(ctx, row["id"]))
+        given = verdicts.new_verdict(
+            run, correction_id, corrector, item, klass, now, "item/pointer"
+        )
+        verdicts.record(ctx, run, correction_id, [given], now)
+    return judgment_of(_stored(ctx, given.id))
 
 
-def _row(ctx: Context, judgment_id: str) -> dict[str, Any]:
+def _stored(ctx: Context, judgment_id: str) -> StoredVerdict:
     """A verdict of this tenant, live or not; 404 `judgment-not-found`."""
-    row = store.get_verdict(ctx.db, judgment_id)
-    if row is None or row["tenant_id"] != ctx.tenant_id:
+    found = store.get_verdict(ctx.db, judgment_id)
+    if found is None or found.tenant_id != ctx.tenant_id:
         raise NotFound("judgment", judgment_id)
-    return row
+    return found
 
 
 def get(ctx: Context, judgment_id: str) -> JudgmentWithCopies:
     """The judgment, the run's copy, and the judged item's value."""
-    row = _row(ctx, judgment_id)
-    copy = store.get_copy(ctx.db, row["run_id"])
-    fields = {} if copy is None else vars(copy)
+    verdict = _stored(ctx, judgment_id)
+    copy = judged_copies.get_copy(ctx.db, verdict.run_id)
+    fields = {} if copy is None else {**vars(copy), "subject": vars(copy.subject)}
     run = {k: v for k, v in fields.items() if v is not None or k in ("input", "output")}
-    value = row["item_value"] if row["pointer"] is not None else None
-    return JudgmentWithCopies(**_fields(row), run=run, item_value=value)
+    value = verdict.item_value if verdict.item.pointer is not None else None
+    return JudgmentWithCopies(**vars(judgment_of(verdict)), run=run, item_value=value)
 
 
 def unregister(ctx: Context, judgment_id: str) -> Unregistered:
     """Remove a live judgment of the caller's; 409 once it is no longer live."""
-    row = _row(ctx, judgment_id)
-    if (row["asserted_by_kind"], row["asserted_by_id"]) != (ctx.caller.kind, ctx.caller.id):
+    verdict = _stored(ctx, judgment_id)
+    if verdict.asserted_by.principal != Principal(ctx.caller.kind, ctx.caller.id):
         raise Forbidden(f"Judgment {judgment_id} is someone else's.")
     now = now_iso()
     with ctx.db.transaction():
@@ -157,7 +156,7 @@ def unregister(ctx: Context, judgment_id: str) -> Unregistered:
                 code="judgment-already-unregistered",
                 judgmentId=judgment_id,
             )
-        store.update_correction(ctx.db, row["correction_id"], {"updated_at": now})
+        store.touch_correction(ctx.db, verdict.correction_id, now)
     return Unregistered(judgment_id)
 
 
@@ -198,6 +197,6 @@ def list_page(
         ),
         limit=limit,
         cursor=cursor,
-        position=lambda r: (r["created_at"], r["id"]),
+        position=lambda v: (v.created_at, v.id),
     )
     return page.map(judgment_of)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -11,6 +10,7 @@ from pathlib import Path
 
 from ..runtime.host import Runtime
 from ..runtime.pack import PackIndex
+from ..runtime.prestart import Prestart
 from ..settings import Settings
 from ..store.db import Database
 from . import catalog, eval_runs, identity, live, models, projects, run_waits, runs
@@ -39,7 +39,7 @@ def open_context(
     settings: Settings,
     *,
     pack_service_token: str | None = None,
-    prestarted: subprocess.Popen[bytes] | None = None,
+    prestarted: Prestart | None = None,
 ) -> Context:
     """Open and migrate the store, and the context every service call gets.
 

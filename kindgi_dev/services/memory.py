@@ -15,7 +15,7 @@ from typing import Any
 from ..domain import facts as rules
 from ..domain.errors import BadInput, Conflict, NotFound, Unprocessable
 from ..domain.facts import Fact, FactAttribution, FactSubject, Retention
-from ..domain.paging import Page, clamp_limit, decode_cursor, encode_cursor
+from ..domain.paging import Page, clamp_limit, encode_cursor, whole_after
 from ..domain.time import now_iso
 from ..store import facts as store
 from ..store.facts import FactFilter
@@ -196,7 +196,7 @@ def _replace_current(
     ctx: Context, found: Fact, now: str, reason: str, changes: dict[str, Any]
 ) -> Fact:
     store.close(ctx.db, found.id, found.version, now, principal(ctx), reason)
-    following = rules.next_revision(found, str(uuid.uuid4()), now, **changes)
+    following = rules.next_revision(replace(found, **changes), str(uuid.uuid4()), now)
     store.insert(ctx.db, ctx.tenant_id, following)
     return following
 
@@ -281,8 +281,7 @@ def _paged(
 ) -> Page[Fact]:
     """Fill a page from positioned revisions, filtering each batch, with a keyset cursor."""
     size = clamp_limit(limit)
-    position = decode_cursor(cursor)
-    after = int(position[0]) if position else None
+    after = whole_after(cursor)
     kept: list[tuple[int, Fact]] = []
     while len(kept) <= size:
         batch = fetch(after, BATCH)

@@ -3,30 +3,14 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..domain.errors import Conflict, NotFound
 from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
 from ..store import projects
-from ..store.db import Row
+from ..store.projects import Project as Project  # the record services hand out
 from .context import Context
-
-
-@dataclass(frozen=True)
-class Project:
-    """A project: the tenant's default one or one created through the API."""
-
-    id: str
-    tenant_id: str
-    name: str
-    slug: str
-    is_default: bool
-    created_at: str
-    updated_at: str
-    org_id: str | None = None
-    description: str | None = None
-    production_since: str | None = None
 
 
 @dataclass(frozen=True)
@@ -37,41 +21,26 @@ class ProjectProduction:
     production_since: str | None
 
 
-def _project(row: Row) -> Project:
-    return Project(
-        id=row["id"],
-        tenant_id=row["tenant_id"],
-        name=row["name"],
-        slug=row["slug"],
-        is_default=bool(row["is_default"]),
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        org_id=row["org_id"] or None,
-        description=row["description"],
-        production_since=row["production_since"],
-    )
-
-
 def get_default(ctx: Context) -> Project:
     """The one project with `isDefault: true`."""
-    row = projects.get_default(ctx.db, ctx.tenant_id)
-    if row is None:
+    found = projects.get_default(ctx.db, ctx.tenant_id)
+    if found is None:
         raise NotFound("project", "default")
-    return _project(row)
+    return found
 
 
 def get(ctx: Context, project_id: str) -> Project:
     """One project; 404 `project-not-found`."""
-    row = projects.get(ctx.db, project_id)
-    if row is None or row["tenant_id"] != ctx.tenant_id:
+    found = projects.get(ctx.db, project_id)
+    if found is None or found.tenant_id != ctx.tenant_id:
         raise NotFound("project", project_id)
-    return _project(row)
+    return found
 
 
 def exists(ctx: Context, project_id: str) -> bool:
     """Whether the tenant has this project."""
-    row = projects.get(ctx.db, project_id)
-    return row is not None and row["tenant_id"] == ctx.tenant_id
+    found = projects.get(ctx.db, project_id)
+    return found is not None and found.tenant_id == ctx.tenant_id
 
 
 def require(ctx: Context, project_id: str | None) -> str:
@@ -90,7 +59,7 @@ def list_page(
     name_contains: str | None,
 ) -> Page[Project]:
     """A page of projects, newest first."""
-    page = fetch_page(
+    return fetch_page(
         lambda size, after: projects.list_page(
             ctx.db,
             ctx.tenant_id,
@@ -101,9 +70,8 @@ def list_page(
         ),
         limit=limit,
         cursor=cursor,
-        position=lambda row: (row["created_at"], row["id"]),
+        position=lambda project: (project.created_at, project.id),
     )
-    return page.map(_project)
 
 
 def create(
@@ -126,20 +94,8 @@ def create(
             raise Conflict(f'A project with slug "{slug}" exists.', code="slug-conflict")
         now = now_iso()
         project_id = str(uuid.uuid4())
-        projects.insert(
-            ctx.db,
-            {
-                "id": project_id,
-                "tenant_id": ctx.tenant_id,
-                "org_id": org_id,
-                "name": name,
-                "slug": slug,
-                "description": description,
-                "is_default": 1 if is_default else 0,
-                "created_at": now,
-                "updated_at": now,
-            },
-        )
+        project = Project(project_id, ctx.tenant_id, name, slug, is_default, now, now)
+        projects.insert(ctx.db, replace(project, org_id=org_id, description=description))
     return project_id
 
 
@@ -160,7 +116,7 @@ def update(
         ):
             raise Conflict(f'A project with slug "{slug}" exists.', code="slug-conflict")
         given = {"name": name, "slug": slug, "description": description}
-        changes: dict[str, object] = {k: v for k, v in given.items() if v is not None}
+        changes: dict[str, str] = {k: v for k, v in given.items() if v is not None}
         if any(getattr(project, k) != v for k, v in changes.items()):
             projects.update(ctx.db, project.id, {**changes, "updated_at": now_iso()})
 

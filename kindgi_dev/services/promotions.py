@@ -109,15 +109,15 @@ def _comparison(ctx: Context, request: PromotionRequest, eval_run_id: str) -> Co
     """The eval run a promotion names, as the gate reads it; 404 for an unknown run, 400 for
     one that summed up no comparison (a dry run, or one still going)."""
     record = eval_runs.get_record(ctx, eval_run_id)
-    result = record.get("result")
+    result = record.result
     if not isinstance(result, ComparisonResult):
         raise BadInput(
             f"Eval run {eval_run_id} isn't a finished comparison: it has no summary to gate on.",
             evalRunId=eval_run_id,
         )
     saved = catalog.content_updated_at(ctx, "agent", request.agent_id, request.version)
-    changed = saved is not None and saved > str(record["started_at"])
-    return Comparison(result.summary, str(record["status"]), content_changed=changed)
+    changed = saved is not None and saved > record.started_at
+    return Comparison(result.summary, record.status, content_changed=changed)
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..domain.capabilities import ProviderModels
-from ..domain.errors import Conflict, NotFound, Unprocessable
+from ..domain.errors import Conflict, NotFound
+from ..domain.json import JSONObject
 from ..domain.time import now_iso
-from ..runtime.providers import HttpProvider
+from ..runtime.providers import HttpProvider, ProviderConfigInvalid
 from ..runtime.providers.function import PROVIDER_ID as FUNCTION_PROVIDER
 from ..runtime.providers.function import ModelsFileError
 from ..runtime.providers.registered import problems
@@ -30,12 +31,6 @@ CONFIGURED_ADAPTERS = {
 }
 
 
-class ProviderConfigInvalid(Unprocessable):
-    """The registration is not one kindgi dev can call."""
-
-    code = "provider-config-invalid"
-
-
 @dataclass(frozen=True)
 class Provider:
     """One provider kindgi dev may call, its models, whether its key is set, and its
@@ -51,8 +46,14 @@ class Provider:
         """Its models and the features each has."""
         if self.registration is None:
             return ProviderModels(self.id, [(name, CONFIGURED_FEATURES) for name in self.models])
-        models = self.registration.metadata.get("models", [])
-        return ProviderModels(self.id, [(m["name"], m.get("features", [])) for m in models])
+        models = self.registration.models
+        return ProviderModels(self.id, [(str(m["name"]), _features(m)) for m in models])
+
+
+def _features(model: JSONObject) -> list[str]:
+    """The features a registered model lists."""
+    found = model.get("features")
+    return [str(f) for f in found] if isinstance(found, list) else []
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ def configured(ctx: Context) -> list[Provider]:
             found.append(Provider(http.id, (http.model,), http.model, _key(http)))
     for registration in registrations.values():
         called = config.http(registration.id)
-        names = tuple(m["name"] for m in registration.metadata.get("models", []))
+        names = tuple(str(m["name"]) for m in registration.models)
         key: KeyState = "not-needed" if called is None else _key(called)
         default = called.model if called is not None else names[0]
         found.append(Provider(registration.id, names, default, key, registration))
@@ -161,12 +162,9 @@ def check(ctx: Context, provider_id: str) -> ProviderCheck:
     registration = provider.registration
     if registration is None:
         return ProviderCheck(provider.id, CONFIGURED_ADAPTERS.get(provider.id, ""), True, [])
-    names = [str(m["name"]) for m in registration.metadata.get("models", [])]
+    names = [str(m["name"]) for m in registration.models]
     found = problems(
-        registration.adapter_id,
-        registration.adapter_config,
-        registration.metadata.get("defaultModel"),
-        names,
+        registration.adapter_id, registration.adapter_config, registration.default_model, names
     )
     issues = [{"path": path, "message": message} for path, message in found]
     ref = registration.secret_ref

@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..domain import facts as rules
+from ..domain.errors import NotFound
 from ..domain.facts import Fact, FactAttribution, FactGeneratedBy
 from ..domain.time import now_iso
 from ..models import ToolCall
@@ -56,7 +57,7 @@ def remember(
             return fact
         store.close(ctx.db, earlier.id, earlier.version, now, f"agent:{agent[0]}", "superseded")
         following = rules.next_revision(
-            earlier, str(uuid.uuid4()), now, **{k: getattr(fact, k) for k in _REMEMBERED}
+            replace(earlier, **{k: getattr(fact, k) for k in _REMEMBERED}), str(uuid.uuid4()), now
         )
         store.insert(ctx.db, ctx.tenant_id, following)
         return following
@@ -104,19 +105,21 @@ def remember_call(
     ctx: Context, run_id: str, step: int, call: ToolCall, tool: dict[str, Any]
 ) -> ToolCallRecord:
     """A live `kindgi_remember` call: the fact it wrote, or why it wrote none."""
-    run = run_store.get(ctx.db, run_id) or {}
-    agent = catalog.get_agent(ctx, str(run.get("agent_id")), run.get("agent_version"))
+    run = run_store.get(ctx.db, run_id)
+    if run is None:
+        raise NotFound("run", run_id)
+    agent = catalog.get_agent(ctx, str(run.agent_id), run.agent_version)
     policy = rules.RememberPolicy.of(agent)
-    conversation = conversation_store.get(ctx.db, str(run.get("conversation_id"))) or {}
+    conversation = conversation_store.get(ctx.db, str(run.conversation_id))
     version = str(tool.get("version", rules.REMEMBER_VERSION))
     if policy is None:
         written: Fact | str = f"{rules.REMEMBER_TOOL}: this agent doesn't remember"
     else:
         place = rules.RunPlace(
             ctx.tenant_id,
-            str(run.get("project_id")),
-            str(run.get("conversation_id")),
-            conversation.get("participant_id"),
+            str(run.project_id),
+            str(run.conversation_id),
+            None if conversation is None else conversation.participant_id,
             ctx.caller.id,
         )
         written = remember(

@@ -12,13 +12,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, overload
 
 from ..domain import test_sets as test_set_rules
-from ..domain.comparison import Expectation, ReplayCase
+from ..domain.comparison import CheckedPart, ReplayCase
 from ..domain.expectations import Decisions
+from ..domain.json import JSON, JSONObject
 from ..domain.metrics import Verdict
 from ..domain.stored_cases import CopiedCall, RunCopy, SuiteCorrection
 from ..store import case_json, judge_classes
 from ..store import runs as run_store
 from ..store import test_sets as test_set_store
+from ..store import tool_calls as tool_call_store
 from .context import Context
 
 
@@ -28,34 +30,48 @@ def _message(data: Any) -> str:
     return "" if data is None else str(data)
 
 
+def _tool_env(stored: JSON) -> dict[str, dict[str, str]]:
+    """The environment a run's tools were sent, by tool id (values as text)."""
+    if not isinstance(stored, dict):
+        return {}
+    return {
+        tool: {k: str(v) for k, v in env.items()}
+        for tool, env in stored.items()
+        if isinstance(env, dict)
+    }
+
+
 def run_copy(ctx: Context, run_id: str) -> RunCopy | None:
     """What a replay needs of a stored run (None when it isn't here); a frozen case carries
     it (`run`) so it replays anywhere."""
     run = run_store.get(ctx.db, run_id)
     if run is None:
         return None
-    context = run.get("context") or {}
-    agent_id = run.get("agent_id")
+    history = (run.context or {}).get("history")
+    agent_id = run.agent_id
     return RunCopy(
         agent_id=agent_id,
-        agent_version=run.get("agent_version"),
-        flow_id=None if agent_id else run.get("flow_id"),
-        flow_version=None if agent_id else run.get("flow_version"),
-        input=run.get("input"),
-        history=list(context.get("history") or []),
-        tool_env=dict(run.get("tool_env") or {}),
-        output=run.get("output"),
-        tool_calls=tuple(
-            CopiedCall(
-                c["toolId"],
-                c["toolVersion"],
-                c["arguments"],
-                c["result"],
-                c["error"] or None,
-                c.get("approval"),
-            )
-            for c in run_store.tool_calls(ctx.db, run_id)
-        ),
+        agent_version=run.agent_version,
+        flow_id=None if agent_id else run.flow_id,
+        flow_version=None if agent_id else run.flow_version,
+        input=run.input,
+        history=[h for h in history if isinstance(h, dict)] if isinstance(history, list) else [],
+        tool_env=_tool_env(run.tool_env),
+        output=run.output,
+        tool_calls=tuple(_copied(c) for c in tool_call_store.tool_calls(ctx.db, run_id)),
+    )
+
+
+def _copied(call: JSONObject) -> CopiedCall:
+    """A recorded tool call as a replay copies it."""
+    approval = call.get("approval")
+    return CopiedCall(
+        str(call["toolId"]),
+        str(call["toolVersion"]),
+        call["arguments"],
+        call["result"],
+        str(call["error"]) if call["error"] else None,
+        approval if isinstance(approval, dict) else None,
     )
 
 
@@ -64,7 +80,7 @@ def of_copy(
     run_id: str,
     copy: RunCopy,
     verdicts: list[Verdict],
-    expectations: list[Expectation],
+    expectations: list[CheckedPart],
 ) -> ReplayCase:
     """The case to replay from a run's copy and what people said of the run."""
     flow_case = copy.is_flow
@@ -90,7 +106,7 @@ def build(
     case_id: str,
     run_id: str,
     verdicts: list[Verdict],
-    expectations: list[Expectation],
+    expectations: list[CheckedPart],
 ) -> ReplayCase | None:
     """The case to replay from the stored run (None when it isn't here)."""
     copy = run_copy(ctx, run_id)
@@ -130,7 +146,7 @@ def from_suite_case(
     return of_copy(case.case_id, case.case_id, case.own_copy, verdicts, expectations)
 
 
-def _suite_expectation(correction: SuiteCorrection) -> Expectation | None:
+def _suite_expectation(correction: SuiteCorrection) -> CheckedPart | None:
     """A suite case's `corrections` entry (what the run should have done) as a check.
 
     `right` wants the tools the past run called, by name, in any order (none when it
@@ -141,18 +157,18 @@ def _suite_expectation(correction: SuiteCorrection) -> Expectation | None:
     calls = correction.calls
     if correction.verdict == "right":
         tools = tuple(call.tool_id for call in calls)
-        return Expectation("decisions", Decisions("right"), correction.judgment_id, tools)
+        return CheckedPart("decisions", Decisions("right"), correction.judgment_id, tools)
     not_called = correction.not_called
     if not calls and not not_called:
         return None
     decisions = Decisions("wrong", calls, not_called)
-    return Expectation("decisions", decisions, correction.judgment_id)
+    return CheckedPart("decisions", decisions, correction.judgment_id)
 
 
 def class_weight(ctx: Context, class_id: Any) -> float | None:
     """A corrector group's weight here, or None when it isn't one of this runtime's."""
     klass = judge_classes.get(ctx.db, str(class_id)) if class_id else None
-    return float(klass["weight"]) if klass else None
+    return float(klass.weight) if klass else None
 
 
 def from_test_set_case(
@@ -168,7 +184,7 @@ def from_test_set_case(
     expectations = []
     if not restricted_only or case.expert:
         expectations = [
-            Expectation(part, expected, case.case_id) for part, expected in case.expected
+            CheckedPart(part, expected, case.case_id) for part, expected in case.expected
         ]
     if case.run is not None:
         return of_copy(case.case_id, case.run_id, case.run, verdicts, expectations)

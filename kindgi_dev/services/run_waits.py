@@ -40,7 +40,7 @@ def on_decided(ctx: Context, decided: approvals.Decided) -> None:
         _withdrawn(ctx, wait.run_id, wait.token_id, record.decided_by)
         return
     gate = GateDecision(decided.approval.id, record.decision, record.decided_by, record.rationale)
-    store.decide(ctx.db, wait.token_id, gate.journal())
+    store.decide(ctx.db, wait.token_id, gate)
 
 
 def _withdrawn(ctx: Context, run_id: str, token_id: str, by: str) -> None:
@@ -78,19 +78,19 @@ async def after_decision(ctx: Context, decided: approvals.Decided) -> Resumed:
     if approval.subject_kind != SUBJECT or approval.run_id is None:
         return Resumed(False)
     run = run_store.get(ctx.db, approval.run_id)
-    status = None if run is None else str(run["status"])
+    status = None if run is None else str(run.status)
     if decided.decision.decision not in ("approve", "reject"):
         return Resumed(decided.decision.decision == "withdraw", status)
     if status != "suspended":
         return Resumed(False, status)
     await resume(ctx, approval.run_id)
-    after = run_store.get(ctx.db, approval.run_id) or {}
-    done = str(after.get("status"))
-    if done == "failed":
+    after = run_store.get(ctx.db, approval.run_id)
+    done = str(None if after is None else after.status)
+    if after is not None and done == "failed":
         failed = {
             "kind": "failed",
-            "code": after.get("failure_code") or "run-failed",
-            "message": after.get("failure_message") or "",
+            "code": after.failure_code or "run-failed",
+            "message": after.failure_message or "",
         }
         return Resumed(True, done, failed)
     return Resumed(True, done, {"kind": "ok"})
@@ -100,26 +100,20 @@ async def resume(ctx: Context, run_id: str) -> None:
     """Go on with a run whose wait was decided: the held call as decided, then the turn."""
     wait = store.open_of(ctx.db, run_id)
     run = run_store.get(ctx.db, run_id)
-    if wait is None or wait.decision is None or run is None or run["status"] != "suspended":
+    if wait is None or wait.decision is None or run is None or run.status != "suspended":
         return
-    decision = wait.decision
-    gate = GateDecision(
-        decision["approvalId"],
-        decision["decision"],
-        decision["decidedBy"],
-        decision.get("rationale"),
-    )
+    gate = wait.decision
     now = now_iso()
     with ctx.db.transaction():
         store.resolve(ctx.db, wait.token_id, now)
         resumed = {"tokenId": wait.token_id, **gate.journal()}
         run_store.add_journal(ctx.db, run_id, [JournalEntry("wait.resumed", now, resumed)])
         run_store.update(ctx.db, run_id, {"status": "running", "updated_at": now})
-    agent = catalog.get_agent(ctx, str(run["agent_id"]), run["agent_version"])
-    live = runs.live_dispatcher(ctx, str(run["project_id"]), run_id)
+    agent = catalog.get_agent(ctx, str(run.agent_id), run.agent_version)
+    live = runs.live_dispatcher(ctx, str(run.project_id), run_id)
     dispatcher = ApprovalGate(live, unattended=True, decided={wait.call_id: gate})
-    history = conversations.history(ctx, str(run["conversation_id"]), before_run=run_id)
-    message = str((run.get("input") or {}).get("userMessage", ""))
+    history = conversations.history(ctx, str(run.conversation_id), before_run=run_id)
+    message = str(run.input.get("userMessage", "")) if isinstance(run.input, dict) else ""
     snapshot = TurnSnapshot.from_json(wait.snapshot)
     await runs.perform_turn(ctx, run_id, agent, message, history, dispatcher, paused=snapshot)
 
@@ -175,7 +169,7 @@ def waiting_for(ctx: Context, run_id: str) -> WaitingFor | None:
     """What a suspended run waits for (None for a run that doesn't wait)."""
     run = run_store.get(ctx.db, run_id)
     wait = store.open_of(ctx.db, run_id)
-    if run is None or run["status"] != "suspended":
+    if run is None or run.status != "suspended":
         return None
     if wait is None:
         return WaitingFor([], [{"what": "no-open-wait"}])

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import httpx
 
 from ..domain import test_set_files
 from ..domain.errors import Conflict, NotFound, RemoteFailed, ValidationFailed
+from ..domain.json import JSONObject
 from ..domain.paging import Page, clamp_limit, make_page, offset_of
 from ..domain.semver import is_semver
 from ..domain.stored_values import FROZEN_CASE, repaired
@@ -73,10 +73,7 @@ def _refuse_local(ctx: Context, test_set_id: str, version: str) -> None:
     frozen = local_store.versions(ctx.db, test_set_id)
     if (
         any(e.version == version for e in published)
-        or any(
-            version_label(v["version"]) == version and v["tenant_id"] == ctx.tenant_id
-            for v in frozen
-        )
+        or any(version_label(v.version) == version and v.tenant_id == ctx.tenant_id for v in frozen)
         or suite_store.versions_of(ctx.db, ctx.tenant_id, test_set_id)
     ):
         raise Conflict(
@@ -123,20 +120,22 @@ async def pull(
                 remoteCode=error.code,
                 remoteMessage=error.message,
             ) from None
-    if not all(isinstance(case, dict) for case in cases):
+    objects = [case for case in cases if isinstance(case, dict)]
+    if len(objects) != len(cases):
         raise RemoteFailed(f"{remote.url} answered cases that aren't JSON objects.", url=remote.url)
-    return store_version(ctx, test_set_id, version, cases, remote.url)
+    return store_version(ctx, test_set_id, version, objects, remote.url)
 
 
 def store_version(
-    ctx: Context, test_set_id: str, version: str, cases: list[Any], source_url: str
+    ctx: Context, test_set_id: str, version: str, cases: list[JSONObject], source_url: str
 ) -> PulledVersion:
     """Keep a version from elsewhere read-only, as a pull does: the same content again is a
     no-op (`pulled` False), other content under that id and version, or a version made
     here, is `409` and writes nothing."""
     _check_names(test_set_id, version)
     digest = test_set_files.digest(cases)
-    cases = [repaired(case, FROZEN_CASE) for case in cases]  # as m0029 repairs stored ones
+    fixed = (repaired(case, FROZEN_CASE) for case in cases)  # as m0029 repairs stored ones
+    cases = [case for case in fixed if isinstance(case, dict)]
     with ctx.db.transaction():
         found = store.find(ctx.db, ctx.tenant_id, test_set_id, version)
         if found is not None:
@@ -192,7 +191,7 @@ def entry_of(found: PulledVersion, tenant_id: str) -> RegistryEntry:
 
 def page(
     ctx: Context, test_set_id: str, version: str, *, limit: int | None, cursor: str | None
-) -> Page[Any]:
+) -> Page[JSONObject]:
     """A page of a pulled version's cases, in the order pulled."""
     if store.find(ctx.db, ctx.tenant_id, test_set_id, version) is None:
         raise NotFound("test-set-version", f"{test_set_id}@{version}", id_field="test_set_id")
@@ -202,7 +201,7 @@ def page(
     return make_page(rows, size, lambda row: [row[0] + 1]).map(lambda pair: pair[1])
 
 
-def all_cases(ctx: Context, test_set_id: str, version: str) -> Iterator[Any]:
+def all_cases(ctx: Context, test_set_id: str, version: str) -> Iterator[JSONObject]:
     """Every case of a pulled version, in the order pulled."""
     cursor = None
     while True:

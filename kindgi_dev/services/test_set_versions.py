@@ -4,17 +4,18 @@ of each case's run, and reading a frozen version's cases, as a test run checks t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..domain import test_sets as rules
 from ..domain.errors import NotFound
+from ..domain.eval_runs import FrozenVersion
+from ..domain.json import JSONObject
 from ..domain.paging import Page, clamp_limit, make_page, offset_of
 from ..domain.time import now_iso
 from ..store import case_json
 from ..store import test_sets as store
 from . import replay_cases
 from .context import Context
-from .test_sets import AgentTestSet, FrozenVersion, case_rows, render_cases, scope_of, summary
+from .test_sets import AgentTestSet, case_rows, render_cases, scope_of, summary
 
 FREEZE_PAGE = 50
 """Cases rendered and stored at a time while freezing: a large set is never all in memory,
@@ -46,20 +47,21 @@ def freeze(ctx: Context, agent_id: str, project_id: str | None) -> FrozenVersion
             count += len(cases)
             if len(rows) < FREEZE_PAGE:
                 break
-            after = [rows[-1][1]["created_at"], rows[-1][1]["id"]]
-        meta = {
-            "test_set_id": set_id,
-            "version": version,
-            "tenant_id": ctx.tenant_id,
-            "agent_id": scope[0],
-            "project_id": scope[1],
-            "frozen_at": now_iso(),
-        }
-        store.insert_version(ctx.db, meta, count)
+            after = [rows[-1][1].created_at, rows[-1][1].id]
+        meta = store.FrozenVersionRow(
+            test_set_id=set_id,
+            version=version,
+            tenant_id=ctx.tenant_id,
+            agent_id=scope[0],
+            project_id=scope[1],
+            case_count=count,
+            frozen_at=now_iso(),
+        )
+        store.insert_version(ctx.db, meta)
     return FrozenVersion(set_id, rules.version_label(version))
 
 
-def _with_run(ctx: Context, case: rules.TestCase) -> dict[str, Any]:
+def _with_run(ctx: Context, case: rules.TestCase) -> dict[str, object]:
     """A frozen case with a copy of its run (`run`) and its group's weight, so it replays
     anywhere, run and group or not."""
     weight = replay_cases.class_weight(ctx, case.judge_class_id)
@@ -68,12 +70,10 @@ def _with_run(ctx: Context, case: rules.TestCase) -> dict[str, Any]:
 
 def frozen_page(
     ctx: Context, test_set_id: str, version: str, *, limit: int | None, cursor: str | None
-) -> Page[Any]:
+) -> Page[JSONObject]:
     """A page of a frozen version's cases (`N.0.0`), as they were when it was frozen."""
     number = rules.version_number(version)
-    if number is None or not any(
-        v["version"] == number for v in store.versions(ctx.db, test_set_id)
-    ):
+    if number is None or not any(v.version == number for v in store.versions(ctx.db, test_set_id)):
         raise NotFound("test-set-version", f"{test_set_id}@{version}", id_field="test_set_id")
     size = clamp_limit(limit)
     after = offset_of(cursor) - 1
@@ -85,9 +85,9 @@ def frozen_page(
 def frozen_versions(ctx: Context, test_set_id: str) -> list[FrozenInfo]:
     """Every frozen version of a set, oldest first."""
     return [
-        FrozenInfo(rules.version_label(v["version"]), v["case_count"], v["frozen_at"])
+        FrozenInfo(rules.version_label(v.version), v.case_count, v.frozen_at)
         for v in store.versions(ctx.db, test_set_id)
-        if v["tenant_id"] == ctx.tenant_id
+        if v.tenant_id == ctx.tenant_id
     ]
 
 

@@ -9,31 +9,26 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import asdict, dataclass
 
 from ..domain import test_sets as rules
 from ..domain.errors import BadInput, Conflict, Gone, NotFound, ValidationFailed
+from ..domain.eval_runs import FrozenVersion as FrozenVersion  # the api names it here
 from ..domain.expectations import Answer, Decisions, GivenItem
+from ..domain.json import JSON
 from ..domain.paging import Page, clamp_limit, decode_cursor, make_page
 from ..domain.status import TERMINAL
 from ..domain.text import BLANK
 from ..domain.time import now_iso
 from ..store import expectations as codec
 from ..store import test_sets as store
+from ..store.runs import StoredRun
 from . import catalog, projects, runs
 from .context import Context
 
 Scope = tuple[str, str, str]
-Row = tuple[str, dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class FrozenVersion:
-    """A frozen version of an agent's test set: its cases as they were when it was frozen."""
-
-    test_set_id: str
-    version: str
+Row = tuple[str, rules.CaseRow]
+"""A case's kind (`correction` or `hand`) and its row."""
 
 
 @dataclass(frozen=True)
@@ -88,17 +83,19 @@ def list_cases(
     after = _position(cursor)
     retired = "include" if include_retired else "exclude"
     rows = case_rows(ctx, scope, kinds, retired=retired, limit=size + 1, after=after)
-    page = make_page(rows, size, lambda row: [row[1]["created_at"], row[1]["id"]])
+    page = make_page(rows, size, lambda row: [row[1].created_at, row[1].id])
     return Page(render_cases(ctx, page.items), page.has_more, page.next_cursor)
 
 
-def _position(cursor: str | None) -> list[Any] | None:
+def _position(cursor: str | None) -> list[str] | None:
+    """A case page's cursor: the (created at, id) it goes on after; 400 for any other."""
     position = decode_cursor(cursor)
-    if position is not None and (
-        len(position) != 2 or not all(isinstance(p, str) for p in position)
-    ):
+    if position is None:
+        return None
+    texts = [p for p in position if isinstance(p, str)]
+    if len(position) != 2 or len(texts) != 2:
         raise BadInput("cursor: not a cursor this server gave out", field="cursor")
-    return position
+    return texts
 
 
 def case_rows(
@@ -108,7 +105,7 @@ def case_rows(
     *,
     retired: str,
     limit: int | None,
-    after: list[Any] | None,
+    after: Sequence[str] | None,
 ) -> list[Row]:
     """Correction and hand case rows merged newest first (at most `limit`)."""
     rows: list[Row] = []
@@ -118,25 +115,24 @@ def case_rows(
     if "hand" in kinds:
         found = store.hand_cases(ctx.db, scope, retired=retired, limit=limit, after=after)
         rows.extend(("hand", row) for row in found)
-    rows.sort(key=lambda row: (row[1]["created_at"], row[1]["id"]), reverse=True)
+    rows.sort(key=lambda row: (row[1].created_at, row[1].id), reverse=True)
     return rows if limit is None else rows[:limit]
 
 
 def render_cases(ctx: Context, rows: list[Row]) -> list[rules.TestCase]:
     """The rows' cases; a correction's items are its live verdicts."""
-    items = store.live_items(ctx.db, [row["id"] for kind, row in rows if kind == "correction"])
-    return [rules.with_retirement(_case_of(kind, row, items), row) for kind, row in rows]
+    items = store.live_items(ctx.db, [row.id for kind, row in rows if kind == "correction"])
+    return [_case_of(kind, row, items) for kind, row in rows]
 
 
-def _case_of(
-    kind: str, row: dict[str, Any], live: dict[str, list[dict[str, Any]]]
-) -> rules.TestCase:
-    """One row's case, with what it expects read from its stored JSON."""
-    if kind == "hand":
-        expected = list(codec.items_of(row["items"]))
-    else:
-        expected = [rules.expected_item(verdict) for verdict in live[row["id"]]]
-    decisions, answer = codec.decisions_of(row["decisions"]), codec.answer_of(row["answer"])
+def _case_of(kind: str, row: rules.CaseRow, live: dict[str, list[GivenItem]]) -> rules.TestCase:
+    """One row's case, with what it expects read from its stored JSON (a correction's items:
+    its live verdicts)."""
+    stored = row.items if isinstance(row.items, list) else []
+    kept: list[JSON] = [value for value in stored if isinstance(value, dict)]
+    expected = list(codec.items_of(kept)) if kind == "hand" else live[row.id]
+    decisions = codec.decisions_of(row.decisions if isinstance(row.decisions, dict) else None)
+    answer = codec.answer_of(row.answer if isinstance(row.answer, dict) else None)
     return rules.case_of(kind, row, expected, decisions, answer)
 
 
@@ -154,56 +150,54 @@ def add_case(
     catalog.get_agent(ctx, agent_id)
     run = runs.get_record(ctx, run_id)
     _check_run(run, agent_id)
-    rules.check_expectation(items, decisions, answer, run.get("output"))
+    rules.check_expectation(items, decisions, answer, run.output)
     if decisions:
         _check_tools(ctx, run, decisions)
     now = now_iso()
-    case = {
-        "id": f"{rules.HAND_CASE_PREFIX}{uuid.uuid4()}",
-        "tenant_id": ctx.tenant_id,
-        "project_id": run["project_id"],
-        "agent_id": agent_id,
-        "run_id": run["id"],
-        "made_on": run["agent_version"],
-        "items": codec.items_json(items),
-        "decisions": codec.decisions_json(decisions),
-        "answer": codec.answer_json(answer),
-        "added_by_kind": ctx.caller.kind,
-        "added_by_id": ctx.caller.id,
-        "created_at": now,
-        "updated_at": now,
-    }
+    case = rules.CaseRow(
+        id=f"{rules.HAND_CASE_PREFIX}{uuid.uuid4()}",
+        tenant_id=ctx.tenant_id,
+        project_id=run.project_id,
+        agent_id=agent_id,
+        run_id=run.id,
+        made_on=run.agent_version or "",
+        items=[*codec.items_json(items)],
+        decisions=codec.decisions_json(decisions),
+        answer=codec.answer_json(answer),
+        added_by_kind=ctx.caller.kind,
+        added_by_id=ctx.caller.id,
+        created_at=now,
+        updated_at=now,
+    )
     store.insert_hand_case(ctx.db, case)
     return rules.case_of("hand", case, items, decisions, answer)
 
 
-def _check_run(run: dict[str, Any], agent_id: str) -> None:
+def _check_run(run: StoredRun, agent_id: str) -> None:
     """The run must be the agent's, not a replay, finished with an output, and not erased."""
-    if run.get("agent_id") != agent_id:
-        raise ValidationFailed(
-            "runId", f"is a run of {run.get('agent_id') or 'a flow'}, not {agent_id}"
-        )
-    if run.get("replay_of"):
+    if run.agent_id != agent_id:
+        raise ValidationFailed("runId", f"is a run of {run.agent_id or 'a flow'}, not {agent_id}")
+    if run.replay_of:
         raise ValidationFailed("runId", "is a comparison's replay, which can't be a case")
-    if run.get("content_erased_at"):
-        raise Gone(f"Run {run['id']}'s content was erased.", code="run-erased", runId=run["id"])
-    if run["status"] not in TERMINAL or run.get("output") is None:
+    if run.content_erased_at:
+        raise Gone(f"Run {run.id}'s content was erased.", code="run-erased", runId=run.id)
+    if run.status not in TERMINAL or run.output is None:
         raise Conflict(
-            f"Run {run['id']} is {run['status']} and has no output to expect things of yet.",
+            f"Run {run.id} is {run.status} and has no output to expect things of yet.",
             code="run-not-finished",
-            runId=run["id"],
+            runId=run.id,
         )
 
 
-def _check_tools(ctx: Context, run: dict[str, Any], decisions: Decisions) -> None:
+def _check_tools(ctx: Context, run: StoredRun, decisions: Decisions) -> None:
     """400 when `shouldCall` names a tool the run's agent version doesn't have."""
-    agent = catalog.get_agent(ctx, run["agent_id"], run["agent_version"])
+    agent = catalog.get_agent(ctx, str(run.agent_id), run.agent_version)
     known = {ref["id"] for ref in agent.get("tools") or []}
     for index, call in enumerate(decisions.should_call or ()):
         if call.tool_id not in known:
             raise ValidationFailed(
                 f"decisions/shouldCall/{index}/toolId",
-                f"{call.tool_id} is not a tool of {run['agent_id']}@{run['agent_version']}",
+                f"{call.tool_id} is not a tool of {run.agent_id}@{run.agent_version}",
             )
 
 
@@ -236,18 +230,18 @@ def find_case(ctx: Context, agent_id: str, case_id: str) -> rules.TestCase:
     """One case of the agent's set (retired or not); 404 `test-case-not-found` saying why."""
     if case_id.startswith(rules.HAND_CASE_PREFIX):
         row = store.hand_case(ctx.db, case_id)
-        if row is None or row["agent_id"] != agent_id or row["tenant_id"] != ctx.tenant_id:
+        if row is None or row.agent_id != agent_id or row.tenant_id != ctx.tenant_id:
             raise _no_case(case_id, agent_id)
         return render_cases(ctx, [("hand", row)])[0]
     facts = store.correction_facts(ctx.db, case_id)
-    if facts is None or facts["tenant_id"] != ctx.tenant_id:
+    if facts is None or facts.tenant_id != ctx.tenant_id:
         raise _no_case(case_id, agent_id)
-    if facts["subject_kind"] != "agent" or facts["subject_id"] != agent_id:
+    if facts.subject_kind != "agent" or facts.subject_id != agent_id:
         raise _no_case(case_id, agent_id)
-    why = rules.exclusion(facts)
+    why = rules.exclusion(asdict(facts))
     if why is not None:
         raise _no_case(case_id, agent_id, f"Correction {case_id} is not a case: {why}.")
-    scope = (agent_id, facts["project_id"], ctx.tenant_id)
+    scope = (agent_id, facts.project_id, ctx.tenant_id)
     rows = store.correction_cases(
         ctx.db,
         scope,

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Any
 
 from ..domain import comparison, two_versions
 from ..domain.comparison import ReplayCase, Replayed
 from ..domain.errors import BadInput, Conflict, NotFound
+from ..domain.json import JSONObject
 from ..domain.metrics import Verdict
 from ..domain.results import CaseResult, ComparisonResult, Summary
 from ..domain.test_sets import parse_set_id
 from ..domain.time import now_iso
 from ..store import eval_runs as store
 from ..store import runs as run_store
+from ..store import tool_calls as tool_call_store
 from . import (
     eval_runs,
     eval_suites,
@@ -24,7 +24,6 @@ from . import (
     replay_cases,
     test_set_pulls,
     test_set_versions,
-    test_sets,
 )
 from .context import Context
 
@@ -64,11 +63,13 @@ def _suite_cases(
 
 
 def start_on_test_set(
-    ctx: Context, agent_id: str, request: eval_runs.StartRequest
+    ctx: Context, agent_id: str, request: eval_runs.StartRequest, project_id: str | None = None
 ) -> eval_runs.Started:
     """Freeze the agent's test set as a new version, then try the candidate on it (the
-    agent's served version unless the request names another candidate)."""
-    project_id = projects.require(ctx, request.project_id)
+    agent's served version unless the request names another candidate); the project is
+    resolved once, here or by the caller (`project_id`)."""
+    if project_id is None:
+        project_id = projects.require(ctx, request.project_id)
     request = replace(
         request,
         project_id=project_id,
@@ -84,6 +85,7 @@ def start_on_test_set(
         request=request,
         cases=cases,
         frozen_version=frozen,
+        project_id=project_id,
     )
 
 
@@ -103,10 +105,12 @@ def _start_on_agent_set(
             f" {request.project_id}: give --project={project_id}.",
             field="projectId",
         )
-    return start_on_test_set(ctx, agent_id, replace(request, project_id=project_id))
+    return start_on_test_set(ctx, agent_id, replace(request, project_id=project_id), project_id)
 
 
-def _test_set_cases(ctx: Context, cases: Iterable[Any], restricted_only: bool) -> list[ReplayCase]:
+def _test_set_cases(
+    ctx: Context, cases: Iterable[JSONObject], restricted_only: bool
+) -> list[ReplayCase]:
     """The frozen cases to replay (only experts' with `restricted-only`)."""
     return [
         found
@@ -146,7 +150,7 @@ def _start_on_pulled(
             request=request,
             cases=cases,
         )
-    frozen = test_sets.FrozenVersion(pulled.test_set_id, pulled.version)
+    frozen = eval_runs.FrozenVersion(pulled.test_set_id, pulled.version)
     return eval_runs.begin(
         ctx,
         suite_id=pulled.test_set_id,
@@ -162,25 +166,25 @@ def resume(ctx: Context, run_id: str) -> eval_runs.Started:
     didn't finish (the same candidate, settings and cases), keeps the ones it did, and
     sums up the whole set; it names the run it resumed (`resumeOf`)."""
     original = eval_runs.get_record(ctx, run_id)
-    result = original.get("result")
+    result = original.result
     errored = isinstance(result, ComparisonResult) and _has_errors(result.summary)
-    if original.get("dry_run") or not (original["status"] in ("failed", "cancelled") or errored):
+    if original.dry_run or not (original.status in ("failed", "cancelled") or errored):
         raise Conflict(
-            f"Eval run {run_id} is {original['status']} with every case finished, so there is "
+            f"Eval run {run_id} is {original.status} with every case finished, so there is "
             "nothing to resume.",
             code="eval-run-not-resumable",
             runId=run_id,
         )
-    agent = eval_runs.agent_of(original)
+    agent = original.agent_ref
     if agent is None:
         raise Conflict(
             f"Eval run {run_id} tried a flow: kindgi dev resumes agent runs only.",
             code="eval-run-not-resumable",
             runId=run_id,
         )
-    settings = eval_runs.settings_of(original)
+    settings = original.settings
     request = eval_runs.StartRequest(
-        project_id=original["project_id"],
+        project_id=original.project_id,
         agent=agent,
         reads=settings.reads,
         repetitions=settings.repetitions,
@@ -196,8 +200,8 @@ def resume(ctx: Context, run_id: str) -> eval_runs.Started:
         for index, entry in page
         if _answered(entry.result)
     }
-    frozen = eval_runs.frozen_of(original)
-    suite_id, version = original["suite_id"], original["suite_version"]
+    frozen = original.frozen_version
+    suite_id, version = original.suite_id, original.suite_version
     restricted_only = settings.restricted_only
     cases: Sequence[ReplayCase]
     if frozen is not None and test_set_pulls.versions(ctx, frozen.test_set_id):
@@ -213,7 +217,7 @@ def resume(ctx: Context, run_id: str) -> eval_runs.Started:
         request=request,
         cases=cases,
         frozen_version=frozen,
-        resumed=eval_runs.Resumed(run_id, kept, settings.baseline_version),
+        resumed=eval_runs.ResumedFrom(run_id, kept, settings.baseline_version),
     )
 
 
@@ -234,33 +238,16 @@ def _answered(result: CaseResult) -> bool:
 def rescore(ctx: Context, run_id: str) -> eval_runs.Started:
     """A new eval run that scores a finished run's replays with the corrections there are now."""
     original = eval_runs.get_record(ctx, run_id)
-    if original["status"] != "completed" or original.get("dry_run"):
+    if original.status != "completed" or original.dry_run:
         raise Conflict(
             f"Eval run {run_id} is not a completed comparison, so it can't be rescored.",
             code="eval-run-not-rescorable",
             runId=run_id,
         )
-    new_id = str(uuid.uuid4())
-    settings = replace(eval_runs.settings_of(original), rescore_of=run_id)
-    store.insert(
-        ctx.db,
-        {
-            "run_id": new_id,
-            "tenant_id": ctx.tenant_id,
-            "project_id": original["project_id"],
-            "suite_id": original["suite_id"],
-            "suite_version": original["suite_version"],
-            "kind": "judged",
-            "agent_ref": original["agent_ref"],
-            "flow_ref": original.get("flow_ref"),
-            "status": "running",
-            "dry_run": 0,
-            "started_at": now_iso(),
-            "comparison": settings.encoded(),
-            "frozen_version": original.get("frozen_version"),
-            "case_count": original["case_count"],
-        },
-    )
+    settings = replace(original.settings, rescore_of=run_id)
+    record = eval_runs.rescore_record(original, settings)
+    new_id = record.run_id
+    store.insert(ctx.db, record)
     not_rescored = 0
     finished = eval_runs.finished_after(ctx, run_id, after=-1)
     for index, previous in (pair for page in finished for pair in page):
@@ -276,9 +263,7 @@ def rescore(ctx: Context, run_id: str) -> eval_runs.Started:
     summary = replace(
         eval_runs.summarize(ctx, new_id), rescore_of=run_id, not_rescored=not_rescored or None
     )
-    store.update(
-        ctx.db, new_id, {"status": "completed", "completed_at": now_iso(), "result": summary}
-    )
+    store.finish(ctx.db, new_id, status="completed", completed_at=now_iso(), result=summary)
     return eval_runs.Started(new_id)
 
 
@@ -286,16 +271,16 @@ def _fresh_case(ctx: Context, case_id: str, previous: CaseResult) -> ReplayCase 
     """The case's past run with its live verdicts now (weights at today's class weights)."""
     run_ids = previous.run_ids
     replay = run_store.get(ctx.db, run_ids[0]) if run_ids else None
-    past_id = replay["replay_of"] if replay else case_id
+    past_id = replay.replay_of if replay and replay.replay_of else case_id
     verdicts = [
         Verdict(
-            v["item_key"],
-            v["pointer"],
-            v["rank"],
-            v["verdict"] == "yes",
-            float(v["weight"]),
-            bool(v["restricted"]),
-            v["item_value"],
+            v.item_key,
+            v.pointer,
+            v.rank,
+            v.verdict == "yes",
+            v.weight,
+            v.restricted,
+            v.item_value,
         )
         for v in store.live_verdicts(ctx.db, past_id)
     ]
@@ -349,21 +334,21 @@ def _stored_replay(
         return None
     fresh = tuple(
         Verdict(
-            v["item_key"],
-            v["pointer"],
-            v["rank"],
-            v["verdict"] == "yes",
-            float(v["weight"]),
-            bool(v["restricted"]),
-            v["item_value"],
+            v.item_key,
+            v.pointer,
+            v.rank,
+            v.verdict == "yes",
+            v.weight,
+            v.restricted,
+            v.item_value,
             fresh=True,
         )
         for v in store.live_verdicts(ctx.db, run_id)
     )
     return Replayed(
         run_id,
-        run.get("output"),
-        run_store.tool_calls(ctx.db, run_id),
+        run.output,
+        tool_call_store.tool_calls(ctx.db, run_id),
         diverged,
         0,
         approval_skipped,

@@ -5,46 +5,47 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from ..domain import corrections as rules
 from ..domain.errors import Conflict, Gone, NotFound
 from ..domain.status import TERMINAL
 from ..store import corrections as store
+from ..store import judged_copies
+from ..store.runs import StoredRun, segments_json
 from . import catalog, runs
 from .context import Context
 
 _CONTEXT_FIELDS = ("history", "historyTruncated", "retrieved", "recalled", "sessionApproval")
 
 
-def correctable_run(ctx: Context, run_id: str) -> dict[str, Any]:
+def correctable_run(ctx: Context, run_id: str) -> StoredRun:
     """A run that may be corrected: 404 unknown, 410 erased, 409 not finished.
 
     A replay may be corrected like any run (0.3): that's how a version's new items get
     corrections. Its corrections are no cases of the agent's test set.
     """
     run = runs.get_record(ctx, run_id)
-    if run.get("content_erased_at"):
+    if run.content_erased_at:
         raise Gone(
             f"Run {run_id}'s content was erased; there is nothing to correct.",
             code="run-erased",
             runId=run_id,
         )
-    if run["status"] not in TERMINAL or run.get("output") is None:
+    if run.status not in TERMINAL or run.output is None:
         raise Conflict(
-            f"Run {run_id} is {run['status']} and has no output to correct yet.",
+            f"Run {run_id} is {run.status} and has no output to correct yet.",
             code="run-not-finished",
             runId=run_id,
         )
     return run
 
 
-def subject_of(run: Mapping[str, Any]) -> dict[str, str]:
-    """What the run ran: `{kind, id, version}`."""
-    if run.get("agent_id"):
-        return {"kind": "agent", "id": run["agent_id"], "version": run["agent_version"]}
-    return {"kind": "flow", "id": run["flow_id"], "version": run["flow_version"]}
+def subject_of(run: StoredRun) -> rules.Subject:
+    """What the run ran: an agent or a flow, at a version."""
+    if run.agent_id:
+        return rules.Subject("agent", run.agent_id, run.agent_version or "")
+    return rules.Subject("flow", run.flow_id, run.flow_version)
 
 
 def corrector_of(ctx: Context, participant_id: str | None) -> rules.Corrector:
@@ -52,37 +53,39 @@ def corrector_of(ctx: Context, participant_id: str | None) -> rules.Corrector:
     return rules.Corrector(ctx.caller.kind, ctx.caller.id, participant_id or "")
 
 
-def agent_tools(ctx: Context, run: Mapping[str, Any]) -> set[str]:
+def agent_tools(ctx: Context, run: StoredRun) -> set[str]:
     """The tool ids of the agent at the run's version (none when it is not registered)."""
+    if run.agent_id is None or run.agent_version is None:
+        return set()
     try:
-        agent = catalog.get_agent(ctx, run["agent_id"], run["agent_version"])
+        agent = catalog.get_agent(ctx, run.agent_id, run.agent_version)
     except NotFound:
         return set()
     return {ref["id"] for ref in agent.get("tools") or []}
 
 
-def keep_copy(ctx: Context, run: Mapping[str, Any], now: str) -> None:
+def keep_copy(ctx: Context, run: StoredRun, now: str) -> None:
     """Store the run's copy at its first verdict: input, context with `toolEnv`, output."""
-    if store.has_copy(ctx.db, run["id"]):
+    if judged_copies.has_copy(ctx.db, run.id):
         return
-    recorded = run.get("context") or {}
+    recorded = run.context or {}
     context = {k: recorded[k] for k in _CONTEXT_FIELDS if k in recorded}
-    if run.get("tool_env"):
-        context["toolEnv"] = run["tool_env"]
-    copy = store.RunCopy(
-        run_id=run["id"],
+    if run.tool_env:
+        context["toolEnv"] = run.tool_env
+    copy = judged_copies.RunCopy(
+        run_id=run.id,
         subject=subject_of(run),
         captured_at=now,
-        input=run.get("input"),
+        input=run.input,
         context=context or None,
-        output=run.get("output"),
-        segments=run.get("segments"),
+        output=run.output,
+        segments=segments_json(run.segments),
     )
-    store.insert_copy(ctx.db, copy)
+    judged_copies.insert_copy(ctx.db, copy)
 
 
-def verdict_row(
-    run: Mapping[str, Any],
+def new_verdict(
+    run: StoredRun,
     correction_id: str,
     corrector: rules.Corrector,
     item: rules.CorrectedItem,
@@ -90,31 +93,26 @@ def verdict_row(
     now: str,
     where: str = "pointer",
     verdict_id: str | None = None,
-) -> dict[str, Any]:
-    """A verdict's row: the item and its value (400 at `where` when the pointer names
+) -> rules.StoredVerdict:
+    """A new verdict: the item and its value (400 at `where` when the pointer names
     nothing or another item), who gave it, its class and whether that was restricted;
     its id `verdict_id` when given (see `new_ids`), a new one otherwise."""
-    value = None if item.pointer is None else rules.item_value(run["output"], item.pointer, where)
-    rules.check_key_at(run["output"], item, where)
-    return {
-        "id": verdict_id or str(uuid.uuid4()),
-        "correction_id": correction_id,
-        "tenant_id": run["tenant_id"],
-        "project_id": run["project_id"],
-        "run_id": run["id"],
-        "item_key": item.key,
-        "pointer": item.pointer,
-        "rank": item.rank,
-        "verdict": item.verdict,
-        "reason": item.reason,
-        "judge_class_id": klass.class_id,
-        "restricted": 1 if klass.restricted else 0,
-        "asserted_by_kind": corrector.kind,
-        "asserted_by_id": corrector.id,
-        "participant_id": corrector.participant_id or None,
-        "item_value": value,
-        "created_at": now,
-    }
+    value = None if item.pointer is None else rules.item_value(run.output, item.pointer, where)
+    rules.check_key_at(run.output, item, where)
+    return rules.StoredVerdict(
+        id=verdict_id or str(uuid.uuid4()),
+        correction_id=correction_id,
+        tenant_id=run.tenant_id,
+        project_id=run.project_id,
+        run_id=run.id,
+        subject=subject_of(run),
+        asserted_by=corrector,
+        item=item,
+        created_at=now,
+        judge_class_id=klass.class_id,
+        restricted=klass.restricted,
+        item_value=value,
+    )
 
 
 def new_ids(count: int) -> list[str]:
@@ -130,68 +128,58 @@ def new_ids(count: int) -> list[str]:
 
 
 def new_correction(
-    run: Mapping[str, Any], corrector: rules.Corrector, klass: rules.AssertedClass, now: str
-) -> dict[str, Any]:
-    """A new open correction's row for the corrector and class, made now."""
-    subject = subject_of(run)
-    return {
-        "id": str(uuid.uuid4()),
-        "tenant_id": run["tenant_id"],
-        "project_id": run["project_id"],
-        "run_id": run["id"],
-        "subject_kind": subject["kind"],
-        "subject_id": subject["id"],
-        "subject_version": subject["version"],
-        "corrector_kind": corrector.kind,
-        "corrector_id": corrector.id,
-        "participant_id": corrector.participant_id,
-        "judge_class_id": klass.class_id,
-        "restricted": 1 if klass.restricted else 0,
-        "status": "open",
-        "created_at": now,
-        "updated_at": now,
-    }
+    run: StoredRun, corrector: rules.Corrector, klass: rules.AssertedClass, now: str
+) -> rules.StoredCorrection:
+    """A new open correction by the corrector under the class, made now."""
+    return rules.StoredCorrection(
+        id=str(uuid.uuid4()),
+        tenant_id=run.tenant_id,
+        project_id=run.project_id,
+        run_id=run.id,
+        subject=subject_of(run),
+        corrector=corrector,
+        status="open",
+        created_at=now,
+        updated_at=now,
+        judge_class_id=klass.class_id,
+        restricted=klass.restricted,
+    )
 
 
-def replace(ctx: Context, old: Mapping[str, Any] | None, new_id: str, now: str) -> None:
+def replace(ctx: Context, old: rules.StoredCorrection | None, new_id: str, now: str) -> None:
     """Mark the corrector's live correction replaced (before the new one is stored)."""
     if old is not None:
-        store.update_correction(
-            ctx.db, old["id"], {"replaced_by": new_id, "replaced_at": now, "updated_at": now}
-        )
+        store.mark_replaced(ctx.db, old.id, new_id, now)
 
 
 def open_correction(
     ctx: Context,
-    run: Mapping[str, Any],
+    run: StoredRun,
     corrector: rules.Corrector,
     klass: rules.AssertedClass,
     now: str,
 ) -> str:
     """The id of the corrector's live correction of the run, made now when there is none
     (or only an erased one, which it replaces). Call inside a transaction."""
-    live = store.live_correction(ctx.db, run["id"], corrector)
-    if live is not None and not live["erased_at"]:
-        return str(live["id"])
+    live = store.live_correction(ctx.db, run.id, corrector)
+    if live is not None and not live.erased_at:
+        return live.id
     correction = new_correction(run, corrector, klass, now)
-    replace(ctx, live, correction["id"], now)
+    replace(ctx, live, correction.id, now)
     store.insert_correction(ctx.db, correction)
-    return str(correction["id"])
+    return correction.id
 
 
 def record(
     ctx: Context,
-    run: Mapping[str, Any],
+    run: StoredRun,
     correction_id: str,
-    verdicts: Sequence[dict[str, Any]],
+    verdicts: Sequence[rules.StoredVerdict],
     now: str,
 ) -> None:
     """Add verdicts to a correction, superseding the corrector's earlier ones on each item."""
     for verdict in verdicts:
-        corrector = rules.Corrector(
-            verdict["asserted_by_kind"], verdict["asserted_by_id"], verdict["participant_id"] or ""
-        )
-        store.supersede(ctx.db, run["id"], corrector, verdict["item_key"], verdict["id"], now)
+        store.supersede(ctx.db, run.id, verdict.asserted_by, verdict.item.key, verdict.id, now)
     store.insert_verdicts(ctx.db, verdicts)
     keep_copy(ctx, run, now)
-    store.update_correction(ctx.db, correction_id, {"updated_at": now})
+    store.touch_correction(ctx.db, correction_id, now)

@@ -5,12 +5,15 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import NotRequired
+
+from typing_extensions import TypedDict
 
 from ..domain.approvals import Approval, Decision, Reviewer
+from ..domain.json import JSONObject
 from .db import Database
-from .jsoncol import dump, load
-from .query import Where
+from .jsoncol import Codec, dump, load
+from .query import SQLValue, Where
 
 _COLUMNS = (
     "seq, id, tenant_id, project_id, subject_kind, subject_ref, required_role, status, title, "
@@ -19,7 +22,23 @@ _COLUMNS = (
 )
 
 
-def _decision(body: dict[str, Any] | None) -> Decision | None:
+class _StoredDecision(TypedDict):
+    """A decision as the `decision` column keeps it (the API's names)."""
+
+    id: str
+    decision: str
+    reviewerId: str
+    reviewerRoleAtDecision: str
+    decidedAt: str
+    decidedBy: str
+    rationale: NotRequired[str | None]
+
+
+_DECISION = Codec(_StoredDecision)
+
+
+def _decision(text: str | None) -> Decision | None:
+    body = _DECISION.load(text)
     if body is None:
         return None
     return Decision(
@@ -33,8 +52,8 @@ def _decision(body: dict[str, Any] | None) -> Decision | None:
     )
 
 
-def _decision_json(decision: Decision) -> dict[str, Any]:
-    body = {
+def _decision_json(decision: Decision) -> JSONObject:
+    body: JSONObject = {
         "id": decision.id,
         "decision": decision.decision,
         "reviewerId": decision.reviewer_id,
@@ -65,7 +84,7 @@ def _approval(row: sqlite3.Row) -> Approval:
         context=context.get("context"),
         requested_by=row["requested_by"],
         decided_at=row["decided_at"],
-        decision=_decision(load(row["decision"])),
+        decision=_decision(row["decision"]),
         escalated_from=context.get("escalatedFrom"),
         escalated_to=context.get("escalatedTo"),
         wait_token_id=context.get("waitTokenId"),
@@ -236,7 +255,7 @@ def save_reviewer(db: Database, row: Reviewer) -> None:
 
 
 def reviewers_page(
-    db: Database, tenant_id: str, *, role: str | None, limit: int, after: Sequence[Any] | None
+    db: Database, tenant_id: str, *, role: str | None, limit: int, after: Sequence[SQLValue] | None
 ) -> list[Reviewer]:
     """Up to `limit + 1` roster rows, oldest first."""
     where = Where("tenant_id = ?", tenant_id)

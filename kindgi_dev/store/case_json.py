@@ -1,16 +1,19 @@
 """How frozen test-set cases and built suite cases are kept as JSON, and read back.
 
 They are kept in the shape the API answers them (`projectId`, `yesWeight`, `judgmentIds`,
-`notCalled`, a run's copy under `run`…), so versions frozen, built or pulled before read as
-they did; this module is the one place that writes and reads those names.
+`notCalled`, a run's copy under `run`…), camelCase, so versions frozen, built or pulled
+before read as they did; this module is the one place that writes and reads those names.
+A case is read leniently, each field narrowed where it is taken and a missing one read as
+absent, not checked whole by a schema: a pulled case was written by another runtime, and a
+replay should start on what it can read, as it always did.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ..domain.expectations import Answer, Decisions, ExpectedCall
+from ..domain.json import JSON, JSONObject
 from ..domain.judged_suites import (
     ItemSummary,
     JudgedCase,
@@ -37,10 +40,17 @@ from .expectations import (
     items_json,
 )
 
+RUN = "$.run"
+"""Where a frozen case keeps its run's copy (for SQL over kept cases)."""
+RUN_ID = "$.runId"
+"""Where a frozen case keeps its run's id."""
+EXPERT = "$.expert"
+"""Where a frozen case says whether it is an expert's."""
 
-def set_case_json(case: TestCase) -> dict[str, Any]:
+
+def set_case_json(case: TestCase) -> dict[str, object]:
     """A test case as a frozen version keeps it: its expected parts, each when given."""
-    body: dict[str, Any] = {
+    body: dict[str, object] = {
         "id": case.id,
         "kind": case.kind,
         "projectId": case.project_id,
@@ -60,9 +70,9 @@ def set_case_json(case: TestCase) -> dict[str, Any]:
     return body
 
 
-def expect_json(expect: Expectation) -> dict[str, Any]:
+def expect_json(expect: Expectation) -> dict[str, object]:
     """A case's `expect`: a part for each part given."""
-    found: dict[str, Any] = {}
+    found: dict[str, object] = {}
     if expect.items:
         found["items"] = items_json(expect.items)
     if expect.decisions is not None:
@@ -72,7 +82,9 @@ def expect_json(expect: Expectation) -> dict[str, Any]:
     return found
 
 
-def frozen_case_json(case: TestCase, weight: float | None, run: RunCopy | None) -> dict[str, Any]:
+def frozen_case_json(
+    case: TestCase, weight: float | None, run: RunCopy | None
+) -> dict[str, object]:
     """A frozen case: the case, its group's weight when it has one here, its run's copy."""
     body = set_case_json(case)
     if weight is not None:
@@ -82,26 +94,31 @@ def frozen_case_json(case: TestCase, weight: float | None, run: RunCopy | None) 
     return body
 
 
-def frozen_case_of(case: Mapping[str, Any]) -> FrozenCase:
+def frozen_case_of(case: Mapping[str, JSON]) -> FrozenCase:
     """A frozen case as stored."""
-    expect = case.get("expect") or {}
+    expect = _object(case.get("expect"))
     copy = case.get("run")
     return FrozenCase(
         case_id=str(case["id"]),
         run_id=str(case["runId"]),
         expert=bool(case.get("expert")),
         judge_class_id=case.get("judgeClassId"),
-        recorded_weight=case.get("judgeClassWeight", 1.0),
+        recorded_weight=_weight(case.get("judgeClassWeight", 1.0)),
         items=tuple(
-            FrozenItem(i["key"], i.get("pointer"), i.get("rank"), i.get("verdict") == "right")
-            for i in expect.get("items") or []
+            FrozenItem(
+                str(i["key"]),
+                _text(i.get("pointer")),
+                _whole(i.get("rank")),
+                i.get("verdict") == "right",
+            )
+            for i in _objects(expect.get("items"))
         ),
         expected=_expected(expect),
         run=run_copy_of(copy) if isinstance(copy, dict) else None,
     )
 
 
-def _expected(expect: Mapping[str, Any]) -> tuple[tuple[str, Decisions | Answer], ...]:
+def _expected(expect: Mapping[str, JSON]) -> tuple[tuple[str, Decisions | Answer], ...]:
     """A frozen case's expected `decisions` and `answer`, in that order, each when given."""
     decisions, answer = expect.get("decisions"), expect.get("answer")
     found: list[tuple[str, Decisions | Answer | None]] = [
@@ -111,7 +128,39 @@ def _expected(expect: Mapping[str, Any]) -> tuple[tuple[str, Decisions | Answer]
     return tuple((part, record) for part, record in found if record is not None)
 
 
-def run_copy_json(copy: RunCopy) -> dict[str, Any]:
+def _object(value: JSON) -> JSONObject:
+    """A kept object (`{}` for anything else)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _object_or_none(value: JSON) -> JSONObject | None:
+    return value if isinstance(value, dict) else None
+
+
+def _objects(value: JSON) -> list[JSONObject]:
+    """The objects of a kept list (none for anything else)."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _text(value: JSON) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _whole(value: JSON) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _number(value: JSON) -> float:
+    """A kept weight (0 when there is none)."""
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def _weight(value: JSON) -> float:
+    """A frozen case's recorded group weight, as kept (1 when it has none)."""
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else 1.0
+
+
+def run_copy_json(copy: RunCopy) -> dict[str, object]:
     """A run's copy as a frozen case carries it; a flow's names appear only without an agent."""
     calls = [
         {
@@ -137,17 +186,16 @@ def run_copy_json(copy: RunCopy) -> dict[str, Any]:
     }
 
 
-def run_copy_of(data: Mapping[str, Any]) -> RunCopy:
+def run_copy_of(data: Mapping[str, JSON]) -> RunCopy:
     """A run's copy as a frozen case carries it (`run`)."""
-    calls = [c for c in data.get("toolCalls") or [] if isinstance(c, dict)]
     return RunCopy(
-        agent_id=data.get("agentId"),
-        agent_version=data.get("agentVersion"),
-        flow_id=data.get("flowId"),
-        flow_version=data.get("flowVersion"),
+        agent_id=_text(data.get("agentId")),
+        agent_version=_text(data.get("agentVersion")),
+        flow_id=_text(data.get("flowId")),
+        flow_version=_text(data.get("flowVersion")),
         input=data.get("input"),
-        history=list(data.get("history") or []),
-        tool_env=dict(data.get("toolEnv") or {}),
+        history=_objects(data.get("history")),
+        tool_env=_tool_env(data.get("toolEnv")),
         output=data.get("output"),
         tool_calls=tuple(
             CopiedCall(
@@ -155,15 +203,24 @@ def run_copy_of(data: Mapping[str, Any]) -> RunCopy:
                 c.get("toolVersion"),
                 c.get("arguments"),
                 c.get("result"),
-                c.get("error"),
-                c.get("approval"),
+                _text(c.get("error")),
+                _object_or_none(c.get("approval")),
             )
-            for c in calls
+            for c in _objects(data.get("toolCalls"))
         ),
     )
 
 
-def judged_case_json(case: JudgedCase) -> dict[str, Any]:
+def _tool_env(value: JSON) -> dict[str, dict[str, str]]:
+    """A run's kept tool env: each tool's variables."""
+    return {
+        tool: {name: str(text) for name, text in env.items()}
+        for tool, env in _object(value).items()
+        if isinstance(env, dict)
+    }
+
+
+def judged_case_json(case: JudgedCase) -> dict[str, object]:
     """A built suite's case (`JudgedEvalCase`); an erased run's has no input or output."""
     if case.erased:
         return {
@@ -174,7 +231,7 @@ def judged_case_json(case: JudgedCase) -> dict[str, Any]:
             "items": [],
             "erased": True,
         }
-    body: dict[str, Any] = {"caseId": case.case_id, "subject": case.subject, "input": case.input}
+    body: dict[str, object] = {"caseId": case.case_id, "subject": case.subject, "input": case.input}
     if case.context:
         body["context"] = case.context
     body["output"] = case.output
@@ -184,9 +241,9 @@ def judged_case_json(case: JudgedCase) -> dict[str, Any]:
     return body
 
 
-def summary_json(item: ItemSummary) -> dict[str, Any]:
+def summary_json(item: ItemSummary) -> dict[str, object]:
     """An item's summary (`JudgedItemSummary`): where it is when known, then its sums."""
-    body: dict[str, Any] = {"key": item.key}
+    body: dict[str, object] = {"key": item.key}
     if item.pointer is not None:
         body["pointer"] = item.pointer
     if item.rank is not None:
@@ -200,7 +257,7 @@ def summary_json(item: ItemSummary) -> dict[str, Any]:
     return body
 
 
-def _sums_json(sums: WeightedSums) -> dict[str, Any]:
+def _sums_json(sums: WeightedSums) -> dict[str, object]:
     return {
         "yesWeight": sums.yes_weight,
         "totalWeight": sums.total_weight,
@@ -208,8 +265,8 @@ def _sums_json(sums: WeightedSums) -> dict[str, Any]:
     }
 
 
-def _reason_json(reason: JudgedReason) -> dict[str, Any]:
-    body: dict[str, Any] = {"verdict": reason.verdict, "reason": reason.reason}
+def _reason_json(reason: JudgedReason) -> dict[str, object]:
+    body: dict[str, object] = {"verdict": reason.verdict, "reason": reason.reason}
     if reason.judge_class_id:
         body["judgeClassId"] = reason.judge_class_id
     if reason.restricted:
@@ -217,9 +274,9 @@ def _reason_json(reason: JudgedReason) -> dict[str, Any]:
     return body
 
 
-def should_have_done_json(entry: ShouldHaveDone) -> dict[str, Any]:
+def should_have_done_json(entry: ShouldHaveDone) -> dict[str, object]:
     """A suite case's `corrections` entry: the calls it should (not) have made, by whom."""
-    body: dict[str, Any] = {
+    body: dict[str, object] = {
         "judgmentId": entry.judgment_id,
         "verdict": entry.verdict,
         "calls": calls_json(entry.calls),
@@ -232,51 +289,56 @@ def should_have_done_json(entry: ShouldHaveDone) -> dict[str, Any]:
     return body
 
 
-def suite_case_of(case: Mapping[str, Any]) -> SuiteCase:
+def suite_case_of(case: Mapping[str, JSON]) -> SuiteCase:
     """A suite case as stored (built here or pulled)."""
     items = []
-    for item in case.get("items") or []:
-        restricted = item.get("restricted") or {}
+    for item in _objects(case.get("items")):
+        restricted = _object(item.get("restricted"))
         items.append(
             SuiteItem(
-                item["key"],
-                item.get("pointer"),
-                item.get("rank"),
-                float(item.get("yesWeight", 0)),
-                float(item.get("totalWeight", 0)),
-                float(restricted.get("yesWeight", 0)),
-                float(restricted.get("totalWeight", 0)),
+                str(item["key"]),
+                _text(item.get("pointer")),
+                _whole(item.get("rank")),
+                _number(item.get("yesWeight")),
+                _number(item.get("totalWeight")),
+                _number(restricted.get("yesWeight")),
+                _number(restricted.get("totalWeight")),
             )
         )
     corrections = tuple(
         SuiteCorrection(
             c.get("verdict"),
             tuple(
-                ExpectedCall(str(call.get("toolId")), call.get("args"))
-                for call in c.get("calls") or []
+                ExpectedCall(str(call.get("toolId")), _object_or_none(call.get("args")))
+                for call in _objects(c.get("calls"))
             ),
-            tuple(c.get("notCalled") or []),
-            c.get("judgmentId"),
+            tuple(str(name) for name in _list(c.get("notCalled"))),
+            _text(c.get("judgmentId")),
             bool(c.get("restricted")),
         )
-        for c in case.get("corrections") or []
+        for c in _objects(case.get("corrections"))
     )
     return SuiteCase(str(case["caseId"]), tuple(items), corrections, _own_copy(case))
 
 
-def _own_copy(case: Mapping[str, Any]) -> RunCopy:
+def _list(value: JSON) -> list[JSON]:
+    return list(value) if isinstance(value, list) else []
+
+
+def _own_copy(case: Mapping[str, JSON]) -> RunCopy:
     """A run copy from a suite case's own input, context and output (no tool calls)."""
-    subject = case.get("subject") or {}
-    context = case.get("context") or {}
+    subject = _object(case.get("subject"))
+    context = _object(case.get("context"))
     data = case.get("input")
     flow = subject.get("kind") == "flow"
+    named, version = _text(subject.get("id")), _text(subject.get("version"))
     return RunCopy(
-        agent_id=None if flow else subject.get("id"),
-        agent_version=None if flow else subject.get("version"),
-        flow_id=subject.get("id") if flow else None,
-        flow_version=subject.get("version") if flow else None,
+        agent_id=None if flow else named,
+        agent_version=None if flow else version,
+        flow_id=named if flow else None,
+        flow_version=version if flow else None,
         input={"userMessage": data} if isinstance(data, str) and not flow else data,
-        history=list(context.get("history") or []),
-        tool_env=dict(context.get("toolEnv") or {}),
+        history=_objects(context.get("history")),
+        tool_env=_tool_env(context.get("toolEnv")),
         output=case.get("output"),
     )

@@ -6,13 +6,14 @@ as the wire shows it, with a hash of its content to tell an edited version from 
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
 
 from ..domain.catalog import Kind
+from ..domain.json import JSONObject
 from .db import Database
+from .jsoncol import load_json
 from .query import Where
 
 _TABLES = {
@@ -28,37 +29,60 @@ def _table(kind: Kind) -> str:
     return _TABLES[kind]
 
 
-def manifest_of(row: sqlite3.Row) -> dict[str, Any]:
+@dataclass(frozen=True)
+class CatalogVersion:
+    """One registered version of an agent, tool or flow: its manifest's JSON text as the
+    wire shows it (read with `manifest_of`, only by those who need it), the hash of that
+    text, and when it was registered, last changed, and unregistered."""
+
+    id: str
+    version: str
+    manifest: str
+    content_hash: str
+    registered_at: str
+    updated_at: str
+    unregistered_at: str | None = None
+
+
+def _version(row: sqlite3.Row) -> CatalogVersion:
+    return CatalogVersion(*row)
+
+
+def manifest_of(found: CatalogVersion) -> JSONObject:
     """The stored manifest, with `unregisteredAt` when the version is unregistered."""
-    manifest: dict[str, Any] = json.loads(row["manifest"])
-    if row["unregistered_at"]:
-        manifest["unregisteredAt"] = row["unregistered_at"]
+    manifest = load_json(found.manifest)
+    if not isinstance(manifest, dict):
+        raise ValueError(f"{found.id}@{found.version}'s manifest is not a JSON object")
+    if found.unregistered_at:
+        manifest["unregisteredAt"] = found.unregistered_at
     return manifest
 
 
-def get(db: Database, kind: Kind, item_id: str, version: str) -> sqlite3.Row | None:
+def get(db: Database, kind: Kind, item_id: str, version: str) -> CatalogVersion | None:
     """One version."""
-    return db.one(
+    row = db.one(
         f"SELECT {_COLUMNS} FROM {_table(kind)} WHERE id = ? AND version = ?", (item_id, version)
     )
+    return None if row is None else _version(row)
 
 
-def versions(db: Database, kind: Kind, item_id: str) -> list[sqlite3.Row]:
+def versions(db: Database, kind: Kind, item_id: str) -> list[CatalogVersion]:
     """Every version of one id, in no particular order (semver order is the caller's)."""
-    return db.all(f"SELECT {_COLUMNS} FROM {_table(kind)} WHERE id = ?", (item_id,))
+    rows = db.all(f"SELECT {_COLUMNS} FROM {_table(kind)} WHERE id = ?", (item_id,))
+    return [_version(row) for row in rows]
 
 
-def insert(db: Database, kind: Kind, row: dict[str, Any]) -> None:
+def insert(db: Database, kind: Kind, found: CatalogVersion) -> None:
     """Register a new version."""
     db.run(
         f"INSERT INTO {_table(kind)} ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, NULL)",
         (
-            row["id"],
-            row["version"],
-            row["manifest"],
-            row["content_hash"],
-            row["registered_at"],
-            row["updated_at"],
+            found.id,
+            found.version,
+            found.manifest,
+            found.content_hash,
+            found.registered_at,
+            found.updated_at,
         ),
     )
 
@@ -108,9 +132,10 @@ def page_ids(
     return [row["id"] for row in rows]
 
 
-def versions_of(db: Database, kind: Kind, ids: Sequence[str]) -> list[sqlite3.Row]:
+def versions_of(db: Database, kind: Kind, ids: Sequence[str]) -> list[CatalogVersion]:
     """Every version of each of `ids`."""
     if not ids:
         return []
     marks = ", ".join("?" for _ in ids)
-    return db.all(f"SELECT {_COLUMNS} FROM {_table(kind)} WHERE id IN ({marks})", list(ids))
+    rows = db.all(f"SELECT {_COLUMNS} FROM {_table(kind)} WHERE id IN ({marks})", list(ids))
+    return [_version(row) for row in rows]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from .db import Database
-from .jsoncol import dump, load
-from .query import Where
+from ..domain.json import JSON, JSONObject
+from .db import Database, Row
+from .jsoncol import dump, load, load_json
+from .query import SQLValue, Where
 
 _FIELDS = (
     "id, tenant_id, project_id, agent_id, agent_version, title, participant_id, opened_by, "
@@ -16,53 +16,98 @@ _FIELDS = (
     "unregistered_at"
 )
 _NAMES = [name.strip() for name in _FIELDS.split(",")]
-_JSON = ("scope", "metadata")
+_INSERT = f"INSERT INTO conversations ({_FIELDS}) VALUES ({', '.join('?' * len(_NAMES))})"
 
 
-def insert(db: Database, conversation: dict[str, Any]) -> None:
-    """Open a conversation (`scope` and `metadata` kept as JSON)."""
-    values = [
-        dump(conversation.get(name)) if name in _JSON else conversation.get(name) for name in _NAMES
-    ]
-    db.run(f"INSERT INTO conversations ({_FIELDS}) VALUES ({', '.join('?' * len(_NAMES))})", values)
+@dataclass(frozen=True)
+class StoredConversation:
+    """A conversation as it is kept: the agent version it pins, who opened it for whom, its
+    turns so far, and whether it is a replay's (an eval run's own) or was closed or
+    unregistered; `scope` and `metadata` as they were given."""
+
+    id: str
+    tenant_id: str
+    project_id: str
+    agent_id: str
+    agent_version: str
+    title: str
+    opened_by: str
+    status: str
+    opened_at: str
+    participant_id: str | None = None
+    closed_at: str | None = None
+    turn_count: int = 0
+    last_message_at: str | None = None
+    replay: bool = False
+    scope: JSONObject | None = None
+    metadata: JSONObject | None = None
+    unregistered_at: str | None = None
+
+
+def _values(c: StoredConversation) -> tuple[SQLValue, ...]:
+    """A conversation's columns, in `_FIELDS`' order."""
+    return (
+        c.id,
+        c.tenant_id,
+        c.project_id,
+        c.agent_id,
+        c.agent_version,
+        c.title,
+        c.participant_id,
+        c.opened_by,
+        c.status,
+        c.opened_at,
+        c.closed_at,
+        c.turn_count,
+        c.last_message_at,
+        1 if c.replay else 0,
+        dump(c.scope),
+        dump(c.metadata),
+        c.unregistered_at,
+    )
+
+
+def insert(db: Database, conversation: StoredConversation) -> None:
+    """Open a conversation."""
+    db.run(_INSERT, _values(conversation))
 
 
 def insert_turns(
-    db: Database, turns: Sequence[tuple[dict[str, Any], str, Sequence[Message]]]
+    db: Database, turns: Sequence[tuple[StoredConversation, str, Sequence[Message]]]
 ) -> None:
     """Open conversations that each hold one finished turn (run id, messages) already
     counted in their row: an eval run's page of replays, in two statements."""
     with db.transaction() as conn:
-        conn.executemany(
-            f"INSERT INTO conversations ({_FIELDS}) VALUES ({', '.join('?' * len(_NAMES))})",
-            [
-                [dump(c.get(name)) if name in _JSON else c.get(name) for name in _NAMES]
-                for c, _, _ in turns
-            ],
-        )
+        conn.executemany(_INSERT, [_values(c) for c, _, _ in turns])
         conn.executemany(
             "INSERT INTO conversation_messages (conversation_id, sequence, role, content, "
             "tool_call, actor, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (c["id"], i, m.role, dump(m.content), dump(m.tool_call), m.actor, run_id,
-                 c["last_message_at"])
+                (c.id, i, m.role, dump(m.content), dump(m.tool_call), m.actor, run_id,
+                 c.last_message_at)
                 for c, run_id, items in turns
                 for i, m in enumerate(items)
             ],
         )  # fmt: skip
 
 
-def get(db: Database, conversation_id: str) -> dict[str, Any] | None:
+def get(db: Database, conversation_id: str) -> StoredConversation | None:
     """One conversation, unregistered or not."""
     row = db.one(f"SELECT {_FIELDS} FROM conversations WHERE id = ?", (conversation_id,))
-    return _decoded(row) if row else None
+    return _conversation(row) if row else None
 
 
-def _decoded(row: Any) -> dict[str, Any]:
-    found = dict(row)
-    for name in _JSON:
-        found[name] = load(found[name])
-    return found
+def _conversation(row: Row) -> StoredConversation:
+    """A read row as its record, `scope` and `metadata` loaded."""
+    found = dict(zip(row.keys(), row, strict=True))
+    found["scope"] = _object(load_json(row["scope"]))
+    found["metadata"] = _object(load_json(row["metadata"]))
+    found["replay"] = bool(row["replay"])
+    return StoredConversation(**found)
+
+
+def _object(value: JSON) -> JSONObject | None:
+    return value if isinstance(value, dict) else None
 
 
 def close(db: Database, conversation_id: str, at: str) -> None:
@@ -87,10 +132,10 @@ def list_page(
     tenant_id: str,
     *,
     limit: int,
-    after: list[Any] | None,
-    filters: dict[str, Any],
+    after: Sequence[SQLValue] | None,
+    filters: Mapping[str, SQLValue],
     replays: str,
-) -> list[dict[str, Any]]:
+) -> list[StoredConversation]:
     """Up to `limit + 1` conversations, newest first."""
     where = Where("tenant_id = ? AND unregistered_at IS NULL", tenant_id)
     where.equal(filters)
@@ -104,7 +149,7 @@ def list_page(
         "ORDER BY opened_at DESC, id DESC LIMIT ?",
         [*where.params, limit + 1],
     )
-    return [_decoded(row) for row in rows]
+    return [_conversation(row) for row in rows]
 
 
 @dataclass(frozen=True)
@@ -113,8 +158,8 @@ class Message:
     tool call it made, and when; `sequence` is its place, given when it is stored."""
 
     role: str
-    content: Any = None
-    tool_call: Any = None
+    content: JSON = None
+    tool_call: JSON = None
     actor: str | None = None
     created_at: str | None = None
     sequence: int | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ..domain.cost import Turn
 from .db import Database, Row
 from .query import Where
 
@@ -29,16 +30,51 @@ _COLUMNS = (
 _FROM = "FROM runs r LEFT JOIN projects p ON p.id = r.project_id"
 
 
-def runs_by_ids(db: Database, tenant_id: str, run_ids: Sequence[str]) -> list[Row]:
+def _turn(row: Row) -> Turn:
+    """A run as cost and usage count it, with the class of run it was when it ran."""
+    since = row["production_since"]
+    if row["eval_run_id"]:
+        run_class = "eval"
+    elif row["replay_of"]:
+        run_class = "replay"
+    elif row["dry_run"]:
+        run_class = "dry-run"
+    elif since is not None and since <= row["created_at"]:
+        run_class = "production"
+    else:
+        run_class = "staging"
+    return Turn(
+        run_id=row["id"],
+        tenant_id=row["tenant_id"],
+        project_id=row["project_id"],
+        agent_id=row["agent_id"],
+        agent_version=row["agent_version"],
+        conversation_id=row["conversation_id"],
+        status=row["status"],
+        run_class=run_class,
+        created_at=row["created_at"],
+        ended_at=row["completed_at"],
+        provider_id=row["provider_id"],
+        model=row["model"],
+        asked_model=row["asked_model"],
+        calls=int(row["calls"] or 0),
+        prompt_tokens=int(row["prompt_tokens"] or 0),
+        completion_tokens=int(row["completion_tokens"] or 0),
+        duration_ms=None if row["duration_ms"] is None else int(row["duration_ms"]),
+    )
+
+
+def runs_by_ids(db: Database, tenant_id: str, run_ids: Sequence[str]) -> list[Turn]:
     """These runs, as `runs_between` reads them (in no particular order)."""
-    found: list[Row] = []
+    found: list[Turn] = []
     for start in range(0, len(run_ids), 500):
         chunk = list(run_ids[start : start + 500])
         marks = ", ".join("?" * len(chunk))
-        found += db.all(
+        rows = db.all(
             f"SELECT {_COLUMNS} {_FROM} WHERE r.tenant_id = ? AND r.id IN ({marks})",
             [tenant_id, *chunk],
         )
+        found += [_turn(row) for row in rows]
     return found
 
 
@@ -49,7 +85,7 @@ def runs_between(
     start: str | None,
     end: str | None,
     filters: Mapping[str, str | None],
-) -> list[Row]:
+) -> list[Turn]:
     """Runs that were running at some point in [start, end) (every one when both are None),
     newest first, with their project's `production_since` and their turn's usage."""
     where = Where("r.tenant_id = ?", tenant_id)
@@ -58,8 +94,9 @@ def runs_between(
     if start is not None:
         where.add("coalesce(r.completed_at, r.created_at) >= ?", start)
     where.named(filters, _FILTERS)
-    return db.all(
+    rows = db.all(
         f"SELECT {_COLUMNS} {_FROM} WHERE {where}"
         " ORDER BY coalesce(r.completed_at, r.created_at) DESC, r.id DESC",
         where.params,
     )
+    return [_turn(row) for row in rows]

@@ -8,19 +8,30 @@ ending a run nor reading it holds every case at once.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import TypeAdapter
 from pydantic_core import from_json
 
-from ..domain.results import CaseResult, ComparisonResult, DryRunResult, FinishedCase, Summary
+from ..domain.eval_runs import AgentCandidate, FlowCandidate, FrozenVersion, RunSettings
+from ..domain.json import JSON
+from ..domain.results import (
+    CaseResult,
+    ComparisonResult,
+    DryRunResult,
+    EvalResult,
+    FinishedCase,
+    Summary,
+)
+from . import eval_run_json as kept
 from .db import Database
-from .jsoncol import JsonRows, dump, load
-from .query import Where
+from .jsoncol import dump, load
+from .query import SQLValue, Where
 
-_ROWS = JsonRows("agent_ref", "flow_ref", "result", "comparison", "frozen_version")
 T = TypeVar("T")
 
 
@@ -34,6 +45,41 @@ def _adapter(kind: type[T]) -> TypeAdapter[T]:
 CASE_PAGE = 50
 """Finished cases read at once when a run's cases are walked: small enough not to grow the
 process for good (see `services.replay_cases.PAGE`)."""
+
+
+@dataclass(frozen=True)
+class EvalRunRow:
+    """An eval run as its row keeps it: what it tries (`agent_ref` or `flow_ref`), on which
+    suite or frozen test-set version, how it compares (`comparison`), and how far it got. A
+    judged `result` read back has no cases: they are read with `case_pages`."""
+
+    run_id: str
+    tenant_id: str
+    project_id: str
+    suite_id: str
+    suite_version: str
+    status: str
+    started_at: str
+    case_count: int
+    kind: str = "judged"
+    dry_run: bool = False
+    agent_ref: AgentCandidate | None = None
+    flow_ref: FlowCandidate | None = None
+    comparison: RunSettings | None = None
+    frozen_version: FrozenVersion | None = None
+    correlation_id: str | None = None
+    completed_at: str | None = None
+    result: EvalResult | None = None
+    error: str | None = None
+    cancel_reason: str | None = None
+    cases_done: int = 0
+
+    @property
+    def settings(self) -> RunSettings:
+        """How the run compares (the defaults for a row that kept none)."""
+        return self.comparison or RunSettings()
+
+
 _FIELDS = (
     "run_id",
     "tenant_id",
@@ -58,46 +104,127 @@ _FIELDS = (
 )
 
 
-def insert(db: Database, run: dict[str, Any]) -> None:
+def insert(db: Database, run: EvalRunRow) -> None:
     """Store a new eval run."""
-    _ROWS.insert(db, "eval_runs", [f for f in _FIELDS if f in run], [_stored(run)])
+    db.run(
+        f"INSERT INTO eval_runs ({', '.join(_FIELDS)}) VALUES ({', '.join('?' * len(_FIELDS))})",
+        (
+            run.run_id,
+            run.tenant_id,
+            run.project_id,
+            run.suite_id,
+            run.suite_version,
+            run.kind,
+            None if run.agent_ref is None else dump(kept.agent_json(run.agent_ref)),
+            None if run.flow_ref is None else dump(kept.flow_json(run.flow_ref)),
+            run.status,
+            1 if run.dry_run else 0,
+            run.started_at,
+            run.completed_at,
+            _result_json(run.result),
+            run.error,
+            run.cancel_reason,
+            run.correlation_id,
+            None if run.comparison is None else dump(kept.settings_json(run.comparison)),
+            None if run.frozen_version is None else dump(kept.frozen_json(run.frozen_version)),
+            run.case_count,
+            run.cases_done,
+        ),
+    )
 
 
-def update(db: Database, run_id: str, changes: dict[str, Any]) -> None:
-    """Set some columns of an eval run (`result`: a judged run's `Summary`, or a dry run's
-    `DryRunResult`)."""
-    _ROWS.update(db, "eval_runs", ("run_id", run_id), _stored(changes))
+def finish(
+    db: Database,
+    run_id: str,
+    *,
+    status: str,
+    completed_at: str,
+    result: Summary | DryRunResult,
+    error: str | None = None,
+) -> None:
+    """End an eval run with its status and result (a judged run's `Summary`, or a dry run's
+    `DryRunResult`), and the error that ended it, if any (an earlier error stays without)."""
+    sql = "UPDATE eval_runs SET status = ?, completed_at = ?, result = ?"
+    params: list[str | None] = [status, completed_at, _result_json(result)]
+    if error:
+        sql += ", error = ?"
+        params.append(error)
+    db.run(sql + " WHERE run_id = ?", [*params, run_id])
 
 
-def get(db: Database, run_id: str) -> dict[str, Any] | None:
+def get(db: Database, run_id: str) -> EvalRunRow | None:
     """One eval run, its `result` as its record (a judged result's cases are read with
     `case_pages`)."""
     row = db.one(f"SELECT {', '.join(_FIELDS)} FROM eval_runs WHERE run_id = ?", (run_id,))
-    return _decoded(row) if row else None
+    return _row(row) if row else None
 
 
-def _stored(run: dict[str, Any]) -> dict[str, Any]:
-    """A run's columns with its result record as plain data."""
-    result = run.get("result")
+def _result_json(result: EvalResult | Summary | None) -> str | None:
+    """A run's result record as its column keeps it: a judged one's summary only."""
+    if isinstance(result, ComparisonResult):
+        return _result_json(result.summary)
     if isinstance(result, Summary):
-        return {**run, "result": {"summary": _adapter(Summary).dump_python(result, mode="json")}}
+        return dump({"summary": _adapter(Summary).dump_python(result, mode="json")})
     if isinstance(result, DryRunResult):
-        return {**run, "result": _adapter(DryRunResult).dump_python(result, mode="json")}
-    return run
+        return dump(_adapter(DryRunResult).dump_python(result, mode="json"))
+    return None
 
 
-def _decoded(row: Any) -> dict[str, Any]:
-    """A read row as a dict, its JSON loaded and its result a record: a judged result with
-    no cases (they are read with `case_pages`)."""
-    record = _ROWS.decoded(row)
-    stored = record.get("result")
-    if stored is None:
-        return record
+def _result_of(stored: JSON) -> EvalResult | None:
+    """A kept result as its record: a judged one with no cases (see `case_pages`)."""
+    if not isinstance(stored, dict):
+        return None
     if "summary" not in stored:
-        record["result"] = _adapter(DryRunResult).validate_python(stored)
-        return record
-    record["result"] = ComparisonResult(_adapter(Summary).validate_python(stored["summary"]), [])
-    return record
+        dry: DryRunResult = _adapter(DryRunResult).validate_python(stored)
+        return dry
+    summary: Summary = _adapter(Summary).validate_python(stored["summary"])
+    return ComparisonResult(summary, [])
+
+
+def _object(text: str | None) -> Mapping[str, object] | None:
+    """A JSON column holding an object (None for NULL)."""
+    value = load(text)
+    return value if isinstance(value, dict) else None
+
+
+def _row(row: sqlite3.Row) -> EvalRunRow:
+    """A read row as its record, its JSON columns read by their stored formats."""
+    return EvalRunRow(
+        run_id=row["run_id"],
+        tenant_id=row["tenant_id"],
+        project_id=row["project_id"],
+        suite_id=row["suite_id"],
+        suite_version=row["suite_version"],
+        kind=row["kind"],
+        status=row["status"],
+        dry_run=bool(row["dry_run"]),
+        started_at=row["started_at"],
+        case_count=row["case_count"],
+        cases_done=row["cases_done"],
+        agent_ref=kept.agent_of(_object(row["agent_ref"])),
+        flow_ref=kept.flow_of(_object(row["flow_ref"])),
+        comparison=kept.settings_of(_object(row["comparison"])),
+        frozen_version=kept.frozen_of(_object(row["frozen_version"])),
+        correlation_id=row["correlation_id"],
+        completed_at=row["completed_at"],
+        result=_result_of(load(row["result"])),
+        error=row["error"],
+        cancel_reason=row["cancel_reason"],
+    )
+
+
+@dataclass(frozen=True)
+class RunFilters:
+    """Which eval runs a list keeps: each filter given narrows it (`since`/`until` bound
+    when it started)."""
+
+    suite_id: str | None = None
+    status: str | None = None
+    agent_id: str | None = None
+    flow_id: str | None = None
+    project_id: str | None = None
+    since: str | None = None
+    until: str | None = None
 
 
 def list_page(
@@ -105,27 +232,30 @@ def list_page(
     tenant_id: str,
     *,
     limit: int,
-    after: list[Any] | None,
-    filters: dict[str, Any],
-) -> list[dict[str, Any]]:
+    after: Sequence[SQLValue] | None,
+    filters: RunFilters,
+) -> list[EvalRunRow]:
     """Up to `limit + 1` eval runs, newest first (read as `get` reads one)."""
     where = Where("tenant_id = ?", tenant_id)
-    special = {
-        "agent_id": "json_extract(agent_ref, '$.agentId') = ?",
-        "flow_id": "json_extract(flow_ref, '$.flowId') = ?",
-        "from": "started_at >= ?",
-        "to": "started_at <= ?",
-    }
-    for column, value in filters.items():
+    where.equal(
+        {"suite_id": filters.suite_id, "status": filters.status, "project_id": filters.project_id}
+    )
+    clauses = (
+        (f"json_extract(agent_ref, '{kept.AGENT_ID}') = ?", filters.agent_id),
+        (f"json_extract(flow_ref, '{kept.FLOW_ID}') = ?", filters.flow_id),
+        ("started_at >= ?", filters.since),
+        ("started_at <= ?", filters.until),
+    )
+    for clause, value in clauses:
         if value is not None:
-            where.add(special.get(column, f"{column} = ?"), value)
+            where.add(clause, value)
     where.after(after, "started_at, run_id")
     rows = db.all(
         f"SELECT {', '.join(_FIELDS)} FROM eval_runs WHERE {where} "
         "ORDER BY started_at DESC, run_id DESC LIMIT ?",
         [*where.params, limit + 1],
     )
-    return [_decoded(r) for r in rows]
+    return [_row(r) for r in rows]
 
 
 def add_case(
@@ -144,7 +274,7 @@ def add_case(
                 run_id,
                 index,
                 case_id,
-                dump(_adapter(FinishedCase).dump_python(result, mode="json")),
+                _case_json(result),
                 at,
             ),
         )
@@ -168,7 +298,7 @@ def add_cases(
                     run_id,
                     index,
                     case_id,
-                    dump(_adapter(FinishedCase).dump_python(result, mode="json")),
+                    _case_json(result),
                     at,
                 )
                 for index, case_id, result, at in cases
@@ -236,17 +366,39 @@ def case_pages(db: Database, run_id: str) -> Iterator[list[CaseResult]]:
         yield [case.result for case in page]
 
 
-def unfinished(db: Database) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Unfinished:
+    """An eval run left `pending`/`running`: how many cases it has, and finished."""
+
+    run_id: str
+    case_count: int
+    done: int
+
+
+def unfinished(db: Database) -> list[Unfinished]:
     """Eval runs left `pending`/`running`, with how many cases they finished."""
     rows = db.all(
-        "SELECT run_id, case_count, cases_done AS done FROM eval_runs "
+        "SELECT run_id, case_count, cases_done FROM eval_runs "
         "WHERE status IN ('pending', 'running')"
     )
-    return [dict(r) for r in rows]
+    return [Unfinished(r["run_id"], r["case_count"], r["cases_done"]) for r in rows]
 
 
-def live_verdicts(db: Database, run_id: str) -> list[dict[str, Any]]:
-    """A run's live verdicts with their class's weight now (1 without a class), for rescoring."""
+@dataclass(frozen=True)
+class LiveVerdict:
+    """A live verdict on a run's item, with its class's weight now (1 without a class)."""
+
+    item_key: str
+    pointer: str | None
+    rank: int | None
+    verdict: str
+    restricted: bool
+    item_value: JSON
+    weight: float
+
+
+def live_verdicts(db: Database, run_id: str) -> list[LiveVerdict]:
+    """A run's live verdicts with their class's weight now, for rescoring."""
     rows = db.all(
         "SELECT v.item_key, v.pointer, v.rank, v.verdict, v.restricted, v.item_value, "
         "coalesce(c.weight, 1.0) AS weight FROM corrections k "
@@ -256,4 +408,15 @@ def live_verdicts(db: Database, run_id: str) -> list[dict[str, Any]]:
         "ORDER BY v.item_key, k.corrector_id, k.participant_id, v.seq",
         (run_id,),
     )
-    return [{**dict(r), "item_value": load(r["item_value"])} for r in rows]
+    return [
+        LiveVerdict(
+            r["item_key"],
+            r["pointer"],
+            r["rank"],
+            r["verdict"],
+            bool(r["restricted"]),
+            load(r["item_value"]),
+            float(r["weight"]),
+        )
+        for r in rows
+    ]

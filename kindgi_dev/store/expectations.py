@@ -3,23 +3,64 @@ and items.
 
 They are kept in the shape the API answers them (`shouldCall`, `toolId`, `mustNotCall`,
 `shouldSay`), so rows stored before read as they did; this module is the one place that
-writes and reads those names.
+writes and reads those names. A stored value is read through a pydantic `TypeAdapter` over
+the `TypedDict` of its camelCase keys (jsoncol's convention), so a wrong shape is refused
+where it is read instead of surfacing as a `KeyError` later.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from functools import cache
+from typing import NotRequired, TypeVar
+
+from pydantic import TypeAdapter
+from typing_extensions import TypedDict
 
 from ..domain.expectations import Answer, Decisions, ExpectedCall, GivenItem
+from ..domain.json import JSON, JSONObject
+
+T = TypeVar("T")
 
 
-def _present(fields: Mapping[str, Any]) -> dict[str, Any]:
+class _Call(TypedDict):
+    toolId: str
+    args: NotRequired[JSONObject | None]
+
+
+class _Decisions(TypedDict):
+    verdict: str
+    shouldCall: NotRequired[list[_Call] | None]
+    mustNotCall: NotRequired[list[str] | None]
+
+
+class _Answer(TypedDict):
+    verdict: str
+    shouldSay: NotRequired[str | None]
+    why: NotRequired[str | None]
+
+
+class _Item(TypedDict):
+    key: str
+    verdict: str
+    pointer: NotRequired[str | None]
+    rank: NotRequired[int | None]
+    reason: NotRequired[str | None]
+
+
+@cache
+def _adapter(kind: type[T]) -> TypeAdapter[T]:
+    """A stored shape's adapter, built when first used (building them at import slows every
+    start)."""
+    return TypeAdapter(kind)
+
+
+def _present(fields: Mapping[str, JSON]) -> JSONObject:
     """The fields that are given (not None), in order."""
     return {name: value for name, value in fields.items() if value is not None}
 
 
-def decisions_json(decisions: Decisions | None) -> dict[str, Any] | None:
+def decisions_json(decisions: Decisions | None) -> JSONObject | None:
     """Decisions as stored: `verdict`, then `shouldCall` and `mustNotCall` when given."""
     if decisions is None:
         return None
@@ -33,19 +74,20 @@ def decisions_json(decisions: Decisions | None) -> dict[str, Any] | None:
     )
 
 
-def calls_json(calls: Sequence[ExpectedCall]) -> list[dict[str, Any]]:
+def calls_json(calls: Sequence[ExpectedCall]) -> list[JSON]:
     """Tool calls as stored: `toolId`, then `args` when given."""
     return [_present({"toolId": c.tool_id, "args": c.args}) for c in calls]
 
 
-def decisions_of(data: Mapping[str, Any] | None) -> Decisions | None:
+def decisions_of(data: JSON) -> Decisions | None:
     """Stored decisions as their record."""
     if data is None:
         return None
-    calls = data.get("shouldCall")
-    must_not = data.get("mustNotCall")
+    stored = _adapter(_Decisions).validate_python(data)
+    calls = stored.get("shouldCall")
+    must_not = stored.get("mustNotCall")
     return Decisions(
-        verdict=data["verdict"],
+        verdict=stored["verdict"],
         should_call=None
         if calls is None
         else tuple(ExpectedCall(c["toolId"], c.get("args")) for c in calls),
@@ -53,21 +95,22 @@ def decisions_of(data: Mapping[str, Any] | None) -> Decisions | None:
     )
 
 
-def answer_json(answer: Answer | None) -> dict[str, Any] | None:
+def answer_json(answer: Answer | None) -> JSONObject | None:
     """An answer as stored: `verdict`, then `shouldSay` and `why` when given."""
     if answer is None:
         return None
     return _present({"verdict": answer.verdict, "shouldSay": answer.should_say, "why": answer.why})
 
 
-def answer_of(data: Mapping[str, Any] | None) -> Answer | None:
+def answer_of(data: JSON) -> Answer | None:
     """A stored answer as its record (an erased one keeps only its verdict)."""
     if data is None:
         return None
-    return Answer(data["verdict"], data.get("shouldSay"), data.get("why"))
+    stored = _adapter(_Answer).validate_python(data)
+    return Answer(stored["verdict"], stored.get("shouldSay"), stored.get("why"))
 
 
-def items_json(items: Sequence[GivenItem]) -> list[dict[str, Any]]:
+def items_json(items: Sequence[GivenItem]) -> list[JSON]:
     """A hand case's expected items as stored: each given field, in the body's order."""
     return [
         _present(
@@ -83,9 +126,12 @@ def items_json(items: Sequence[GivenItem]) -> list[dict[str, Any]]:
     ]
 
 
-def items_of(data: Sequence[Mapping[str, Any]] | None) -> tuple[GivenItem, ...]:
+def items_of(data: JSON) -> tuple[GivenItem, ...]:
     """A hand case's stored items as their records, in stored order."""
+    if data is None:
+        return ()
+    stored = _adapter(list[_Item]).validate_python(data)
     return tuple(
         GivenItem(i["key"], i.get("pointer"), i["verdict"], i.get("rank"), i.get("reason"))
-        for i in data or ()
+        for i in stored
     )

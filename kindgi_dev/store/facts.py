@@ -5,12 +5,15 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import NotRequired
+
+from typing_extensions import TypedDict
 
 from ..domain.facts import Fact, FactAttribution, FactGeneratedBy, FactSubject, Retention
+from ..domain.json import JSONObject
 from .db import Database
-from .jsoncol import dump, load
-from .query import Where
+from .jsoncol import Codec, dump, load
+from .query import SQLValue, Where
 
 _COLUMNS = (
     "seq, revision_id, fact_id, version, tenant_id, type, scope, content, content_hash, body, "
@@ -18,9 +21,53 @@ _COLUMNS = (
 )
 
 
-def _body(fact: Fact) -> dict[str, Any]:
+class _Retention(TypedDict, total=False):
+    keepUntil: str | None
+    keepDays: int | None
+    legalHold: bool | None
+
+
+class _Subject(TypedDict):
+    kind: str
+    id: str
+
+
+class _Attribution(TypedDict):
+    kind: str
+    id: str
+    agentVersion: NotRequired[str | None]
+
+
+class _Generated(TypedDict):
+    runId: str
+    toolCallId: NotRequired[str | None]
+
+
+class _Body(TypedDict):
+    """A revision's `body` column: what it keeps beside its columns, in the wire's names."""
+
+    size: int
+    trust: str
+    updatedAt: NotRequired[str | None]
+    validFrom: NotRequired[str | None]
+    validUntil: NotRequired[str | None]
+    observedAt: NotRequired[str | None]
+    verifiedBy: NotRequired[str | None]
+    verifiedAt: NotRequired[str | None]
+    supersedes: NotRequired[str | None]
+    review: NotRequired[str | None]
+    retention: NotRequired[_Retention | None]
+    subjects: NotRequired[list[_Subject] | None]
+    attributedTo: NotRequired[_Attribution | None]
+    generatedBy: NotRequired[_Generated | None]
+
+
+_BODY = Codec(_Body)
+
+
+def _body(fact: Fact) -> JSONObject:
     """What a revision keeps beside its columns, in the wire's names."""
-    body: dict[str, Any] = {
+    body: JSONObject = {
         "size": fact.size,
         "trust": fact.trust,
         "updatedAt": fact.updated_at,
@@ -52,13 +99,13 @@ def _body(fact: Fact) -> dict[str, Any]:
     return body
 
 
-def _retention(body: dict[str, Any] | None) -> Retention | None:
+def _retention(body: _Retention | None) -> Retention | None:
     if body is None:
         return None
     return Retention(body.get("keepUntil"), body.get("keepDays"), body.get("legalHold"))
 
 
-def _attribution(body: dict[str, Any] | None) -> FactAttribution | None:
+def _attribution(body: _Attribution | None) -> FactAttribution | None:
     return (
         None
         if body is None
@@ -66,13 +113,16 @@ def _attribution(body: dict[str, Any] | None) -> FactAttribution | None:
     )
 
 
-def _generated(body: dict[str, Any] | None) -> FactGeneratedBy | None:
+def _generated(body: _Generated | None) -> FactGeneratedBy | None:
     return None if body is None else FactGeneratedBy(body["runId"], body.get("toolCallId"))
 
 
 def _fact(row: sqlite3.Row) -> Fact:
-    body = load(row["body"])
+    body = _BODY.load(row["body"])
+    if body is None:
+        raise ValueError(f"fact revision {row['revision_id']} has no body")
     subjects = body.get("subjects")
+    about = None if subjects is None else tuple(FactSubject(s["kind"], s["id"]) for s in subjects)
     return Fact(
         id=row["fact_id"],
         revision_id=None if row["revision_id"] == row["fact_id"] else row["revision_id"],
@@ -86,7 +136,7 @@ def _fact(row: sqlite3.Row) -> Fact:
         trust=body["trust"],
         updated_at=body.get("updatedAt"),
         retention=_retention(body.get("retention")),
-        subjects=None if subjects is None else tuple(FactSubject(**s) for s in subjects),
+        subjects=about,
         attributed_to=_attribution(body.get("attributedTo")),
         generated_by=_generated(body.get("generatedBy")),
         valid_from=body.get("validFrom"),
@@ -212,7 +262,7 @@ def ids_about(
 ) -> list[str]:
     """The facts (any revision) about a participant, an external subject or a conversation."""
     clauses: list[str] = []
-    params: list[Any] = [tenant_id]
+    params: list[SQLValue] = [tenant_id]
     if participant is not None:
         clauses += ["participant_id = ?", _SUBJECT]
         params += [participant, "participant", participant]

@@ -5,15 +5,22 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from pydantic import TypeAdapter
+
+from ..domain.json import JSON
 from ..domain.stored_values import COPY, COPY_DEPTH, repaired
 
 if TYPE_CHECKING:
     from .db import Database
 
 
-def dump(value: Any) -> str | None:
+T = TypeVar("T")
+
+
+def dump(value: object) -> str | None:
     """Compact JSON text, or NULL for None: always a value every answer can render.
 
     What a model or a tool returned reached no request's checks, so a run's output may nest
@@ -32,7 +39,7 @@ def dump(value: Any) -> str | None:
     return text
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
@@ -50,6 +57,36 @@ def _utf8(text: str) -> bool:
 def load(text: str | bytes | None) -> Any:
     """The value of a JSON column (None for NULL)."""
     return None if text is None else json.loads(text)
+
+
+def load_json(text: str | bytes | None) -> JSON:
+    """The value of a JSON column that holds any JSON (None for NULL), as `JSON`."""
+    found: JSON = load(text)
+    return found
+
+
+class Codec(Generic[T]):
+    """The stored format of a JSON column that holds a known shape: a pydantic `TypeAdapter`
+    over the record (or, where stored keys are camelCase, a `TypedDict` of them) it holds.
+
+    The adapter is built when first used, as `store/eval_runs.py` does: building them at
+    import slows every start."""
+
+    def __init__(self, kind: type[T]) -> None:
+        self.kind = kind
+
+    @cached_property
+    def adapter(self) -> TypeAdapter[T]:
+        """The pydantic adapter of the shape."""
+        return TypeAdapter(self.kind)
+
+    def dump(self, value: T | None) -> str | None:
+        """The column's text for a value (NULL for None), written as `dump` writes any JSON."""
+        return None if value is None else dump(self.adapter.dump_python(value, mode="json"))
+
+    def load(self, text: str | bytes | None) -> T | None:
+        """The value a column's text holds (None for NULL), checked against the shape."""
+        return None if text is None else self.adapter.validate_json(text)
 
 
 class JsonRows:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
 
 from pydantic import TypeAdapter
 
@@ -46,8 +45,7 @@ def keep_answers(db: Database, kept: Sequence[tuple[AnswerKey, Replayed]]) -> No
 
 
 def _answer_json(replayed: Replayed) -> str:
-    data: Any = _replayed().dump_python(replayed, mode="json")
-    return str(dump(data))
+    return str(dump(_replayed().dump_python(replayed, mode="json")))
 
 
 def verdict(db: Database, judge: str, asked_hash: str) -> AnswerCheck | None:

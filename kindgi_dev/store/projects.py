@@ -3,36 +3,79 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from .db import Database
-from .query import Where
+from .query import SQLValue, Where
 
 _COLUMNS = "id, tenant_id, org_id, name, slug, description, is_default, created_at, updated_at"
 _READ = _COLUMNS + ", production_since"
 _CHANGEABLE = ("name", "slug", "description", "production_since", "updated_at")
 
 
-def insert(db: Database, row: Mapping[str, Any]) -> None:
-    """Add a project (its columns by name); `sqlite3.IntegrityError` when its slug or default
-    flag is taken."""
+@dataclass(frozen=True)
+class Project:
+    """A project: the tenant's default one or one created through the API."""
+
+    id: str
+    tenant_id: str
+    name: str
+    slug: str
+    is_default: bool
+    created_at: str
+    updated_at: str
+    org_id: str | None = None
+    description: str | None = None
+    production_since: str | None = None
+
+
+def _project(row: sqlite3.Row) -> Project:
+    return Project(
+        id=row["id"],
+        tenant_id=row["tenant_id"],
+        name=row["name"],
+        slug=row["slug"],
+        is_default=bool(row["is_default"]),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        org_id=row["org_id"] or None,
+        description=row["description"],
+        production_since=row["production_since"],
+    )
+
+
+def insert(db: Database, project: Project) -> None:
+    """Add a project (its `production_since` is set later, by `update`);
+    `sqlite3.IntegrityError` when its slug or default flag is taken."""
     db.run(
         f"INSERT INTO projects ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        tuple(row.get(column) for column in _COLUMNS.split(", ")),
+        (
+            project.id,
+            project.tenant_id,
+            project.org_id,
+            project.name,
+            project.slug,
+            project.description,
+            1 if project.is_default else 0,
+            project.created_at,
+            project.updated_at,
+        ),
     )
 
 
-def get(db: Database, project_id: str) -> sqlite3.Row | None:
+def get(db: Database, project_id: str) -> Project | None:
     """One project by id."""
-    return db.one(f"SELECT {_READ} FROM projects WHERE id = ?", (project_id,))
+    row = db.one(f"SELECT {_READ} FROM projects WHERE id = ?", (project_id,))
+    return None if row is None else _project(row)
 
 
-def get_default(db: Database, tenant_id: str) -> sqlite3.Row | None:
+def get_default(db: Database, tenant_id: str) -> Project | None:
     """The tenant's default project."""
-    return db.one(
+    row = db.one(
         f"SELECT {_READ} FROM projects WHERE tenant_id = ? AND is_default = 1", (tenant_id,)
     )
+    return None if row is None else _project(row)
 
 
 def slug_taken(
@@ -48,7 +91,7 @@ def slug_taken(
     return row is not None
 
 
-def update(db: Database, project_id: str, changes: Mapping[str, Any]) -> None:
+def update(db: Database, project_id: str, changes: Mapping[str, SQLValue]) -> None:
     """Set some of a project's changeable columns."""
     names = [name for name in changes if name in _CHANGEABLE]
     if len(names) != len(changes):
@@ -65,17 +108,18 @@ def list_page(
     tenant_id: str,
     *,
     limit: int,
-    after: list[Any] | None,
+    after: Sequence[SQLValue] | None,
     org_id: str | None = None,
     name_contains: str | None = None,
-) -> list[sqlite3.Row]:
+) -> list[Project]:
     """Up to `limit + 1` projects, newest first, after a keyset position."""
     where = Where("tenant_id = ?", tenant_id)
     where.equal({"org_id": org_id or None})
     if name_contains:
         where.add("instr(lower(name), lower(?)) > 0", name_contains)
     where.after(after)
-    return db.all(
+    rows = db.all(
         f"SELECT {_READ} FROM projects WHERE {where} ORDER BY created_at DESC, id DESC LIMIT ?",
         [*where.params, limit + 1],
     )
+    return [_project(row) for row in rows]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from ..domain.json import JSONObject
 from .db import Database, Row
 from .jsoncol import dump, load
 
@@ -15,10 +15,22 @@ class RegisteredProvider:
 
     id: str
     adapter_id: str
-    metadata: dict[str, Any]
+    metadata: JSONObject
     secret_ref: dict[str, str] | None
-    adapter_config: dict[str, Any] | None
+    adapter_config: JSONObject | None
     created_at: str
+
+    @property
+    def models(self) -> list[JSONObject]:
+        """The metadata's `models`, each an object (its `name`, `features`, `cost`)."""
+        found = self.metadata.get("models")
+        return [m for m in found if isinstance(m, dict)] if isinstance(found, list) else []
+
+    @property
+    def default_model(self) -> str | None:
+        """The metadata's `defaultModel`, when it names one."""
+        found = self.metadata.get("defaultModel")
+        return found if isinstance(found, str) else None
 
 
 _COLUMNS = "id, adapter_id, metadata, secret_ref, adapter_config, created_at"

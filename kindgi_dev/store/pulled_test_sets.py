@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from ..domain.json import JSONObject
 from .db import Database
 from .jsoncol import dump, load
 
@@ -39,7 +39,7 @@ def find(db: Database, tenant_id: str, test_set_id: str, version: str) -> Pulled
 def versions(db: Database, tenant_id: str, test_set_id: str | None = None) -> list[PulledRow]:
     """The tenant's pulled versions (of one id when given), by id then when pulled."""
     sql = f"SELECT {_COLUMNS} FROM pulled_test_set_versions WHERE tenant_id = ?"
-    params: list[Any] = [tenant_id]
+    params = [tenant_id]
     if test_set_id is not None:
         sql += " AND test_set_id = ?"
         params.append(test_set_id)
@@ -47,7 +47,7 @@ def versions(db: Database, tenant_id: str, test_set_id: str | None = None) -> li
     return [PulledRow(**dict(r)) for r in rows]
 
 
-def insert(db: Database, meta: PulledRow, cases: Sequence[Any]) -> None:
+def insert(db: Database, meta: PulledRow, cases: Sequence[JSONObject]) -> None:
     """Store a pulled version and its cases in one transaction: all of it or nothing."""
     with db.transaction() as conn:
         conn.execute(
@@ -71,11 +71,18 @@ def insert(db: Database, meta: PulledRow, cases: Sequence[Any]) -> None:
 
 def cases(
     db: Database, test_set_id: str, version: str, *, after: int, limit: int
-) -> list[tuple[int, Any]]:
+) -> list[tuple[int, JSONObject]]:
     """Up to `limit` (seq, case) of a pulled version after a position, in the order pulled."""
     rows = db.all(
         "SELECT seq, body FROM pulled_test_set_cases WHERE test_set_id = ? AND version = ? "
         "AND seq > ? ORDER BY seq LIMIT ?",
         (test_set_id, version, after, limit),
     )
-    return [(r["seq"], load(r["body"])) for r in rows]
+    return [(r["seq"], _object(r["body"])) for r in rows]
+
+
+def _object(text: str) -> JSONObject:
+    """A kept case: an object (a pull takes no other)."""
+    value = load(text)
+    assert isinstance(value, dict), "a pulled case is kept as an object"
+    return value

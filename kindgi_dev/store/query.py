@@ -3,28 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+
+SQLValue = str | int | float | bytes | None
+"""What a `?` of a statement stands for: one of the values SQLite stores."""
 
 
 class Where:
     """Conditions joined by AND, and the values their `?`s stand for, in order."""
 
-    def __init__(self, clause: str, *params: Any) -> None:
+    def __init__(self, clause: str, *params: SQLValue) -> None:
         self.clauses = [clause]
-        self.params: list[Any] = list(params)
+        self.params: list[SQLValue] = list(params)
 
-    def add(self, clause: str, *params: Any) -> None:
+    def add(self, clause: str, *params: SQLValue) -> None:
         """One more condition."""
         self.clauses.append(clause)
         self.params.extend(params)
 
-    def equal(self, filters: Mapping[str, Any]) -> None:
+    def equal(self, filters: Mapping[str, SQLValue]) -> None:
         """`column = ?` for each filter given a value (None means not filtered)."""
         for column, value in filters.items():
             if value is not None:
                 self.add(f"{column} = ?", value)
 
-    def named(self, filters: Mapping[str, Any], conditions: Mapping[str, str]) -> None:
+    def named(self, filters: Mapping[str, SQLValue], conditions: Mapping[str, str]) -> None:
         """For each filter given a value, the condition its domain name stands for (one `?`).
 
         Filters are named as the domain names them (`agent_id`, `corrected_by`); which columns
@@ -34,12 +36,12 @@ class Where:
             if value is not None:
                 self.add(conditions[name], value)
 
-    def one_of(self, column: str, values: Sequence[Any]) -> None:
+    def one_of(self, column: str, values: Sequence[SQLValue]) -> None:
         """`column IN (…)` when there are values."""
         if values:
             self.add(f"{column} IN ({', '.join('?' * len(values))})", *values)
 
-    def after(self, position: Sequence[Any] | None, columns: str = "created_at, id") -> None:
+    def after(self, position: Sequence[SQLValue] | None, columns: str = "created_at, id") -> None:
         """Rows after a keyset position, newest first: `(columns) < (position)`."""
         if position:
             self.add(f"({columns}) < ({', '.join('?' * len(position))})", *position)

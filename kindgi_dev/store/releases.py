@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
 
 from ..domain.releases import LivePin, PolicyRef, Promotion, Requester
 from .db import Database
 from .jsoncol import dump, load
-from .query import Where
+from .query import SQLValue, Where
 from .release_json import checks_json, checks_of, scope_json, scope_of
 
 _PIN_COLUMNS = "agent_id, scope, version, promotion_id, set_at"
@@ -154,7 +153,7 @@ def list_page(
     agent_id: str,
     *,
     limit: int,
-    after: Sequence[Any] | None,
+    after: Sequence[SQLValue] | None,
     scope_key: str | None = None,
 ) -> list[tuple[int, Promotion]]:
     """Up to `limit + 1` of an agent's promotions, newest first, each with its position."""

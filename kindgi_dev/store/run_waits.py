@@ -5,15 +5,31 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
+from typing import NotRequired
 
+from typing_extensions import TypedDict
+
+from ..domain.json import JSONObject
+from ..runtime.approval_gate import GateDecision
 from .db import Database
-from .jsoncol import dump, load
+from .jsoncol import Codec, dump, load_json
 
 _COLUMNS = (
     "token_id, run_id, approval_id, tool_id, tool_version, call_id, snapshot, created_at, "
     "decision, resolved_at"
 )
+
+
+class _StoredDecision(TypedDict):
+    """A decision as the `decision` column keeps it: the held call's record's keys."""
+
+    approvalId: str
+    decision: str
+    decidedBy: str
+    rationale: NotRequired[str | None]
+
+
+_DECISION = Codec(_StoredDecision)
 
 
 @dataclass(frozen=True)
@@ -26,9 +42,9 @@ class Wait:
     tool_id: str
     tool_version: str
     call_id: str
-    snapshot: dict[str, Any]
+    snapshot: JSONObject
     created_at: str
-    decision: dict[str, Any] | None = None
+    decision: GateDecision | None = None
     resolved_at: str | None = None
 
 
@@ -40,10 +56,26 @@ def _wait(row: sqlite3.Row) -> Wait:
         row["tool_id"],
         row["tool_version"],
         row["call_id"],
-        load(row["snapshot"]),
+        _snapshot(row["snapshot"]),
         row["created_at"],
-        load(row["decision"]),
+        _decision(row["decision"]),
         row["resolved_at"],
+    )
+
+
+def _snapshot(text: str) -> JSONObject:
+    snapshot = load_json(text)
+    if not isinstance(snapshot, dict):
+        raise ValueError("a waitpoint's snapshot is a JSON object")
+    return snapshot
+
+
+def _decision(text: str | None) -> GateDecision | None:
+    stored = _DECISION.load(text)
+    if stored is None:
+        return None
+    return GateDecision(
+        stored["approvalId"], stored["decision"], stored["decidedBy"], stored.get("rationale")
     )
 
 
@@ -81,9 +113,11 @@ def of_approval(db: Database, approval_id: str) -> Wait | None:
     return None if row is None else _wait(row)
 
 
-def decide(db: Database, token_id: str, decision: dict[str, Any]) -> None:
-    """Record the decision a waitpoint goes on with."""
-    db.run("UPDATE run_waits SET decision = ? WHERE token_id = ?", (dump(decision), token_id))
+def decide(db: Database, token_id: str, decision: GateDecision) -> None:
+    """Record the decision a waitpoint goes on with, as the held call's record keeps it."""
+    db.run(
+        "UPDATE run_waits SET decision = ? WHERE token_id = ?", (dump(decision.journal()), token_id)
+    )
 
 
 def relink(db: Database, token_id: str, approval_id: str) -> None:

@@ -2,16 +2,80 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
+from ..domain.failures import FailedRun
+from ..domain.json import JSON, JSONObject
 from ..domain.segments import Segment
 from .db import Database, Row
-from .jsoncol import JsonRows, dump, load
-from .query import Where
+from .jsoncol import Codec, dump, load, load_json
+from .query import SQLValue, Where
 
-_ROWS = JsonRows("input", "output", "context", "tool_env", "segments", "block_pins")
+
+@dataclass(frozen=True)
+class StoredRun:
+    """A run as it is kept: what ran (an agent turn or a flow, at a version), for whom and
+    how it was started, what it was given and answered, how it ended, and what it pinned.
+    A list read without output leaves `output`, `context` and `tool_env` None."""
+
+    id: str
+    tenant_id: str
+    project_id: str
+    flow_id: str
+    flow_version: str
+    status: str
+    dry_run: bool
+    created_at: str
+    updated_at: str
+    completed_at: str | None = None
+    failure_code: str | None = None
+    failure_message: str | None = None
+    agent_id: str | None = None
+    agent_version: str | None = None
+    conversation_id: str | None = None
+    via: str | None = None
+    input: JSON = None
+    output: JSON = None
+    context: JSONObject | None = None
+    tool_env: JSON = None
+    provider_id: str | None = None
+    model: str | None = None
+    segments: tuple[Segment, ...] | None = None
+    started_by: str | None = None
+    replay_of: str | None = None
+    eval_run_id: str | None = None
+    content_erased_at: str | None = None
+    block_pins: dict[str, str] | None = None
+    asked_model: str | None = None
+
+    def __getitem__(self, column: str) -> object:
+        """A column by name, as a `sqlite3.Row` is read (the tests read a run so); code
+        reads the attributes, which mypy checks, where this gives only `object`."""
+        return getattr(self, column)
+
+
+class RunChanges(TypedDict, total=False):
+    """Columns an update of a run sets, each to its value (a column not named stays)."""
+
+    status: str
+    updated_at: str
+    completed_at: str | None
+    failure_code: str | None
+    failure_message: str | None
+    output: JSON
+    context: JSONObject | None
+    tool_env: JSON
+    provider_id: str | None
+    model: str | None
+    asked_model: str | None
+    created_at: str
+    content_erased_at: str | None
+
+
+_JSON = frozenset(("input", "output", "context", "tool_env", "block_pins"))
+"""The columns kept as JSON text (and `segments`, through `_SEGMENTS`)."""
 _FIELDS = (
     "id",
     "tenant_id",
@@ -44,34 +108,81 @@ _FIELDS = (
     "asked_model",
 )
 _LIST_FIELDS = ", ".join(f for f in _FIELDS if f not in ("output", "context", "tool_env"))
+_INSERT = f"INSERT INTO runs ({', '.join(_FIELDS)}) VALUES ({', '.join('?' * len(_FIELDS))})"
 
 
-def segments_json(segments: Sequence[Segment] | None) -> list[dict[str, str]] | None:
+def _values(run: StoredRun) -> list[SQLValue]:
+    """A run's columns in `_FIELDS`' order (the record's own), JSON ones as text."""
+    values: list[SQLValue] = []
+    for name in _FIELDS:
+        value = getattr(run, name)
+        if name == "segments":
+            values.append(_SEGMENTS.dump(value))
+        elif name in _JSON:
+            values.append(dump(value))
+        elif isinstance(value, bool):
+            values.append(1 if value else 0)
+        else:
+            values.append(value)
+    return values
+
+
+def _run(row: Row) -> StoredRun:
+    """A read row as its record (the columns a list leaves out as None), JSON loaded."""
+    found = dict(zip(row.keys(), row, strict=True))
+    for name in _JSON & found.keys():
+        found[name] = load_json(found[name])
+    context = found.get("context")
+    found["context"] = context if isinstance(context, dict) else None
+    found["segments"] = _SEGMENTS.load(row["segments"])
+    found["block_pins"] = _pins(found["block_pins"])
+    found["dry_run"] = bool(found["dry_run"])
+    return StoredRun(**found)
+
+
+def _pins(stored: JSON) -> dict[str, str] | None:
+    """The block versions a run pinned (None: it recorded none, as runs before blocks did)."""
+    if not isinstance(stored, dict):
+        return None
+    return {block: str(version) for block, version in stored.items()}
+
+
+def segments_json(segments: Sequence[Segment] | None) -> JSON:
     """A run's segment path as its `segments` column keeps it: `[{key, value}]`."""
     if segments is None:
         return None
     return [{"key": segment.key, "value": segment.value} for segment in segments]
 
 
-def insert(db: Database, run: dict[str, Any]) -> None:
-    """Add a run (every column not given is NULL)."""
-    _ROWS.insert(db, "runs", [f for f in _FIELDS if f in run], [run])
+_SEGMENTS = Codec(tuple[Segment, ...])
+"""A run's `segments` column: its segment path, `[{key, value}]`."""
 
 
-def insert_many(db: Database, runs: Sequence[dict[str, Any]]) -> None:
-    """Add finished runs at once (an eval run's page of replays), every column given."""
-    _ROWS.insert(db, "runs", _FIELDS, runs)
+def insert(db: Database, run: StoredRun) -> None:
+    """Add a run."""
+    db.run(_INSERT, _values(run))
 
 
-def update(db: Database, run_id: str, changes: dict[str, Any]) -> None:
+def insert_many(db: Database, runs: Sequence[StoredRun]) -> None:
+    """Add finished runs at once (an eval run's page of replays)."""
+    with db.transaction() as conn:
+        conn.executemany(_INSERT, [_values(run) for run in runs])
+
+
+def update(db: Database, run_id: str, changes: RunChanges) -> None:
     """Set some columns of a run."""
-    _ROWS.update(db, "runs", ("id", run_id), changes)
+    values: Mapping[str, object] = changes
+    sets = [(c, dump(v) if c in _JSON else v) for c, v in values.items()]
+    db.run(
+        f"UPDATE runs SET {', '.join(f'{c} = ?' for c, _ in sets)} WHERE id = ?",
+        [*(v for _, v in sets), run_id],
+    )
 
 
-def get(db: Database, run_id: str) -> dict[str, Any] | None:
+def get(db: Database, run_id: str) -> StoredRun | None:
     """One run with everything it recorded."""
     row = db.one(f"SELECT {', '.join(_FIELDS)} FROM runs WHERE id = ?", (run_id,))
-    return _ROWS.decoded(row) if row else None
+    return _run(row) if row else None
 
 
 def list_page(
@@ -79,12 +190,12 @@ def list_page(
     tenant_id: str,
     *,
     limit: int,
-    after: list[Any] | None,
-    filters: dict[str, Any],
+    after: Sequence[SQLValue] | None,
+    filters: Mapping[str, SQLValue],
     statuses: Sequence[str] = (),
     replays: str = "exclude",
     with_output: bool = False,
-) -> list[dict[str, Any]]:
+) -> list[StoredRun]:
     """Up to `limit + 1` runs, newest first, filtered by exact column values."""
     where = Where("tenant_id = ?", tenant_id)
     bounds = {"created_after": "created_at >= ?", "created_before": "created_at <= ?"}
@@ -102,66 +213,7 @@ def list_page(
         f"SELECT {fields} FROM runs WHERE {where} ORDER BY created_at DESC, id DESC LIMIT ?",
         [*where.params, limit + 1],
     )
-    return [_ROWS.decoded(r) for r in rows]
-
-
-def add_tool_calls(db: Database, run_id: str, calls: Sequence[dict[str, Any]]) -> None:
-    """Record a run's tool calls, in order."""
-    add_tool_calls_of(db, [(run_id, calls)])
-
-
-def add_tool_calls_of(db: Database, runs: Sequence[tuple[str, Sequence[dict[str, Any]]]]) -> None:
-    """Record the tool calls of several runs (each run's in order) in one statement."""
-    with db.transaction() as conn:
-        conn.executemany(
-            "INSERT INTO run_tool_calls (run_id, seq, step, call_id, tool_id, tool_version, "
-            "arguments, result, error, source, reason, approval) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    run_id,
-                    seq,
-                    c["step"],
-                    c["callId"],
-                    c["toolId"],
-                    c["toolVersion"],
-                    dump(c["arguments"]),
-                    dump(c.get("result")),
-                    c.get("error"),
-                    c["source"],
-                    c.get("reason"),
-                    dump(c.get("approval")),
-                )
-                for run_id, calls in runs
-                for seq, c in enumerate(calls)
-            ],
-        )
-
-
-def tool_calls(db: Database, run_id: str) -> list[dict[str, Any]]:
-    """A run's tool calls in order, as recorded."""
-    rows = db.all(
-        "SELECT step, call_id, tool_id, tool_version, arguments, result, error, source, reason, "
-        "approval FROM run_tool_calls WHERE run_id = ? ORDER BY seq",
-        (run_id,),
-    )
-    found = []
-    for r in rows:
-        call = {
-            "step": r["step"],
-            "callId": r["call_id"],
-            "toolId": r["tool_id"],
-            "toolVersion": r["tool_version"],
-            "arguments": load(r["arguments"]),
-            "result": load(r["result"]),
-            "error": r["error"],
-            "source": r["source"],
-            "reason": r["reason"],
-        }
-        if r["approval"] is not None:
-            call["approval"] = load(r["approval"])
-        found.append(call)
-    return found
+    return [_run(r) for r in rows]
 
 
 @dataclass(frozen=True)
@@ -171,7 +223,7 @@ class JournalEntry:
 
     kind: str
     timestamp: str
-    payload: Any = None
+    payload: JSON = None
     node_id: str | None = None
     sequence: int | None = None
 
@@ -280,7 +332,7 @@ def failed_between(
     *,
     agent_id: str | None = None,
     flow_id: str | None = None,
-) -> list[Row]:
+) -> list[FailedRun]:
     """A project's failed runs that ended in [start, end]: no replays, eval runs' runs or dry
     runs; each with its subject, version, code and when it failed."""
     where = Where("tenant_id = ? AND project_id = ? AND status = 'failed'", tenant_id, project_id)
@@ -290,16 +342,26 @@ def failed_between(
         where.add("agent_id = ?", agent_id)
     if flow_id is not None:
         where.add("agent_id IS NULL AND flow_id = ?", flow_id)
-    return db.all(
+    rows = db.all(
         "SELECT id, agent_id, agent_version, flow_id, flow_version, failure_code,"
         f" coalesce(completed_at, updated_at) AS failed_at FROM runs WHERE {where}",
         where.params,
     )
+    return [
+        FailedRun(
+            run_id=row["id"],
+            subject_kind="agent" if row["agent_id"] else "flow",
+            subject_id=row["agent_id"] or row["flow_id"],
+            version=row["agent_version"] if row["agent_id"] else row["flow_version"],
+            code=row["failure_code"],
+            failed_at=row["failed_at"],
+        )
+        for row in rows
+    ]
 
 
 def block_pins(db: Database, run_id: str) -> dict[str, str] | None:
     """The settings block versions a run pinned (None: it recorded none, as runs before
     blocks did)."""
     row = db.one("SELECT block_pins FROM runs WHERE id = ?", (run_id,))
-    pins = load(row["block_pins"]) if row else None
-    return dict(pins) if isinstance(pins, dict) else None
+    return _pins(load_json(row["block_pins"])) if row else None

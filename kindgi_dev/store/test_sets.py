@@ -10,10 +10,14 @@ the counts are one row.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from ..domain.test_sets import RegistryEntry
+from ..domain.corrections import Principal
+from ..domain.expectations import GivenItem
+from ..domain.json import JSONObject
+from ..domain.test_sets import CaseRow, RegistryEntry, Retirement, expected_item
+from . import case_json
 from .db import Database
 from .jsoncol import dump, load
 
@@ -56,9 +60,9 @@ def correction_cases(
     *,
     retired: Retired,
     limit: int | None,
-    after: list[Any] | None,
+    after: Sequence[str] | None,
     only_id: str | None = None,
-) -> list[dict[str, Any]]:
+) -> list[CaseRow]:
     """Up to `limit` correction cases of (agent, project, tenant), newest first, after a position
     (or the one with `only_id`)."""
     sql = (
@@ -68,7 +72,7 @@ def correction_cases(
         "c.corrector_id AS added_by_id, c.created_at, c.updated_at, "
         f"{_RETIREMENT} {_correction_cases_sql(retired)}"
     )
-    params: list[Any] = list(scope)
+    params: list[str | int] = list(scope)
     if only_id:
         sql += " AND c.id = ?"
         params.append(only_id)
@@ -77,11 +81,7 @@ def correction_cases(
         params.extend(after)
     sql += " ORDER BY c.created_at DESC, c.id DESC LIMIT ?"
     params.append(-1 if limit is None else limit)
-    rows = [dict(r) for r in db.all(sql, params)]
-    for row in rows:
-        row["decisions"] = load(row["decisions"])
-        row["answer"] = load(row["answer"])
-    return rows
+    return [_case_row(r, hand=False) for r in db.all(sql, params)]
 
 
 def hand_cases(
@@ -90,24 +90,45 @@ def hand_cases(
     *,
     retired: Retired,
     limit: int | None,
-    after: list[Any] | None,
-) -> list[dict[str, Any]]:
+    after: Sequence[str] | None,
+) -> list[CaseRow]:
     """Up to `limit` hand cases of (agent, project, tenant), newest first, after a position."""
     sql = f"SELECT h.*, {_RETIREMENT} {_hand_cases_sql()}{_retired_clause(retired)}"
-    params: list[Any] = list(scope)
+    params: list[str | int] = list(scope)
     if after:
         sql += " AND (h.created_at, h.id) < (?, ?)"
         params.extend(after)
     sql += " ORDER BY h.created_at DESC, h.id DESC LIMIT ?"
     params.append(-1 if limit is None else limit)
-    return [_hand_row(r) for r in db.all(sql, params)]
+    return [_case_row(r, hand=True) for r in db.all(sql, params)]
 
 
-def _hand_row(row: sqlite3.Row) -> dict[str, Any]:
-    found = dict(row)
-    for name in ("items", "decisions", "answer"):
-        found[name] = load(found[name])
-    return found
+def _case_row(row: sqlite3.Row, *, hand: bool) -> CaseRow:
+    """A correction case's row or a hand case's, its kept expectations loaded as JSON."""
+    return CaseRow(
+        id=row["id"],
+        project_id=row["project_id"],
+        run_id=row["run_id"],
+        made_on=row["made_on"],
+        added_by_kind=row["added_by_kind"],
+        added_by_id=row["added_by_id"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        restricted=None if hand else bool(row["restricted"]),
+        judge_class_id=None if hand else row["judge_class_id"],
+        decisions=load(row["decisions"]),
+        answer=load(row["answer"]),
+        items=load(row["items"]) if hand else None,
+        tenant_id=row["tenant_id"] if hand else None,
+        agent_id=row["agent_id"] if hand else None,
+        retired=_retirement(row),
+    )
+
+
+def _retirement(row: sqlite3.Row) -> Retirement | None:
+    if row["reason"] is None:
+        return None
+    return Retirement(row["reason"], Principal(row["by_kind"], row["by_id"]), row["at"])
 
 
 def case_counts(db: Database, scope: tuple[str, str, str]) -> dict[str, int]:
@@ -123,9 +144,10 @@ def case_counts(db: Database, scope: tuple[str, str, str]) -> dict[str, int]:
     )
 
 
-def live_items(db: Database, correction_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
-    """The live verdicts of some corrections, by correction id, in rank order."""
-    found: dict[str, list[dict[str, Any]]] = {cid: [] for cid in correction_ids}
+def live_items(db: Database, correction_ids: Sequence[str]) -> dict[str, list[GivenItem]]:
+    """The items the live verdicts of some corrections expect, by correction id, in rank
+    order."""
+    found: dict[str, list[GivenItem]] = {cid: [] for cid in correction_ids}
     ids = list(correction_ids)
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
@@ -137,11 +159,28 @@ def live_items(db: Database, correction_ids: Sequence[str]) -> dict[str, list[di
             chunk,
         )
         for row in rows:
-            found[row["correction_id"]].append(dict(row))
+            found[row["correction_id"]].append(expected_item(dict(row)))
     return found
 
 
-def correction_facts(db: Database, correction_id: str) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class CorrectionFacts:
+    """What deciding whether one correction is a case needs (`domain.test_sets.exclusion`
+    reads them), with its tenant, project and subject."""
+
+    id: str
+    tenant_id: str
+    project_id: str
+    subject_kind: str
+    subject_id: str
+    status: str
+    replaced_by: str | None
+    erased_at: str | None
+    on_replay: bool
+    has_expectation: bool
+
+
+def correction_facts(db: Database, correction_id: str) -> CorrectionFacts | None:
     """What deciding whether one correction is a case needs, with its agent and project."""
     row = db.one(
         "SELECT c.id, c.tenant_id, c.project_id, c.subject_kind, c.subject_id, c.status, "
@@ -151,45 +190,58 @@ def correction_facts(db: Database, correction_id: str) -> dict[str, Any] | None:
         "FROM corrections c JOIN runs r ON r.id = c.run_id WHERE c.id = ?",
         (correction_id,),
     )
-    return dict(row) if row else None
+    if row is None:
+        return None
+    return CorrectionFacts(
+        row["id"],
+        row["tenant_id"],
+        row["project_id"],
+        row["subject_kind"],
+        row["subject_id"],
+        row["status"],
+        row["replaced_by"],
+        row["erased_at"],
+        bool(row["on_replay"]),
+        bool(row["has_expectation"]),
+    )
 
 
-def hand_case(db: Database, case_id: str) -> dict[str, Any] | None:
+def hand_case(db: Database, case_id: str) -> CaseRow | None:
     """One hand case with its retirement, if any."""
     row = db.one(
         f"SELECT h.*, {_RETIREMENT} FROM hand_cases h "
         "LEFT JOIN case_retirements t ON t.case_id = h.id WHERE h.id = ?",
         (case_id,),
     )
-    return _hand_row(row) if row else None
+    return _case_row(row, hand=True) if row else None
 
 
-def insert_hand_case(db: Database, case: dict[str, Any]) -> None:
+def insert_hand_case(db: Database, case: CaseRow) -> None:
     """Store a case added by hand."""
     db.run(
         "INSERT INTO hand_cases (id, tenant_id, project_id, agent_id, run_id, made_on, items, "
         "decisions, answer, added_by_kind, added_by_id, created_at, updated_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
-            case["id"],
-            case["tenant_id"],
-            case["project_id"],
-            case["agent_id"],
-            case["run_id"],
-            case["made_on"],
-            dump(case["items"]),
-            dump(case.get("decisions")),
-            dump(case.get("answer")),
-            case["added_by_kind"],
-            case["added_by_id"],
-            case["created_at"],
-            case["updated_at"],
+            case.id,
+            case.tenant_id,
+            case.project_id,
+            case.agent_id,
+            case.run_id,
+            case.made_on,
+            dump(case.items),
+            dump(case.decisions),
+            dump(case.answer),
+            case.added_by_kind,
+            case.added_by_id,
+            case.created_at,
+            case.updated_at,
         ),
     )
 
 
 def insert_retirement(
-    db: Database, tenant_id: str, case_id: str, reason: str, by: dict[str, str], at: str
+    db: Database, tenant_id: str, case_id: str, reason: str, by: Mapping[str, str], at: str
 ) -> None:
     """Retire a case (kept; there is no un-retire)."""
     db.run(
@@ -208,25 +260,43 @@ def last_version(db: Database, test_set_id: str) -> int:
     return int(row["v"]) if row else 0
 
 
-def insert_version(db: Database, meta: dict[str, Any], case_count: int) -> None:
+@dataclass(frozen=True)
+class FrozenVersionRow:
+    """A frozen version of an agent's test set as stored: its number, whose set, how many
+    cases and when (its cases are `test_set_version_cases`)."""
+
+    test_set_id: str
+    version: int
+    tenant_id: str
+    agent_id: str
+    project_id: str
+    case_count: int
+    frozen_at: str
+
+
+def insert_version(db: Database, meta: FrozenVersionRow) -> None:
     """Store a frozen version's row (its cases go in with `insert_version_cases`)."""
     db.run(
         "INSERT INTO test_set_versions (test_set_id, version, tenant_id, agent_id, "
         "project_id, case_count, frozen_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (
-            meta["test_set_id"],
-            meta["version"],
-            meta["tenant_id"],
-            meta["agent_id"],
-            meta["project_id"],
-            case_count,
-            meta["frozen_at"],
+            meta.test_set_id,
+            meta.version,
+            meta.tenant_id,
+            meta.agent_id,
+            meta.project_id,
+            meta.case_count,
+            meta.frozen_at,
         ),
     )
 
 
 def insert_version_cases(
-    db: Database, test_set_id: str, version: int, first: int, cases: Sequence[dict[str, Any]]
+    db: Database,
+    test_set_id: str,
+    version: int,
+    first: int,
+    cases: Sequence[Mapping[str, object]],
 ) -> None:
     """Store some of a frozen version's cases, in the order given, from position `first`."""
     with db.transaction() as conn:
@@ -237,25 +307,34 @@ def insert_version_cases(
         )
 
 
-def versions(db: Database, test_set_id: str) -> list[dict[str, Any]]:
+def versions(db: Database, test_set_id: str) -> list[FrozenVersionRow]:
     """Every frozen version of a test set, oldest first."""
     rows = db.all(
-        "SELECT * FROM test_set_versions WHERE test_set_id = ? ORDER BY version",
+        "SELECT test_set_id, version, tenant_id, agent_id, project_id, case_count, frozen_at "
+        "FROM test_set_versions WHERE test_set_id = ? ORDER BY version",
         (test_set_id,),
     )
-    return [dict(r) for r in rows]
+    return [FrozenVersionRow(**dict(r)) for r in rows]
 
 
 def version_cases(
     db: Database, test_set_id: str, version: int, *, after: int, limit: int
-) -> list[tuple[int, Any]]:
-    """Up to `limit` (seq, case) of a frozen version after a position, in stored order."""
+) -> list[tuple[int, JSONObject]]:
+    """Up to `limit` (seq, case) of a frozen version after a position, in stored order (as
+    `case_json.frozen_case_json` keeps them)."""
     rows = db.all(
         "SELECT seq, body FROM test_set_version_cases WHERE test_set_id = ? AND version = ? "
         "AND seq > ? ORDER BY seq LIMIT ?",
         (test_set_id, version, after, limit),
     )
-    return [(r["seq"], load(r["body"])) for r in rows]
+    return [(r["seq"], _object(r["body"])) for r in rows]
+
+
+def _object(text: str) -> JSONObject:
+    """A kept case: always an object."""
+    value = load(text)
+    assert isinstance(value, dict), "a frozen case is kept as an object"
+    return value
 
 
 def replayable_seqs(
@@ -265,9 +344,10 @@ def replayable_seqs(
     of their run, or whose run is still stored (only experts' cases with `experts_only`)."""
     rows = db.all(
         "SELECT seq FROM test_set_version_cases v WHERE test_set_id = ? AND version = ? "
-        "AND (json_type(body, '$.run') = 'object' "
-        "OR EXISTS (SELECT 1 FROM runs r WHERE r.id = json_extract(v.body, '$.runId'))) "
-        "AND (? = 0 OR json_extract(body, '$.expert')) ORDER BY seq",
+        f"AND (json_type(body, '{case_json.RUN}') = 'object' "
+        "OR EXISTS (SELECT 1 FROM runs r "
+        f"WHERE r.id = json_extract(v.body, '{case_json.RUN_ID}'))) "
+        f"AND (? = 0 OR json_extract(body, '{case_json.EXPERT}')) ORDER BY seq",
         (test_set_id, version, 1 if experts_only else 0),
     )
     return [r["seq"] for r in rows]

@@ -8,6 +8,7 @@ from typing import Any
 
 from flow_pack import FIND, QUESTIONS, REFUND, SUGGEST, SUGGEST_AND_LOG, flow_served
 from starlette.testclient import TestClient
+from tables import every_row
 
 from kindgi_dev.domain.replay import REFUSED_CHANGES
 
@@ -138,3 +139,23 @@ def test_a_swap_the_flow_does_not_use_is_refused_and_nothing_is_written(tmp_path
     missing = "tool acme-ops.find-articles has no version 0.9.0"
     assert unpublished.json()["error"]["message"] == missing
     assert listed == []
+
+
+def test_overrides_on_a_flow_candidate_are_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    """A flow's parts are set with `versions`: settings and prompt overrides apply to an
+    agent candidate only, so a flow start naming them is refused before anything is stored."""
+    with flow_served(tmp_path) as (client, ctx, _pack):
+        corrected_flow_runs(client, SUGGEST)
+        project = build(client, "acme.flow-picks", SUGGEST)
+        before = every_row(Path(ctx.db.path))
+        refused = client.post(
+            "/v1/eval-suites/acme.flow-picks/runs",
+            json={"projectId": project, "flowRef": {"flowId": SUGGEST, "version": "0.1.0"},
+                  "overrides": {"settings": {"acme.weights": {"boost": 2}}}},
+        )  # fmt: skip
+        after = every_row(Path(ctx.db.path))
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["error"]["code"] == "validation-failed"
+    assert refused.json()["error"]["details"]["field"] == "overrides"
+    assert "applies to an agent candidate" in refused.json()["error"]["message"]
+    assert after == before

@@ -174,11 +174,11 @@ def test_the_plan_check_sees_a_scan_of_a_growing_table(tmp_path: Path) -> None:
 def _running_eval_run(ctx: Context, cases: int, done: int) -> str:
     """A stored `running` eval run of `cases` cases, `done` of them finished."""
     run_id = f"eval-{cases}-{done}"
-    eval_store.insert(ctx.db, {
-        "run_id": run_id, "tenant_id": ctx.tenant_id, "project_id": "p", "suite_id": "s",
-        "suite_version": "1.0.0", "kind": "judged", "status": "running",
-        "started_at": now_iso(), "case_count": cases,
-    })  # fmt: skip
+    eval_store.insert(ctx.db, eval_store.EvalRunRow(
+        run_id=run_id, tenant_id=ctx.tenant_id, project_id="p", suite_id="s",
+        suite_version="1.0.0", kind="judged", status="running",
+        started_at=now_iso(), case_count=cases,
+    ))  # fmt: skip
     for index in range(done):
         eval_store.add_case(ctx.db, run_id, index, f"case-{index}", _finished(index), now_iso())
     eval_store.add_case(ctx.db, run_id, 0, "case-0", _finished(0), now_iso())  # stored again

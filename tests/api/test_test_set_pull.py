@@ -21,7 +21,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from kindgi_dev.remote import Progress, Remote
+from kindgi_dev.remote import Remote, Transfer
 from kindgi_dev.services.context import Context
 
 SET_ID = f"{AGENT}~0b6f3a52-5d0e-4f7e-9d55-1f1c8f6b2a10"
@@ -263,7 +263,7 @@ def test_a_remote_error_shows_the_remotes_code_and_message(
 
 @pytest.mark.parametrize("listed", [True, False])
 def test_progress_says_of_how_many_when_the_remote_lists_the_version(listed: bool) -> None:
-    steps: list[Progress] = []
+    steps: list[Transfer] = []
 
     async def pull(url: str) -> list[Any]:
         async with Remote(url, REMOTE_TOKEN) as there:

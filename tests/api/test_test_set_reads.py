@@ -4,6 +4,7 @@ each searching an index, at 5 and at 50 corrections a run. Mechanisms, not times
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 from factories import AGENT, QUESTIONS, recorded_run, served
@@ -45,14 +46,14 @@ def _more_people(ctx: Context, run_ids: list[str], first: int, people: int) -> N
                 template = templates[run_id]
                 assert template is not None
                 correction_id, at = str(uuid.uuid4()), now_iso()
-                correction_store.insert_correction(ctx.db, {
-                    **template, "id": correction_id, "participant_id": f"p-{person}",
-                    "created_at": at, "updated_at": at,
-                })  # fmt: skip
+                corrector = template.corrector._replace(participant_id=f"p-{person}")
+                correction_store.insert_correction(ctx.db, replace(
+                    template, id=correction_id, corrector=corrector, created_at=at, updated_at=at,
+                ))  # fmt: skip
                 correction_store.insert_verdicts(ctx.db, [
-                    {**v, "id": str(uuid.uuid4()), "correction_id": correction_id,
-                     "participant_id": f"p-{person}", "created_at": at}
-                    for v in verdicts[template["id"]]
+                    replace(v, id=str(uuid.uuid4()), correction_id=correction_id,
+                            asserted_by=corrector, created_at=at)
+                    for v in verdicts[template.id]
                 ])  # fmt: skip
 
 

@@ -191,9 +191,19 @@ def test_which_classes_apply_to_a_run() -> None:
     assert not rules.class_applies(rules.ClassScope("agent", "p2", "a1"), "p1", "a1")
 
 
-def verdict(vid: str, key: str, rank: int | None, at: str, ended: str | None) -> dict[str, Any]:
-    """A verdict row as the store gives it."""
-    return {"id": vid, "item_key": key, "rank": rank, "created_at": at, "unregistered_at": ended}
+class _Verdict(rules.StoredVerdict):
+    """A stored verdict whose fields the assertions read by name, as they read rows."""
+
+    def __getitem__(self, name: str) -> Any:
+        return getattr(self, name)
+
+
+def verdict(vid: str, key: str, rank: int | None, at: str, ended: str | None) -> _Verdict:
+    """A verdict as the store gives it."""
+    item = rules.CorrectedItem(key, f"/output/articles/{rank}", rank, "yes", None)
+    who = rules.Corrector("user", "u-1", "")
+    subject = rules.Subject("agent", "a", "1.0.0")
+    return _Verdict(vid, "c1", "t", "p", "r1", subject, who, item, at, unregistered_at=ended)
 
 
 def test_a_live_correction_shows_its_live_verdicts_by_rank() -> None:

@@ -87,10 +87,10 @@ def test_expert_cases_are_hand_cases_and_restricted_corrections() -> None:
     assert not rules.is_expert("correction", False)
 
 
-def _row(**extra: Any) -> dict[str, Any]:
-    return {"id": "c1", "project_id": "p", "run_id": "r", "made_on": "0.1.0",
-            "added_by_kind": "user", "added_by_id": "u", "created_at": "t1", "updated_at": "t2",
-            **extra}  # fmt: skip
+def _row(**extra: Any) -> rules.CaseRow:
+    return rules.CaseRow(**{"id": "c1", "project_id": "p", "run_id": "r", "made_on": "0.1.0",
+                            "added_by_kind": "user", "added_by_id": "u", "created_at": "t1",
+                            "updated_at": "t2", **extra})  # fmt: skip
 
 
 def test_a_case_keeps_its_correction_id_and_who_added_it_when() -> None:

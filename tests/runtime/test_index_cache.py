@@ -11,7 +11,10 @@ from typing import Any
 import pytest
 
 from kindgi_dev.runtime import pack as pack_module
-from kindgi_dev.runtime.pack import cache_path, index_pack, prestart_index
+from kindgi_dev.runtime.pack import cache_path, index_pack
+from kindgi_dev.runtime.prestart import prestart
+
+TOKEN = "t" * 40
 
 
 def _indexers(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
@@ -27,6 +30,13 @@ def _indexers(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     return started
 
 
+def _cached_at_start(pack: Path) -> bool:
+    """Whether `kindgi dev`'s early start finds the index cached (what it started is ended)."""
+    early = prestart(pack, TOKEN, {}, "info")
+    early.close()
+    return early.cached
+
+
 def test_a_start_on_unchanged_files_reuses_the_index_and_a_change_indexes_anew(
     make_pack: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -35,7 +45,7 @@ def test_a_start_on_unchanged_files_reuses_the_index_and_a_change_indexes_anew(
     first = asyncio.run(index_pack(pack, reuse=True))  # nothing cached yet: indexed
     assert len(started) == 1 and cache_path(pack).is_file()
 
-    assert prestart_index(pack) is None  # no indexer started beside kindgi dev's imports
+    assert _cached_at_start(pack)  # no indexer started beside kindgi dev's imports
     again = asyncio.run(index_pack(pack, reuse=True))
     assert len(started) == 1
     assert again.artifact_version == first.artifact_version
@@ -44,16 +54,13 @@ def test_a_start_on_unchanged_files_reuses_the_index_and_a_change_indexes_anew(
 
     agent = pack / "agents" / "greeter.py"
     agent.write_text(agent.read_text().replace('version="1.0.0"', 'version="1.1.0"'))
-    indexer = prestart_index(pack)
-    assert indexer is not None
-    indexer.kill()
-    indexer.wait()
+    assert not _cached_at_start(pack)
     changed = asyncio.run(index_pack(pack, reuse=True))
     assert len(started) == 2
     assert [a["version"] for a in changed.agents] == ["1.1.0"]
     assert changed.artifact_version != first.artifact_version
 
-    assert prestart_index(pack) is None  # the new index is the one kept
+    assert _cached_at_start(pack)  # the new index is the one kept
     assert asyncio.run(index_pack(pack, reuse=True)).agents == changed.agents
     assert len(started) == 2
 

@@ -11,8 +11,16 @@ import json
 import uuid
 from pathlib import Path
 
+from kindgi_dev.domain.corrections import (
+    CorrectedItem,
+    Corrector,
+    StoredCorrection,
+    StoredVerdict,
+    Subject,
+)
 from kindgi_dev.store import corrections, runs
 from kindgi_dev.store.db import Database
+from kindgi_dev.store.runs import StoredRun
 
 ITEMS = [{"id": f"kb-10{n}", "title": "Reset your password"} for n in range(1, 4)]
 
@@ -33,10 +41,11 @@ def test_a_correction_of_three_items_takes_under_1_800_bytes_on_disk(
     stamp = "2026-11-02T09:14:03.000Z"
     with db.transaction():
         for run_id in run_ids:
-            runs.insert(db, {"id": run_id, "tenant_id": "t" * 36, "project_id": "p" * 36,
-                             "flow_id": "agent.turn", "flow_version": "1.1.0",
-                             "status": "completed", "created_at": stamp, "updated_at": stamp,
-                             "input": {}, "output": {"articles": ITEMS}})  # fmt: skip
+            runs.insert(db, StoredRun(id=run_id, tenant_id="t" * 36, project_id="p" * 36,
+                                      flow_id="agent.turn", flow_version="1.1.0",
+                                      status="completed", dry_run=False, created_at=stamp,
+                                      updated_at=stamp, input={},
+                                      output={"articles": ITEMS}))  # fmt: skip
     empty = _pages(db)
     with db.transaction():
         for n in range(1_000):
@@ -51,18 +60,20 @@ def test_a_correction_of_three_items_takes_under_1_800_bytes_on_disk(
 def _correct(db: Database, n: int, run_id: str) -> None:
     """The n-th correction, by participant `p-n`, with a verdict on each of the three items."""
     at = f"2026-11-02T09:{n // 60000:02d}:{n // 1000 % 60:02d}.{n % 1000:03d}Z"
-    correction = {
-        "id": str(uuid.uuid4()), "tenant_id": "t" * 36, "project_id": "p" * 36,
-        "run_id": run_id, "subject_kind": "agent", "subject_id": "acme-ops.article-picker",
-        "subject_version": "0.1.0", "corrector_kind": "user", "corrector_id": "u" * 36,
-        "participant_id": f"p-{n}", "restricted": 0, "status": "open", "created_at": at,
-        "updated_at": at,
-    }  # fmt: skip
+    subject = Subject("agent", "acme-ops.article-picker", "0.1.0")
+    corrector = Corrector("user", "u" * 36, f"p-{n}")
+    correction = StoredCorrection(
+        id=str(uuid.uuid4()), tenant_id="t" * 36, project_id="p" * 36, run_id=run_id,
+        subject=subject, corrector=corrector, status="open", created_at=at, updated_at=at,
+    )  # fmt: skip
     corrections.insert_correction(db, correction)
     corrections.insert_verdicts(db, [
-        {"id": str(uuid.uuid4()), "correction_id": correction["id"], "item_key": item["id"],
-         "pointer": f"/output/articles/{rank}", "rank": rank,
-         "verdict": "yes" if rank == 0 else "no", "restricted": 0, "item_value": item,
-         "created_at": at}
+        StoredVerdict(
+            id=str(uuid.uuid4()), correction_id=correction.id, tenant_id=correction.tenant_id,
+            project_id=correction.project_id, run_id=run_id, subject=subject,
+            asserted_by=corrector, created_at=at, item_value=item,
+            item=CorrectedItem(item["id"], f"/output/articles/{rank}", rank,
+                               "yes" if rank == 0 else "no", None),
+        )
         for rank, item in enumerate(ITEMS)
     ])  # fmt: skip

@@ -190,10 +190,10 @@ def _answered(db: Database, run_id: str) -> Any:
     """A run's result as its answer has it: its cases from `case_pages` when stored apart."""
     row = store.get(db, run_id)
     assert row is not None
-    result = row["result"]
+    result = row.result
     if isinstance(result, ComparisonResult) and not result.per_case:
         cases = [case for page in store.case_pages(db, run_id) for case in page]
-        row = {**row, "result": replace(result, per_case=cases)}
+        row = replace(row, result=replace(result, per_case=cases))
     return shape(EvalRun, record_of(row))["result"]
 
 
@@ -246,7 +246,7 @@ def test_a_stored_result_gives_its_cases_to_eval_run_cases_and_reads_the_same(
     for run_id in ("old-run", "old-run-lost-case"):
         assert _answered(again, run_id) == RESULT
         unloaded = store.get(again, run_id)
-        assert unloaded is not None and unloaded["result"].per_case == []
+        assert unloaded is not None and unloaded.result.per_case == []
         pages = list(store.case_pages(again, run_id))
         assert [[c.case_id for c in page] for page in pages] == [["run-1", "run-2"]]
     [moved] = again.all("SELECT cases_done FROM eval_runs WHERE run_id = 'old-run-lost-case'")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from kindgi_dev.domain.corrections import StoredVerdict
 from kindgi_dev.store import corrections, eval_runs, eval_suites, ids, test_sets
 from kindgi_dev.store.db import Database
 from kindgi_dev.store.migrations import MIGRATIONS
@@ -79,26 +81,53 @@ def _old_verdict(db: Database, n: int, correction: str, key: str, **columns: Any
            list(row.values()))  # fmt: skip
 
 
+def _columns(verdict: StoredVerdict | None) -> dict[str, Any]:
+    """A verdict the store read, by the names of the columns an older version kept it in."""
+    assert verdict is not None
+    item, by = verdict.item, verdict.asserted_by
+    return {
+        "id": verdict.id, "correction_id": verdict.correction_id,
+        "tenant_id": verdict.tenant_id, "project_id": verdict.project_id,
+        "run_id": verdict.run_id, "item_key": item.key, "pointer": item.pointer,
+        "rank": item.rank, "verdict": item.verdict, "reason": item.reason,
+        "judge_class_id": verdict.judge_class_id, "restricted": int(verdict.restricted),
+        "item_value": verdict.item_value, "created_at": verdict.created_at,
+        "unregistered_at": verdict.unregistered_at, "superseded_by": verdict.superseded_by,
+        "asserted_by_kind": by.kind, "asserted_by_id": by.id,
+        "participant_id": by.participant_id or None, "subject_kind": verdict.subject.kind,
+        "subject_id": verdict.subject.id, "subject_version": verdict.subject.version,
+    }  # fmt: skip
+
+
 def _reads(db: Database) -> dict[str, Any]:
     """What the store reads back of corrections, verdicts and the agent's test set."""
     scope = ("a", "p", "t")
     ids = [r["id"] for r in db.all("SELECT id FROM corrections ORDER BY created_at, id")]
-    listed = corrections.list_verdicts(db, "t", limit=100, after=None, filters={})
+    found = corrections.list_verdicts(db, "t", limit=100, after=None, filters={})
+    listed = [_columns(v) for v in found]
     return {
         "corrections": [corrections.get_correction(db, i) for i in ids],
-        "verdicts": corrections.verdicts_of(db, ids),
-        "one": {v["id"]: corrections.get_verdict(db, v["id"]) for v in listed},
+        "verdicts": {i: [_columns(v) for v in vs]
+                     for i, vs in corrections.verdicts_of(db, ids).items()},
+        "one": {v["id"]: _columns(corrections.get_verdict(db, v["id"])) for v in listed},
         "listed": listed,
-        "page": corrections.list_verdicts(db, "t", limit=2, after=[listed[2]["created_at"],
-                                          listed[2]["id"]], filters={"run_id": "r1"}),
+        "page": [_columns(v) for v in corrections.list_verdicts(
+            db, "t", limit=2, after=[listed[2]["created_at"], listed[2]["id"]],
+            filters={"run_id": "r1"})],
         "cases": test_sets.correction_cases(db, scope, retired="include", limit=None, after=None),
         "items": test_sets.live_items(db, ids),
         "counts": test_sets.case_counts(db, scope),
-        "facts": [test_sets.correction_facts(db, i) for i in ids],
-        "rescored": eval_runs.live_verdicts(db, "r1"),
-        "judged": eval_suites.judged_runs(db, "t", "p", ("agent", "a"), []),
-        "counted": eval_suites.counted_verdicts(db, ["r1", "r2"], []),
+        "facts": [_fields(test_sets.correction_facts(db, i)) for i in ids],
+        "rescored": [asdict(v) for v in eval_runs.live_verdicts(db, "r1")],
+        "judged": [asdict(j) for j in eval_suites.judged_runs(db, "t", "p", ("agent", "a"), [])],
+        "counted": [{**asdict(v), "run_id": run_id}
+                    for run_id, v in eval_suites.counted_verdicts(db, ["r1", "r2"], [])],
     }  # fmt: skip
+
+
+def _fields(record: Any) -> dict[str, Any] | None:
+    """A read record's fields by name, as the reads compared here were dicts."""
+    return None if record is None else asdict(record)
 
 
 def _old_reads(db: Database) -> dict[str, Any]:
@@ -146,7 +175,8 @@ def test_corrections_and_verdicts_read_the_same_after_their_ids_are_compacted(
     live = _old_correction(db, 2, "r1", "")
     _old_verdict(db, 3, live, "kb-101", reason="first", judge_class_id="jc", restricted=1)
     _old_verdict(db, 4, live, "kb-103")
-    other = _old_correction(db, 3, "r1", "p-1", decisions=json.dumps({"shouldCall": []}))
+    decided = json.dumps({"verdict": "wrong", "shouldCall": []})
+    other = _old_correction(db, 3, "r1", "p-1", decisions=decided)
     _old_verdict(db, 5, other, "kb-101", unregistered_at="2026-01-01T00:00:09Z")
     retired = _old_correction(db, 4, "r2", "p-2", status="fixed")
     _old_verdict(db, 6, retired, "kb-102")

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar, Protocol
 
 import httpx
 
 from kindgi_dev.domain.errors import Unprocessable
+from kindgi_dev.domain.json import JSON
 from kindgi_dev.runtime.providers import anthropic, openai
 from kindgi_dev.runtime.providers.anthropic import AnthropicAdapter
 from kindgi_dev.runtime.providers.base import ModelAdapter, ModelError, ModelUnavailable
@@ -45,7 +46,8 @@ KNOWN = (*HTTP_PROVIDERS, FUNCTION)
 
 
 class ProviderConfigInvalid(Unprocessable):
-    """`[tool.kindgi-dev.providers]` is not valid."""
+    """A provider kindgi dev can't call: the pack's `[tool.kindgi-dev.providers]` is not
+    valid, or a registration (`POST /v1/providers`) names what no adapter takes."""
 
     code: ClassVar[str] = "provider-config-invalid"
 
@@ -102,13 +104,15 @@ class ProviderConfig:
 
     @classmethod
     def from_env_and_pyproject(
-        cls, env: Mapping[str, str], pyproject_tool_section: Mapping[str, Any]
+        cls, env: Mapping[str, str], pyproject_tool_section: Mapping[str, object]
     ) -> ProviderConfig:
         """Read the environment and the `[tool.kindgi-dev]` table (or the whole `[tool]` one)."""
-        section = pyproject_tool_section.get("kindgi-dev", pyproject_tool_section)
+        section = _table(
+            pyproject_tool_section.get("kindgi-dev", pyproject_tool_section), "[tool.kindgi-dev]"
+        )
         providers = _table(section.get("providers", {}), "[tool.kindgi-dev.providers]")
         default = providers.get("default")
-        if default is not None and default not in KNOWN:
+        if default is not None and (not isinstance(default, str) or default not in KNOWN):
             raise ProviderConfigInvalid(
                 f"[tool.kindgi-dev.providers] default = {default!r} is not one of"
                 f" {', '.join(KNOWN)}."
@@ -124,25 +128,41 @@ class ProviderConfig:
         return {p.id: p for p in (self.openai, self.anthropic, *self.registered)}.get(provider_id)
 
 
-def _table(value: Any, where: str) -> Mapping[str, Any]:
+def _table(value: object, where: str) -> Mapping[str, object]:
     if not isinstance(value, Mapping):
         raise ProviderConfigInvalid(f"{where} must be a table.")
+    return {str(key): item for key, item in value.items()}
+
+
+class AdapterModule(Protocol):
+    """What an HTTP adapter's module names: its provider id and defaults."""
+
+    PROVIDER_ID: str
+    DEFAULT_BASE_URL: str
+    DEFAULT_MODEL: str
+
+
+def _text(value: object, where: str, name: str) -> str:
+    """A setting that must be a non-empty string."""
+    if not isinstance(value, str) or not value:
+        raise ProviderConfigInvalid(f"{where}: {name} must be a non-empty string.")
     return value
 
 
 def _http_provider(
-    module: Any, prefix: str, env: Mapping[str, str], providers: Mapping[str, Any]
+    module: AdapterModule, prefix: str, env: Mapping[str, str], providers: Mapping[str, object]
 ) -> HttpProvider:
     """One provider from its pyproject entry and the environment (which wins for the URL)."""
     where = f"[tool.kindgi-dev.providers] {module.PROVIDER_ID}"
     entry = _table(providers.get(module.PROVIDER_ID, {}), where)
-    key_env = entry.get("api_key_env", f"{prefix}_API_KEY")
-    base_url = env.get(f"{prefix}_BASE_URL") or entry.get("base_url") or module.DEFAULT_BASE_URL
-    model = entry.get("model", module.DEFAULT_MODEL)
+    key_env = _text(entry.get("api_key_env", f"{prefix}_API_KEY"), where, "api_key_env")
+    base_url = _text(
+        env.get(f"{prefix}_BASE_URL") or entry.get("base_url") or module.DEFAULT_BASE_URL,
+        where,
+        "base_url",
+    )
+    model = _text(entry.get("model", module.DEFAULT_MODEL), where, "model")
     timeout_s = entry.get("timeout_s", 60.0)
-    for name, value in (("api_key_env", key_env), ("base_url", base_url), ("model", model)):
-        if not isinstance(value, str) or not value:
-            raise ProviderConfigInvalid(f"{where}: {name} must be a non-empty string.")
     if not isinstance(timeout_s, int | float) or timeout_s <= 0:
         raise ProviderConfigInvalid(f"{where}: timeout_s must be a positive number.")
     return HttpProvider(
@@ -157,7 +177,7 @@ def _http_provider(
 
 
 def select_adapter(
-    agent: Mapping[str, Any],
+    agent: Mapping[str, JSON],
     config: ProviderConfig,
     functions: FunctionModels | None,
     *,
@@ -174,7 +194,7 @@ def select_adapter(
 
 def _adapter(
     provider_id: str,
-    model: Any,
+    model: JSON,
     config: ProviderConfig,
     functions: FunctionModels | None,
     client: Callable[[], httpx.AsyncClient] | None,
@@ -188,7 +208,7 @@ def _adapter(
 
 
 def _default(
-    agent: Mapping[str, Any], config: ProviderConfig, functions: FunctionModels | None
+    agent: Mapping[str, JSON], config: ProviderConfig, functions: FunctionModels | None
 ) -> str:
     """The configured default provider, or the first one that has what it needs."""
     agent_id = agent.get("id", "this agent")

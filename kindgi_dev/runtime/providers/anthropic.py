@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
 import httpx
 
+from kindgi_dev.domain.json import JSON, JSONObject
 from kindgi_dev.models import Message, Reply, ToolCall, Turn, Usage
 from kindgi_dev.runtime.providers.base import (
     ModelError,
     ToolNames,
     answer_format_note,
+    count,
+    member,
     parse_answer,
     post_json,
     tool_result_text,
@@ -45,10 +47,10 @@ class AnthropicAdapter:
         """Send the turn as a Messages request and read the reply: tool uses, or the answer."""
         names = ToolNames.for_turn(turn)
         system, messages = _conversation(turn, names)
-        body: dict[str, Any] = {
+        body: JSONObject = {
             "model": self.model,
             "max_tokens": self.max_tokens,
-            "messages": messages,
+            "messages": [*messages],
         }
         if system:
             body["system"] = system
@@ -69,7 +71,7 @@ class AnthropicAdapter:
         return _reply(answer, names, typed=turn.output_schema is not None, fallback=self.model)
 
 
-def _conversation(turn: Turn, names: ToolNames) -> tuple[str, list[dict[str, Any]]]:
+def _conversation(turn: Turn, names: ToolNames) -> tuple[str, list[JSONObject]]:
     """The `system` text and the alternating user/assistant messages of the turn."""
     leading = next(
         (i for i, m in enumerate(turn.messages) if m.role != "system"), len(turn.messages)
@@ -77,20 +79,21 @@ def _conversation(turn: Turn, names: ToolNames) -> tuple[str, list[dict[str, Any
     system_parts = [str(m.content) for m in turn.messages[:leading]]
     if turn.output_schema is not None:
         system_parts.append(answer_format_note(turn.output_schema))
-    messages: list[dict[str, Any]] = []
+    said: list[tuple[str, list[JSON]]] = []
     for message in turn.messages[leading:]:
         role = "assistant" if message.role == "assistant" else "user"
         blocks = _blocks(message, names)
-        if messages and messages[-1]["role"] == role:
-            messages[-1]["content"].extend(blocks)
+        if said and said[-1][0] == role:
+            said[-1][1].extend(blocks)
         else:
-            messages.append({"role": role, "content": blocks})
+            said.append((role, [*blocks]))
+    messages: list[JSONObject] = [{"role": role, "content": blocks} for role, blocks in said]
     return "\n\n".join(system_parts), messages
 
 
-def _blocks(message: Message, names: ToolNames) -> list[dict[str, Any]]:
+def _blocks(message: Message, names: ToolNames) -> list[JSONObject]:
     if message.role == "tool":
-        block: dict[str, Any] = {
+        block: JSONObject = {
             "type": "tool_result",
             "tool_use_id": message.tool_call_id or "",
             "content": tool_result_text(message.content, message.error),
@@ -100,7 +103,7 @@ def _blocks(message: Message, names: ToolNames) -> list[dict[str, Any]]:
         return [block]
     content = message.content
     text = content if isinstance(content, str) or content is None else json.dumps(content)
-    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    blocks: list[JSONObject] = [{"type": "text", "text": text}] if text else []
     blocks.extend(
         {
             "type": "tool_use",
@@ -113,29 +116,30 @@ def _blocks(message: Message, names: ToolNames) -> list[dict[str, Any]]:
     return blocks
 
 
-def _reply(answer: dict[str, Any], names: ToolNames, *, typed: bool, fallback: str) -> Reply:
+def _reply(answer: JSONObject, names: ToolNames, *, typed: bool, fallback: str) -> Reply:
     """Read a Messages answer: its text blocks, its tool uses, its usage."""
     content = answer.get("content")
     if not isinstance(content, list):
         raise ModelError("Anthropic answered with no content.")
-    texts = [
-        b["text"] for b in content if b.get("type") == "text" and isinstance(b.get("text"), str)
-    ]
+    listed = [b for b in content if isinstance(b, dict)]
+    said = [b.get("text") for b in listed if b.get("type") == "text"]
+    texts = [text for text in said if isinstance(text, str)]
     calls = tuple(
         ToolCall(
             tool_id=names.tool_id(str(b.get("name", ""))),
-            arguments=b.get("input") if isinstance(b.get("input"), dict) else {},
+            arguments=member(b, "input"),
             id=str(b.get("id")),
         )
-        for b in content
+        for b in listed
         if b.get("type") == "tool_use"
     )
-    usage = answer.get("usage") or {}
+    usage = member(answer, "usage")
     counted = Usage(
-        prompt_tokens=int(usage.get("input_tokens") or 0),
-        completion_tokens=int(usage.get("output_tokens") or 0),
+        prompt_tokens=count(usage.get("input_tokens")),
+        completion_tokens=count(usage.get("output_tokens")),
     )
-    model = answer.get("model") if isinstance(answer.get("model"), str) else fallback
+    named = answer.get("model")
+    model = named if isinstance(named, str) else fallback
     joined = "".join(texts) if texts else None
     if calls:
         return Reply(text=joined, tool_calls=calls, usage=counted, model=model)

@@ -13,12 +13,13 @@ import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 from weakref import WeakKeyDictionary
 
 import httpx
 
 from kindgi_dev.domain.errors import Unprocessable
+from kindgi_dev.domain.json import JSON, JSONObject
 from kindgi_dev.models import Reply, Turn
 
 
@@ -97,7 +98,7 @@ def _provider_name(tool_id: str, *, hashed: bool = False) -> str:
     return f"{cleaned[:55]}_{digest}"
 
 
-def answer_format_note(schema: dict[str, Any]) -> str:
+def answer_format_note(schema: JSONObject) -> str:
     """What an HTTP model is told when the agent wants a typed answer.
 
     The models answer with one JSON object `{"answer": text, "output": value}` in their final
@@ -111,7 +112,7 @@ def answer_format_note(schema: dict[str, Any]) -> str:
     )
 
 
-def parse_answer(content: str | None, typed: bool) -> tuple[str | None, Any]:
+def parse_answer(content: str | None, typed: bool) -> tuple[str | None, JSON]:
     """Split a final message into (text, typed output) as `answer_format_note` asked for it.
 
     A message that is not JSON stays text with no output (the turn then asks for a repair);
@@ -121,7 +122,7 @@ def parse_answer(content: str | None, typed: bool) -> tuple[str | None, Any]:
         return content, None
     stripped = _strip_fence(content.strip())
     try:
-        value = json.loads(stripped)
+        value: JSON = json.loads(stripped)
     except ValueError:
         return content, None
     if isinstance(value, dict) and "output" in value and set(value) <= {"answer", "output"}:
@@ -135,9 +136,9 @@ def _strip_fence(text: str) -> str:
     return match.group(1) if match else text
 
 
-def tool_result_text(content: Any, error: str | None) -> str:
+def tool_result_text(content: JSON, error: str | None) -> str:
     """A tool result as the text a provider's model reads: JSON, or `{"error": ...}`."""
-    payload = {"error": error} if error is not None else content
+    payload: JSON = {"error": error} if error is not None else content
     return payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
 
 
@@ -154,10 +155,10 @@ async def post_json(
     client: httpx.AsyncClient | None,
     url: str,
     headers: dict[str, str],
-    body: dict[str, Any],
+    body: JSONObject,
     timeout_s: float,
     provider: str,
-) -> dict[str, Any]:
+) -> JSONObject:
     """POST `body` and return the JSON answer; any failure becomes a `ModelError`.
 
     A 429 is sent again after the wait its `Retry-After` (or `retry-after-ms`) asks for,
@@ -178,7 +179,7 @@ async def post_json(
     if not response.is_success:
         raise ModelError(_error_message(response, provider), status=response.status_code)
     try:
-        answer = response.json()
+        answer: JSON = response.json()
     except ValueError as cause:
         raise ModelError(f"{provider} answered with a body that is not JSON.") from cause
     if not isinstance(answer, dict):
@@ -190,7 +191,7 @@ async def _post(
     client: httpx.AsyncClient | None,
     url: str,
     headers: dict[str, str],
-    body: dict[str, Any],
+    body: JSONObject,
     timeout_s: float,
     provider: str,
 ) -> httpx.Response:
@@ -204,6 +205,17 @@ async def _post(
         raise ModelError(f"{provider} did not answer within {timeout_s:g} s ({url}).") from cause
     except httpx.HTTPError as cause:
         raise ModelError(f"{provider} could not be reached at {url}: {cause}") from cause
+
+
+def member(value: JSON, key: str) -> JSONObject:
+    """The object at `key` of a provider's answer object, or `{}` when there is none."""
+    found = value.get(key) if isinstance(value, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def count(value: JSON) -> int:
+    """A token count a provider answered, 0 when it gave none (or no number)."""
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
 
 def retry_after(headers: Mapping[str, str], attempt: int) -> float:

@@ -12,10 +12,10 @@ import inspect
 import itertools
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from kindgi_dev.models import REGISTRY_ATTRIBUTE, ModelMark, Reply, Turn
 from kindgi_dev.runtime.providers.base import ModelAdapter, ModelError, ModelUnavailable
@@ -46,12 +46,13 @@ class FunctionModelAdapter:
     `inline` on the caller's: an eval run's own loop, where blocking holds up no request)."""
 
     model: str
-    function: Any
+    function: Callable[[Turn], object]
     provider_id: str = PROVIDER_ID
     inline: bool = False
 
     async def next_step(self, turn: Turn) -> Reply:
         """Call the function with the turn; its exceptions become `ModelError`s."""
+        answer: object
         try:
             if inspect.iscoroutinefunction(self.function):
                 answer = await self.function(turn)
@@ -69,7 +70,7 @@ class FunctionModelAdapter:
             ) from cause
         return self._reply(answer)
 
-    def _reply(self, answer: Any) -> Reply:
+    def _reply(self, answer: object) -> Reply:
         if isinstance(answer, str):
             return Reply(text=answer, model=self.model)
         if isinstance(answer, Reply):
@@ -84,7 +85,7 @@ class FunctionModels:
     """The `@model` functions of one load of a models file, by model name."""
 
     path: Path
-    functions: dict[str, Any]
+    functions: dict[str, Callable[[Turn], object]]
     default: str | None
 
     @classmethod
@@ -92,7 +93,7 @@ class FunctionModels:
         """Import the file afresh and collect its `@model` functions."""
         source = Path(path).resolve()
         module = _import_fresh(source)
-        functions: dict[str, Any] = {}
+        functions: dict[str, Callable[[Turn], object]] = {}
         defaults: list[str] = []
         for value in vars(module).values():
             mark = getattr(value, REGISTRY_ATTRIBUTE, None)

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
 import httpx
 
+from kindgi_dev.domain.json import JSON, JSONObject
 from kindgi_dev.models import Message, Reply, ToolCall, Turn, Usage
 from kindgi_dev.runtime.providers.base import (
     ModelError,
     ToolNames,
     answer_format_note,
+    count,
+    member,
     parse_answer,
     post_json,
     tool_result_text,
@@ -43,7 +45,7 @@ class OpenAIAdapter:
     async def next_step(self, turn: Turn) -> Reply:
         """Send the turn as chat messages and read the reply: tool calls, or the answer."""
         names = ToolNames.for_turn(turn)
-        body: dict[str, Any] = {"model": self.model, "messages": _messages(turn, names)}
+        body: JSONObject = {"model": self.model, "messages": [*_messages(turn, names)]}
         if turn.tools:
             body["tools"] = [
                 {
@@ -64,7 +66,7 @@ class OpenAIAdapter:
         return _reply(answer, names, typed=turn.output_schema is not None, fallback=self.model)
 
 
-def _messages(turn: Turn, names: ToolNames) -> list[dict[str, Any]]:
+def _messages(turn: Turn, names: ToolNames) -> list[JSONObject]:
     """The turn's messages in chat-completions form, with the typed-answer note if needed."""
     wire = [_message(message, names) for message in turn.messages]
     if turn.output_schema is not None:
@@ -73,7 +75,7 @@ def _messages(turn: Turn, names: ToolNames) -> list[dict[str, Any]]:
     return wire
 
 
-def _message(message: Message, names: ToolNames) -> dict[str, Any]:
+def _message(message: Message, names: ToolNames) -> JSONObject:
     if message.role == "tool":
         return {
             "role": "tool",
@@ -101,38 +103,42 @@ def _message(message: Message, names: ToolNames) -> dict[str, Any]:
     }
 
 
-def _reply(answer: dict[str, Any], names: ToolNames, *, typed: bool, fallback: str) -> Reply:
+def _reply(answer: JSONObject, names: ToolNames, *, typed: bool, fallback: str) -> Reply:
     """Read the first choice of a chat-completions answer."""
     choices = answer.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise ModelError("OpenAI answered with no choices.")
-    message = choices[0].get("message") or {}
-    calls = tuple(_tool_call(raw, names) for raw in message.get("tool_calls") or [])
-    content = message.get("content")
-    usage = answer.get("usage") or {}
+    message = member(choices[0], "message")
+    asked = message.get("tool_calls")
+    listed = asked if isinstance(asked, list) else []
+    calls = tuple(_tool_call(raw, names) for raw in listed if isinstance(raw, dict))
+    said = message.get("content")
+    content = said if isinstance(said, str) else None
+    usage = member(answer, "usage")
     counted = Usage(
-        prompt_tokens=int(usage.get("prompt_tokens") or 0),
-        completion_tokens=int(usage.get("completion_tokens") or 0),
+        prompt_tokens=count(usage.get("prompt_tokens")),
+        completion_tokens=count(usage.get("completion_tokens")),
     )
-    model = answer.get("model") if isinstance(answer.get("model"), str) else fallback
+    named = answer.get("model")
+    model = named if isinstance(named, str) else fallback
     if calls:
         return Reply(text=content or None, tool_calls=calls, usage=counted, model=model)
     text, output = parse_answer(content, typed)
     return Reply(text=text, output=output, usage=counted, model=model)
 
 
-def _tool_call(raw: dict[str, Any], names: ToolNames) -> ToolCall:
-    function = raw.get("function") or {}
+def _tool_call(raw: JSONObject, names: ToolNames) -> ToolCall:
+    function = member(raw, "function")
     arguments = function.get("arguments") or "{}"
     try:
-        parsed = json.loads(arguments) if isinstance(arguments, str) else arguments
+        parsed: JSON = json.loads(arguments) if isinstance(arguments, str) else arguments
     except ValueError as cause:
         raise ModelError(
             f"The model called {function.get('name')} with arguments that are not JSON:"
-            f" {arguments[:200]}"
+            f" {str(arguments)[:200]}"
         ) from cause
     tool_id = names.tool_id(str(function.get("name", "")))
-    args = parsed if isinstance(parsed, dict) else {"value": parsed}
+    args: JSONObject = parsed if isinstance(parsed, dict) else {"value": parsed}
     call_id = raw.get("id")
     if isinstance(call_id, str) and call_id:
         return ToolCall(tool_id=tool_id, arguments=args, id=call_id)

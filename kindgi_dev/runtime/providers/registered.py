@@ -10,8 +10,8 @@ Bedrock, Azure) are a deployed runtime's, and refused at registration.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from kindgi_dev.domain.json import JSON
 from kindgi_dev.runtime.providers import HttpProvider, anthropic, openai
 from kindgi_dev.runtime.providers.base import ModelUnavailable
 
@@ -25,7 +25,7 @@ OPENAI_APIS = ("responses", "chat-completions")
 
 
 def problems(
-    adapter_id: str, adapter_config: Mapping[str, Any] | None, default_model: str | None,
+    adapter_id: str, adapter_config: Mapping[str, JSON] | None, default_model: str | None,
     model_names: list[str],
 ) -> list[tuple[str, str]]:  # fmt: skip
     """What keeps kindgi dev from calling this registration: (JSON pointer, why) each."""
@@ -54,9 +54,9 @@ def problems(
 def http_provider(
     provider_id: str,
     adapter_id: str,
-    metadata: Mapping[str, Any],
+    metadata: Mapping[str, JSON],
     secret_ref: Mapping[str, str] | None,
-    adapter_config: Mapping[str, Any] | None,
+    adapter_config: Mapping[str, JSON] | None,
     env: Mapping[str, str],
 ) -> HttpProvider:
     """The provider a registration stands for, its key read from `env` now: one with a
@@ -65,7 +65,9 @@ def http_provider(
     if module is None:
         raise ModelUnavailable(f"Provider {provider_id}'s adapter {adapter_id} isn't kindgi dev's.")
     config = adapter_config or {}
-    names = [str(m["name"]) for m in metadata.get("models", [])]
+    models = metadata.get("models")
+    listed = models if isinstance(models, list) else []
+    names = [str(m["name"]) for m in listed if isinstance(m, dict)]
     key_env = secret_ref["name"] if secret_ref else ""
     timeout_ms = config.get("timeoutMs")
     base_url = str(config.get("baseURL") or module.DEFAULT_BASE_URL)

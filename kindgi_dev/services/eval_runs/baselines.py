@@ -14,16 +14,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from ...domain import comparison, two_versions
-from ...domain.baselines import AskedBaseline, LiveAsked, LiveScope, VersionAsked
+from ...domain.baselines import AskedBaseline, BaselineScope, LiveAsked, VersionAsked
 from ...domain.catalog import Kind
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import ValidationFailed
+from ...domain.eval_runs import RunSettings
 from ...domain.live import LiveScope as ReleaseScope
 from ...domain.metrics import CaseScore, Metrics
 from ...domain.results import Baseline, BaselineCounts, FinishedCase, ModelUse
 from .. import catalog, live, runnable
 from ..context import Context
-from .settings import RunSettings
 
 T = TypeVar("T", bound=Hashable)
 LATEST_REGISTERED = "latest-registered"
@@ -39,7 +39,7 @@ class LiveVersion:
     source: str
 
 
-def live_version(ctx: Context, kind: Kind, subject_id: str, scope: LiveScope) -> LiveVersion:
+def live_version(ctx: Context, kind: Kind, subject_id: str, scope: BaselineScope) -> LiveVersion:
     """The version of an agent live in `scope`, as releases pin it (what a run anywhere in
     the scope gets: its own pin, else the nearest one above); a flow's, which no release
     pins, the latest registered."""
@@ -49,7 +49,7 @@ def live_version(ctx: Context, kind: Kind, subject_id: str, scope: LiveScope) ->
     return LiveVersion(str(catalog.get(ctx, kind, subject_id)["version"]), LATEST_REGISTERED)
 
 
-def release_scope(scope: LiveScope) -> ReleaseScope:
+def release_scope(scope: BaselineScope) -> ReleaseScope:
     """A live baseline's scope as releases name it: the tenant, a project, or a segment
     path in one."""
     if scope.project_id is None:
@@ -63,6 +63,33 @@ def resolve(ctx: Context, asked: AskedBaseline, kind: Kind, subject_id: str) -> 
     """The version baseline a start asks for (None for the recorded runs): another version of
     the candidate's flow, or any agent version. It must be able to run (`runnable`: 409
     naming each pinned tool version that is gone), or nothing starts."""
+    if kind == "agent":
+        found = resolve_agent(ctx, asked, subject_id)
+        return None if found is None else found[0]
+    named = _named(ctx, asked, kind, subject_id)
+    if named is None:
+        return None
+    flow = runnable.flow(ctx, named[0], named[1])
+    return replace(named[2], agent_id=flow.id, flow_id=flow.id, version=flow.version)
+
+
+def resolve_agent(
+    ctx: Context, asked: AskedBaseline, agent_id: str
+) -> tuple[Baseline, dict[str, Any]] | None:
+    """An agent candidate's version baseline (as `resolve`), with the version's manifest,
+    which its replays run."""
+    named = _named(ctx, asked, "agent", agent_id)
+    if named is None:
+        return None
+    agent = runnable.agent(ctx, named[0], named[1])
+    return replace(named[2], agent_id=agent["id"], version=agent["version"]), agent
+
+
+def _named(
+    ctx: Context, asked: AskedBaseline, kind: Kind, subject_id: str
+) -> tuple[str, str, Baseline] | None:
+    """The subject and version a baseline asks for, and how it was asked (explicitly, or
+    live in a scope: then the version live there); None for the recorded runs."""
     if isinstance(asked, LiveAsked):
         live.check_scope(ctx, release_scope(asked.live))
         found = live_version(ctx, kind, subject_id, asked.live)
@@ -78,11 +105,7 @@ def resolve(ctx: Context, asked: AskedBaseline, kind: Kind, subject_id: str) -> 
         named, version, how = asked.subject_id, asked.version, _EXPLICIT
     else:
         return None
-    if kind == "flow":
-        flow = runnable.flow(ctx, named, version)
-        return replace(how, agent_id=flow.id, flow_id=flow.id, version=flow.version)
-    agent = runnable.agent(ctx, named, version)
-    return replace(how, agent_id=agent["id"], version=agent["version"])
+    return named, version, how
 
 
 _EXPLICIT = Baseline("version", via="explicit")

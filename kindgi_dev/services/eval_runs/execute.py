@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
 
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import Conflict
@@ -24,7 +23,6 @@ from .baselines import finished_case
 from .page import Page
 from .read import EvalRun, get, get_record
 from .result import finish, summarize
-from .settings import settings_of
 
 Replay = Callable[[ReplayCase, str, int], Awaitable[Replayed]]
 """One replay of a case, given the eval run's `reads` and the repetition's index."""
@@ -78,7 +76,7 @@ async def _run(
     it ends, then the result."""
     record = store.get(ctx.db, run_id)
     assert record is not None
-    settings = settings_of(record)
+    settings = record.settings
     repetitions = settings.repetitions
     sides = [replay] if baseline is None else [replay, baseline]
 
@@ -89,7 +87,7 @@ async def _run(
     page = Page(ctx, run_id)
     pages.current.set(page)  # the workers' tasks copy it: their replays write into it
 
-    def finished(index: int, results: list[Any]) -> None:
+    def finished(index: int, results: Sequence[Replayed | BaseException]) -> None:
         replays = [r if isinstance(r, Replayed) else _errored(r) for r in results]
         stored = finished_case(cases[index], replays[:repetitions], replays[repetitions:], settings)
         page.add_case(index, cases[index].case_id, stored, now_iso())
@@ -143,18 +141,18 @@ def fail_interrupted(ctx: Context) -> int:
     """At start: eval runs a stopped process left running end `failed`, saying how far."""
     left = store.unfinished(ctx.db)
     for run in left:
-        message = INTERRUPTED.format(done=run["done"], total=run["case_count"])
-        summary = summarize(ctx, run["run_id"], partial=True)
-        finish(ctx, run["run_id"], "failed", summary, error=message)
+        message = INTERRUPTED.format(done=run.done, total=run.case_count)
+        summary = summarize(ctx, run.run_id, partial=True)
+        finish(ctx, run.run_id, "failed", summary, error=message)
     return len(left)
 
 
 async def cancel(ctx: Context, run_id: str) -> EvalRun:
     """Stop a running eval run (its replays in flight are cancelled); 409 once it ended."""
     record = get_record(ctx, run_id)
-    if record["status"] in TERMINAL:
+    if record.status in TERMINAL:
         raise Conflict(
-            f"Eval run {run_id} has already ended ({record['status']}).",
+            f"Eval run {run_id} has already ended ({record.status}).",
             code="eval-run-already-terminal",
             runId=run_id,
         )
@@ -164,6 +162,6 @@ async def cancel(ctx: Context, run_id: str) -> EvalRun:
         await job.wait()
     for replay in run_store.running(ctx.db, eval_run_id=run_id):
         runs.finish_cancelled(ctx, replay, "The eval run was cancelled.")
-    if store.get(ctx.db, run_id)["status"] not in TERMINAL:  # type: ignore[index]
+    if get_record(ctx, run_id).status not in TERMINAL:
         finish(ctx, run_id, "cancelled", summarize(ctx, run_id, partial=True))
     return get(ctx, run_id)

@@ -22,8 +22,9 @@ from ...store import conversations as conversation_store
 from ...store import eval_runs as store
 from ...store import kept_answers
 from ...store import runs as run_store
-from ...store.conversations import Message
-from ...store.runs import JournalEntry
+from ...store import tool_calls as tool_call_store
+from ...store.conversations import Message, StoredConversation
+from ...store.runs import JournalEntry, StoredRun
 from ..context import Context
 
 PAGE_CASES = 50
@@ -38,8 +39,8 @@ class ReplayRows:
     """What one finished replay of an agent stores: its conversation (one turn, counted),
     the run as it ended, its tool calls, journal and the turn's messages."""
 
-    conversation: dict[str, Any]
-    run: dict[str, Any]
+    conversation: StoredConversation
+    run: StoredRun
     tool_calls: list[dict[str, Any]]
     journal: list[JournalEntry]
     messages: list[Message]
@@ -91,11 +92,11 @@ class Page:
         with db.transaction():
             if replays:
                 conversation_store.insert_turns(
-                    db, [(r.conversation, r.run["id"], r.messages) for r in replays]
+                    db, [(r.conversation, r.run.id, r.messages) for r in replays]
                 )
                 run_store.insert_many(db, [r.run for r in replays])
-                run_store.add_tool_calls_of(db, [(r.run["id"], r.tool_calls) for r in replays])
-                run_store.add_new_journals(db, [(r.run["id"], r.journal) for r in replays])
+                tool_call_store.add_tool_calls_of(db, [(r.run.id, r.tool_calls) for r in replays])
+                run_store.add_new_journals(db, [(r.run.id, r.journal) for r in replays])
             if answers:
                 kept_answers.keep_answers(db, answers)
             if verdicts:

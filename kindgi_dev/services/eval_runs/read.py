@@ -4,30 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from ...domain.errors import NotFound
+from ...domain.eval_runs import AgentCandidate, FlowCandidate, FrozenVersion, RunSettings
 from ...domain.paging import Page, fetch_page
 from ...domain.results import CaseResult, EvalResult, FinishedCase
 from ...runtime import memory
 from ...store import eval_runs as store
+from ...store.eval_runs import EvalRunRow, RunFilters
 from ..context import Context
-from ..test_sets import FrozenVersion
-from .request import AgentCandidate, FlowCandidate
-from .settings import RunSettings, agent_of, flow_of, frozen_of, settings_of
 
 
-def get_record(ctx: Context, run_id: str) -> dict[str, Any]:
+def get_record(ctx: Context, run_id: str) -> EvalRunRow:
     """An eval run as stored; 404 `eval-run-not-found`. A judged result's `per_case` is
     empty: its cases are read with `case_pages`."""
     record = store.get(ctx.db, run_id)
-    if record is None or record["tenant_id"] != ctx.tenant_id:
+    if record is None or record.tenant_id != ctx.tenant_id:
         raise NotFound("eval-run", run_id, id_field="run_id")
     return record
 
 
 @dataclass(frozen=True)
-class Progress:
+class CaseProgress:
     """How far a running eval run got: cases done of all, and its concurrency when known."""
 
     cases_done: int
@@ -57,18 +55,16 @@ class EvalRun:
     correlation_id: str | None = None
     comparison: RunSettings | None = None
     frozen_version: FrozenVersion | None = None
-    progress: Progress | None = None
+    progress: CaseProgress | None = None
 
 
 def get(ctx: Context, run_id: str) -> EvalRun:
     """An eval run (its cases as in `get_record`); a running one says how many cases it
     finished."""
     record = get_record(ctx, run_id)
-    if record["status"] not in ("pending", "running"):
+    if record.status not in ("pending", "running"):
         return record_of(record)
-    progress = Progress(
-        record["cases_done"], record["case_count"], ctx.eval_concurrency.get(run_id)
-    )
+    progress = CaseProgress(record.cases_done, record.case_count, ctx.eval_concurrency.get(run_id))
     return record_of(record, progress)
 
 
@@ -77,7 +73,7 @@ def list_page(
     *,
     limit: int | None,
     cursor: str | None,
-    filters: dict[str, Any],
+    filters: RunFilters,
 ) -> Page[EvalRun]:
     """A page of eval runs, newest first (their cases as in `get_record`)."""
     page = fetch_page(
@@ -86,32 +82,32 @@ def list_page(
         ),
         limit=limit,
         cursor=cursor,
-        position=lambda r: (r["started_at"], r["run_id"]),
+        position=lambda r: (r.started_at, r.run_id),
     )
     return page.map(record_of)
 
 
-def record_of(row: dict[str, Any], progress: Progress | None = None) -> EvalRun:
+def record_of(row: EvalRunRow, progress: CaseProgress | None = None) -> EvalRun:
     """A stored eval run as its record."""
     return EvalRun(
-        run_id=row["run_id"],
-        tenant_id=row["tenant_id"],
-        project_id=row["project_id"],
-        suite_id=row["suite_id"],
-        suite_version=row["suite_version"],
-        kind=row["kind"],
-        status=row["status"],
-        dry_run=bool(row["dry_run"]),
-        started_at=row["started_at"],
-        agent_ref=agent_of(row),
-        flow_ref=flow_of(row),
-        completed_at=row.get("completed_at"),
-        result=row.get("result"),
-        error=row.get("error"),
-        cancel_reason=row.get("cancel_reason"),
-        correlation_id=row.get("correlation_id"),
-        comparison=settings_of(row) if row.get("comparison") else None,
-        frozen_version=frozen_of(row),
+        run_id=row.run_id,
+        tenant_id=row.tenant_id,
+        project_id=row.project_id,
+        suite_id=row.suite_id,
+        suite_version=row.suite_version,
+        kind=row.kind,
+        status=row.status,
+        dry_run=row.dry_run,
+        started_at=row.started_at,
+        agent_ref=row.agent_ref,
+        flow_ref=row.flow_ref,
+        completed_at=row.completed_at,
+        result=row.result,
+        error=row.error,
+        cancel_reason=row.cancel_reason,
+        correlation_id=row.correlation_id,
+        comparison=row.comparison,
+        frozen_version=row.frozen_version,
         progress=progress,
     )
 

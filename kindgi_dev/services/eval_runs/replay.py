@@ -28,8 +28,8 @@ from ...runtime.replay_dispatch import ReplayDispatcher
 from ...runtime.turn_outcome import TurnOutcome
 from ...store import kept_answers
 from ...store import runs as run_store
-from ...store.conversations import Message
-from ...store.runs import JournalEntry
+from ...store.conversations import Message, StoredConversation
+from ...store.runs import JournalEntry, StoredRun
 from .. import blocks, catalog, conversations, guardrails, models, runs
 from ..context import Context
 from ..runs.pause import hold
@@ -183,7 +183,7 @@ async def _replayed(
     live = runs.live_dispatcher(
         ctx,
         project_id,
-        run["id"],
+        run.id,
         env_of=lambda tool: dict(case.tool_env.get(str(tool.get("id")), tool_env(tool))),
         settings=candidate.settings,
     )
@@ -203,7 +203,7 @@ async def _replayed(
     if outcome.paused is not None:  # a call held for an approval: stored as a live run's pause
         _store_now(ctx, _started(ctx, run, case))
         held = candidate.tools.get(outcome.paused.held.tool_id) or {}
-        hold(ctx, run["id"], agent, str(held.get("version", "")), outcome)
+        hold(ctx, run.id, agent, str(held.get("version", "")), outcome)
     else:
         rows = _rows(ctx, run, outcome, case, dispatcher)
         page = pages.current.get()
@@ -212,7 +212,7 @@ async def _replayed(
         else:
             page.add_replay(rows)
         run = rows.run
-    output = run.get("output")
+    output = run.output
     judged = (
         await judge_answers(ctx, candidate.judging, candidate.reuse, case, output)
         if outcome.ok
@@ -221,7 +221,7 @@ async def _replayed(
     tools = [c.as_journal() for c in outcome.tool_calls]
     errored = errored_run(outcome.failure) or any(errored_tool(t) for t in tools)
     replayed = Replayed(
-        run_id=run["id"],
+        run_id=run.id,
         output=output,
         tools=tools,
         diverged=dispatcher.diverged,
@@ -238,7 +238,7 @@ async def _replayed(
 async def _turn(
     ctx: Context,
     candidate: Candidate,
-    run: dict[str, Any],
+    run: StoredRun,
     case: ReplayCase,
     dispatcher: ReplayDispatcher,
 ) -> TurnOutcome:
@@ -255,71 +255,66 @@ async def _turn(
 
 def _new_run(
     ctx: Context, candidate: Candidate, project_id: str, case: ReplayCase, eval_run_id: str
-) -> dict[str, Any]:
+) -> StoredRun:
     """The replay's run as it starts, in its own new conversation (as `runs.open_run`)."""
     agent, now = candidate.agent, now_iso()
-    return {
-        "id": str(uuid.uuid4()),
-        "tenant_id": ctx.tenant_id,
-        "project_id": project_id,
-        "flow_id": AGENT_FLOW_ID,
-        "flow_version": AGENT_FLOW_VERSION,
-        "status": "running",
-        "dry_run": 0,
-        "created_at": now,
-        "updated_at": now,
-        "agent_id": agent["id"],
-        "agent_version": agent["version"],
-        "conversation_id": str(uuid.uuid4()),
-        "via": "explicit",
-        "input": {"userMessage": case.message},
-        "segments": None,
-        "started_by": None,
-        "replay_of": case.run_id,
-        "eval_run_id": eval_run_id,
-        "block_pins": candidate.pins,
-        "asked_model": candidate.adapter.model if candidate.adapter is not None else None,
-    }
+    return StoredRun(
+        id=str(uuid.uuid4()),
+        tenant_id=ctx.tenant_id,
+        project_id=project_id,
+        flow_id=AGENT_FLOW_ID,
+        flow_version=AGENT_FLOW_VERSION,
+        status="running",
+        dry_run=False,
+        created_at=now,
+        updated_at=now,
+        agent_id=agent["id"],
+        agent_version=agent["version"],
+        conversation_id=str(uuid.uuid4()),
+        via="explicit",
+        input={"userMessage": case.message},
+        replay_of=case.run_id,
+        eval_run_id=eval_run_id,
+        block_pins=candidate.pins,
+        asked_model=candidate.adapter.model if candidate.adapter is not None else None,
+    )
 
 
-def _conversation(ctx: Context, run: dict[str, Any], case: ReplayCase) -> dict[str, Any]:
+def _conversation(ctx: Context, run: StoredRun, case: ReplayCase) -> StoredConversation:
     """The replay's own conversation, opened with it and no turn counted yet."""
-    return {
-        "id": run["conversation_id"],
-        "tenant_id": ctx.tenant_id,
-        "project_id": run["project_id"],
-        "agent_id": run["agent_id"],
-        "agent_version": run["agent_version"],
-        "title": conversations.title_of(case.message),
-        "participant_id": None,
-        "opened_by": conversations.principal(ctx),
-        "status": "open",
-        "opened_at": run["created_at"],
-        "turn_count": 0,
-        "replay": 1,
-        "last_message_at": None,
-    }
+    return StoredConversation(
+        id=str(run.conversation_id),
+        tenant_id=ctx.tenant_id,
+        project_id=run.project_id,
+        agent_id=str(run.agent_id),
+        agent_version=str(run.agent_version),
+        title=conversations.title_of(case.message),
+        opened_by=conversations.principal(ctx),
+        status="open",
+        opened_at=run.created_at,
+        replay=True,
+    )
 
 
 def _started(
-    ctx: Context, run: dict[str, Any], case: ReplayCase, *, cancelled: bool = False
+    ctx: Context, run: StoredRun, case: ReplayCase, *, cancelled: bool = False
 ) -> ReplayRows:
     """The rows of a replay that didn't finish, as `runs.open_run` leaves them: paused at
     a held call, or stopped (a stop's replays read as interrupted at the next start), or
     `cancelled` with its eval run (as `runs.finish_cancelled` ends one)."""
-    journal = [JournalEntry("run.started", run["created_at"], {"input": run["input"]})]
+    journal = [JournalEntry("run.started", run.created_at, {"input": run.input})]
     if not cancelled:
         return ReplayRows(_conversation(ctx, run, case), run, [], journal, [])
     now = now_iso()
     journal.append(JournalEntry("run.cancelled", now))
-    ended = {**run, "status": "cancelled", "updated_at": now, "completed_at": now,
-             "failure_message": CANCELLED}  # fmt: skip
+    ended = replace(run, status="cancelled", updated_at=now, completed_at=now,
+                    failure_message=CANCELLED)  # fmt: skip
     return ReplayRows(_conversation(ctx, run, case), ended, [], journal, [])
 
 
 def _rows(
     ctx: Context,
-    run: dict[str, Any],
+    run: StoredRun,
     outcome: TurnOutcome,
     case: ReplayCase,
     dispatcher: ReplayDispatcher,
@@ -327,26 +322,26 @@ def _rows(
     """The rows of a finished replay, as `runs.open_run` and `runs.record_outcome` keep a
     live run's."""
     now = now_iso()
-    conversation = {**_conversation(ctx, run, case), "turn_count": 1, "last_message_at": now}
+    conversation = replace(_conversation(ctx, run, case), turn_count=1, last_message_at=now)
     history = case.history
-    ended = {
-        **run,
-        "status": "completed" if outcome.ok else "failed",
-        "updated_at": now,
-        "completed_at": now,
-        "output": turn_result(outcome, run["id"], run["conversation_id"], 1),
-        "context": {
-            "history": history[-HISTORY_LIMIT:],
+    ended = replace(
+        run,
+        status="completed" if outcome.ok else "failed",
+        updated_at=now,
+        completed_at=now,
+        output=turn_result(outcome, run.id, str(run.conversation_id), 1),
+        context={
+            "history": [*history[-HISTORY_LIMIT:]],
             "historyTruncated": len(history) > HISTORY_LIMIT,
             "retrieved": [],
         },
-        "tool_env": dict(dispatcher.tool_env or {}),
-        "provider_id": outcome.provider.get("id"),
-        "model": outcome.provider.get("model"),
-        "failure_code": (outcome.failure or {}).get("code"),
-        "failure_message": (outcome.failure or {}).get("message"),
-    }
-    journal = [JournalEntry("run.started", run["created_at"], {"input": run["input"]})]
+        tool_env={tool: {**env} for tool, env in (dispatcher.tool_env or {}).items()},
+        provider_id=outcome.provider.get("id"),
+        model=outcome.provider.get("model"),
+        failure_code=(outcome.failure or {}).get("code"),
+        failure_message=(outcome.failure or {}).get("message"),
+    )
+    journal = [JournalEntry("run.started", run.created_at, {"input": run.input})]
     journal += [
         JournalEntry("step.completed", now, c.as_journal(), node_id=f"tool:{c.tool_id}")
         for c in outcome.tool_calls
@@ -363,7 +358,7 @@ def _rows(
 
 def _store_now(ctx: Context, rows: ReplayRows) -> None:
     """Store one replay's rows in a transaction of their own."""
-    page = pages.Page(ctx, str(rows.run["eval_run_id"]))
+    page = pages.Page(ctx, str(rows.run.eval_run_id))
     page.add_replay(rows)
     page.store()
 

@@ -3,39 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
 from ...domain.baselines import RECORDED, AskedBaseline
-from ...domain.sampling import Part
+from ...domain.eval_runs import (
+    AgentCandidate,
+    ClassWeights,
+    FlowCandidate,
+    Reads,
+    RunSettings,
+    Sample,
+)
 from ..flow_runs import Overrides
-
-Reads = Literal["recorded", "live"]
-ClassWeights = Literal["as-recorded", "restricted-only"]
-
-
-@dataclass(frozen=True)
-class AgentCandidate:
-    """The agent version to try (its served version when none is named)."""
-
-    agent_id: str
-    version: str | None = None
-
-
-@dataclass(frozen=True)
-class FlowCandidate:
-    """The flow version to try (its newest when none is named)."""
-
-    flow_id: str
-    version: str | None = None
-
-
-@dataclass(frozen=True)
-class Sample:
-    """Only one part of the cases: the hold-out share or the rest, split by a seed."""
-
-    part: Part
-    seed: str
-    hold_out_share: float
 
 
 @dataclass(frozen=True)
@@ -68,3 +46,15 @@ class StartRequest:
     def restricted_only(self) -> bool:
         """Whether only verdicts given while their class was restricted count."""
         return self.class_weights == "restricted-only"
+
+
+def asked_settings(request: StartRequest) -> RunSettings:
+    """The settings a start request asks for (its sample and swaps are added once checked)."""
+    return RunSettings(
+        request.reads,
+        request.repetitions,
+        request.k,
+        request.class_weights,
+        baseline=request.baseline,
+        reuse=request.reuse,
+    )

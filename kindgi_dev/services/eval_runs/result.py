@@ -26,10 +26,11 @@ from ...domain.results import (
 )
 from ...domain.time import now_iso
 from ...store import eval_runs as store
+from ...store.eval_run_json import sample_json
+from ...store.eval_runs import EvalRunRow
 from .. import cost, models
 from ..context import Context
 from .baselines import VersionTally
-from .settings import agent_of, flow_of, settings_of
 
 T = TypeVar("T", bound=Hashable)
 
@@ -39,7 +40,7 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
     scores and counts are held, never every case's result at once."""
     record = store.get(ctx.db, run_id)
     assert record is not None
-    settings = settings_of(record)
+    settings = record.settings
     tally = _Tally()
     versus = None if settings.baseline_version is None else VersionTally()
     spent = cost.Spent(ctx)
@@ -49,7 +50,7 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
             if versus is not None:
                 versus.add(entry)
         spent.add(replay_ids(entry.result for entry in page))
-    test_set = record.get("frozen_version") is not None
+    test_set = record.frozen_version is not None
     metrics = (
         comparison.metrics(
             tally.baseline,
@@ -70,10 +71,10 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
         eval_run_id=run_id,
         status="partial" if partial or tally.errors else "completed",
         completed_at=now_iso(),
-        suite=SuiteRef(record["suite_id"], record["suite_version"]),
+        suite=SuiteRef(record.suite_id, record.suite_version),
         candidate=candidate,
         baseline=settings.baseline_version or recorded,
-        scope=Scope(record["project_id"]),
+        scope=Scope(record.project_id),
         cases=tally.cases,
         diverged=tally.diverged,
         refused_writes=tally.refused_writes,
@@ -81,7 +82,7 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
         stopped=tally.stopped,
         reads=settings.reads,
         class_weights=settings.class_weights,
-        sample=settings.encoded().get("sample"),
+        sample=None if settings.sample is None else sample_json(settings.sample),
         sampling=Sampling([ModelUse(p, m, n) for (p, m), n in sorted(tally.models.items())]),
         repetitions=settings.repetitions,
         metrics=metrics,
@@ -172,18 +173,16 @@ def _checks_answers(result: CaseResult) -> bool:
     return any(check.part == "answer" for check in result.corrections or ())
 
 
-def _candidate(
-    record: dict[str, Any],
-) -> tuple[Candidate, Callable[[str, int], BaselineVersion]]:
+def _candidate(record: EvalRunRow) -> tuple[Candidate, Callable[[str, int], BaselineVersion]]:
     """The summary's candidate, and how a recorded version of its subject is named."""
-    flow = flow_of(record)
+    flow = record.flow_ref
     if flow is not None:
-        versions = settings_of(record).versions
+        versions = record.settings.versions
         return (
             Candidate("flow", flow.version, flow_id=flow.flow_id, versions=versions),
             lambda version, n: BaselineVersion(version, n, flow_id=flow.flow_id),
         )
-    agent = agent_of(record)
+    agent = record.agent_ref
     assert agent is not None, "an eval run tries an agent or a flow"
     return (
         Candidate("agent", agent.version, agent_id=agent.agent_id),
@@ -212,7 +211,4 @@ def finish(
 ) -> None:
     """End the run with `status` and its result: a judged run's summary (its cases are
     stored already) or a dry run's preview; and the error that ended it, if any."""
-    changes: dict[str, Any] = {"status": status, "completed_at": now_iso(), "result": result}
-    if error:
-        changes["error"] = error
-    store.update(ctx.db, run_id, changes)
+    store.finish(ctx.db, run_id, status=status, completed_at=now_iso(), result=result, error=error)

@@ -6,25 +6,25 @@ Starting one answers at once; the replays run in the background (see `execute`).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ...domain import sampling
 from ...domain.comparison import ReplayCase, Replayed
 from ...domain.errors import BadInput, ValidationFailed
+from ...domain.eval_runs import AgentCandidate, FlowCandidate, FrozenVersion, RunSettings, Sample
 from ...domain.results import Baseline, DryRunResult, FinishedCase, PreviewCase, ReplayCount
 from ...domain.time import now_iso
 from ...store import eval_runs as store
-from .. import catalog, models, projects, runnable
+from ...store.eval_runs import EvalRunRow
+from .. import models, projects, runnable
 from ..context import Context
-from ..test_sets import FrozenVersion
-from .baselines import resolve
+from .baselines import resolve_agent
 from .execute import Replay, spawn
 from .replay import Candidate, replay_case
-from .request import AgentCandidate, Sample, StartRequest
+from .request import StartRequest, asked_settings
 from .result import finish
-from .settings import RunSettings, agent_ref, frozen_ref, settings_of
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class DryRunPreview:
 
 
 @dataclass(frozen=True)
-class Resumed:
+class ResumedFrom:
     """What a resumed run keeps of the run it resumes: that run's id, its finished cases by
     index (stored in the new run as they are; only the others replay), and the version
     baseline it replayed, as it resolved then."""
@@ -63,22 +63,22 @@ def begin(
     request: StartRequest,
     cases: Sequence[ReplayCase],
     frozen_version: FrozenVersion | None = None,
-    resumed: Resumed | None = None,
+    resumed: ResumedFrom | None = None,
+    project_id: str | None = None,
 ) -> Started:
     """Store the eval run as `running` and start its replays (those `resumed` didn't
-    finish); its id at once."""
+    finish); its id at once. The project is the request's, resolved here, unless the caller
+    resolved it already (`project_id`)."""
     ref = request.agent
     if request.flow is not None or ref is None:
         raise BadInput(
             "Give agentRef: kindgi dev tries agent versions on test cases.", field="agentRef"
         )
-    project_id = projects.require(ctx, request.project_id)
+    if project_id is None:
+        project_id = projects.require(ctx, request.project_id)
     agent = runnable.agent(ctx, ref.agent_id, ref.version)
-    baseline = (
-        resumed.baseline
-        if resumed is not None and resumed.baseline is not None
-        else resolve(ctx, request.baseline, "agent", agent["id"])
-    )
+    baseline, other = _baseline(ctx, request, agent["id"], resumed)
+    check_overrides(request, agent)
     record = new_record(
         ctx,
         request,
@@ -88,8 +88,8 @@ def begin(
         cases=cases,
         frozen_version=frozen_version,
         baseline=baseline,
+        agent=AgentCandidate(agent["id"], agent["version"]),
     )
-    record["agent_ref"] = agent_ref(AgentCandidate(agent["id"], agent["version"]))
 
     def replays_of(version: dict[str, Any]) -> Replay:
         shared: list[Candidate] = []  # looked up at the first replay, on the eval loop
@@ -98,19 +98,31 @@ def begin(
             if not shared:
                 shared.append(Candidate.of(ctx, version, reuse=request.reuse))
             return await replay_case(
-                ctx, record["run_id"], shared[0], project_id, case, reads, repetition
+                ctx, record.run_id, shared[0], project_id, case, reads, repetition
             )
 
         return replay
 
     concurrency = models.eval_concurrency(ctx, agent)
-    if baseline is None:
+    if other is None:
         return launch(ctx, record, request, cases, replays_of(agent), concurrency, resumed)
-    other = runnable.agent(ctx, str(baseline.agent_id), baseline.version)
     concurrency = min(concurrency, models.eval_concurrency(ctx, other))
     return launch(
         ctx, record, request, cases, replays_of(agent), concurrency, resumed, replays_of(other)
     )
+
+
+def _baseline(
+    ctx: Context, request: StartRequest, agent_id: str, resumed: ResumedFrom | None
+) -> tuple[Baseline | None, dict[str, Any] | None]:
+    """The version baseline a start replays beside the candidate, resolved once, and the
+    manifest its replays run (None, None for the recorded runs); a resumed run's is the
+    one the run it resumes replayed."""
+    if resumed is not None and resumed.baseline is not None:
+        baseline = resumed.baseline
+        return baseline, runnable.agent(ctx, str(baseline.agent_id), baseline.version)
+    found = resolve_agent(ctx, request.baseline, agent_id)
+    return (None, None) if found is None else found
 
 
 def new_record(
@@ -123,49 +135,73 @@ def new_record(
     cases: Sequence[ReplayCase],
     frozen_version: FrozenVersion | None = None,
     baseline: Baseline | None = None,
-) -> dict[str, Any]:
-    """A `running` eval run's row with the comparison's settings (and the version baseline
-    it replays, resolved); the caller adds its subject."""
-    _check_overrides(ctx, request)
-    settings = replace(RunSettings.of(request), baseline_version=baseline)
-    return {
-        "run_id": str(uuid.uuid4()),
-        "tenant_id": ctx.tenant_id,
-        "project_id": project_id,
-        "suite_id": suite_id,
-        "suite_version": suite_version,
-        "kind": "judged",
-        "status": "running",
-        "dry_run": 1 if request.dry_run else 0,
-        "started_at": now_iso(),
-        "correlation_id": request.correlation_id,
-        "comparison": settings.encoded(),
-        "frozen_version": None if frozen_version is None else frozen_ref(frozen_version),
-        "case_count": len(cases),
-    }
+    agent: AgentCandidate | None = None,
+    flow: FlowCandidate | None = None,
+    versions: dict[str, dict[str, str]] | None = None,
+) -> EvalRunRow:
+    """A `running` eval run's row trying the agent or the flow (with its swaps, `versions`),
+    with the comparison's settings and the version baseline it replays, resolved; its
+    overrides are checked (`check_overrides`) before."""
+    return EvalRunRow(
+        run_id=str(uuid.uuid4()),
+        tenant_id=ctx.tenant_id,
+        project_id=project_id,
+        suite_id=suite_id,
+        suite_version=suite_version,
+        status="running",
+        dry_run=request.dry_run,
+        started_at=now_iso(),
+        agent_ref=agent,
+        flow_ref=flow,
+        correlation_id=request.correlation_id,
+        comparison=replace(
+            asked_settings(request), baseline_version=baseline, versions=versions or None
+        ),
+        frozen_version=frozen_version,
+        case_count=len(cases),
+    )
+
+
+def rescore_record(original: EvalRunRow, settings: RunSettings) -> EvalRunRow:
+    """A `running` eval run's row that rescores a finished one: the same candidate, suite
+    or frozen version and cases, with the settings given (naming the run it rescores)."""
+    return EvalRunRow(
+        run_id=str(uuid.uuid4()),
+        tenant_id=original.tenant_id,
+        project_id=original.project_id,
+        suite_id=original.suite_id,
+        suite_version=original.suite_version,
+        status="running",
+        started_at=now_iso(),
+        agent_ref=original.agent_ref,
+        flow_ref=original.flow_ref,
+        comparison=settings,
+        frozen_version=original.frozen_version,
+        case_count=original.case_count,
+    )
 
 
 def launch(
     ctx: Context,
-    record: dict[str, Any],
+    record: EvalRunRow,
     request: StartRequest,
     cases: Sequence[ReplayCase],
     replay: Replay,
     concurrency: int,
-    resumed: Resumed | None = None,
+    resumed: ResumedFrom | None = None,
     baseline: Replay | None = None,
 ) -> Started:
     """Store the eval run and start replaying its cases in the background, with a version
     baseline's replays beside the candidate's (or preview them, counting each side's); a
     resumed run first stores the cases the run it resumes finished, and replays the rest."""
-    run_id = record["run_id"]
-    settings = settings_of(record)
+    run_id = record.run_id
+    settings = record.settings
     if request.sample is not None:
         cases = _sampled(cases, request.sample)
         settings = replace(settings, sample=request.sample)
     if resumed is not None:
         settings = replace(settings, resume_of=resumed.run_id)
-    record = {**record, "case_count": len(cases), "comparison": settings.encoded()}
+    record = replace(record, case_count=len(cases), comparison=settings)
     store.insert(ctx.db, record)
     if request.dry_run:
         preview = [
@@ -202,16 +238,15 @@ def _has_no(case: ReplayCase) -> bool:
     )
 
 
-def _check_overrides(ctx: Context, request: StartRequest) -> None:
-    """400 for `overrides` kindgi dev can't apply, saying why (nothing applies here)."""
+def check_overrides(request: StartRequest, agent: Mapping[str, Any] | None) -> None:
+    """400 for `overrides` kindgi dev can't apply, saying why (nothing applies here): a flow
+    candidate's (`agent` None), or the agent version resolved for the start's."""
     if not request.override_settings and not request.override_prompts:
         return
-    if request.flow is not None or request.agent is None:
+    if request.flow is not None or request.agent is None or agent is None:
         raise ValidationFailed(
             "overrides", "applies to an agent candidate; a flow's parts are set with versions"
         )
-    ref = request.agent
-    agent = catalog.get_agent(ctx, ref.agent_id, ref.version)
     named = f"{agent['id']}@{agent['version']}"
     pinned = {str(pin.get("id")) for pin in agent.get("settings") or []}
     for block_id in request.override_settings:

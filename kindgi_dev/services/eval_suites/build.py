@@ -8,11 +8,11 @@ from typing import Any
 
 from ...domain import judged_suites as suites
 from ...domain.errors import ValidationFailed
+from ...domain.json import JSONObject
 from ...domain.time import format_time, now_iso, parse_given_time
 from ...store import case_json
 from ...store import eval_suites as store
-from ...store import expectations as codec
-from ...store import runs as run_store
+from ...store import tool_calls as tool_call_store
 from .. import projects
 from ..context import Context
 from .publish import check_version, claim, taken
@@ -65,15 +65,10 @@ def build_from_judgments(ctx: Context, suite_id: str, selection: JudgedSelection
     class_ids = selection.judge_class_ids
     with ctx.db.transaction():
         claim(ctx, suite_id, selection.version, project_id)
-        judged = [
-            suites.JudgedRun(
-                r["run_id"], r["first_judged_at"], r["judgments"], r["segments"], r["agent_version"]
-            )
-            for r in store.judged_runs(ctx.db, ctx.tenant_id, project_id, subject, class_ids)
-        ]
+        judged = store.judged_runs(ctx.db, ctx.tenant_id, project_id, subject, class_ids)
         chosen, truncated = suites.select_runs(judged, filters)
         cases = _cases(ctx, [run.run_id for run in chosen], class_ids)
-        spec = {
+        spec: JSONObject = {
             "source": "judgments",
             "subject": {"kind": subject[0], "id": subject[1]},
             "filters": selection.given_filters,
@@ -81,17 +76,17 @@ def build_from_judgments(ctx: Context, suite_id: str, selection: JudgedSelection
         }
         stored = store.insert_version(
             ctx.db,
-            {
-                "id": suite_id,
-                "version": selection.version,
-                "tenant_id": ctx.tenant_id,
-                "project_id": project_id,
-                "kind": "judged",
-                "description": selection.description,
-                "spec": spec,
-                "case_count": len(cases),
-                "created_at": now_iso(),
-            },
+            store.SuiteVersionRow(
+                id=suite_id,
+                version=selection.version,
+                tenant_id=ctx.tenant_id,
+                project_id=project_id,
+                kind="judged",
+                description=selection.description,
+                spec=spec,
+                case_count=len(cases),
+                created_at=now_iso(),
+            ),
         )
         if not stored:
             raise taken(suite_id, selection.version)
@@ -122,34 +117,16 @@ def _stored_time(text: str | None, name: str) -> str | None:
         raise ValidationFailed(name, f"must be an ISO-8601 time with a zone: {error}") from None
 
 
-def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[dict[str, Any]]:
+def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[dict[str, object]]:
     """The frozen `JudgedEvalCase` of each chosen run, in the order chosen, as stored."""
     verdicts: dict[str, list[suites.Judgment]] = defaultdict(list)
-    for v in store.counted_verdicts(ctx.db, run_ids, class_ids):
-        verdicts[v["run_id"]].append(
-            suites.Judgment(
-                v["id"],
-                v["item_key"],
-                v["pointer"],
-                v["rank"],
-                v["verdict"],
-                v["reason"],
-                v["judge_class_id"],
-                bool(v["restricted"]),
-                v["created_at"],
-            )
-        )
+    for run_id, judgment in store.counted_verdicts(ctx.db, run_ids, class_ids):
+        verdicts[run_id].append(judgment)
     decided: dict[str, list[suites.DecidedCorrection]] = {}
-    for row in store.decision_corrections(ctx.db, run_ids):
-        found = decided.setdefault(row["run_id"], [])
-        stored = row["decisions"]
-        decisions = codec.decisions_of(stored) if isinstance(stored, dict) else None
-        if decisions is not None:
-            found.append(
-                suites.DecidedCorrection(
-                    row["id"], decisions, row["judge_class_id"], bool(row["restricted"])
-                )
-            )
+    for run_id, correction in store.decision_corrections(ctx.db, run_ids):
+        found = decided.setdefault(run_id, [])
+        if correction is not None:
+            found.append(correction)
     weights = store.class_weights(ctx.db, ctx.tenant_id)
     copies = store.run_copies(ctx.db, run_ids)
     return [
@@ -162,32 +139,34 @@ def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[dict[
 
 def _case(
     ctx: Context,
-    run: dict[str, Any],
+    run: store.JudgedContent,
     judgments: list[suites.Judgment],
     corrections: list[suites.DecidedCorrection] | None,
     weights: dict[str, float],
 ) -> suites.JudgedCase:
     """A chosen run's case: from the copy taken at its first judgment when there is one."""
-    subject = run["copy_subject"] or {
-        "kind": "agent" if run["agent_id"] else "flow",
-        "id": run["agent_id"] or run["flow_id"],
-        "version": run["agent_version"] or run["flow_version"],
-    }
-    if run["content_erased_at"]:
-        return suites.JudgedCase(run["id"], subject, erased=True)
-    copied = bool(run["copied"])
+    subject = (
+        run.copy_subject
+        if isinstance(run.copy_subject, dict) and run.copy_subject
+        else {
+            "kind": "agent" if run.agent_id else "flow",
+            "id": run.agent_id or run.flow_id,
+            "version": run.agent_version or run.flow_version,
+        }
+    )
+    if run.content_erased_at:
+        return suites.JudgedCase(run.id, subject, erased=True)
+    copied = run.copied
     should_have_done = None
     if corrections is not None:
-        called = [call["toolId"] for call in run_store.tool_calls(ctx.db, run["id"])]
+        called = [str(call["toolId"]) for call in tool_call_store.tool_calls(ctx.db, run.id)]
         should_have_done = tuple(suites.decision_corrections(corrections, called))
     return suites.JudgedCase(
-        case_id=run["id"],
+        case_id=run.id,
         subject=subject,
-        input=suites.case_input(run["copy_input"] if copied else run["input"]),
-        context=suites.case_context(
-            run["copy_context"] if copied else run["context"], run["tool_env"]
-        ),
-        output=run["copy_output"] if copied else run["output"],
+        input=suites.case_input(run.copy_input if copied else run.input),
+        context=suites.case_context(run.copy_context if copied else run.context, run.tool_env),
+        output=run.copy_output if copied else run.output,
         items=tuple(suites.summarize_items(judgments, weights)),
         corrections=should_have_done,
     )

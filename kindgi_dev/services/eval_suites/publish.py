@@ -36,7 +36,7 @@ class Tombstoned:
 
 
 @dataclass(frozen=True)
-class Reinstated:
+class SuiteReinstated:
     """What reinstating a version answers: whether it was tombstoned."""
 
     suite_id: str
@@ -63,7 +63,7 @@ def taken(suite_id: str, version: str) -> Conflict:
 def claim(ctx: Context, suite_id: str, version: str, project_id: str) -> None:
     """409 when the version is taken or the suite's other versions are in another project."""
     rows = store.versions_of(ctx.db, ctx.tenant_id, suite_id)
-    if any(row["version"] == version for row in rows):
+    if any(row.version == version for row in rows):
         raise taken(suite_id, version)
     if pulled_test_sets.versions(ctx.db, ctx.tenant_id, suite_id):
         raise Conflict(
@@ -72,7 +72,7 @@ def claim(ctx: Context, suite_id: str, version: str, project_id: str) -> None:
             suiteId=suite_id,
             version=version,
         )
-    others = {row["project_id"] for row in rows if row["project_id"]}
+    others = {row.project_id for row in rows if row.project_id}
     if others and project_id not in others:
         raise Conflict(
             f'Eval suite "{suite_id}" is in project {others.pop()}, not {project_id}.',
@@ -108,16 +108,16 @@ def publish(ctx: Context, new: NewVersion) -> Published:
             f"projectId: {new.project_id!r} is not a project id (a UUID).", field="projectId"
         )
     project_id = projects.get(ctx, new.project_id).id
-    row = {
-        "id": new.id,
-        "version": new.version,
-        "tenant_id": ctx.tenant_id,
-        "project_id": project_id,
-        "kind": new.kind,
-        "description": new.description,
-        "spec": new.spec,
-        "created_at": now_iso(),
-    }
+    row = store.SuiteVersionRow(
+        id=new.id,
+        version=new.version,
+        tenant_id=ctx.tenant_id,
+        project_id=project_id,
+        kind=new.kind,
+        description=new.description,
+        spec=new.spec,
+        created_at=now_iso(),
+    )
     with ctx.db.transaction():
         claim(ctx, new.id, new.version, project_id)
         if not store.insert_version(ctx.db, row):
@@ -138,10 +138,10 @@ def unregister(ctx: Context, suite_id: str, version: str) -> Tombstoned:
     return Tombstoned(suite_id, version)
 
 
-def reinstate(ctx: Context, suite_id: str, version: str) -> Reinstated:
+def reinstate(ctx: Context, suite_id: str, version: str) -> SuiteReinstated:
     """Bring a tombstoned version back (idempotent); whether it was tombstoned."""
     with ctx.db.transaction():
         was = bool(get_version(ctx, suite_id, version).unregistered_at)
         if was:
             store.set_unregistered(ctx.db, suite_id, version, None)
-    return Reinstated(suite_id, version, was)
+    return SuiteReinstated(suite_id, version, was)

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...domain.errors import NotFound
+from ...domain.json import JSONObject
 from ...domain.paging import Page, clamp_limit, make_page, offset_of, page_of
 from ...store import eval_suites as store
+from ...store.eval_suites import SuiteVersionRow
 from .. import projects
 from ..catalog import version_key
 from ..context import Context
@@ -29,25 +31,25 @@ class EvalSuite:
     unregistered_at: str | None = None
 
 
-def suite_of(row: dict[str, Any]) -> EvalSuite:
+def suite_of(row: SuiteVersionRow) -> EvalSuite:
     """A stored version as its record."""
     return EvalSuite(
-        id=row["id"],
-        tenant_id=row["tenant_id"],
-        version=row["version"],
-        kind=row["kind"],
-        spec=row["spec"],
-        project_id=row.get("project_id") or None,
-        description=row.get("description"),
-        unregistered_at=row.get("unregistered_at") or None,
+        id=row.id,
+        tenant_id=row.tenant_id,
+        version=row.version,
+        kind=row.kind,
+        spec=row.spec,
+        project_id=row.project_id or None,
+        description=row.description,
+        unregistered_at=row.unregistered_at or None,
     )
 
 
-def _latest(rows: Sequence[dict[str, Any]], include_retired: bool) -> dict[str, Any] | None:
+def _latest(rows: Sequence[SuiteVersionRow], include_retired: bool) -> SuiteVersionRow | None:
     """The highest active version, or (when asked) the highest of a retired suite."""
-    active = [row for row in rows if not row["unregistered_at"]]
+    active = [row for row in rows if not row.unregistered_at]
     pool = active or (list(rows) if include_retired else [])
-    return max(pool, key=lambda row: version_key(row["version"])) if pool else None
+    return max(pool, key=lambda row: version_key(row.version)) if pool else None
 
 
 def _latest_suites(
@@ -59,16 +61,16 @@ def _latest_suites(
     include_retired: bool = False,
 ) -> list[EvalSuite]:
     """The latest version of each suite, by id, filtered on that version."""
-    by_id: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_id: dict[str, list[SuiteVersionRow]] = defaultdict(list)
     for row in store.all_versions(ctx.db, ctx.tenant_id):
-        by_id[row["id"]].append(row)
+        by_id[row.id].append(row)
     shown = []
     for suite_id in sorted(by_id):
         latest = _latest(by_id[suite_id], include_retired)
-        if latest is None or (kind and latest["kind"] != kind):
+        if latest is None or (kind and latest.kind != kind):
             continue
         if (name and not suite_id.startswith(name)) or (
-            project_id and latest["project_id"] != project_id
+            project_id and latest.project_id != project_id
         ):
             continue
         shown.append(suite_of(latest))
@@ -98,7 +100,7 @@ def get(ctx: Context, suite_id: str, project_id: str | None = None) -> EvalSuite
     if project_id is not None:
         projects.get(ctx, project_id)
     latest = _latest(store.versions_of(ctx.db, ctx.tenant_id, suite_id), False)
-    if latest is None or (project_id and latest["project_id"] not in (None, project_id)):
+    if latest is None or (project_id and latest.project_id not in (None, project_id)):
         raise NotFound("eval-suite", suite_id, id_field="suite_id")
     return suite_of(latest)
 
@@ -106,7 +108,7 @@ def get(ctx: Context, suite_id: str, project_id: str | None = None) -> EvalSuite
 def get_version(ctx: Context, suite_id: str, version: str) -> EvalSuite:
     """One version, tombstoned or not; 404 `eval-suite-not-found`."""
     row = store.get_version(ctx.db, suite_id, version)
-    if row is None or row["tenant_id"] != ctx.tenant_id:
+    if row is None or row.tenant_id != ctx.tenant_id:
         error = NotFound("eval-suite", suite_id, id_field="suite_id")
         error.message = f'Eval suite "{suite_id}" has no version "{version}".'
         error.args = (error.message,)
@@ -124,8 +126,8 @@ def versions(ctx: Context, suite_id: str, include_tombstoned: bool = False) -> l
     rows = store.versions_of(ctx.db, ctx.tenant_id, suite_id)
     if not rows:
         raise NotFound("eval-suite", suite_id, id_field="suite_id")
-    shown = [row for row in rows if include_tombstoned or not row["unregistered_at"]]
-    shown.sort(key=lambda row: version_key(row["version"]))
+    shown = [row for row in rows if include_tombstoned or not row.unregistered_at]
+    shown.sort(key=lambda row: version_key(row.version))
     return [suite_of(row) for row in shown]
 
 
@@ -143,7 +145,7 @@ def list_versions(
 
 def list_cases(
     ctx: Context, suite_id: str, version: str, *, limit: int | None, cursor: str | None
-) -> Page[Any]:
+) -> Page[JSONObject]:
     """A version's cases in stored order (a judged one's newest first judged first)."""
     get_version(ctx, suite_id, version)
     size = clamp_limit(limit)
@@ -152,7 +154,7 @@ def list_cases(
     return page.map(lambda pair: pair[1])
 
 
-def all_cases(ctx: Context, suite_id: str, version: str) -> Iterator[Any]:
+def all_cases(ctx: Context, suite_id: str, version: str) -> Iterator[JSONObject]:
     """Every case of a version, in stored order, a page at a time."""
     cursor = None
     while True:

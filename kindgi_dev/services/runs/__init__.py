@@ -4,6 +4,7 @@
 callers use them through this package.
 """
 
+from ...store.runs import StoredRun
 from .failures import failures
 from .read import (
     JournalEntry,
@@ -40,6 +41,7 @@ __all__ = [
     "Run",
     "RunAgent",
     "RunFailure",
+    "StoredRun",
     "TurnFailedError",
     "cancel",
     "check_input",

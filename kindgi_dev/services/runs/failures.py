@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...domain.errors import ValidationFailed
-from ...domain.failures import FailedRun, FailureGroups, group_failures, group_keys
+from ...domain.failures import FailureGroups, group_failures, group_keys
 from ...domain.paging import clamp_limit
 from ...store import runs as run_store
 from .. import projects
@@ -27,18 +27,7 @@ def failures(
     project = projects.get(ctx, project_id).id
     if end < start:
         raise ValidationFailed("to", "is before from")
-    rows = run_store.failed_between(
+    failed = run_store.failed_between(
         ctx.db, ctx.tenant_id, project, start, end, agent_id=agent_id, flow_id=flow_id
-    )
-    failed = (
-        FailedRun(
-            run_id=row["id"],
-            subject_kind="agent" if row["agent_id"] else "flow",
-            subject_id=row["agent_id"] or row["flow_id"],
-            version=row["agent_version"] if row["agent_id"] else row["flow_version"],
-            code=row["failure_code"],
-            failed_at=row["failed_at"],
-        )
-        for row in rows
     )
     return group_failures(failed, start=start, end=end, keys=keys, limit=clamp_limit(limit))

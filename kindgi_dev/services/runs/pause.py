@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from ...domain import facts
+from ...domain.json import JSONObject
 from ...domain.time import now_iso
 from ...runtime.turn_outcome import TurnOutcome
 from ...store import approvals as approval_store
@@ -33,11 +34,11 @@ def hold(
     snapshot = outcome.paused
     assert snapshot is not None
     held = snapshot.held
-    run = run_store.get(ctx.db, run_id) or {}
+    run = run_store.get(ctx.db, run_id)
     token = f"wt-{uuid.uuid4()}"
     now = now_iso()
     subject = {
-        "conversationId": run.get("conversation_id"),
+        "conversationId": None if run is None else run.conversation_id,
         "agentId": agent["id"],
         "agentVersion": agent["version"],
         "toolId": held.tool_id,
@@ -57,7 +58,7 @@ def hold(
             subject,
             required_role="standard",
             separate_approver=False,
-            project_id=run.get("project_id"),
+            project_id=None if run is None else run.project_id,
             title=f"HITL review: {held.tool_id}",
             description=f"Tool call {held.tool_id} awaiting reviewer approval before dispatch.",
             wait=(token, run_id, None),
@@ -69,7 +70,7 @@ def hold(
                 token, run_id, approval.id, held.tool_id, tool_version, held.id, kept.to_json(), now
             ),
         )
-        waiting = {
+        waiting: JSONObject = {
             "tokenId": token,
             "approvalId": approval.id,
             "toolId": held.tool_id,
@@ -94,5 +95,9 @@ def withdraw(ctx: Context, run_id: str, because: str) -> None:
                 replace(found, status="withdrawn", updated_at=now, withdrawn_because=because),
             )
         store.resolve(ctx.db, wait.token_id, now)
-        cancelled = {"tokenId": wait.token_id, "approvalId": wait.approval_id, "reason": because}
+        cancelled: JSONObject = {
+            "tokenId": wait.token_id,
+            "approvalId": wait.approval_id,
+            "reason": because,
+        }
         run_store.add_journal(ctx.db, run_id, [JournalEntry("wait.cancelled", now, cancelled)])

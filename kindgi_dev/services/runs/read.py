@@ -8,10 +8,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...domain.errors import Conflict, NotFound
-from ...domain.paging import Page, clamp_limit, decode_cursor, fetch_page, make_page
+from ...domain.json import JSON
+from ...domain.paging import Page, clamp_limit, fetch_page, make_page, whole_after
+from ...domain.segments import Segment
 from ...domain.status import TERMINAL
 from ...store import runs as run_store
+from ...store import tool_calls as tool_call_store
+from ...store.query import SQLValue
 from ...store.runs import JournalEntry as JournalEntry
+from ...store.runs import StoredRun
 from ..context import Context
 from . import pause
 from .record import finish_cancelled
@@ -56,17 +61,17 @@ class Run:
     started_by: str | None = None
     replay_of: str | None = None
     eval_run_id: str | None = None
-    versions: dict[str, dict[str, str]] | None = None
+    versions: JSON = None
     """A flow replay's tools and agents at other versions than the flow's (`versions`)."""
-    segments: list[dict[str, str]] | None = None
+    segments: tuple[Segment, ...] | None = None
     waiting_for: object | None = None
     """What a suspended run waits for (`run_waits.WaitingFor`), on a read of one run."""
 
 
-def get_record(ctx: Context, run_id: str) -> dict[str, Any]:
+def get_record(ctx: Context, run_id: str) -> StoredRun:
     """A run as stored; 404 `run-not-found`."""
     run = run_store.get(ctx.db, run_id)
-    if run is None or run["tenant_id"] != ctx.tenant_id:
+    if run is None or run.tenant_id != ctx.tenant_id:
         raise NotFound("run", run_id)
     return run
 
@@ -103,11 +108,11 @@ def list_records(
     *,
     limit: int | None,
     cursor: str | None,
-    filters: dict[str, Any],
+    filters: Mapping[str, SQLValue],
     statuses: Sequence[str],
     replays: str,
     with_output: bool,
-) -> Page[dict[str, Any]]:
+) -> Page[StoredRun]:
     """A page of runs as stored (with their input), newest first."""
     return fetch_page(
         lambda size, after: run_store.list_page(
@@ -122,16 +127,16 @@ def list_records(
         ),
         limit=limit,
         cursor=cursor,
-        position=lambda r: (r["created_at"], r["id"]),
+        position=lambda r: (r.created_at, r.id),
     )
 
 
 async def cancel(ctx: Context, run_id: str) -> Run:
     """Cancel a running run; 409 `run-already-terminal` once it has ended."""
     run = get_record(ctx, run_id)
-    if run["status"] in TERMINAL:
+    if run.status in TERMINAL:
         raise Conflict(
-            f"Run {run_id} has already ended ({run['status']}).",
+            f"Run {run_id} has already ended ({run.status}).",
             code="run-already-terminal",
             runId=run_id,
         )
@@ -149,8 +154,8 @@ def journal(
 ) -> Page[JournalEntry]:
     """A run's journal, in order, after `since` (or a cursor)."""
     get_record(ctx, run_id)
-    position = decode_cursor(cursor)
-    after = int(position[0]) if position else since
+    position = whole_after(cursor)
+    after = since if position is None else position
     size = None if limit is None else clamp_limit(limit)
     entries = run_store.journal(ctx.db, run_id, since=after, limit=size)
     if size is None:
@@ -161,34 +166,37 @@ def journal(
 def tool_calls(ctx: Context, run_id: str) -> list[dict[str, Any]]:
     """A run's tool calls in order: arguments, result or error, and `source`."""
     get_record(ctx, run_id)
-    return run_store.tool_calls(ctx.db, run_id)
+    return tool_call_store.tool_calls(ctx.db, run_id)
 
 
-def run_of(run: Mapping[str, Any]) -> Run:
+def run_of(run: StoredRun) -> Run:
     """A stored run as the record callers read."""
-    failed = run["status"] == "failed" and bool(run.get("failure_message"))
+    failed = run.status == "failed" and bool(run.failure_message)
+    versions = None if run.agent_id else (run.context or {}).get("versions")
     return Run(
-        id=run["id"],
-        tenant_id=run["tenant_id"],
-        project_id=run["project_id"],
-        flow_id=run["flow_id"],
-        flow_version=run["flow_version"],
-        status=run["status"],
-        dry_run=bool(run["dry_run"]),
-        created_at=run["created_at"],
-        updated_at=run["updated_at"],
-        completed_at=run.get("completed_at") or None,
-        failure_message=run["failure_message"] if failed else None,
-        failure=RunFailure(run.get("failure_code") or "run-failed", run["failure_message"])
+        id=run.id,
+        tenant_id=run.tenant_id,
+        project_id=run.project_id,
+        flow_id=run.flow_id,
+        flow_version=run.flow_version,
+        status=run.status,
+        dry_run=run.dry_run,
+        created_at=run.created_at,
+        updated_at=run.updated_at,
+        completed_at=run.completed_at or None,
+        failure_message=run.failure_message if failed else None,
+        failure=RunFailure(run.failure_code or "run-failed", run.failure_message or "")
         if failed
         else None,
-        output=run.get("output"),
-        agent=RunAgent(run["agent_id"], run["agent_version"], run["conversation_id"], run["via"])
-        if run.get("agent_id")
+        output=run.output,
+        agent=RunAgent(
+            run.agent_id, run.agent_version or "", run.conversation_id or "", run.via or ""
+        )
+        if run.agent_id
         else None,
-        started_by=run.get("started_by") or None,
-        replay_of=run.get("replay_of") or None,
-        eval_run_id=run.get("eval_run_id") or None,
-        versions=None if run.get("agent_id") else (run.get("context") or {}).get("versions"),
-        segments=run.get("segments") or None,
+        started_by=run.started_by or None,
+        replay_of=run.replay_of or None,
+        eval_run_id=run.eval_run_id or None,
+        versions=versions,
+        segments=run.segments or None,
     )

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...domain.json import JSON
 from ...domain.status import TERMINAL
 from ...domain.time import now_iso
 from ...runtime.agent_turn import HISTORY_LIMIT, TurnOutcome, turn_result
 from ...store import runs as run_store
+from ...store import tool_calls as tool_call_store
 from ...store.runs import JournalEntry
 from .. import conversations
 from ..context import Context
@@ -27,18 +29,18 @@ def record_outcome(
     written when it paused), conversation messages, and the model it asked for (what its
     cost is priced by: a provider may answer as another)."""
     run = run_store.get(ctx.db, run_id)
-    if run is None or run["status"] in TERMINAL:
+    if run is None or run.status in TERMINAL or run.conversation_id is None:
         return
     now = now_iso()
-    turn = conversations.turn_number(ctx, run["conversation_id"], run_id)
-    output = turn_result(outcome, run_id, run["conversation_id"], turn)
-    changes: dict[str, Any] = {
+    turn = conversations.turn_number(ctx, run.conversation_id, run_id)
+    output: JSON = turn_result(outcome, run_id, run.conversation_id, turn)
+    changes: run_store.RunChanges = {
         "status": "completed" if outcome.ok else "failed",
         "updated_at": now,
         "completed_at": now,
         "output": output,
         "context": {
-            "history": history[-HISTORY_LIMIT:],
+            "history": [*history[-HISTORY_LIMIT:]],
             "historyTruncated": len(history) > HISTORY_LIMIT,
             "retrieved": [],
         },
@@ -48,9 +50,8 @@ def record_outcome(
         "asked_model": asked_model,
     }
     if outcome.failure:
-        changes.update(
-            failure_code=outcome.failure["code"], failure_message=outcome.failure["message"]
-        )
+        changes["failure_code"] = outcome.failure["code"]
+        changes["failure_message"] = outcome.failure["message"]
     journal = [
         JournalEntry("step.completed", now, c.as_journal(), node_id=f"tool:{c.tool_id}")
         for c in outcome.tool_calls[journaled:]
@@ -59,9 +60,9 @@ def record_outcome(
     journal.append(JournalEntry(end, now, outcome.failure or {}))
     with ctx.db.transaction():
         run_store.update(ctx.db, run_id, changes)
-        run_store.add_tool_calls(ctx.db, run_id, [c.as_journal() for c in outcome.tool_calls])
+        tool_call_store.add_tool_calls(ctx.db, run_id, [c.as_journal() for c in outcome.tool_calls])
         run_store.add_journal(ctx.db, run_id, journal)
-        conversations.record_turn(ctx, run["conversation_id"], run_id, outcome.appended, now)
+        conversations.record_turn(ctx, run.conversation_id, run_id, outcome.appended, now)
 
 
 def finish_cancelled(ctx: Context, run_id: str, reason: str = "Cancelled.") -> None:
@@ -69,7 +70,7 @@ def finish_cancelled(ctx: Context, run_id: str, reason: str = "Cancelled.") -> N
     now = now_iso()
     with ctx.db.transaction():
         run = run_store.get(ctx.db, run_id)
-        if run is None or run["status"] in TERMINAL:
+        if run is None or run.status in TERMINAL:
             return
         run_store.update(
             ctx.db,

@@ -19,7 +19,7 @@ from ...runtime.replay_dispatch import DryRunDispatcher
 from ...runtime.tool_calls import ToolDispatcher
 from ...runtime.turn_snapshot import TurnSnapshot
 from ...store import runs as run_store
-from ...store.runs import JournalEntry
+from ...store.runs import JournalEntry, StoredRun
 from .. import (
     blocks,
     catalog,
@@ -107,27 +107,27 @@ async def start(
         via=via,
         dry_run=dry_run,
     )
-    history = conversations.history(ctx, run["conversation_id"], before_run=run["id"])
-    live = live_dispatcher(ctx, project_id, run["id"], settings=settings_for(ctx, run))
+    history = conversations.history(ctx, run.conversation_id or "", before_run=run.id)
+    live = live_dispatcher(ctx, project_id, run.id, settings=settings_for(ctx, run))
     dispatcher: ToolDispatcher = (
         DryRunDispatcher(live) if dry_run else ApprovalGate(live, unattended=started_by != "person")
     )
-    work = perform_turn(ctx, run["id"], agent, data["userMessage"], history, dispatcher)
+    work = perform_turn(ctx, run.id, agent, data["userMessage"], history, dispatcher)
     if wait:
-        finished = await _track(ctx, run["id"], work)
-        if finished["status"] == "failed":
-            output = finished.get("output") or {}
-            halted = finished.get("failure_code") == guardrails.GUARDRAIL_FAILED
+        finished = await _track(ctx, run.id, work)
+        if finished.status == "failed":
+            output = finished.output if isinstance(finished.output, dict) else {}
+            halted = finished.failure_code == guardrails.GUARDRAIL_FAILED
             raise TurnFailedError(
-                finished.get("failure_message") or "The agent turn failed.",
-                code=finished.get("failure_code") or "model-invocation-failed",
-                runId=run["id"],
+                finished.failure_message or "The agent turn failed.",
+                code=finished.failure_code or "model-invocation-failed",
+                runId=run.id,
                 violations=output.get("violations") if halted else None,
                 evaluationErrors=output.get("evaluationErrors", []) if halted else None,
             )
         return run_of(finished), 201
-    ctx.run_tasks[run["id"]] = asyncio.create_task(_track(ctx, run["id"], work))
-    return run_of(run_store.get(ctx.db, run["id"]) or run), 202
+    ctx.run_tasks[run.id] = asyncio.create_task(_track(ctx, run.id, work))
+    return run_of(run_store.get(ctx.db, run.id) or run), 202
 
 
 def chosen_version(
@@ -150,9 +150,9 @@ def chosen_version(
     return serving.version, serving.via
 
 
-def settings_for(ctx: Context, run: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def settings_for(ctx: Context, run: StoredRun) -> dict[str, dict[str, Any]]:
     """The values of the settings blocks a run pinned, by block id (`ctx.settings`)."""
-    return blocks.settings_of(ctx, run.get("block_pins") or {})
+    return blocks.settings_of(ctx, run.block_pins or {})
 
 
 def live_dispatcher(
@@ -182,7 +182,7 @@ async def _no_pack(*args: Any, **kwargs: Any) -> Any:
     raise BadInput("This pack has no pack service running, so its tools can't be called.")
 
 
-async def _track(ctx: Context, run_id: str, work: Any) -> dict[str, Any]:
+async def _track(ctx: Context, run_id: str, work: Any) -> StoredRun:
     """Await a turn, recording a cancellation as the run's end."""
     try:
         await work
@@ -207,7 +207,7 @@ def open_run(
     replay_of: str | None = None,
     eval_run_id: str | None = None,
     dry_run: bool = False,
-) -> dict[str, Any]:
+) -> StoredRun:
     """Store a new `running` agent run and its conversation turn, committed before it runs
     (`dry_run`: its side effects mocked), with the settings block versions it pins."""
     now = now_iso()
@@ -217,27 +217,27 @@ def open_run(
         conversation_id = conversations.for_turn(
             ctx, agent, project_id, data, replay=replay_of is not None
         )
-        run = {
-            "id": run_id,
-            "tenant_id": ctx.tenant_id,
-            "project_id": project_id,
-            "flow_id": AGENT_FLOW_ID,
-            "flow_version": AGENT_FLOW_VERSION,
-            "status": "running",
-            "dry_run": 1 if dry_run else 0,
-            "created_at": now,
-            "updated_at": now,
-            "agent_id": agent["id"],
-            "agent_version": agent["version"],
-            "conversation_id": conversation_id,
-            "via": via,
-            "input": data,
-            "segments": run_store.segments_json(segments),
-            "started_by": started_by,
-            "replay_of": replay_of,
-            "eval_run_id": eval_run_id,
-            "block_pins": pins,
-        }
+        run = StoredRun(
+            id=run_id,
+            tenant_id=ctx.tenant_id,
+            project_id=project_id,
+            flow_id=AGENT_FLOW_ID,
+            flow_version=AGENT_FLOW_VERSION,
+            status="running",
+            dry_run=dry_run,
+            created_at=now,
+            updated_at=now,
+            agent_id=agent["id"],
+            agent_version=agent["version"],
+            conversation_id=conversation_id,
+            via=via,
+            input=data,
+            segments=None if segments is None else tuple(segments),
+            started_by=started_by,
+            replay_of=replay_of,
+            eval_run_id=eval_run_id,
+            block_pins=pins,
+        )
         run_store.insert(ctx.db, run)
         run_store.add_journal(ctx.db, run_id, [JournalEntry("run.started", now, {"input": data})])
     return run
@@ -278,7 +278,7 @@ async def perform_turn(
             outcome = await resume_agent_turn(agent, tools, paused, adapter, dispatcher)
         run = run_store.get(ctx.db, run_id)
         if run is not None:
-            turn = conversations.turn_number(ctx, run["conversation_id"], run_id)
+            turn = conversations.turn_number(ctx, run.conversation_id or "", run_id)
             outcome = await guardrails.checked(ctx, dict(agent), run, outcome, turn)
     if outcome.paused is not None:
         held = tools.get(outcome.paused.held.tool_id) or {}

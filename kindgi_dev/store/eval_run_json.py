@@ -1,0 +1,213 @@
+"""How an eval run's row keeps its candidate, frozen version and settings as JSON.
+
+The columns keep the names the run's answer shows (`agentRef`'s `agentId`, `comparison`'s
+`classWeights`, `frozenVersion`'s `testSetId`…), camelCase, because every run stored before
+is kept that way and must read as it did (and `eval_runs.list_page` filters on
+`$.agentId`/`$.flowId`); this module is the one place that writes and reads those names.
+A run's result and finished cases are kept as their records' own (snake_case) fields, by
+`TypeAdapter`s in `eval_runs`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..domain.baselines import RECORDED, AskedBaseline, BaselineScope, LiveAsked, VersionAsked
+from ..domain.eval_runs import AgentCandidate, FlowCandidate, FrozenVersion, RunSettings, Sample
+from ..domain.json import JSON, JSONObject
+from ..domain.results import Baseline
+from ..domain.sampling import Part
+from ..domain.segments import Segment
+
+AGENT_ID = "$.agentId"
+"""Where an `agent_ref` column keeps the agent's id (for SQL filters)."""
+FLOW_ID = "$.flowId"
+"""Where a `flow_ref` column keeps the flow's id."""
+
+
+def agent_json(agent: AgentCandidate) -> JSONObject:
+    """An agent candidate as a run's row keeps it."""
+    return {"agentId": agent.agent_id, "version": agent.version}
+
+
+def agent_of(data: Mapping[str, object] | None) -> AgentCandidate | None:
+    """A kept agent candidate (None for NULL)."""
+    if not data:
+        return None
+    return AgentCandidate(str(data["agentId"]), _text(data.get("version")))
+
+
+def flow_json(flow: FlowCandidate) -> JSONObject:
+    """A flow candidate as a run's row keeps it."""
+    return {"flowId": flow.flow_id, "version": flow.version}
+
+
+def flow_of(data: Mapping[str, object] | None) -> FlowCandidate | None:
+    """A kept flow candidate (None for NULL)."""
+    if not data:
+        return None
+    return FlowCandidate(str(data["flowId"]), _text(data.get("version")))
+
+
+def frozen_json(frozen: FrozenVersion) -> JSONObject:
+    """The frozen test set version a run replays, as its row keeps it."""
+    return {"testSetId": frozen.test_set_id, "version": frozen.version}
+
+
+def frozen_of(data: Mapping[str, object] | None) -> FrozenVersion | None:
+    """A kept frozen version (None for NULL)."""
+    if not data:
+        return None
+    return FrozenVersion(str(data["testSetId"]), str(data["version"]))
+
+
+def settings_json(settings: RunSettings) -> JSONObject:
+    """Settings as a run's row keeps them: each optional part only when there is one."""
+    sample = settings.sample
+    optional: dict[str, JSON] = {
+        "versions": None if settings.versions is None else _versions_json(settings.versions),
+        "sample": None if sample is None else sample_json(sample),
+        "rescoreOf": settings.rescore_of,
+        "baselineVersion": _version_json(settings.baseline_version),
+        "resumeOf": settings.resume_of,
+        "reuse": settings.reuse,
+    }
+    return {
+        "baseline": _asked_json(settings.baseline),
+        "reads": settings.reads,
+        "repetitions": settings.repetitions,
+        "k": settings.k,
+        "classWeights": settings.class_weights,
+        **{key: value for key, value in optional.items() if value},
+    }
+
+
+def sample_json(sample: Sample) -> JSONObject:
+    """A sample as a run's row (and its summary) names it."""
+    return {"part": sample.part, "seed": sample.seed, "holdOutShare": sample.hold_out_share}
+
+
+def settings_of(data: Mapping[str, object] | None) -> RunSettings | None:
+    """Settings as a run's row keeps them (None for NULL or `{}`)."""
+    if not data:
+        return None
+    sample = data.get("sample")
+    versions = data.get("versions")
+    return RunSettings(
+        reads="live" if data.get("reads") == "live" else "recorded",
+        repetitions=_int(data.get("repetitions"), 1),
+        k=_int(data.get("k"), 10),
+        class_weights="restricted-only"
+        if data.get("classWeights") == "restricted-only"
+        else "as-recorded",
+        sample=_sample_of(sample) if isinstance(sample, dict) and sample else None,
+        versions=_versions_of(versions) if isinstance(versions, dict) and versions else None,
+        rescore_of=_text(data.get("rescoreOf")),
+        baseline=_asked_of(data.get("baseline", RECORDED)),
+        baseline_version=_version_of(data.get("baselineVersion")),
+        resume_of=_text(data.get("resumeOf")),
+        reuse=bool(data.get("reuse")),
+    )
+
+
+def _sample_of(data: Mapping[str, object]) -> Sample:
+    part: Part = "hold-out" if data["part"] == "hold-out" else "search"
+    share = data["holdOutShare"]
+    assert isinstance(share, int | float), "a kept sample's share is a number"
+    return Sample(part, str(data["seed"]), float(share))
+
+
+def _versions_json(versions: Mapping[str, Mapping[str, str]]) -> JSON:
+    return {kind: {k: v for k, v in swaps.items()} for kind, swaps in versions.items()}
+
+
+def _versions_of(data: Mapping[str, object]) -> dict[str, dict[str, str]]:
+    """A flow candidate's kept swaps: `{tools: {id: version}, agents: {…}}`."""
+    return {
+        str(kind): {str(k): str(v) for k, v in swaps.items()}
+        for kind, swaps in data.items()
+        if isinstance(swaps, dict)
+    }
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _int(value: object, default: int) -> int:
+    return value if isinstance(value, int) else default
+
+
+def _asked_json(asked: AskedBaseline) -> JSON:
+    """The baseline asked for, as the start body spells it."""
+    if isinstance(asked, VersionAsked):
+        named = {"flowId": asked.flow_id} if asked.flow_id else {"agentId": asked.agent_id}
+        return {**named, "version": asked.version}
+    if isinstance(asked, LiveAsked):
+        return {"live": _scope_json(asked.live)}
+    return asked
+
+
+def _asked_of(data: object) -> AskedBaseline:
+    """The baseline asked for, as a run's row keeps it."""
+    if isinstance(data, dict) and isinstance(data.get("live"), dict):
+        return LiveAsked(_scope_of(data["live"]))
+    if isinstance(data, dict):
+        return VersionAsked(
+            str(data["version"]), _text(data.get("agentId")), _text(data.get("flowId"))
+        )
+    return RECORDED
+
+
+def _scope_json(scope: BaselineScope) -> JSONObject:
+    found: JSONObject = {}
+    if scope.project_id is not None:
+        found["projectId"] = scope.project_id
+    if scope.segments:
+        found["segments"] = [{"key": s.key, "value": s.value} for s in scope.segments]
+    return found
+
+
+def _scope_of(data: Mapping[str, object]) -> BaselineScope:
+    segments = data.get("segments")
+    return BaselineScope(
+        _text(data.get("projectId")),
+        tuple(_segment_of(s) for s in segments)
+        if isinstance(segments, list) and segments
+        else None,
+    )
+
+
+def _segment_of(data: object) -> Segment:
+    assert isinstance(data, dict), "a kept segment is an object"
+    return Segment(str(data["key"]), str(data["value"]))
+
+
+def _version_json(found: Baseline | None) -> JSONObject | None:
+    """A version baseline as the summary names it (`Baseline1`'s names)."""
+    if found is None:
+        return None
+    optional: dict[str, JSON] = {
+        "agentId": found.agent_id,
+        "flowId": found.flow_id,
+        "version": found.version,
+        "via": found.via,
+        "liveScope": None if found.live_scope is None else _scope_json(found.live_scope),
+        "liveSource": found.live_source,
+    }
+    return {"kind": found.kind, **{k: v for k, v in optional.items() if v is not None}}
+
+
+def _version_of(data: object) -> Baseline | None:
+    if not isinstance(data, dict) or not data:
+        return None
+    scope = data.get("liveScope")
+    return Baseline(
+        str(data["kind"]),
+        agent_id=_text(data.get("agentId")),
+        flow_id=_text(data.get("flowId")),
+        version=_text(data.get("version")),
+        via=_text(data.get("via")),
+        live_scope=_scope_of(scope) if isinstance(scope, dict) else None,
+        live_source=_text(data.get("liveSource")),
+    )

@@ -1,0 +1,86 @@
+"""The copy of a judged run, kept at its first verdict: what a correction's test case
+replays even after the run itself is erased or changed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..domain.corrections import Subject
+from ..domain.json import JSON, JSONObject
+from .db import Database
+from .jsoncol import Codec, dump, load_json
+
+
+def has_copy(db: Database, run_id: str) -> bool:
+    """Whether the run's copy was kept already."""
+    return db.one("SELECT 1 FROM judged_run_copies WHERE run_id = ?", (run_id,)) is not None
+
+
+@dataclass(frozen=True)
+class RunCopy:
+    """A judged run's copy, kept at its first verdict: what it ran (`{kind, id, version}`),
+    its input, context (history, `toolEnv`, …), output and segments, and when it was taken."""
+
+    run_id: str
+    subject: Subject
+    captured_at: str
+    input: JSON = None
+    context: JSONObject | None = None
+    output: JSON = None
+    segments: JSON = None
+
+
+_SUBJECT = Codec(Subject)
+"""A copy's `subject` column: `{kind, id, version}`."""
+
+
+def insert_copy(db: Database, copy: RunCopy) -> None:
+    """Keep a judged run's copy, unless one was kept at an earlier judgment."""
+    db.run(
+        "INSERT OR IGNORE INTO judged_run_copies "
+        "(run_id, subject, input, context, output, segments, captured_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            copy.run_id,
+            _SUBJECT.dump(copy.subject),
+            dump(copy.input),
+            dump(copy.context),
+            dump(copy.output),
+            dump(copy.segments),
+            copy.captured_at,
+        ),
+    )
+
+
+def get_copy(db: Database, run_id: str) -> RunCopy | None:
+    """The copy of a judged run, None when no verdict was given on it yet."""
+    row = db.one(
+        "SELECT run_id, subject, input, context, output, segments, captured_at "
+        "FROM judged_run_copies WHERE run_id = ?",
+        (run_id,),
+    )
+    subject = None if row is None else _SUBJECT.load(row["subject"])
+    if row is None or subject is None:
+        return None
+    context = load_json(row["context"])
+    return RunCopy(
+        run_id=row["run_id"],
+        subject=subject,
+        captured_at=row["captured_at"],
+        input=load_json(row["input"]),
+        context=context if isinstance(context, dict) else None,
+        output=load_json(row["output"]),
+        segments=load_json(row["segments"]),
+    )
+
+
+def erase_copies(db: Database, run_ids: Sequence[str]) -> None:
+    """Clear the content of the copies taken of these runs at their first verdict."""
+    for start in range(0, len(run_ids), 500):
+        chunk = list(run_ids[start : start + 500])
+        db.run(
+            "UPDATE judged_run_copies SET input = NULL, context = NULL, output = NULL "
+            f"WHERE run_id IN ({', '.join('?' * len(chunk))})",
+            chunk,
+        )
