@@ -44,12 +44,13 @@ class Sizes:
     scale_cases: tuple[int, ...] = (100, 1_000, 5_000)
     scale_other_runs: int = 50_000
     live_runs: int = 200
+    bulk_corrections: int = 20_000
 
 
 QUICK = Sizes(
     starts=2, saves=2, runs=6, corrections=1_000, sequential=100, fresh=20, reads=50, cases=30,
     scale_corrections=(500, 1_000, 2_000), scale_cases=(20, 50, 100), scale_other_runs=1_000,
-    live_runs=50,
+    live_runs=50, bulk_corrections=2_000,
 )  # fmt: skip
 
 

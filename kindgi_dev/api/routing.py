@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
+from collections.abc import Callable
+from concurrent.futures import Future
 
 from pydantic import BaseModel
 from starlette.requests import Request
@@ -119,8 +121,23 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint[B, Q], raw:
     if len(raw) < endpoint.inline_below:
         with ctx.writer_if_free() as free:
             if free:
-                return handled()
+                with ctx.db.leaving_commits() as pending:
+                    written = _outcome(handled)
+        if free:
+            await pending.committed()  # requests handled meanwhile share its COMMIT
+            return written.result()
     return await asyncio.to_thread(handled)
+
+
+def _outcome(handled: Callable[[], Response]) -> Future[Response]:
+    """What `handled` returned or raised, kept to be given once its writes are committed
+    (a refusal that keeps its writes too)."""
+    outcome: Future[Response] = Future()
+    try:
+        outcome.set_result(handled())
+    except Exception as error:
+        outcome.set_exception(error)
+    return outcome
 
 
 def pages_of(ctx: Context, request: Request) -> cursors.Signer:

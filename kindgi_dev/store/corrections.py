@@ -131,6 +131,34 @@ def insert_correction(db: Database, correction: StoredCorrection) -> None:
     )
 
 
+def insert_corrections(db: Database, corrections: Sequence[StoredCorrection]) -> None:
+    """Add corrections with one `executemany`, in order (a batch's: #29)."""
+    with db.transaction() as conn:
+        conn.executemany(
+            f"INSERT INTO corrections ({', '.join(_CORRECTION)}) "
+            f"VALUES ({', '.join('?' * len(_CORRECTION))})",
+            [_correction_values(c) for c in corrections],
+        )
+
+
+def live_correctors(
+    db: Database, wanted: Sequence[tuple[str, Corrector]]
+) -> set[tuple[str, Corrector]]:
+    """Which of these (run id, corrector) have a live correction of that run."""
+    found: set[tuple[str, Corrector]] = set()
+    for start in range(0, len(wanted), 200):
+        chunk = wanted[start : start + 200]
+        rows = db.all(
+            f"WITH wanted (r, k, i, p) AS (VALUES {', '.join(['(?, ?, ?, ?)'] * len(chunk))}) "
+            "SELECT run_id, corrector_kind, corrector_id, participant_id FROM wanted "
+            "CROSS JOIN corrections ON run_id = r AND corrector_kind = k AND corrector_id = i "
+            "AND participant_id = p WHERE replaced_by IS NULL",
+            [value for run_id, corrector in chunk for value in (run_id, *corrector)],
+        )
+        found.update((r[0], Corrector(r[1], r[2], r[3])) for r in rows)
+    return found
+
+
 def get_correction(db: Database, correction_id: str) -> StoredCorrection | None:
     """One correction, live or replaced."""
     row = db.one(f"{_CORRECTION_SELECT} WHERE id = ?", (correction_id,))

@@ -1,8 +1,9 @@
 """The SQLite file: connection settings, transactions and the migration runner.
 
 One writing connection, shared by the event loop and worker threads behind a lock, so
-there is one writer at a time; every write runs in `BEGIN IMMEDIATE … COMMIT`, so a
-reader never sees half of a change. Reads outside a transaction use a connection of
+there is one writer at a time; every write runs in `BEGIN IMMEDIATE … COMMIT`, shared by
+the writes that wait for the lock meanwhile (group commit, `transaction`), so a reader
+never sees half of a change. Reads outside a transaction use a connection of
 their thread's own, so they never wait for a write in flight (WAL lets them read the
 last committed state meanwhile), as Datasette does.
 
@@ -10,26 +11,28 @@ With WAL and `synchronous=NORMAL` an acknowledged write survives the process bei
 killed; a power loss may take the last writes back (never leaving the file corrupt),
 the trade SQLite documents for WAL mode.
 
-The folder is 0700 and the files (`-wal` and `-shm` too) 0600: the API token is inside.
+The folder is 0700 and the files (`-wal` and `-shm` too) 0600: the API token is inside
+(`store.files`).
 """
 
 from __future__ import annotations
 
-import os
+import asyncio
 import sqlite3
-import stat
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
 
 from ..domain.errors import KindgiError
 from ..domain.time import now_iso
+from .commits import Group, Pending
+from .files import prepare_files, readable, storage_error
 from .ids import packed
 from .migrations import MIGRATIONS
 
-Params = Sequence[Any] | dict[str, Any]
+Params = Sequence[object] | Mapping[str, object]
+"""A statement's parameters: by place, or by name."""
 Row = sqlite3.Row
 """A row as the store hands it out: read by column name."""
 CACHE_KIB = 16 * 1024
@@ -43,97 +46,6 @@ class DatabaseTooNew(KindgiError):
     """This database was written by a newer kindgi dev; upgrade kindgi dev or start with --reset."""
 
     code = "database-too-new"
-
-
-class DatabaseUnreadable(KindgiError):
-    """The database file is damaged or is not a kindgi dev database."""
-
-    code = "database-unreadable"
-
-
-class DiskFull(KindgiError):
-    """The disk holding the database is full: nothing was saved."""
-
-    status = 507
-    code = "insufficient-storage"
-
-
-class StorageFailed(KindgiError):
-    """The database could not be read or written (an I/O error): nothing was saved."""
-
-    status = 503
-    code = "storage-unavailable"
-
-
-_CORRUPT = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
-_UNAVAILABLE = {sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN}
-
-
-def unreadable(path: str, why: str) -> DatabaseUnreadable:
-    """The one-paragraph refusal of a database file, with what to do about it."""
-    return DatabaseUnreadable(
-        f"{path} can't be read: {why}. Start with --reset --yes for a new database "
-        f"(and a new token), or move the file away first to keep it: mv {path} {path}.broken"
-    )
-
-
-def storage_error(path: str, error: sqlite3.Error) -> KindgiError | None:
-    """What SQLite's error means to the user, when it is the file's or the disk's fault:
-    damaged (say how to start over), disk full (507) or an I/O failure (503); else None."""
-    primary = getattr(error, "sqlite_errorcode", 0) & 0xFF
-    if primary in _CORRUPT:
-        return unreadable(path, str(error))
-    if primary == sqlite3.SQLITE_FULL:
-        return DiskFull(
-            f"The disk holding {path} is full: nothing was saved. Free some space and "
-            "try again; kindgi dev goes on once there is room.",
-            database=path,
-        )
-    if primary in _UNAVAILABLE:
-        return StorageFailed(
-            f"kindgi dev could not read or write {path} ({error}): nothing was saved. "
-            "Check the disk and the file's permissions, then try again.",
-            database=path,
-        )
-    return None
-
-
-@contextmanager
-def readable(path: str) -> Iterator[None]:
-    """Turn the file's and the disk's failures into errors that say what happened and what
-    to do (see `storage_error`); any other SQLite error is ours, and raised as it is."""
-    try:
-        yield
-    except sqlite3.Error as error:
-        meant = storage_error(path, error)
-        if meant is None:
-            raise
-        raise meant from None
-
-
-def prepare_files(path: Path) -> None:
-    """Before the first connection: the folder made 0700, a new database file made 0600 (SQLite
-    gives its `-wal` and `-shm` the database's mode), and older files tightened by path.
-
-    Only ever before a connection opens the file, and never through a descriptor of an
-    existing file: closing any descriptor of the database drops every POSIX lock the process
-    holds on it, and another process's reader then deletes the live WAL (SQLite's "How To
-    Corrupt An SQLite Database File", 2.2). A zero-length file or a folder in the database's
-    place is refused, not silently replaced with a new database and a new token.
-    """
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    try:
-        found = os.stat(path)
-    except FileNotFoundError:
-        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
-        return
-    if stat.S_ISDIR(found.st_mode):
-        raise unreadable(str(path), "it is a folder, not a database file")
-    if found.st_size == 0:
-        raise unreadable(str(path), "the file is empty (0 bytes), not a kindgi dev database")
-    for suffix in ("", "-wal", "-shm"):
-        with suppress(FileNotFoundError):
-            os.chmod(f"{path}{suffix}", 0o600)
 
 
 class Database:
@@ -163,6 +75,11 @@ class Database:
         self._depth = 0
         self._writing: int | None = None
         self._after_commit: list[Callable[[], object]] = []
+        self._group: Group | None = None
+        self._queued = 0
+        """Threads waiting for the writer's lock to write: the open group waits for them."""
+        self._count = threading.Lock()
+        self._pending: Pending | None = None
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
@@ -200,38 +117,159 @@ class Database:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction: committed when the block ends, rolled back if it raises.
-        A transaction opened inside another is part of it: the outermost one commits."""
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield self._conn
-                finally:
-                    self._depth -= 1
-                return
-            with readable(self.path):
-                self._conn.execute("BEGIN IMMEDIATE")
-            self._depth = 1
-            self._writing = threading.get_ident()
+        """A write transaction: kept when the block ends, rolled back if it raises; returns
+        once committed. A transaction opened inside another is part of it.
+
+        Group commit: concurrent writers share one `BEGIN IMMEDIATE … COMMIT`, each in a
+        SAVEPOINT of its own, so one that raises rolls back only itself. The last of them
+        (no other writer waiting, or the group full: `commits.Group.full`) commits for all;
+        each returns only after that COMMIT, and an error of the COMMIT, or one that ended
+        the whole transaction, is raised to every member. Writes keep their order: each
+        member sees what the earlier ones wrote, other connections only what is committed.
+        Under `leaving_commits` the caller doesn't wait here (see there).
+        """
+        if self._writing == threading.get_ident():
+            self._depth += 1
+            try:
+                yield self._conn
+            finally:
+                self._depth -= 1
+            return
+        with self._count:
+            self._queued += 1
+        self._lock.acquire()
+        with self._count:
+            self._queued -= 1
+        leaving = self._pending if self._pending and self._pending.owner == self._me() else None
+        kept = False
+        try:
+            group = self._member()
             try:
                 with readable(self.path):
-                    try:
-                        yield self._conn
-                    except BaseException:
-                        if self._conn.in_transaction:  # a failed write may have ended it
-                            self._conn.execute("ROLLBACK")
-                        raise
-                    self._conn.execute("COMMIT")
+                    yield self._conn
+                    self._conn.execute("RELEASE member")
+            except BaseException as error:
+                self._undo_member(group, error)
+                raise
             finally:
-                if self._conn.in_transaction:  # COMMIT failed (disk full): nothing kept
-                    with suppress(sqlite3.Error):
-                        self._conn.execute("ROLLBACK")
-                self._depth = 0
-                self._writing = None
-                committed, self._after_commit = self._after_commit, []
-        for callback in committed:
-            callback()
+                self._depth, self._writing = 0, None
+                callbacks, self._after_commit = self._after_commit, []
+            group.kept()
+            kept = True
+            if leaving is not None:
+                leaving.add(group, callbacks)
+                group.left_for_loop = self._me()
+        finally:
+            self._settle(leave=kept and leaving is not None)
+            self._lock.release()
+        if leaving is None:
+            self._wait(group)
+            for callback in callbacks:
+                callback()
+
+    def writers_waiting(self) -> int:
+        """How many threads wait for the writer's lock to write: the open group waits for
+        them to join before it commits."""
+        return self._queued
+
+    @staticmethod
+    def _me() -> int:
+        return threading.get_ident()
+
+    def _member(self) -> Group:
+        """Join the open group (BEGIN IMMEDIATE one when none is open), in a SAVEPOINT of
+        its own; the writer's lock is held. A group the loop's short writes left open is
+        committed first by another thread's write, so they never wait for a long one."""
+        with readable(self.path):
+            if self._group is not None and self._group.left_for_loop not in (None, self._me()):
+                self._commit(self._group)
+            if self._group is None:
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._group = Group()
+            group = self._group
+            try:
+                self._conn.execute("SAVEPOINT member")
+            except sqlite3.Error as error:
+                self._fail(group, error)
+                raise
+        self._depth, self._writing = 1, self._me()
+        return group
+
+    def _undo_member(self, group: Group, error: BaseException) -> None:
+        """Roll back one member's writes. When SQLite ended the whole transaction (a full
+        disk may), or the rollback fails, the group fails: every member raises it."""
+        if not self._conn.in_transaction:
+            self._fail(group, error if isinstance(error, sqlite3.Error) else None)
+            return
+        try:
+            self._conn.execute("ROLLBACK TO member")
+            self._conn.execute("RELEASE member")
+        except sqlite3.Error as failed:
+            self._fail(group, failed)
+
+    def _settle(self, leave: bool) -> None:
+        """After a member, the writer's lock held: COMMIT the open group unless its commit
+        is left to the loop or to a writer waiting for the lock (while it is not full)."""
+        group = self._group
+        if group is not None and not leave and (self._queued == 0 or group.full()):
+            self._commit(group)
+
+    def _commit(self, group: Group) -> None:
+        """COMMIT the open group for all its members (the writer's lock is held)."""
+        try:
+            self._conn.execute("COMMIT")
+        except sqlite3.Error as error:
+            self._fail(group, error)
+            return
+        self._group = None
+        group.ended(None)
+
+    def _fail(self, group: Group, error: sqlite3.Error | None) -> None:
+        """End the group with nothing kept (COMMIT failed: disk full, an I/O error)."""
+        if self._conn.in_transaction:
+            with suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+        if self._group is group:
+            self._group = None
+        group.ended(error or sqlite3.OperationalError("the write transaction was rolled back"))
+
+    def _wait(self, group: Group) -> None:
+        """Return once the group committed; raise what ended it, as `readable` says it."""
+        try:
+            group.committed.result()
+        except sqlite3.Error as error:
+            raise self._raised(error) from None
+
+    def _raised(self, error: sqlite3.Error) -> BaseException:
+        return storage_error(self.path, error) or error
+
+    def _commit_from_loop(self, group: Group) -> None:
+        """The loop's turn to commit a group its callers left open, never waiting for the
+        writer's lock there: whoever holds it commits the group, or this tries again in a
+        millisecond."""
+        if group.committed.done():
+            return
+        if not self._lock.acquire(blocking=False):
+            asyncio.get_running_loop().call_later(0.001, self._commit_from_loop, group)
+            return
+        try:
+            if self._group is group:
+                self._commit(group)
+        finally:
+            self._lock.release()
+
+    @contextmanager
+    def leaving_commits(self) -> Iterator[Pending]:
+        """Write transactions of this thread's block don't wait for their COMMIT: it is left
+        to `await pending.committed()`, after the loop's other ready work, so the writes
+        handled on the event loop meanwhile join the same group. For the loop's short
+        writes, holding the writer's lock (`writer_if_free`); the caller answers after it."""
+        pending = Pending(self._me(), self._commit_from_loop, self._raised)
+        self._pending = pending
+        try:
+            yield pending
+        finally:
+            self._pending = None
 
     def after_commit(self, callback: Callable[[], object]) -> None:
         """Call `callback` once this thread's write transaction commits (at once when it has
@@ -347,6 +385,8 @@ class Database:
             for reader in self._readers:
                 reader.close()
             self._readers.clear()
+            if self._group is not None:  # writes whose commit was left to the loop
+                self._commit(self._group)
             with suppress(sqlite3.Error):
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._conn.close()

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kindgi_dev.store.db import Database, DatabaseUnreadable, DiskFull
+from kindgi_dev.store.db import Database
+from kindgi_dev.store.files import DatabaseUnreadable, DiskFull
 
 READ = (
     "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "

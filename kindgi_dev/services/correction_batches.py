@@ -1,0 +1,139 @@
+"""Many corrections at once, for seeding and imports (#29 point 3): the checks of
+`corrections.create` for each, then one transaction writing them with one `executemany`
+per table, where one by one costs a transaction and a dozen statements each.
+
+The stored result is the one-by-one path's: the same rows in the same order. A correction
+that replaces the corrector's live one (already stored, or earlier in the same batch) is
+written as `corrections.create` writes it, in its place in the order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..domain import corrections as rules
+from ..domain.errors import ValidationFailed
+from ..domain.expectations import Answer, Decisions, GivenItem
+from ..domain.time import now_iso
+from ..store import corrections as store
+from ..store.runs import StoredRun
+from . import corrections, judge_classes
+from .context import Context
+from .verdicts import (
+    agent_tools,
+    correctable_run,
+    corrector_of,
+    keep_copy,
+    new_correction,
+    new_ids,
+    new_verdict,
+)
+
+
+@dataclass(frozen=True)
+class NewCorrection:
+    """One correction of a batch: what `corrections.create` takes."""
+
+    run_id: str
+    items: Sequence[GivenItem] = ()
+    decisions: Decisions | None = None
+    answer: Answer | None = None
+    judge_class_id: str | None = None
+    participant_id: str | None = None
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """A correction checked, with its rows, ready to write."""
+
+    given: NewCorrection
+    run: StoredRun
+    corrector: rules.Corrector
+    correction: rules.StoredCorrection
+    verdicts: list[rules.StoredVerdict]
+
+
+@dataclass
+class _Rows:
+    """The rows waiting for their `executemany`, and the runs whose copies to keep."""
+
+    corrections: list[rules.StoredCorrection] = field(default_factory=list)
+    verdicts: list[rules.StoredVerdict] = field(default_factory=list)
+    copies: dict[str, tuple[StoredRun, str]] = field(default_factory=dict)
+
+
+def create_many(ctx: Context, batch: Sequence[NewCorrection]) -> list[str]:
+    """Create every correction of `batch`, in order, as `corrections.create` would one by
+    one; all or nothing: a refusal names its correction (`corrections/3/items/0/pointer`)
+    and writes nothing. Returns their ids."""
+    runs: dict[str, StoredRun] = {}
+    checked = [_check(ctx, one, f"corrections/{i}/", runs) for i, one in enumerate(batch)]
+    ids: list[str] = []
+    with ctx.db.transaction():
+        live = store.live_correctors(ctx.db, [(c.run.id, c.corrector) for c in checked])
+        rows = _Rows()
+        for one in checked:
+            if (one.run.id, one.corrector) in live:
+                _write(ctx, rows)
+                ids.append(_replace(ctx, one.given))
+                continue
+            live.add((one.run.id, one.corrector))
+            rows.corrections.append(one.correction)
+            rows.verdicts.extend(one.verdicts)
+            rows.copies.setdefault(one.run.id, (one.run, one.correction.created_at))
+            ids.append(one.correction.id)
+        _write(ctx, rows)
+    return ids
+
+
+def _check(ctx: Context, given: NewCorrection, where: str, runs: dict[str, StoredRun]) -> _Checked:
+    """`corrections.create`'s checks, in its order, its refusals' fields under `where`."""
+    checked = rules.check_items(given.items, f"{where}items")
+    decisions, answer = given.decisions, given.answer
+    decided = None if decisions is None else rules.check_decisions(decisions, f"{where}decisions")
+    said = None if answer is None else rules.check_answer(answer, f"{where}answer")
+    if not checked and decided is None and said is None:
+        raise ValidationFailed(f"{where}items", "a correction needs items, decisions or answer")
+    run = runs.get(given.run_id)
+    if run is None:
+        run = runs[given.run_id] = correctable_run(ctx, given.run_id)
+    klass = judge_classes.usable(ctx, given.judge_class_id, run)
+    if decided is not None:
+        rules.check_tools(decided, agent_tools(ctx, run), f"{where}decisions")
+    corrector = corrector_of(ctx, given.participant_id)
+    now = now_iso()
+    made = new_correction(run, corrector, klass, now)
+    correction = dataclasses.replace(made, decisions=decided, answer=said)
+    ids = new_ids(len(checked))
+    verdicts = [
+        new_verdict(run, made.id, corrector, item, klass, now, f"{where}items/{i}/pointer", id_)
+        for i, (item, id_) in enumerate(zip(checked, ids, strict=True))
+    ]
+    return _Checked(given, run, corrector, correction, verdicts)
+
+
+def _write(ctx: Context, rows: _Rows) -> None:
+    """The waiting rows, a statement per table, then the runs' copies; emptied after."""
+    store.insert_corrections(ctx.db, rows.corrections)
+    store.insert_verdicts(ctx.db, rows.verdicts)
+    for run, now in rows.copies.values():
+        keep_copy(ctx, run, now)
+    rows.corrections.clear()
+    rows.verdicts.clear()
+    rows.copies.clear()
+
+
+def _replace(ctx: Context, given: NewCorrection) -> str:
+    """A correction replacing the corrector's live one, as the one-by-one path writes it."""
+    made = corrections.create(
+        ctx,
+        given.run_id,
+        items=given.items,
+        decisions=given.decisions,
+        answer=given.answer,
+        judge_class_id=given.judge_class_id,
+        participant_id=given.participant_id,
+    )
+    return made.id

@@ -1,0 +1,114 @@
+"""Issue 29 point 3: a batch of corrections (seeding, imports) stores what the same
+corrections made one by one store, and refuses as they would, writing nothing."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from factories import QUESTIONS, served, tutorial_runs
+from tables import Rows, every_row
+
+from kindgi_dev.domain.errors import ValidationFailed
+from kindgi_dev.domain.expectations import Answer, Decisions, GivenItem
+from kindgi_dev.services import corrections
+from kindgi_dev.services.context import Context
+from kindgi_dev.services.correction_batches import NewCorrection, create_many
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z")
+
+
+def items_of(question: str, right: int = 0) -> tuple[GivenItem, ...]:
+    """The run's articles, the one at `right` right and the others wrong."""
+    return tuple(
+        GivenItem(key, f"/output/articles/{rank}", "right" if rank == right else "wrong", rank)
+        for rank, key in enumerate(QUESTIONS[question])
+    )
+
+
+def batch_of(runs: dict[str, str]) -> list[NewCorrection]:
+    """Corrections of the tutorial's runs by many people: some with decisions or an answer,
+    one replacing a correction made before the batch, one replacing one earlier in it."""
+    questions = list(runs)
+    batch = [
+        NewCorrection(runs[q], items_of(q), participant_id=f"p-{n}")
+        for n in range(12)
+        for q in (questions[n % len(questions)],)
+    ]
+    first = questions[0]
+    batch.append(NewCorrection(runs[first], items_of(first, 1), participant_id="before"))
+    batch.append(NewCorrection(runs[first], (), decisions=Decisions("right", None, None),
+                               answer=Answer("wrong", "Reset it from the sign-in page.", None),
+                               participant_id="p-20"))  # fmt: skip
+    batch.append(NewCorrection(runs[first], items_of(first, 2), participant_id="p-0"))
+    return batch
+
+
+@pytest.fixture
+def two_stores(tmp_path: Path) -> Iterator[tuple[tuple[Context, dict[str, str]], ...]]:
+    """Two instances with the same runs recorded, each with one correction made before."""
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    with served(tmp_path / "a") as (_, a), served(tmp_path / "b") as (_, b):
+        stores = tuple((ctx, tutorial_runs(ctx)) for ctx in (a, b))
+        for ctx, runs in stores:
+            first = next(iter(runs))
+            corrections.create(ctx, runs[first], items=items_of(first), participant_id="before")
+        yield stores
+
+
+def written(ctx: Context, before: Rows) -> list[tuple[str, list[tuple[Any, ...]]]]:
+    """Each table's rows that were not there before, with every id and time replaced by
+    its place of first appearance (so two stores' rows compare)."""
+    seen: dict[object, str] = {}
+
+    def same(value: object) -> object:
+        if isinstance(value, bytes) and len(value) == 16:  # a packed id
+            return seen.setdefault(value, f"<id {len(seen)}>")
+        if isinstance(value, str):
+            value = UUID.sub(lambda m: seen.setdefault(m[0], f"<id {len(seen)}>"), value)
+            return TIME.sub("<time>", value)
+        return value
+
+    after = every_row(Path(ctx.db.path))
+    return [
+        (table, [tuple(same(v) for v in row) for row in rows if row not in before[table]])
+        for table, rows in after.items()
+    ]
+
+
+def test_a_batch_stores_what_the_same_corrections_one_by_one_store(
+    two_stores: tuple[tuple[Context, dict[str, str]], ...],
+) -> None:
+    (one_by_one, runs_a), (batched, runs_b) = two_stores
+    before_a, before_b = every_row(Path(one_by_one.db.path)), every_row(Path(batched.db.path))
+    for given in batch_of(runs_a):
+        corrections.create(one_by_one, given.run_id, items=given.items,
+                           decisions=given.decisions, answer=given.answer,
+                           participant_id=given.participant_id)  # fmt: skip
+    ids = create_many(batched, batch_of(runs_b))
+    rows_a, rows_b = written(one_by_one, before_a), written(batched, before_b)
+    assert rows_a == rows_b
+    changed = {table: len(rows) for table, rows in rows_b if rows}
+    assert changed["corrections"] == len(ids) + 1  # and the one made before, replaced
+    assert changed["verdicts"] >= 3 * 12 and changed["judged_run_copies"] == 2
+
+
+def test_a_batch_refused_names_its_correction_and_writes_nothing(
+    two_stores: tuple[tuple[Context, dict[str, str]], ...],
+) -> None:
+    _, (ctx, runs) = two_stores
+    batch = batch_of(runs)
+    question = next(iter(runs))
+    wrong_key = replace(items_of(question)[0], key="kb-999")
+    batch[5] = NewCorrection(runs[question], (wrong_key,), participant_id="p-5")
+    before = every_row(Path(ctx.db.path))
+    with pytest.raises(ValidationFailed) as refused:
+        create_many(ctx, batch)
+    assert refused.value.details["field"] == "corrections/5/items/0/pointer"
+    assert every_row(Path(ctx.db.path)) == before
