@@ -9,8 +9,8 @@ from typing import NotRequired
 
 from typing_extensions import TypedDict
 
+from ..domain.approvals import GateDecision
 from ..domain.json import JSONObject
-from ..runtime.approval_gate import GateDecision
 from .db import Database
 from .jsoncol import Codec, dump, load
 
