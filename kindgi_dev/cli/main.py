@@ -9,7 +9,7 @@ import click
 from click.exceptions import NoArgsIsHelpError
 
 from .. import __version__
-from .command import refuse_empty_values
+from .empty_values import refuse_empty_values
 from .nearest import nearest
 
 API_VERSION = "0.1.0"
