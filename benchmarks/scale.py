@@ -230,10 +230,10 @@ def row_test_set_scale(lab: Lab) -> list[Row]:
     read = Measured(sizes, reads)
     size_row = Measured(sizes, per_10k)
     ratio = read.ratio()
-    read_ok = read.last is not None and read.last < 20 and ratio is not None and ratio <= 2
+    read_ok = read.last is not None and read.last < 10 and ratio is not None and ratio <= 1.5
     return [
         Row(f"read an agent's test set (set + first cases page) at {counted(sizes)} corrections",
-            "p50 < 20 ms at 100,000, within 2× of 1,000", "p50 " + read.cell("ms"), read_ok),
+            "p50 < 10 ms at 100,000, within 1.5× of 1,000", "p50 " + read.cell("ms"), read_ok),
         Row(f"database size at {counted(sizes)} corrections", "< 15 MB per 10,000",
             size_row.cell("MB per 10,000"),
             size_row.last is not None and size_row.last < 15),

@@ -12,6 +12,7 @@ from .domain.json import JSON, JSONObject
 from .domain.narrow import is_number, object_of, whole_or_none
 
 
+# Exported to pack tests by kindgi_dev.testing; domain.paired.Interval is the rule's own.
 @dataclass(frozen=True)
 class Interval:
     """The 95% interval of a metric's change (candidate − baseline)."""

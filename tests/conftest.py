@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` starts one worker more than the cores this process may use: the end-to-end
+    tests spend most of their time waiting on the processes they start (kindgi dev, the real
+    CLI, whose export waits 7 s on each kind kindgi dev doesn't serve), and a spare worker
+    keeps the cores busy meanwhile."""
+    return len(os.sched_getaffinity(0)) + 1
+
 
 PYPROJECT = """\
 [project]

@@ -190,7 +190,7 @@ def update(call: Call[UpdateJudgeClassBody, NoQuery]) -> judge_classes.JudgeClas
     return judge_classes.update(call.ctx, call.path["judgeClassId"], changes)
 
 
-def unregister(call: Call[NoBody, NoQuery]) -> judge_classes.Unregistered:
+def unregister(call: Call[NoBody, NoQuery]) -> judge_classes.UnregisteredClass:
     return judge_classes.unregister(call.ctx, call.path["judgeClassId"])
 
 

@@ -164,7 +164,7 @@ async def get(call: Call[NoBody, NoQuery]) -> judgments.JudgmentWithCopies:
     return judgments.get(call.ctx, call.path["judgmentId"])
 
 
-def unregister(call: Call[NoBody, NoQuery]) -> judgments.Unregistered:
+def unregister(call: Call[NoBody, NoQuery]) -> judgments.UnregisteredJudgment:
     return judgments.unregister(call.ctx, call.path["judgmentId"])
 
 

@@ -27,6 +27,7 @@ class CaseCounts(_Model):
     retired: int
 
 
+# The wire's FrozenVersion, as the client reads it: named as the official client names it.
 class FrozenVersion(_Model):
     """A frozen version of a test set: `{test_set_id, version}`."""
 
@@ -34,6 +35,7 @@ class FrozenVersion(_Model):
     version: str
 
 
+# The wire's AgentTestSet, as the client reads it: named as the official client names it.
 class AgentTestSet(_Model):
     """An agent's test set in one project: case counts and its newest frozen version."""
 
@@ -62,6 +64,7 @@ class CaseExpect(_Model):
     answer: JSONObject | None = None
 
 
+# The wire's Principal, as the client reads it: named as the official client names it.
 class Principal(_Model):
     """Who added, retired or corrected something."""
 
@@ -77,6 +80,7 @@ class CaseRetirement(_Model):
     at: str
 
 
+# The wire's TestCase, as the client reads it: named as the official client names it.
 class TestCase(_Model):
     """A case of an agent's test set: a correction's (its id) or one added by hand (`case-…`)."""
 
@@ -109,6 +113,7 @@ class VersionCasePage(_Model):
     next_cursor: str | None = None
 
 
+# The wire's CorrectedItem, as the client reads it: named as the official client names it.
 class CorrectedItem(_Model):
     """One item of a correction, with the judgment that records it."""
 
@@ -128,6 +133,7 @@ class CorrectionSubject(_Model):
     version: str
 
 
+# The wire's Correction, as the client reads it: named as the official client names it.
 class Correction(_Model):
     """One corrector's correction of one run: items, and what it should have done or said."""
 

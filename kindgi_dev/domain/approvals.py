@@ -32,6 +32,25 @@ class Decision:
 
 
 @dataclass(frozen=True)
+class GateDecision:
+    """A reviewer's decision on a live run's held tool call, as its wait and journal keep it."""
+
+    approval_id: str
+    decision: str
+    decided_by: str
+    rationale: str | None = None
+
+    def journal(self) -> JSONObject:
+        """The decision as the call's record keeps it."""
+        found: JSONObject = {
+            "approvalId": self.approval_id,
+            "decision": self.decision,
+            "decidedBy": self.decided_by,
+        }
+        return found if self.rationale is None else {**found, "rationale": self.rationale}
+
+
+@dataclass(frozen=True)
 class Approval:
     """Something that waits for a reviewer: what (`subject_kind`, `subject_ref`), who may
     decide it (`required_role`, `separate_approver`), who asked, and its decision once made."""

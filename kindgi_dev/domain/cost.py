@@ -29,7 +29,7 @@ MAX_USAGE_DAYS = 92
 
 
 @dataclass(frozen=True)
-class Turn:
+class RecordedTurn:
     """What one run recorded that cost and usage read."""
 
     run_id: str
@@ -62,7 +62,7 @@ Prices = Mapping[tuple[str, str], tuple[float, float]]
 """(provider, model) → USD per 1k prompt tokens and per 1k completion tokens."""
 
 
-def cost_of(turn: Turn, prices: Prices) -> float | None:
+def cost_of(turn: RecordedTurn, prices: Prices) -> float | None:
     """What a turn's model calls cost, or None when its provider says no price."""
     price = prices.get((turn.provider_id or "", turn.asked_model or turn.model or ""))
     if price is None:
@@ -81,7 +81,7 @@ class CostTotals:
     cost_usd: float = 0.0
     priced: int = 0
 
-    def plus(self, turn: Turn, cost: float | None) -> CostTotals:
+    def plus(self, turn: RecordedTurn, cost: float | None) -> CostTotals:
         return CostTotals(
             self.records + 1,
             self.calls + turn.calls,
@@ -117,7 +117,9 @@ def run_cost(totals: CostTotals) -> RunCost | None:
     return RunCost(totals.calls, tokens, round(totals.cost_usd, 6) if totals.priced else None)
 
 
-def total(turns: Iterable[Turn], prices: Prices, start: CostTotals | None = None) -> CostTotals:
+def total(
+    turns: Iterable[RecordedTurn], prices: Prices, start: CostTotals | None = None
+) -> CostTotals:
     """The totals of the turns that called a model (added to `start`)."""
     found = start or CostTotals()
     for turn in turns:
@@ -135,7 +137,7 @@ def cost_dimensions(group_by: str) -> list[str]:
     return keys
 
 
-def cost_key(turn: Turn, dimension: str) -> str | None:
+def cost_key(turn: RecordedTurn, dimension: str) -> str | None:
     """The value a turn groups under for one cost dimension."""
     when = turn.ended_at or turn.created_at
     values = {
@@ -156,7 +158,7 @@ class CostGroup:
 
 
 def aggregate(
-    turns: Iterable[Turn], dimensions: Sequence[str], prices: Prices
+    turns: Iterable[RecordedTurn], dimensions: Sequence[str], prices: Prices
 ) -> tuple[list[CostGroup], CostTotals]:
     """Turns grouped by `dimensions`, the most expensive first (ties by key), and the total."""
     groups: dict[tuple[str | None, ...], CostGroup] = {}
@@ -188,7 +190,7 @@ class UsageRecord:
     quantity: float
 
 
-def usage_records(turn: Turn) -> list[UsageRecord]:
+def usage_records(turn: RecordedTurn) -> list[UsageRecord]:
     """What a run counts: its start, its end (its duration in ms), its tokens."""
     base = (turn.project_id, turn.agent_id)
     found = [UsageRecord(*base, "run.started", turn.run_class, None, turn.created_at, 1)]

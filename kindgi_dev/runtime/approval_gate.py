@@ -9,8 +9,8 @@ rejected it (reject), as a deployed runtime does. Attended runs and reads pass s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
+from ..domain.approvals import GateDecision
 from ..domain.json import JSON, JSONObject
 from ..domain.replay import ToolFacts
 from ..models import ToolCall
@@ -26,25 +26,6 @@ class HeldCall(Exception):
         super().__init__(f"{call.tool_id} waits for an approval")
         self.call = call
         self.tool = tool
-
-
-@dataclass(frozen=True)
-class GateDecision:
-    """A reviewer's decision on a held call."""
-
-    approval_id: str
-    decision: str
-    decided_by: str
-    rationale: str | None = None
-
-    def journal(self) -> JSONObject:
-        """The decision as the call's record keeps it."""
-        found: JSONObject = {
-            "approvalId": self.approval_id,
-            "decision": self.decision,
-            "decidedBy": self.decided_by,
-        }
-        return found if self.rationale is None else {**found, "rationale": self.rationale}
 
 
 def needs_approval(tool: Mapping[str, JSON]) -> bool:

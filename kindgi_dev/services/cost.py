@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from ..domain.cost import (
     CostGroup,
     CostTotals,
+    RecordedTurn,
     RunCost,
-    Turn,
     UsageGroup,
     aggregate,
     check_window,
@@ -61,7 +61,7 @@ def turns(
     start: str | None = None,
     end: str | None = None,
     filters: Mapping[str, str | None] | None = None,
-) -> list[Turn]:
+) -> list[RecordedTurn]:
     """The runs of the window (newest first) as cost and usage read them."""
     return store.runs_between(ctx.db, ctx.tenant_id, start=start, end=end, filters=filters or {})
 
@@ -70,7 +70,7 @@ def turns(
 class CostRecord:
     """One agent turn's model calls, as a cost record."""
 
-    turn: Turn
+    turn: RecordedTurn
     cost_usd: float | None
 
 
@@ -130,7 +130,7 @@ def aggregated(
 
 
 @dataclass(frozen=True)
-class Usage:
+class UsageWindow:
     """Usage groups of a window, and the time up to which every record is counted."""
 
     groups: list[UsageGroup]
@@ -147,7 +147,7 @@ def usage(
     kinds: list[str],
     classes: list[str],
     states: list[str],
-) -> Usage:
+) -> UsageWindow:
     """The window's usage records (`start` ≤ time < `end`) grouped; filters keep only the
     kinds, classes and states named."""
     check_window(start, end)
@@ -162,7 +162,7 @@ def usage(
         and (not classes or r.run_class in classes)
         and (not states or r.state in states)
     ]
-    return Usage(group_usage(found, keys), watermark)
+    return UsageWindow(group_usage(found, keys), watermark)
 
 
 class Spent:

@@ -50,7 +50,7 @@ class JudgeClass:
 
 
 @dataclass(frozen=True)
-class Unregistered:
+class UnregisteredClass:
     """What retiring a class answers."""
 
     judge_class_id: str
@@ -175,13 +175,13 @@ def update(ctx: Context, class_id: str, changes: Mapping[str, Any]) -> JudgeClas
     return get(ctx, class_id)
 
 
-def unregister(ctx: Context, class_id: str) -> Unregistered:
+def unregister(ctx: Context, class_id: str) -> UnregisteredClass:
     """Retire a class: new verdicts may not use it; those recorded keep it."""
     with ctx.db.transaction():
         _live_row(ctx, class_id)
         now = now_iso()
         store.update(ctx.db, class_id, {"unregistered_at": now, "updated_at": now})
-    return Unregistered(class_id)
+    return UnregisteredClass(class_id)
 
 
 def check_scope_query(scope_kind: str | None, project_id: str | None, agent_id: str | None) -> None:

@@ -62,7 +62,7 @@ class JudgmentWithCopies(Judgment):
 
 
 @dataclass(frozen=True)
-class Unregistered:
+class UnregisteredJudgment:
     """What removing a judgment answers."""
 
     judgment_id: str
@@ -145,7 +145,7 @@ def get(ctx: Context, judgment_id: str) -> JudgmentWithCopies:
     return JudgmentWithCopies(**vars(judgment_of(verdict)), run=run, item_value=value)
 
 
-def unregister(ctx: Context, judgment_id: str) -> Unregistered:
+def unregister(ctx: Context, judgment_id: str) -> UnregisteredJudgment:
     """Remove a live judgment of the caller's; 409 once it is no longer live."""
     verdict = _stored(ctx, judgment_id)
     if verdict.asserted_by.principal != Principal(ctx.caller.kind, ctx.caller.id):
@@ -159,7 +159,7 @@ def unregister(ctx: Context, judgment_id: str) -> Unregistered:
                 judgmentId=judgment_id,
             )
         store.touch_correction(ctx.db, verdict.correction_id, now)
-    return Unregistered(judgment_id)
+    return UnregisteredJudgment(judgment_id)
 
 
 def scope_filter(scope_kind: str | None, scope_id: str | None) -> dict[str, str | None]:

@@ -13,8 +13,9 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
+from ..domain.approvals import GateDecision
 from ..domain.time import now_iso
-from ..runtime.approval_gate import ApprovalGate, GateDecision
+from ..runtime.approval_gate import ApprovalGate
 from ..runtime.turn_snapshot import TurnSnapshot
 from ..store import approvals as approval_store
 from ..store import run_waits as store

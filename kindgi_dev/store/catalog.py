@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..domain.catalog import Kind
 from ..domain.json import JSONObject
 from .db import Database
-from .jsoncol import load_json
+from .jsoncol import load
 from .query import Where
 
 _TABLES = {
@@ -50,7 +50,7 @@ def _version(row: sqlite3.Row) -> CatalogVersion:
 
 def manifest_of(found: CatalogVersion) -> JSONObject:
     """The stored manifest, with `unregisteredAt` when the version is unregistered."""
-    manifest = load_json(found.manifest)
+    manifest = load(found.manifest)
     if not isinstance(manifest, dict):
         raise ValueError(f"{found.id}@{found.version}'s manifest is not a JSON object")
     if found.unregistered_at:

@@ -25,7 +25,7 @@ write of its own (a long write that joins still makes the earlier ones wait for 
 
 
 @dataclass(eq=False)
-class Group:
+class CommitGroup:
     """One `BEGIN IMMEDIATE … COMMIT` shared by its members, each in its own SAVEPOINT:
     `committed` is set once COMMIT returned, or to the error that ended the transaction,
     which every member then raises."""
@@ -66,14 +66,14 @@ class Pending:
 
     owner: int
     """The thread whose transactions leave their commit here."""
-    commit: Callable[[Group], None]
+    commit: Callable[[CommitGroup], None]
     """Commits a group from the loop, when no other caller will (see `Database`)."""
     raised: Callable[[sqlite3.Error], BaseException]
     """What a group's error is to the caller (see `store.files.storage_error`)."""
-    groups: list[Group] = field(default_factory=list)
+    groups: list[CommitGroup] = field(default_factory=list)
     callbacks: list[Callable[[], object]] = field(default_factory=list)
 
-    def add(self, group: Group, callbacks: list[Callable[[], object]]) -> None:
+    def add(self, group: CommitGroup, callbacks: list[Callable[[], object]]) -> None:
         """A write of this caller, in `group`."""
         if group not in self.groups:
             self.groups.append(group)

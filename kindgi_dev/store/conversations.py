@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..domain.json import JSON, JSONObject
 from .db import Database, Row
-from .jsoncol import dump, load_json
+from .jsoncol import dump, load
 from .query import SQLValue, Where
 
 _FIELDS = (
@@ -100,8 +100,8 @@ def get(db: Database, conversation_id: str) -> StoredConversation | None:
 def _conversation(row: Row) -> StoredConversation:
     """A read row as its record, `scope` and `metadata` loaded."""
     found = dict(zip(row.keys(), row, strict=True))
-    found["scope"] = _object(load_json(row["scope"]))
-    found["metadata"] = _object(load_json(row["metadata"]))
+    found["scope"] = _object(load(row["scope"]))
+    found["metadata"] = _object(load(row["metadata"]))
     found["replay"] = bool(row["replay"])
     return StoredConversation(**found)
 
@@ -177,8 +177,8 @@ def messages(
     return [
         ConversationMessage(
             role=r["role"],
-            content=load_json(r["content"]),
-            tool_call=load_json(r["tool_call"]),
+            content=load(r["content"]),
+            tool_call=load(r["tool_call"]),
             actor=r["actor"],
             created_at=r["created_at"],
             sequence=r["sequence"],

@@ -23,7 +23,7 @@ from ..domain.expectations import Answer, Decisions
 from .db import Database, Row
 from .expectations import answer_json, answer_of, decisions_json, decisions_of
 from .ids import packed, unpacked
-from .jsoncol import dump, load_json
+from .jsoncol import dump, load
 from .query import SQLValue, Where
 
 _CORRECTION = (
@@ -88,8 +88,8 @@ def _correction(row: Row) -> StoredCorrection:
         updated_at=row["updated_at"],
         judge_class_id=row["judge_class_id"],
         restricted=bool(row["restricted"]),
-        decisions=decisions_of(load_json(row["decisions"])),
-        answer=answer_of(load_json(row["answer"])),
+        decisions=decisions_of(load(row["decisions"])),
+        answer=answer_of(load(row["answer"])),
         replaced_by=row["replaced_by"],
         replaced_at=row["replaced_at"],
         erased_at=row["erased_at"],
@@ -303,7 +303,7 @@ def _verdict(row: Row) -> StoredVerdict:
         created_at=row["created_at"],
         judge_class_id=row["judge_class_id"],
         restricted=bool(row["restricted"]),
-        item_value=load_json(row["item_value"]),
+        item_value=load(row["item_value"]),
         unregistered_at=row["unregistered_at"],
         superseded_by=row["superseded_by"],
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..domain.cost import Turn
+from ..domain.cost import RecordedTurn
 from .db import Database, Row
 from .query import Where
 
@@ -30,7 +30,7 @@ _COLUMNS = (
 _FROM = "FROM runs r LEFT JOIN projects p ON p.id = r.project_id"
 
 
-def _turn(row: Row) -> Turn:
+def _turn(row: Row) -> RecordedTurn:
     """A run as cost and usage count it, with the class of run it was when it ran."""
     since = row["production_since"]
     if row["eval_run_id"]:
@@ -43,7 +43,7 @@ def _turn(row: Row) -> Turn:
         run_class = "production"
     else:
         run_class = "staging"
-    return Turn(
+    return RecordedTurn(
         run_id=row["id"],
         tenant_id=row["tenant_id"],
         project_id=row["project_id"],
@@ -64,9 +64,9 @@ def _turn(row: Row) -> Turn:
     )
 
 
-def runs_by_ids(db: Database, tenant_id: str, run_ids: Sequence[str]) -> list[Turn]:
+def runs_by_ids(db: Database, tenant_id: str, run_ids: Sequence[str]) -> list[RecordedTurn]:
     """These runs, as `runs_between` reads them (in no particular order)."""
-    found: list[Turn] = []
+    found: list[RecordedTurn] = []
     for start in range(0, len(run_ids), 500):
         chunk = list(run_ids[start : start + 500])
         marks = ", ".join("?" * len(chunk))
@@ -85,7 +85,7 @@ def runs_between(
     start: str | None,
     end: str | None,
     filters: Mapping[str, str | None],
-) -> list[Turn]:
+) -> list[RecordedTurn]:
     """Runs that were running at some point in [start, end) (every one when both are None),
     newest first, with their project's `production_since` and their turn's usage."""
     where = Where("r.tenant_id = ?", tenant_id)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..domain.errors import KindgiError
 from ..domain.time import now_iso
-from .commits import Group, Pending
+from .commits import CommitGroup, Pending
 from .files import prepare_files, readable, storage_error
 from .ids import packed
 from .migrations import MIGRATIONS
@@ -75,7 +75,7 @@ class Database:
         self._depth = 0
         self._writing: int | None = None
         self._after_commit: list[Callable[[], object]] = []
-        self._group: Group | None = None
+        self._group: CommitGroup | None = None
         self._queued = 0
         """Threads waiting for the writer's lock to write: the open group waits for them."""
         self._count = threading.Lock()
@@ -122,7 +122,7 @@ class Database:
 
         Group commit: concurrent writers share one `BEGIN IMMEDIATE … COMMIT`, each in a
         SAVEPOINT of its own, so one that raises rolls back only itself. The last of them
-        (no other writer waiting, or the group full: `commits.Group.full`) commits for all;
+        (no other writer waiting, or the group full: `commits.CommitGroup.full`) commits for all;
         each returns only after that COMMIT, and an error of the COMMIT, or one that ended
         the whole transaction, is raised to every member. Writes keep their order: each
         member sees what the earlier ones wrote, other connections only what is committed.
@@ -176,7 +176,7 @@ class Database:
     def _me() -> int:
         return threading.get_ident()
 
-    def _member(self) -> Group:
+    def _member(self) -> CommitGroup:
         """Join the open group (BEGIN IMMEDIATE one when none is open), in a SAVEPOINT of
         its own; the writer's lock is held. A group the loop's short writes left open is
         committed first by another thread's write, so they never wait for a long one."""
@@ -185,7 +185,7 @@ class Database:
                 self._commit(self._group)
             if self._group is None:
                 self._conn.execute("BEGIN IMMEDIATE")
-                self._group = Group()
+                self._group = CommitGroup()
             group = self._group
             try:
                 self._conn.execute("SAVEPOINT member")
@@ -195,7 +195,7 @@ class Database:
         self._depth, self._writing = 1, self._me()
         return group
 
-    def _undo_member(self, group: Group, error: BaseException) -> None:
+    def _undo_member(self, group: CommitGroup, error: BaseException) -> None:
         """Roll back one member's writes. When SQLite ended the whole transaction (a full
         disk may), or the rollback fails, the group fails: every member raises it."""
         if not self._conn.in_transaction:
@@ -214,7 +214,7 @@ class Database:
         if group is not None and not leave and (self._queued == 0 or group.full()):
             self._commit(group)
 
-    def _commit(self, group: Group) -> None:
+    def _commit(self, group: CommitGroup) -> None:
         """COMMIT the open group for all its members (the writer's lock is held)."""
         try:
             self._conn.execute("COMMIT")
@@ -224,7 +224,7 @@ class Database:
         self._group = None
         group.ended(None)
 
-    def _fail(self, group: Group, error: sqlite3.Error | None) -> None:
+    def _fail(self, group: CommitGroup, error: sqlite3.Error | None) -> None:
         """End the group with nothing kept (COMMIT failed: disk full, an I/O error)."""
         if self._conn.in_transaction:
             with suppress(sqlite3.Error):
@@ -233,7 +233,7 @@ class Database:
             self._group = None
         group.ended(error or sqlite3.OperationalError("the write transaction was rolled back"))
 
-    def _wait(self, group: Group) -> None:
+    def _wait(self, group: CommitGroup) -> None:
         """Return once the group committed; raise what ended it, as `readable` says it."""
         try:
             group.committed.result()
@@ -243,7 +243,7 @@ class Database:
     def _raised(self, error: sqlite3.Error) -> BaseException:
         return storage_error(self.path, error) or error
 
-    def _commit_from_loop(self, group: Group) -> None:
+    def _commit_from_loop(self, group: CommitGroup) -> None:
         """The loop's turn to commit a group its callers left open, never waiting for the
         writer's lock there: whoever holds it commits the group, or this tries again in a
         millisecond."""

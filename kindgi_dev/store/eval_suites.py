@@ -17,7 +17,7 @@ from ..domain.judged_suites import CountedVerdict, DecidedCorrection, JudgedRun
 from .db import Database
 from .expectations import decisions_of
 from .ids import unpacked
-from .jsoncol import dump, load
+from .jsoncol import dump, load, load_objects
 
 _COUNTED = (
     "v.unregistered_at IS NULL AND v.superseded_by IS NULL "
@@ -186,7 +186,7 @@ def judged_runs(
             r["run_id"],
             r["first_judged_at"],
             r["judgments"],
-            load(r["segments"]),
+            load_objects(r["segments"]),
             r["agent_version"],
         )
         for r in rows

@@ -12,7 +12,7 @@ from typing_extensions import TypedDict
 from ..domain.facts import Fact, FactAttribution, FactGeneratedBy, FactSubject, Retention
 from ..domain.json import JSONObject
 from .db import Database
-from .jsoncol import Codec, dump, load_json, load_object
+from .jsoncol import Codec, dump, load, load_object
 from .query import SQLValue, Where
 
 _COLUMNS = (
@@ -130,7 +130,7 @@ def _fact(row: sqlite3.Row) -> Fact:
         type=row["type"],
         scope=load_object(row["scope"]),
         created_at=row["created_at"],
-        content=load_json(row["content"]),
+        content=load(row["content"]),
         content_hash=row["content_hash"],
         size=body["size"],
         trust=body["trust"],

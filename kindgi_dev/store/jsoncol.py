@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from functools import cached_property
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from pydantic import TypeAdapter
 
@@ -48,27 +48,33 @@ def _utf8(text: str) -> bool:
     return True
 
 
-def load(text: str | bytes | None) -> Any:
-    """The value of a JSON column (None for NULL).
-
-    `Any` until the eval and release stores read their columns as `load_json`'s `JSON` (or
-    a `Codec`): each of their record fields says what its column holds, unchecked."""
-    return None if text is None else json.loads(text)
+def load(text: str | bytes | None) -> JSON:
+    """The value of a JSON column that holds any JSON (None for NULL): the caller narrows it
+    to the shape its column was written in."""
+    found: JSON = None if text is None else json.loads(text)
+    return found
 
 
 def load_object(text: str | bytes | None) -> JSONObject:
     """The object a JSON column holds; a column of any other value (NULL too) is refused:
     the store wrote an object there."""
-    found = load_json(text)
+    found = load(text)
     if not isinstance(found, dict):
         raise ValueError(f"a JSON object was stored here, not {type(found).__name__}")
     return found
 
 
-def load_json(text: str | bytes | None) -> JSON:
-    """The value of a JSON column that holds any JSON (None for NULL), as `JSON`."""
-    found: JSON = load(text)
-    return found
+def load_objects(text: str | bytes | None) -> list[JSONObject] | None:
+    """The list of objects a JSON column holds (None for NULL); any other value is refused."""
+    found = load(text)
+    if found is None:
+        return None
+    if not isinstance(found, list):
+        raise ValueError(f"a JSON list was stored here, not {type(found).__name__}")
+    objects = [item for item in found if isinstance(item, dict)]
+    if len(objects) != len(found):
+        raise ValueError("a list of JSON objects was stored here")
+    return objects
 
 
 class Codec(Generic[T]):

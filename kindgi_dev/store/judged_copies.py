@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..domain.corrections import Subject
 from ..domain.json import JSON, JSONObject
 from .db import Database
-from .jsoncol import Codec, dump, load_json
+from .jsoncol import Codec, dump, load
 
 
 def has_copy(db: Database, run_id: str) -> bool:
@@ -63,15 +63,15 @@ def get_copy(db: Database, run_id: str) -> JudgedCopy | None:
     subject = None if row is None else _SUBJECT.load(row["subject"])
     if row is None or subject is None:
         return None
-    context = load_json(row["context"])
+    context = load(row["context"])
     return JudgedCopy(
         run_id=row["run_id"],
         subject=subject,
         captured_at=row["captured_at"],
-        input=load_json(row["input"]),
+        input=load(row["input"]),
         context=context if isinstance(context, dict) else None,
-        output=load_json(row["output"]),
-        segments=load_json(row["segments"]),
+        output=load(row["output"]),
+        segments=load(row["segments"]),
     )
 
 

@@ -55,7 +55,10 @@ def verdict(db: Database, judge: str, asked_hash: str) -> AnswerCheck | None:
     )
     if row is None:
         return None
-    passed, reason = load(row["verdict"])
+    stored = load(row["verdict"])
+    if not isinstance(stored, list) or len(stored) != 2:
+        raise ValueError("a verdict is stored as [passed, reason]")
+    passed, reason = stored
     return AnswerCheck(bool(passed), str(reason))
 
 

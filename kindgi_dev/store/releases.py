@@ -7,10 +7,12 @@ from collections.abc import Sequence
 
 from ..domain.releases import LivePin, PolicyRef, Promotion, Requester
 from .db import Database
-from .jsoncol import dump, load
+from .jsoncol import Codec, dump, load
 from .query import SQLValue, Where
 from .release_json import checks_json, checks_of, scope_json, scope_of
 
+_REQUESTER = Codec(Requester)
+_POLICY = Codec(PolicyRef)
 _PIN_COLUMNS = "agent_id, scope, version, promotion_id, set_at"
 _COLUMNS = (
     "seq, id, agent_id, scope, action, from_version, to_version, requested_by, reason, "
@@ -74,8 +76,9 @@ def remove_pin(db: Database, tenant_id: str, agent_id: str, scope_key: str) -> N
 
 
 def _promotion(row: sqlite3.Row) -> Promotion:
-    by = load(row["requested_by"])
-    policy = load(row["policy"])
+    by = _REQUESTER.load(row["requested_by"])
+    if by is None:
+        raise ValueError("a promotion is stored with who asked for it")
     checks = load(row["checks"])
     return Promotion(
         id=row["id"],
@@ -84,12 +87,12 @@ def _promotion(row: sqlite3.Row) -> Promotion:
         action=row["action"],
         from_version=row["from_version"],
         to_version=row["to_version"],
-        requested_by=Requester(by["kind"], by["id"]),
+        requested_by=by,
         created_at=row["created_at"],
         reason=row["reason"],
         eval_run_id=row["eval_run_id"],
         status=row["status"],
-        policy=None if policy is None else PolicyRef(policy["id"], policy["version"]),
+        policy=_POLICY.load(row["policy"]),
         checks=None if checks is None else checks_of(checks),
         approval_id=row["approval_id"],
         resolved_at=row["resolved_at"],
@@ -98,7 +101,6 @@ def _promotion(row: sqlite3.Row) -> Promotion:
 
 def insert(db: Database, tenant_id: str, promotion: Promotion) -> None:
     """Record a change (or a refused or waiting promotion)."""
-    policy = promotion.policy
     db.run(
         "INSERT INTO promotions (id, tenant_id, agent_id, scope, scope_key, action, "
         "from_version, to_version, requested_by, reason, eval_run_id, created_at, status, "
@@ -113,12 +115,12 @@ def insert(db: Database, tenant_id: str, promotion: Promotion) -> None:
             promotion.action,
             promotion.from_version,
             promotion.to_version,
-            dump({"kind": promotion.requested_by.kind, "id": promotion.requested_by.id}),
+            _REQUESTER.dump(promotion.requested_by),
             promotion.reason,
             promotion.eval_run_id,
             promotion.created_at,
             promotion.status,
-            None if policy is None else dump({"id": policy.id, "version": policy.version}),
+            _POLICY.dump(promotion.policy),
             None if promotion.checks is None else dump(checks_json(promotion.checks)),
             promotion.approval_id,
             promotion.resolved_at,

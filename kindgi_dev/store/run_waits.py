@@ -9,10 +9,10 @@ from typing import NotRequired
 
 from typing_extensions import TypedDict
 
+from ..domain.approvals import GateDecision
 from ..domain.json import JSONObject
-from ..runtime.approval_gate import GateDecision
 from .db import Database
-from .jsoncol import Codec, dump, load_json
+from .jsoncol import Codec, dump, load
 
 _COLUMNS = (
     "token_id, run_id, approval_id, tool_id, tool_version, call_id, snapshot, created_at, "
@@ -64,7 +64,7 @@ def _wait(row: sqlite3.Row) -> Wait:
 
 
 def _snapshot(text: str) -> JSONObject:
-    snapshot = load_json(text)
+    snapshot = load(text)
     if not isinstance(snapshot, dict):
         raise ValueError("a waitpoint's snapshot is a JSON object")
     return snapshot

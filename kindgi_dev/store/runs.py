@@ -10,7 +10,7 @@ from ..domain.failures import FailedRun
 from ..domain.json import JSON, JSONObject
 from ..domain.segments import Segment
 from .db import Database, Row
-from .jsoncol import Codec, dump, load_json
+from .jsoncol import Codec, dump, load
 from .query import SQLValue, Where
 
 
@@ -131,7 +131,7 @@ def _run(row: Row) -> StoredRun:
     """A read row as its record (the columns a list leaves out as None), JSON loaded."""
     found = dict(zip(row.keys(), row, strict=True))
     for name in _JSON & found.keys():
-        found[name] = load_json(found[name])
+        found[name] = load(found[name])
     context = found.get("context")
     found["context"] = context if isinstance(context, dict) else None
     found["segments"] = _SEGMENTS.load(row["segments"])
@@ -269,7 +269,7 @@ def journal(db: Database, run_id: str, *, since: int, limit: int | None) -> list
         JournalEntry(
             kind=r["kind"],
             timestamp=r["timestamp"],
-            payload=load_json(r["payload"]),
+            payload=load(r["payload"]),
             node_id=r["node_id"],
             sequence=r["sequence"],
         )
@@ -364,4 +364,4 @@ def block_pins(db: Database, run_id: str) -> dict[str, str] | None:
     """The settings block versions a run pinned (None: it recorded none, as runs before
     blocks did)."""
     row = db.one("SELECT block_pins FROM runs WHERE id = ?", (run_id,))
-    return _pins(load_json(row["block_pins"])) if row else None
+    return _pins(load(row["block_pins"])) if row else None

@@ -19,7 +19,7 @@ from ..domain.json import JSONObject
 from ..domain.test_sets import CaseRow, RegistryEntry, Retirement, expected_item
 from . import case_json
 from .db import Database
-from .jsoncol import dump, load
+from .jsoncol import dump, load, load_object
 
 Retired = str
 """`exclude` (active cases), `include` (all) or `only` (retired ones)."""
@@ -390,7 +390,7 @@ def entries(db: Database, tenant_id: str, entry_id: str | None = None) -> list[R
             tenant_id=r["tenant_id"],
             version=r["version"],
             kind=r["kind"],
-            spec=load(r["spec"]),
+            spec=load_object(r["spec"]),
             description=r["description"],
         )
         for r in rows

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 from ..domain.json import JSON, JSONObject
 from .db import Database
-from .jsoncol import dump, load_json
+from .jsoncol import dump, load
 
 
 def add_tool_calls(db: Database, run_id: str, calls: Sequence[Mapping[str, JSON]]) -> None:
@@ -61,13 +61,13 @@ def tool_calls(db: Database, run_id: str) -> list[JSONObject]:
             "callId": r["call_id"],
             "toolId": r["tool_id"],
             "toolVersion": r["tool_version"],
-            "arguments": load_json(r["arguments"]),
-            "result": load_json(r["result"]),
+            "arguments": load(r["arguments"]),
+            "result": load(r["result"]),
             "error": r["error"],
             "source": r["source"],
             "reason": r["reason"],
         }
         if r["approval"] is not None:
-            call["approval"] = load_json(r["approval"])
+            call["approval"] = load(r["approval"])
         found.append(call)
     return found

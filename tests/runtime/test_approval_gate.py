@@ -7,9 +7,10 @@ import asyncio
 import json
 from typing import Any
 
+from kindgi_dev.domain.approvals import GateDecision
 from kindgi_dev.models import ToolCall
 from kindgi_dev.runtime.agent_turn import resume_agent_turn, run_agent_turn
-from kindgi_dev.runtime.approval_gate import ApprovalGate, GateDecision
+from kindgi_dev.runtime.approval_gate import ApprovalGate
 from kindgi_dev.runtime.providers import FunctionModels
 from kindgi_dev.runtime.providers.base import ModelAdapter
 from kindgi_dev.runtime.tool_calls import ToolCallRecord

@@ -20,7 +20,7 @@ from .. import runs
 from ..context import Context
 from . import page as pages
 from .baselines import finished_case
-from .page import Page
+from .page import PendingPage
 from .read import EvalRun, get, get_record
 from .result import finish, summarize
 
@@ -84,7 +84,7 @@ async def _run(
         side, repetition = divmod(unit, repetitions)
         return await sides[side](cases[index], settings.reads, repetition)
 
-    page = Page(ctx, run_id)
+    page = PendingPage(ctx, run_id)
     pages.current.set(page)  # the workers' tasks copy it: their replays write into it
 
     def finished(index: int, results: Sequence[Replayed | BaseException]) -> None:

@@ -47,7 +47,7 @@ class ReplayRows:
 
 
 @dataclass
-class Page:
+class PendingPage:
     """The replays and finished cases of one eval run not stored yet."""
 
     ctx: Context
@@ -108,6 +108,6 @@ class Page:
         self.replays, self.cases, self.answers, self.verdicts = [], [], [], []
 
 
-current: ContextVar[Page | None] = ContextVar("eval_run_page", default=None)
+current: ContextVar[PendingPage | None] = ContextVar("eval_run_page", default=None)
 """The page of the eval run whose executor the caller runs in (its replays' tasks copy
 it), or None: then a replay stores its run as it ends."""

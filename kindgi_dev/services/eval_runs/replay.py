@@ -2,7 +2,7 @@
 `evalRunId`, worked out in memory and stored with its eval run's page (see `page`).
 
 What every replay of a version shares (its tools, its model adapter, the judging model)
-is looked up once per eval run, in `Candidate`, not once a case.
+is looked up once per eval run, in `ReplayCandidate`, not once a case.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ CANCELLED = "The eval run was cancelled."
 
 
 @dataclass
-class Candidate:
+class ReplayCandidate:
     """An agent version as its eval run's replays share it, looked up on the eval loop at
     the first replay (an HTTP adapter sends its calls to the API's loop from there)."""
 
@@ -63,7 +63,7 @@ class Candidate:
     past_refs: dict[tuple[str, str], list[Any] | None] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, ctx: Context, agent: dict[str, Any], *, reuse: bool = False) -> Candidate:
+    def of(cls, ctx: Context, agent: dict[str, Any], *, reuse: bool = False) -> ReplayCandidate:
         """Look up once what each replay of `agent` needs (and, with `reuse`, the hash of
         its content, which its answers are reused and kept under)."""
         adapter: ModelAdapter | None = None
@@ -112,7 +112,7 @@ class Candidate:
 async def replay_case(
     ctx: Context,
     eval_run_id: str,
-    candidate: Candidate,
+    candidate: ReplayCandidate,
     project_id: str,
     case: ReplayCase,
     reads: str,
@@ -136,7 +136,7 @@ async def replay_case(
 async def _replayed(
     ctx: Context,
     eval_run_id: str,
-    candidate: Candidate,
+    candidate: ReplayCandidate,
     project_id: str,
     case: ReplayCase,
     reads: str,
@@ -202,7 +202,7 @@ async def _replayed(
 
 async def _turn(
     ctx: Context,
-    candidate: Candidate,
+    candidate: ReplayCandidate,
     run: StoredRun,
     case: ReplayCase,
     dispatcher: ReplayDispatcher,
@@ -219,7 +219,7 @@ async def _turn(
 
 
 def _new_run(
-    ctx: Context, candidate: Candidate, project_id: str, case: ReplayCase, eval_run_id: str
+    ctx: Context, candidate: ReplayCandidate, project_id: str, case: ReplayCase, eval_run_id: str
 ) -> StoredRun:
     """The replay's run as it starts, in its own new conversation (as `runs.open_run`)."""
     agent, now = candidate.agent, now_iso()
@@ -329,7 +329,7 @@ def _failed_journal(run: StoredRun, outcome: TurnOutcome, now: str) -> list[Jour
 
 def _store_now(ctx: Context, rows: ReplayRows) -> None:
     """Store one replay's rows in a transaction of their own."""
-    page = pages.Page(ctx, str(rows.run.eval_run_id))
+    page = pages.PendingPage(ctx, str(rows.run.eval_run_id))
     page.add_replay(rows)
     page.store()
 

@@ -22,7 +22,7 @@ from .. import models, projects, runnable
 from ..context import Context
 from .baselines import resolve_agent
 from .execute import Replay, spawn
-from .replay import Candidate, replay_case
+from .replay import ReplayCandidate, replay_case
 from .request import StartRequest, asked_settings
 from .result import finish
 
@@ -92,11 +92,11 @@ def begin(
     )
 
     def replays_of(version: dict[str, Any]) -> Replay:
-        shared: list[Candidate] = []  # looked up at the first replay, on the eval loop
+        shared: list[ReplayCandidate] = []  # looked up at the first replay, on the eval loop
 
         async def replay(case: ReplayCase, reads: str, repetition: int) -> Replayed:
             if not shared:
-                shared.append(Candidate.of(ctx, version, reuse=request.reuse))
+                shared.append(ReplayCandidate.of(ctx, version, reuse=request.reuse))
             return await replay_case(
                 ctx, record.run_id, shared[0], project_id, case, reads, repetition
             )

@@ -11,27 +11,38 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from typing import Any
+
+from ...domain.json import JSON, JSONObject
 
 SQL = ""
 
 _UPPER = re.compile(r"(?<!^)([A-Z])")
-_ZERO_SCORE = {"yesWeight": 0, "totalWeight": 0, "items": 0, "judgedItems": 0}
+_ZERO_SCORE: JSONObject = {"yesWeight": 0, "totalWeight": 0, "items": 0, "judgedItems": 0}
 
 
 def _snake(name: str) -> str:
     return _UPPER.sub(r"_\1", name).lower()
 
 
-def _fields(old: dict[str, Any], **defaults: Any) -> dict[str, Any]:
+def _obj(value: JSON) -> JSONObject:
+    """An old part that should be an object (anything else read as an empty one)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _objs(value: JSON) -> list[JSONObject]:
+    """An old list of objects (NULL or anything else read as an empty list)."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _fields(old: JSONObject, **defaults: JSON) -> JSONObject:
     """A record's fields from one old object: its own keys renamed, nested ones untouched."""
     return {**defaults, **{_snake(key): value for key, value in old.items()}}
 
 
-def _score(old: dict[str, Any]) -> dict[str, Any]:
+def _score(old: JSONObject) -> JSONObject:
     """A case score from its old nested shape."""
-    top = old.get("topK") or {}
-    fresh = old.get("fresh") or {}
+    top = _obj(old.get("topK"))
+    fresh = _obj(old.get("fresh"))
     return {
         "yes_weight": old.get("yesWeight", 0),
         "total_weight": old.get("totalWeight", 0),
@@ -45,7 +56,7 @@ def _score(old: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _case(old: dict[str, Any]) -> dict[str, Any]:
+def _case(old: JSONObject) -> JSONObject:
     """A case result from its old entry."""
     case = _fields(
         old,
@@ -55,29 +66,30 @@ def _case(old: dict[str, Any]) -> dict[str, Any]:
         no_context=False,
         approval_skipped=False,
     )
-    case["baseline"] = _score(old.get("baseline") or _ZERO_SCORE)
-    case["candidate"] = [_score(score) for score in old.get("candidate") or []]
+    case["baseline"] = _score(_obj(old.get("baseline")) or _ZERO_SCORE)
+    case["candidate"] = [_score(score) for score in _objs(old.get("candidate"))]
     if "corrections" in old:
         case["corrections"] = [
             _fields(
                 {k: v for k, v in check.items() if k != "pass"}, passed=check.get("pass", False)
             )
-            for check in old["corrections"]
+            for check in _objs(old["corrections"])
         ]
     if "correctionDifferences" in old:
         case["correction_differences"] = [
-            {**_fields(d), "differences": [_fields(x) for x in d.get("differences") or []]}
-            for d in old["correctionDifferences"]
+            {**_fields(d), "differences": [_fields(x) for x in _objs(d.get("differences"))]}
+            for d in _objs(old["correctionDifferences"])
         ]
-    if isinstance(old.get("changes"), dict):
+    changes = old.get("changes")
+    if isinstance(changes, dict):
         case["changes"] = {
-            part: [_fields(item) for item in old["changes"].get(part) or []]
+            part: [_fields(item) for item in _objs(changes.get(part))]
             for part in ("kept", "dropped", "new")
         }
     return case
 
 
-def _metric(old: dict[str, Any]) -> dict[str, Any]:
+def _metric(old: JSONObject) -> JSONObject:
     return _fields(
         old,
         baseline=None,
@@ -91,7 +103,7 @@ def _metric(old: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _summary(old: dict[str, Any], project_id: str) -> dict[str, Any]:
+def _summary(old: JSONObject, project_id: str) -> JSONObject:
     """A summary from its old shape (counts an older row lacks as 0)."""
     summary = _fields(
         old,
@@ -106,37 +118,40 @@ def _summary(old: dict[str, Any], project_id: str) -> dict[str, Any]:
         corrections={"checked": 0, "passed": 0},
         scope={"projectId": project_id},
     )
-    summary["candidate"] = _fields(old.get("candidate") or {"kind": "agent", "version": None})
-    baseline = old.get("baseline") or {"kind": "recorded", "versions": []}
+    summary["candidate"] = _fields(_obj(old.get("candidate")) or {"kind": "agent", "version": None})
+    baseline = _obj(old.get("baseline")) or {"kind": "recorded", "versions": []}
     summary["baseline"] = {
         "kind": baseline.get("kind", "recorded"),
-        "versions": [_fields(v) for v in baseline.get("versions") or []],
+        "versions": [_fields(v) for v in _objs(baseline.get("versions"))],
     }
-    summary["scope"] = _fields(summary["scope"])
-    summary["sampling"] = {"models": [_fields(m) for m in summary["sampling"].get("models", [])]}
+    summary["scope"] = _fields(_obj(summary["scope"]))
+    models = _objs(_obj(summary["sampling"]).get("models"))
+    summary["sampling"] = {"models": [_fields(m) for m in models]}
     summary["metrics"] = {
-        _snake(name): _metric(metric) for name, metric in (old.get("metrics") or {}).items()
+        _snake(name): _metric(_obj(metric)) for name, metric in _obj(old.get("metrics")).items()
     }
-    if summary.get("judge"):
-        summary["judge"] = _fields(summary["judge"])
+    judge = summary.get("judge")
+    if judge:
+        summary["judge"] = _fields(_obj(judge))
     return summary
 
 
-def result_of(old: dict[str, Any], project_id: str) -> dict[str, Any]:
+def result_of(old: JSONObject, project_id: str) -> JSONObject:
     """An eval run's result (a comparison or a dry run's preview) from its old shape."""
     if "dryRun" in old or "preview" in old:
-        return {"dry_run": True, "preview": [_fields(c, input=None) for c in old["preview"]]}
+        return {"dry_run": True, "preview": [_fields(c, input=None) for c in _objs(old["preview"])]}
     return {
-        "summary": _summary(old["summary"], project_id),
-        "per_case": [_case(entry) for entry in old.get("perCase") or []],
+        "summary": _summary(_obj(old["summary"]), project_id),
+        "per_case": [_case(entry) for entry in _objs(old.get("perCase"))],
     }
 
 
-def finished_case_of(old: dict[str, Any]) -> dict[str, Any]:
+def finished_case_of(old: JSONObject) -> JSONObject:
     """A finished case from its old row: the entry, with the exact scores kept beside it."""
-    result = _case(old.get("entry") or {})
-    if isinstance(old.get("baseline"), dict) and "yes_weight" in old["baseline"]:
-        result["baseline"] = old["baseline"]
+    result = _case(_obj(old.get("entry")))
+    exact = old.get("baseline")
+    if isinstance(exact, dict) and "yes_weight" in exact:
+        result["baseline"] = exact
         result["candidate"] = old.get("candidate") or []
     return {
         "result": result,
@@ -167,5 +182,5 @@ def rewrite(conn: sqlite3.Connection) -> None:
             )
 
 
-def _dump(value: Any) -> str:
+def _dump(value: JSON) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)

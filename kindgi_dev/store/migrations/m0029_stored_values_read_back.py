@@ -17,7 +17,6 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from functools import partial
-from typing import Any
 
 from ...domain.bounds import MAX_RANK, MAX_WEIGHT
 from ...domain.stored_values import (
@@ -162,7 +161,13 @@ def _decoded(raw: bytes) -> str:
 
 
 def _store(
-    conn: sqlite3.Connection, table: str, column: str, row_id: int, old: Any, new: Any, at: str
+    conn: sqlite3.Connection,
+    table: str,
+    column: str,
+    row_id: int,
+    old: object,
+    new: object,
+    at: str,
 ) -> None:
     """Write a repaired value, keeping the one it replaces in `repaired_values`."""
     conn.execute(
@@ -178,5 +183,5 @@ def _text_columns(conn: sqlite3.Connection, table: str) -> list[str]:
     return [row[1] for row in conn.execute(f"PRAGMA table_info({table})") if row[2] == "TEXT"]
 
 
-def _dump(value: Any) -> str:
+def _dump(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)

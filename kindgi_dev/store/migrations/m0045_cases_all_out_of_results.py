@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any
+
+from ...domain.json import JSONObject
 
 SQL = ""
 
@@ -24,7 +25,7 @@ def rewrite(conn: sqlite3.Connection) -> None:
     ).fetchall()
     for run_id, text, ended in runs:
         result = json.loads(text)
-        cases: list[dict[str, Any]] = result.pop("per_case")
+        cases: list[JSONObject] = result.pop("per_case")
         stored = {
             case_id: (json.loads(row), finished)
             for case_id, row, finished in conn.execute(
@@ -54,5 +55,5 @@ def rewrite(conn: sqlite3.Connection) -> None:
         )
 
 
-def _dump(value: Any) -> str:
+def _dump(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
