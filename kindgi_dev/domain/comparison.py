@@ -29,12 +29,20 @@ from .metrics import (
     attach_values,
     compare,
     comparison_metrics,
-    pass_rate,
+    pass_share,
     score_case,
 )
 from .metrics import judged_coverage as coverage_measure
 from .outcomes import repeated, repetition_passed
-from .paired import Part, coverage_part, paired_together, precision_part, share_part
+from .paired import (
+    Columns,
+    Part,
+    columns,
+    coverage_part,
+    paired_columns,
+    precision_part,
+    share_part,
+)
 from .replay import RecordedCall
 from .results import CaseResult, CorrectionCheck, CorrectionDifference
 
@@ -259,12 +267,13 @@ def metrics(
     weight the checks.
     """
     found = comparison_metrics(baseline, candidate, k=k)
-    sides = [_parts(part, baseline, candidate) for part in (share_part, coverage_part,
-                                                              precision_part)]  # fmt: skip
+    floats: dict[float, float] = {}  # equal values kept once across every column
+    sides = [_columns(part, baseline, candidate, floats) for part in (share_part, coverage_part,
+                                                                      precision_part)]  # fmt: skip
     if test_set:
-        before_checks = [[checks_part(c)] for c in baseline_checks]
-        sides.append((before_checks, [[checks_part(c)] for c in candidate_checks]))
-    share, covered, precision, *checks = paired_together(sides)  # one draw a resample for all
+        before_checks = columns(([checks_part(c)] for c in baseline_checks), floats)
+        sides.append((before_checks, columns(([checks_part(c)] for c in candidate_checks), floats)))
+    share, covered, precision, *checks = paired_columns(sides)  # one draw a resample for all
     found = replace(
         found,
         weighted_yes_share=replace(found.weighted_yes_share, paired=share),
@@ -273,9 +282,8 @@ def metrics(
     )
     if not test_set:
         return found
-    flat_before = [p for case in baseline_checks for p in case]
-    flat_after = [p for case in candidate_checks for p in case]
-    before, after = pass_rate(flat_before), pass_rate(flat_after)
+    passed_before, passed_after = _passed(baseline_checks), _passed(candidate_checks)
+    before, after = pass_share(*passed_before), pass_share(*passed_after)
     coverage = compare(coverage_measure, baseline, candidate)
     return replace(
         found,
@@ -285,21 +293,31 @@ def metrics(
             candidate=after,
             delta=None if before is None or after is None else after - before,
             n=sum(1 for case in candidate_checks if case),
-            weight=len(flat_after),
+            weight=passed_after[1],
             baseline_n=sum(1 for case in baseline_checks if case),
-            baseline_weight=len(flat_before),
+            baseline_weight=passed_before[1],
             paired=checks[0],
         ),
     )
 
 
-def _parts(
+def _columns(
     part: Callable[[CaseScore], Part],
     baseline: Sequence[CaseScore],
     candidate: Sequence[Sequence[CaseScore]],
-) -> tuple[list[list[Part]], list[list[Part]]]:
-    """A metric's part of each case on each side, one per repetition (the recorded run one)."""
-    return [[part(s)] for s in baseline], [[part(s) for s in c] for c in candidate]
+    floats: dict[float, float],
+) -> tuple[Columns, Columns]:
+    """A metric's part of each case on each side as columns, one per repetition (the
+    recorded run one): a reference a case and repetition, no list or tuple of its own."""
+    return (
+        columns(([part(s)] for s in baseline), floats),
+        columns(([part(s) for s in c] for c in candidate), floats),
+    )
+
+
+def _passed(checks: Sequence[Sequence[bool]]) -> tuple[int, int]:
+    """The checks passed and the checks, over every case."""
+    return sum(sum(c) for c in checks), sum(len(c) for c in checks)
 
 
 def checks_part(checks: Sequence[bool]) -> Part:

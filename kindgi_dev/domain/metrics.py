@@ -167,7 +167,12 @@ def precision_at_k(scores: Sequence[CaseScore]) -> Measure:
 
 def pass_rate(checks: Sequence[bool]) -> float | None:
     """The share of checks passed, or None when there are none."""
-    return sum(checks) / len(checks) if checks else None
+    return pass_share(sum(checks), len(checks))
+
+
+def pass_share(passed: int, checks: int) -> float | None:
+    """`pass_rate` from the counts: a summary counts its checks rather than listing them."""
+    return passed / checks if checks else None
 
 
 def compare(

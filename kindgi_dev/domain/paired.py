@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from statistics import fmean
 from typing import TYPE_CHECKING
 
@@ -135,17 +136,50 @@ def paired_repeated(
 Sides = tuple[Sequence[Sequence[Part]], Sequence[Sequence[Part]]]
 """A comparison's baseline and candidate, one part per repetition on each case."""
 
+Columns = list[tuple[list[float], list[float]]]
+"""A side by repetition: its numerators and its denominators, case by case (a case with
+fewer repetitions counts 0 in the others). Equal values share one float, so a column holds
+a reference a case, not a part's tuple and list."""
+
+
+def columns(side: Iterable[Sequence[Part]], floats: dict[float, float] | None = None) -> Columns:
+    """A side's parts as columns, in one pass; `floats` keeps equal values once (shared by
+    the columns built with it)."""
+    kept = {} if floats is None else floats
+    found: Columns = []
+    for cases, parts in enumerate(side):
+        for r, (numerator, denominator) in enumerate(parts):
+            if r == len(found):
+                found.append(([0.0] * cases, [0.0] * cases))
+            nums, dens = found[r]
+            nums.append(kept.setdefault(numerator, numerator))
+            dens.append(kept.setdefault(denominator, denominator))
+        for nums, dens in found[len(parts) :]:
+            nums.append(0.0)
+            dens.append(0.0)
+    return found
+
 
 def paired_together(comparisons: Sequence[Sides], *, seed: int = SEED) -> list[Paired]:
     """Several comparisons at once (a summary's metrics), each as `paired_repeated` gives
     it: those resting on as many cases share each resample's draw, the same draw each
     would make alone (every bootstrap seeds its generator alike), drawn once."""
+    floats: dict[float, float] = {}
+    return paired_columns(
+        [(columns(b, floats), columns(c, floats)) for b, c in comparisons], seed=seed
+    )
+
+
+def paired_columns(
+    comparisons: Sequence[tuple[Columns, Columns]], *, seed: int = SEED
+) -> list[Paired]:
+    """`paired_together` of sides given as columns: what a summary of many cases holds."""
     counted = [_counted(baseline, candidate) for baseline, candidate in comparisons]
     intervals: dict[int, Interval | None] = {}
     for n in sorted({len(kept) for kept in counted}):
         group = [i for i, kept in enumerate(counted) if len(kept) == n]
         sides = [
-            ([comparisons[i][0][c] for c in counted[i]], [comparisons[i][1][c] for c in counted[i]])
+            (_kept(comparisons[i][0], counted[i]), _kept(comparisons[i][1], counted[i]))
             for i in group
         ]
         intervals.update(zip(group, _bootstrap(sides, resamples_for(n), seed), strict=True))
@@ -155,24 +189,36 @@ def paired_together(comparisons: Sequence[Sides], *, seed: int = SEED) -> list[P
     ]
 
 
-def _counted(baseline: Sequence[Sequence[Part]], candidate: Sequence[Sequence[Part]]) -> list[int]:
+def _cases(baseline: Columns, candidate: Columns) -> int:
+    """How many cases a comparison's columns hold (a side with no repetition holds none)."""
+    sizes = {len(nums) for nums, _ in (*baseline, *candidate)}
+    assert len(sizes) <= 1, "a paired comparison needs both sides per case"
+    return sizes.pop() if sizes else 0
+
+
+def _counted(baseline: Columns, candidate: Columns) -> list[int]:
     """The cases a comparison counts: those with a part of either side above 0."""
-    assert len(baseline) == len(candidate), "a paired comparison needs both sides per case"
-    return [
-        i
-        for i, (b, c) in enumerate(zip(baseline, candidate, strict=True))
-        if any(p[1] > 0 for p in (*b, *c))
-    ]
+    dens = [d for _, d in (*baseline, *candidate)]
+    return [i for i in range(_cases(baseline, candidate)) if any(d[i] > 0 for d in dens)]
+
+
+def _kept(side: Columns, cases: list[int]) -> Columns:
+    """A side's columns on the given cases (the same columns when those are all of them)."""
+    if not side or len(cases) == len(side[0][0]):
+        return side
+    return [([nums[i] for i in cases], [dens[i] for i in cases]) for nums, dens in side]
+
+
+def _parts_of(side: Columns, case: int) -> list[Part]:
+    """One case's parts on a side, one a repetition."""
+    return [(nums[case], dens[case]) for nums, dens in side]
 
 
 def _paired(
-    baseline: Sequence[Sequence[Part]],
-    candidate: Sequence[Sequence[Part]],
-    n: int,
-    interval: Interval | None,
-    seed: int,
+    baseline: Columns, candidate: Columns, n: int, interval: Interval | None, seed: int
 ) -> Paired:
-    outcomes = [repeated_outcome(b, c) for b, c in zip(baseline, candidate, strict=True)]
+    cases = range(_cases(baseline, candidate))
+    outcomes = [repeated_outcome(_parts_of(baseline, i), _parts_of(candidate, i)) for i in cases]
     wins = sum(1 for o in outcomes if o == 1)
     losses = sum(1 for o in outcomes if o == -1)
     ties = sum(1 for o in outcomes if o == 0)
@@ -205,27 +251,33 @@ def _verdict(interval: Interval | None, compared: int) -> str:
 
 
 def _bootstrap(
-    comparisons: Sequence[tuple[Sequence[Sequence[Part]], Sequence[Sequence[Part]]]],
-    count: int,
-    seed: int,
+    comparisons: Sequence[tuple[Columns, Columns]], count: int, seed: int
 ) -> list[Interval | None]:
     """Each comparison's percentile interval of the change over `count` resamples of its
     cases (all of them as many), or None when fewer than half the resamples have a change
     (a side with nothing to count)."""
-    n = len(comparisons[0][0])
+    n = _cases(*comparisons[0])
     if n == 0 or count == 0:
         return [None] * len(comparisons)
-    sides = [(_by_repetition(b), _by_repetition(c)) for b, c in comparisons]
     rng = random.Random(seed)
-    positions = range(n)
     changes: list[list[float]] = [[] for _ in comparisons]
     for _ in range(count):
-        drawn = rng.choices(positions, k=n)
-        for (before, after), kept in zip(sides, changes, strict=True):
-            old, new = _drawn_mean(before, drawn), _drawn_mean(after, drawn)
+        pick = _draw(rng, n)
+        for (before, after), kept in zip(comparisons, changes, strict=True):
+            old = _drawn_mean(before, pick)
+            new = None if old is None else _drawn_mean(after, pick)
             if old is not None and new is not None:
                 kept.append(new - old)
     return [_interval(kept, count) for kept in changes]
+
+
+def _draw(rng: random.Random, n: int) -> Callable[[list[float]], tuple[float, ...]]:
+    """One resample of n cases drawn with replacement; given a column, the drawn cases'
+    values in the order drawn (one C call a column, not a Python step a case)."""
+    drawn = rng.choices(range(n), k=n)
+    if n == 1:
+        return lambda column: (column[drawn[0]],)
+    return itemgetter(*drawn)
 
 
 def _interval(changes: list[float], count: int) -> Interval | None:
@@ -235,30 +287,20 @@ def _interval(changes: list[float], count: int) -> Interval | None:
     return Interval(_percentile(changes, 0.025), _percentile(changes, 0.975))
 
 
-def _by_repetition(side: Sequence[Sequence[Part]]) -> list[tuple[list[float], list[float]]]:
-    """A side's numerators and denominators, case by case, one pair of lists per repetition
-    (a case with fewer repetitions counts 0 in the others)."""
-    repetitions = max((len(c) for c in side), default=0)
-    return [
-        (
-            [c[r][0] if len(c) > r else 0.0 for c in side],
-            [c[r][1] if len(c) > r else 0.0 for c in side],
-        )
-        for r in range(repetitions)
-    ]
-
-
-def _drawn_mean(side: Sequence[tuple[list[float], list[float]]], drawn: list[int]) -> float | None:
+def _drawn_mean(side: Columns, pick: Callable[[list[float]], tuple[float, ...]]) -> float | None:
     """A side's value on the drawn cases: its repetitions' ratios, averaged."""
-    values = [v for nums, dens in side if (v := _drawn_ratio(nums, dens, drawn)) is not None]
+    values = [v for nums, dens in side if (v := _drawn_ratio(nums, dens, pick)) is not None]
     return fmean(values) if values else None
 
 
-def _drawn_ratio(nums: list[float], dens: list[float], drawn: list[int]) -> float | None:
-    denominator = sum(map(dens.__getitem__, drawn))
+def _drawn_ratio(
+    nums: list[float], dens: list[float], pick: Callable[[list[float]], tuple[float, ...]]
+) -> float | None:
+    """Σ drawn numerators / Σ drawn denominators, summed in the order drawn."""
+    denominator = sum(pick(dens))
     if denominator <= 0:
         return None
-    return sum(map(nums.__getitem__, drawn)) / denominator
+    return sum(pick(nums)) / denominator
 
 
 def _percentile(ordered: Sequence[float], q: float) -> float:
