@@ -33,7 +33,7 @@ from ...store.runs import JournalEntry, StoredRun
 from .. import blocks, catalog, conversations, guardrails, models, runs
 from ..context import Context
 from ..runs.pause import hold
-from ..runs.start import AGENT_FLOW_ID, AGENT_FLOW_VERSION
+from ..runs.start import agent_run
 from . import page as pages
 from .inline_model import InlineWhileQuick
 from .page import ReplayRows
@@ -222,22 +222,14 @@ def _new_run(
     ctx: Context, candidate: ReplayCandidate, project_id: str, case: ReplayCase, eval_run_id: str
 ) -> StoredRun:
     """The replay's run as it starts, in its own new conversation (as `runs.open_run`)."""
-    agent, now = candidate.agent, now_iso()
-    return StoredRun(
-        id=str(uuid.uuid4()),
-        tenant_id=ctx.tenant_id,
-        project_id=project_id,
-        flow_id=AGENT_FLOW_ID,
-        flow_version=AGENT_FLOW_VERSION,
-        status="running",
-        dry_run=False,
-        created_at=now,
-        updated_at=now,
-        agent_id=agent["id"],
-        agent_version=agent["version"],
+    return agent_run(
+        ctx,
+        candidate.agent,
+        project_id,
         conversation_id=str(uuid.uuid4()),
+        data={"userMessage": case.message},
         via="explicit",
-        input={"userMessage": case.message},
+        at=now_iso(),
         replay_of=case.run_id,
         eval_run_id=eval_run_id,
         block_pins=candidate.pins,

@@ -9,6 +9,7 @@ from typing import Any
 
 from ...domain.errors import BadInput, NotFound, Unprocessable, ValidationFailed
 from ...domain.facts import REMEMBER_TOOL, RememberPolicy
+from ...domain.json import JSON
 from ...domain.segments import Segment
 from ...domain.text import is_blank
 from ...domain.time import now_iso
@@ -212,26 +213,19 @@ def open_run(
     (`dry_run`: its side effects mocked), with the settings block versions it pins."""
     now = now_iso()
     pins = blocks.pins_of(ctx, agent) if agent.get("settings") else None
-    run_id = str(uuid.uuid4())
     with ctx.db.transaction():
         conversation_id = conversations.for_turn(
             ctx, agent, project_id, data, replay=replay_of is not None
         )
-        run = StoredRun(
-            id=run_id,
-            tenant_id=ctx.tenant_id,
-            project_id=project_id,
-            flow_id=AGENT_FLOW_ID,
-            flow_version=AGENT_FLOW_VERSION,
-            status="running",
-            dry_run=dry_run,
-            created_at=now,
-            updated_at=now,
-            agent_id=agent["id"],
-            agent_version=agent["version"],
+        run = agent_run(
+            ctx,
+            agent,
+            project_id,
             conversation_id=conversation_id,
+            data=data,
             via=via,
-            input=data,
+            at=now,
+            dry_run=dry_run,
             segments=None if segments is None else tuple(segments),
             started_by=started_by,
             replay_of=replay_of,
@@ -239,8 +233,51 @@ def open_run(
             block_pins=pins,
         )
         run_store.insert(ctx.db, run)
-        run_store.add_journal(ctx.db, run_id, [JournalEntry("run.started", now, {"input": data})])
+        run_store.add_journal(ctx.db, run.id, [JournalEntry("run.started", now, {"input": data})])
     return run
+
+
+def agent_run(
+    ctx: Context,
+    agent: Mapping[str, Any],
+    project_id: str,
+    *,
+    conversation_id: str,
+    data: JSON,
+    via: str,
+    at: str,
+    dry_run: bool = False,
+    segments: tuple[Segment, ...] | None = None,
+    started_by: str | None = None,
+    replay_of: str | None = None,
+    eval_run_id: str | None = None,
+    block_pins: dict[str, str] | None = None,
+    asked_model: str | None = None,
+) -> StoredRun:
+    """A new `running` agent-turn run as it is stored, not yet written: the one place a
+    live run and a replay's run are built."""
+    return StoredRun(
+        id=str(uuid.uuid4()),
+        tenant_id=ctx.tenant_id,
+        project_id=project_id,
+        flow_id=AGENT_FLOW_ID,
+        flow_version=AGENT_FLOW_VERSION,
+        status="running",
+        dry_run=dry_run,
+        created_at=at,
+        updated_at=at,
+        agent_id=agent["id"],
+        agent_version=agent["version"],
+        conversation_id=conversation_id,
+        via=via,
+        input=data,
+        segments=segments,
+        started_by=started_by,
+        replay_of=replay_of,
+        eval_run_id=eval_run_id,
+        block_pins=block_pins,
+        asked_model=asked_model,
+    )
 
 
 async def perform_turn(
