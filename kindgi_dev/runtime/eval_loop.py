@@ -4,6 +4,12 @@ A replay's work between awaits (the turn's JSON, scoring, SQLite writes) would o
 run on the API's loop, and every request (a poll of the run above all) would wait behind
 it. Network calls (model providers, the pack service) stay on the API's loop, which owns
 their clients: a replay sends them there with `at_home`.
+
+Both loops share the GIL. A thread waiting for it gets it when the holder blocks, or once
+the holder has run a switch interval (5 ms) with no other thread taking it; a replay makes
+quick blocking calls all the time (each SQLite step, each uuid's `getrandom`), which take
+it straight back and restart that wait, so a poll waited tens of milliseconds at each of
+its own blocking calls. A replay therefore gives way after each case (`Breather`).
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
+import time
 from collections.abc import Callable, Coroutine
 from typing import ParamSpec, TypeVar
 
@@ -19,6 +26,25 @@ from .providers.base import ModelAdapter
 
 P = ParamSpec("P")
 T = TypeVar("T")
+
+LOOP_TURN_REPLAYS = 10
+"""Replays between two turns of the eval loop: a quick function model's replays never
+suspend, so without them a cancel, or a page's timer, waited for the run's end."""
+
+
+class Breather:
+    """Gives way after each replay: the GIL to a thread waiting for it, and, every
+    `LOOP_TURN_REPLAYS`, the eval loop's turn to its other callbacks."""
+
+    def __init__(self) -> None:
+        self.replays = 0
+
+    async def after_replay(self) -> None:
+        """Called once a replay ended, on the eval loop."""
+        self.replays += 1
+        time.sleep(0)  # a sleep lets the GIL go long enough for a waiting thread to take it
+        if self.replays % LOOP_TURN_REPLAYS == 0:
+            await asyncio.sleep(0)
 
 
 class Job:

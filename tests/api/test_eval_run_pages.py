@@ -5,10 +5,12 @@ are in benchmarks/)."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -16,6 +18,7 @@ from factories import AGENT, QUESTIONS, recorded_run, served
 from starlette.testclient import TestClient
 from test_eval_runs import correct_tutorial, finish, models_file, start_version
 
+from kindgi_dev.runtime import eval_loop
 from kindgi_dev.services.context import Context
 from kindgi_dev.services.eval_runs import page
 
@@ -179,3 +182,47 @@ def test_a_function_model_slow_once_comes_back_to_the_eval_loop(
     calls = 6 * 2  # two model calls a case
     workers = 2  # each worker may have sent one call to a thread after the slow one
     assert 1 <= hops.count(EVAL_THREAD) <= workers < calls
+
+
+LOOP_TURN_MODELS = """\
+import asyncio
+
+from kindgi_dev.models import Reply, ToolCall, model
+
+CALLS = []
+TURNS = []
+
+
+@model(default=True)
+def quick(turn):
+    CALLS.append(1)
+    if len(CALLS) == 1:  # on the eval loop (a quick model runs inline): its next turn
+        asyncio.get_running_loop().call_soon(lambda: TURNS.append(len(CALLS)))
+    if not turn.tool_results():
+        return Reply(tool_calls=[ToolCall("acme-ops.search-articles", {"query": turn.question()})])
+    return Reply(text="Here.", output={"articles": []})
+"""
+
+
+def test_a_quick_run_gives_way_after_each_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A quick function model's replays never suspend; the eval thread still sleeps (lets
+    the GIL go to a waiting request) after each replay, and gives its loop a turn (a
+    cancel, a page's timer) every `LOOP_TURN_REPLAYS` of each worker: a callback queued
+    at the first model call runs within that many, not after all 30 cases."""
+    sleeps: list[float] = []
+    monkeypatch.setattr(eval_loop, "time", SimpleNamespace(sleep=sleeps.append))
+    models = tmp_path / "loop_turn_models.py"
+    models.write_text(LOOP_TURN_MODELS)
+    with served(tmp_path, ("0.1.0", "0.2.0"), models) as (client, ctx):
+        project = client.get("/v1/projects/default").json()["id"]
+        _corrected_runs(client, ctx, 30)
+        _try_on_test_set(client, ctx, project)
+    [module] = [m for name, m in sys.modules.items() if name.endswith("_loop_turn_models")]
+    cases = 30
+    assert sleeps == [0] * cases
+    assert len(module.CALLS) == cases * 2  # two model calls a case
+    workers = 2  # each worker queued before the callback takes its turn first
+    [turned] = module.TURNS
+    assert turned <= eval_loop.LOOP_TURN_REPLAYS * workers * 2 < cases * 2

@@ -12,7 +12,7 @@ from ...domain.errors import Conflict
 from ...domain.status import TERMINAL
 from ...domain.time import now_iso
 from ...runtime import memory
-from ...runtime.eval_loop import EvalLoop
+from ...runtime.eval_loop import Breather, EvalLoop
 from ...runtime.executor import execute
 from ...store import eval_runs as store
 from ...store import runs as run_store
@@ -80,9 +80,14 @@ async def _run(
     repetitions = settings.repetitions
     sides = [replay] if baseline is None else [replay, baseline]
 
+    breather = Breather()
+
     async def work(index: int, unit: int) -> Replayed:
         side, repetition = divmod(unit, repetitions)
-        return await sides[side](cases[index], settings.reads, repetition)
+        try:
+            return await sides[side](cases[index], settings.reads, repetition)
+        finally:
+            await breather.after_replay()
 
     page = PendingPage(ctx, run_id)
     pages.current.set(page)  # the workers' tasks copy it: their replays write into it
