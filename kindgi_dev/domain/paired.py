@@ -12,6 +12,8 @@ import math
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from math import floor
 from operator import itemgetter
 from statistics import fmean
 from typing import TYPE_CHECKING
@@ -255,26 +257,57 @@ def _bootstrap(
 ) -> list[Interval | None]:
     """Each comparison's percentile interval of the change over `count` resamples of its
     cases (all of them as many), or None when fewer than half the resamples have a change
-    (a side with nothing to count)."""
+    (a side with nothing to count). Equal columns (a denominator both sides share, the
+    same scores on both) are summed once a resample, and a column of one value once."""
     n = _cases(*comparisons[0])
     if n == 0 or count == 0:
         return [None] * len(comparisons)
     rng = random.Random(seed)
+    distinct, fixed = _distinct(comparisons)
+    sides = [
+        tuple([(distinct[id(nums)], distinct[id(dens)]) for nums, dens in side] for side in pair)
+        for pair in comparisons
+    ]
+    varying = [column for column in {id(c): c for c in distinct.values()}.values()
+               if id(column) not in fixed]  # fmt: skip
     changes: list[list[float]] = [[] for _ in comparisons]
     for _ in range(count):
         pick = _draw(rng, n)
-        for (before, after), kept in zip(comparisons, changes, strict=True):
-            old = _drawn_mean(before, pick)
-            new = None if old is None else _drawn_mean(after, pick)
+        sums = dict(fixed)
+        for column in varying:
+            sums[id(column)] = sum(pick(column))
+        for (before, after), kept in zip(sides, changes, strict=True):
+            old = _drawn_mean(before, sums)
+            new = None if old is None else _drawn_mean(after, sums)
             if old is not None and new is not None:
                 kept.append(new - old)
     return [_interval(kept, count) for kept in changes]
 
 
+def _distinct(
+    comparisons: Sequence[tuple[Columns, Columns]],
+) -> tuple[dict[int, list[float]], dict[int, float]]:
+    """Every column (by id) to the first column equal to it; and the drawn sum of each
+    column of one value, the same in every resample (its value added n times, in order)."""
+    first: dict[tuple[float, ...], list[float]] = {}
+    distinct: dict[int, list[float]] = {}
+    fixed: dict[int, float] = {}
+    for pair in comparisons:
+        for side in pair:
+            for column in (c for nums_dens in side for c in nums_dens):
+                kept = first.setdefault(tuple(column), column)
+                distinct[id(column)] = kept
+                if id(kept) not in fixed and len(set(kept)) == 1:
+                    fixed[id(kept)] = sum(kept)
+    return distinct, fixed
+
+
 def _draw(rng: random.Random, n: int) -> Callable[[list[float]], tuple[float, ...]]:
-    """One resample of n cases drawn with replacement; given a column, the drawn cases'
-    values in the order drawn (one C call a column, not a Python step a case)."""
-    drawn = rng.choices(range(n), k=n)
+    """One resample of n cases drawn with replacement (the draw `rng.choices(range(n),
+    k=n)` makes); given a column, the drawn cases' values in the order drawn (one C call a
+    column, not a Python step a case)."""
+    random_, scale = rng.random, float(n)
+    drawn = [floor(random_() * scale) for _ in repeat(None, n)]
     if n == 1:
         return lambda column: (column[drawn[0]],)
     return itemgetter(*drawn)
@@ -287,20 +320,15 @@ def _interval(changes: list[float], count: int) -> Interval | None:
     return Interval(_percentile(changes, 0.025), _percentile(changes, 0.975))
 
 
-def _drawn_mean(side: Columns, pick: Callable[[list[float]], tuple[float, ...]]) -> float | None:
-    """A side's value on the drawn cases: its repetitions' ratios, averaged."""
-    values = [v for nums, dens in side if (v := _drawn_ratio(nums, dens, pick)) is not None]
-    return fmean(values) if values else None
-
-
-def _drawn_ratio(
-    nums: list[float], dens: list[float], pick: Callable[[list[float]], tuple[float, ...]]
+def _drawn_mean(
+    side: list[tuple[list[float], list[float]]], sums: dict[int, float]
 ) -> float | None:
-    """Σ drawn numerators / Σ drawn denominators, summed in the order drawn."""
-    denominator = sum(pick(dens))
-    if denominator <= 0:
-        return None
-    return sum(pick(nums)) / denominator
+    """A side's value on the drawn cases: its repetitions' ratios (Σ drawn numerators /
+    Σ drawn denominators, each summed in the order drawn), averaged."""
+    values = [
+        sums[id(nums)] / denominator for nums, dens in side if (denominator := sums[id(dens)]) > 0
+    ]
+    return fmean(values) if values else None
 
 
 def _percentile(ordered: Sequence[float], q: float) -> float:
