@@ -9,16 +9,18 @@ Both loops share the GIL. A thread waiting for it gets it when the holder blocks
 the holder has run a switch interval (5 ms) with no other thread taking it; a replay makes
 quick blocking calls all the time (each SQLite step, each uuid's `getrandom`), which take
 it straight back and restart that wait, so a poll waited tens of milliseconds at each of
-its own blocking calls. A replay therefore gives way after each case (`Breather`).
+its own blocking calls. A replay therefore gives way every few cases (`Breather`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import sys
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from typing import ParamSpec, TypeVar
 
 from ..models import Reply, Turn
@@ -27,14 +29,17 @@ from .providers.base import ModelAdapter
 P = ParamSpec("P")
 T = TypeVar("T")
 
-LOOP_TURN_REPLAYS = 10
-"""Replays between two turns of the eval loop: a quick function model's replays never
-suspend, so without them a cancel, or a page's timer, waited for the run's end."""
+GIVE_WAY_REPLAYS = 4
+"""Replays between two breaths of a run: a zero sleep (about 70 µs, the kernel's timer
+slack: long enough for a thread waiting for the GIL to take it) and a turn of the eval
+loop (a quick function model's replays never suspend, so without it a cancel, or a page's
+timer, waited for the run's end). Every replay cost 0.1 ms of wall time a case; every
+fourth, a quarter of it, and a request waits at most about four replays for the GIL."""
 
 
 class Breather:
-    """Gives way after each replay: the GIL to a thread waiting for it, and, every
-    `LOOP_TURN_REPLAYS`, the eval loop's turn to its other callbacks."""
+    """Gives way every `GIVE_WAY_REPLAYS` replays: the GIL to a thread waiting for it, and
+    the eval loop's turn to its other callbacks."""
 
     def __init__(self) -> None:
         self.replays = 0
@@ -42,9 +47,27 @@ class Breather:
     async def after_replay(self) -> None:
         """Called once a replay ended, on the eval loop."""
         self.replays += 1
-        time.sleep(0)  # a sleep lets the GIL go long enough for a waiting thread to take it
-        if self.replays % LOOP_TURN_REPLAYS == 0:
+        if self.replays % GIVE_WAY_REPLAYS == 0:
+            time.sleep(0)
             await asyncio.sleep(0)
+
+
+SWITCH_S = 0.0005
+"""The GIL's switch interval through a stretch of pure Python with no blocking call (the
+summary's bootstrap, 0.1–0.5 s): a thread waiting for the GIL takes it after this long,
+not after the default 5 ms at each of its blocking calls."""
+
+
+@contextmanager
+def switching_often() -> Iterator[None]:
+    """Inside the block the interpreter's switch interval is `SWITCH_S`; it costs nothing
+    while no other thread waits for the GIL."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_S)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
 
 
 class Job:

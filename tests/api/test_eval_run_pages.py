@@ -20,7 +20,7 @@ from test_eval_runs import correct_tutorial, finish, models_file, start_version
 
 from kindgi_dev.runtime import eval_loop
 from kindgi_dev.services.context import Context
-from kindgi_dev.services.eval_runs import page
+from kindgi_dev.services.eval_runs import execute, page
 
 EVAL_THREAD = "kindgi-eval-runs"
 PAGE = 10
@@ -204,13 +204,13 @@ def quick(turn):
 """
 
 
-def test_a_quick_run_gives_way_after_each_replay(
+def test_a_quick_run_gives_way_every_few_replays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A quick function model's replays never suspend; the eval thread still sleeps (lets
-    the GIL go to a waiting request) after each replay, and gives its loop a turn (a
-    cancel, a page's timer) every `LOOP_TURN_REPLAYS` of each worker: a callback queued
-    at the first model call runs within that many, not after all 30 cases."""
+    """A quick function model's replays never suspend; every `GIVE_WAY_REPLAYS` the eval
+    thread still sleeps (lets the GIL go to a waiting request) and gives its loop a turn
+    (a cancel, a page's timer): a callback queued at the first model call runs within
+    that many replays of each worker, not after all 30 cases."""
     sleeps: list[float] = []
     monkeypatch.setattr(eval_loop, "time", SimpleNamespace(sleep=sleeps.append))
     models = tmp_path / "loop_turn_models.py"
@@ -221,8 +221,33 @@ def test_a_quick_run_gives_way_after_each_replay(
         _try_on_test_set(client, ctx, project)
     [module] = [m for name, m in sys.modules.items() if name.endswith("_loop_turn_models")]
     cases = 30
-    assert sleeps == [0] * cases
+    assert sleeps == [0] * (cases // eval_loop.GIVE_WAY_REPLAYS)
     assert len(module.CALLS) == cases * 2  # two model calls a case
     workers = 2  # each worker queued before the callback takes its turn first
     [turned] = module.TURNS
-    assert turned <= eval_loop.LOOP_TURN_REPLAYS * workers * 2 < cases * 2
+    assert turned <= eval_loop.GIVE_WAY_REPLAYS * workers * 2 < cases * 2
+
+
+def test_the_summary_lets_a_waiting_thread_take_the_gil_sooner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The summary's bootstrap is pure Python with no blocking call: while it runs, the
+    switch interval is `SWITCH_S` (a poll waits that long for the GIL, not 5 ms at each of
+    its blocking calls), and afterwards it is what it was."""
+    seen: list[float] = []
+    summarize = execute.summarize
+
+    def noting(*args: Any, **kwargs: Any) -> Any:
+        seen.append(sys.getswitchinterval())
+        return summarize(*args, **kwargs)
+
+    monkeypatch.setattr(execute, "summarize", noting)
+    before = sys.getswitchinterval()
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        project = client.get("/v1/projects/default").json()["id"]
+        _corrected_runs(client, ctx, 3)
+        _try_on_test_set(client, ctx, project)
+    assert seen == [eval_loop.SWITCH_S]
+    assert sys.getswitchinterval() == before != eval_loop.SWITCH_S
