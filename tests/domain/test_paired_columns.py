@@ -74,3 +74,24 @@ def test_columns_give_the_interval_lists_of_parts_give_to_the_last_bit() -> None
     assert found.interval is not None
     assert (found.interval.low, found.interval.high) == _interval(baseline, candidate)
     assert found == paired_repeated(baseline, candidate)
+
+
+def test_equal_and_one_value_columns_summed_once_give_the_same_interval() -> None:
+    """A candidate scoring as the baseline on some metric, a denominator of one value on
+    every case, and two metrics sharing a column: each summed once a resample (or once a
+    run), and every interval still the one lists of parts give, to the last bit."""
+    rng = random.Random(5)
+    cases = 80
+    shares = [[(rng.choice((0.0, 1 / 3, 1.0)), 1.0)] for _ in range(cases)]
+    picked = [[(float(rng.randint(0, 2)), 3.0)] for _ in range(cases)]
+    changed = [[(rng.choice((0.0, 1 / 3, 1.0)), 1.0)] for _ in range(cases)]
+    baseline_columns = columns(shares)
+    comparisons = [
+        (baseline_columns, columns(changed)),
+        (columns(picked), columns(picked)),  # the same scores on both sides
+        (baseline_columns, columns(picked)),  # a column another metric has too
+    ]
+    found = paired_columns(comparisons)
+    expected = [_interval(shares, changed), _interval(picked, picked), _interval(shares, picked)]
+    intervals = [(p.interval.low, p.interval.high) for p in found if p.interval is not None]
+    assert intervals == expected
