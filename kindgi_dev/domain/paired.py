@@ -12,8 +12,6 @@ import math
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
-from math import floor
 from operator import itemgetter
 from statistics import fmean
 from typing import TYPE_CHECKING
@@ -303,11 +301,9 @@ def _distinct(
 
 
 def _draw(rng: random.Random, n: int) -> Callable[[list[float]], tuple[float, ...]]:
-    """One resample of n cases drawn with replacement (the draw `rng.choices(range(n),
-    k=n)` makes); given a column, the drawn cases' values in the order drawn (one C call a
-    column, not a Python step a case)."""
-    random_, scale = rng.random, float(n)
-    drawn = [floor(random_() * scale) for _ in repeat(None, n)]
+    """One resample of n cases drawn with replacement; given a column, the drawn cases'
+    values in the order drawn (one C call a column, not a Python step a case)."""
+    drawn = rng.choices(range(n), k=n)
     if n == 1:
         return lambda column: (column[drawn[0]],)
     return itemgetter(*drawn)
