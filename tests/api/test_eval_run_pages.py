@@ -5,6 +5,7 @@ are in benchmarks/)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -213,6 +214,8 @@ def test_a_quick_run_gives_way_every_few_replays(
     that many replays of each worker, not after all 30 cases."""
     sleeps: list[float] = []
     monkeypatch.setattr(eval_loop, "time", SimpleNamespace(sleep=sleeps.append))
+    workers = 2  # a function model's replays run a CPU count at a time
+    monkeypatch.setattr(os, "cpu_count", lambda: workers)
     models = tmp_path / "loop_turn_models.py"
     models.write_text(LOOP_TURN_MODELS)
     with served(tmp_path, ("0.1.0", "0.2.0"), models) as (client, ctx):
@@ -223,8 +226,7 @@ def test_a_quick_run_gives_way_every_few_replays(
     cases = 30
     assert sleeps == [0] * (cases // eval_loop.GIVE_WAY_REPLAYS)
     assert len(module.CALLS) == cases * 2  # two model calls a case
-    workers = 2  # each worker queued before the callback takes its turn first
-    [turned] = module.TURNS
+    [turned] = module.TURNS  # each worker queued before the callback takes its turn first
     assert turned <= eval_loop.GIVE_WAY_REPLAYS * workers * 2 < cases * 2
 
 
