@@ -268,21 +268,53 @@ async def _read_body(request: Request, limit: int, idle_seconds: float) -> bytes
         raise RequestTooLarge(f"The body is larger than {limit} bytes.", maxBytes=limit)
     chunks = []
     size = 0
-    loop = asyncio.get_running_loop()
     try:
-        async with asyncio.timeout(idle_seconds) as idle:
-            async for chunk in request.stream():
-                idle.reschedule(loop.time() + idle_seconds)
-                size += len(chunk)
-                if size > limit:
-                    raise RequestTooLarge(f"The body is larger than {limit} bytes.", maxBytes=limit)
-                chunks.append(chunk)
+        async with asyncio.timeout(None) as idle:
+            with _StallWatch(idle, idle_seconds) as watch:
+                async for chunk in request.stream():
+                    watch.arrived()
+                    size += len(chunk)
+                    if size > limit:
+                        raise RequestTooLarge(
+                            f"The body is larger than {limit} bytes.", maxBytes=limit
+                        )
+                    chunks.append(chunk)
     except TimeoutError:
         raise BadInput(
             f"The request body stalled: nothing arrived for {idle_seconds:g} s.",
             idleSeconds=idle_seconds,
         ) from None
     return b"".join(chunks)
+
+
+class _StallWatch:
+    """Ends the `idle` timeout once nothing arrived for `seconds`. A chunk only notes when it
+    came; one timer re-arms itself for the time left (rescheduling the timeout at each chunk
+    cancelled and pushed a timer twice a request)."""
+
+    def __init__(self, idle: asyncio.Timeout, seconds: float) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.idle = idle
+        self.seconds = seconds
+        self.last = self.loop.time()
+        self.timer = self.loop.call_at(self.last + seconds, self._check)
+
+    def __enter__(self) -> _StallWatch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.timer.cancel()
+
+    def arrived(self) -> None:
+        """A chunk came now."""
+        self.last = self.loop.time()
+
+    def _check(self) -> None:
+        due = self.last + self.seconds
+        if self.loop.time() >= due:
+            self.idle.reschedule(self.loop.time())  # expires at the loop's next turn
+        else:
+            self.timer = self.loop.call_at(due, self._check)
 
 
 def _parse_body(endpoint: Endpoint[B, Q], request: Request, raw: bytes) -> B:
