@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tomllib
+from collections import ChainMap
 from pathlib import Path
 from typing import Any
 
@@ -67,8 +68,9 @@ def function_models(ctx: Context) -> FunctionModels | None:
 
 def provider_config(ctx: Context) -> ProviderConfig:
     """The HTTP providers from the environment and the pack's `[tool.kindgi-dev.providers]`,
-    and those registered over the API (each one's key read from the environment now)."""
-    env = {**os.environ, **ctx.settings.env}
+    and those registered over the API (each one's key read from the environment now: the
+    few names a provider reads are looked up, not the whole environment copied each run)."""
+    env = ChainMap(ctx.settings.env, os.environ)
     config = ProviderConfig.from_env_and_pyproject(env, _pyproject_tool(ctx))
     registrations = provider_store.live(ctx.db, ctx.tenant_id)
     if not registrations:
