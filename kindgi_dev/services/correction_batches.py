@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..domain import corrections as rules
+from ..domain import test_sets
 from ..domain.errors import ValidationFailed
 from ..domain.expectations import Answer, Decisions, GivenItem
 from ..domain.time import now_iso
@@ -53,13 +54,16 @@ class _Checked:
     corrector: rules.Corrector
     correction: rules.StoredCorrection
     verdicts: list[rules.StoredVerdict]
+    case_state: int
 
 
 @dataclass
 class _Rows:
-    """The rows waiting for their `executemany`, and the runs whose copies to keep."""
+    """The rows waiting for their `executemany` (each correction's case state beside it), and
+    the runs whose copies to keep."""
 
     corrections: list[rules.StoredCorrection] = field(default_factory=list)
+    case_states: list[int] = field(default_factory=list)
     verdicts: list[rules.StoredVerdict] = field(default_factory=list)
     copies: dict[str, tuple[StoredRun, str]] = field(default_factory=dict)
 
@@ -81,6 +85,7 @@ def create_many(ctx: Context, batch: Sequence[NewCorrection]) -> list[str]:
                 continue
             live.add((one.run.id, one.corrector))
             rows.corrections.append(one.correction)
+            rows.case_states.append(one.case_state)
             rows.verdicts.extend(one.verdicts)
             rows.copies.setdefault(one.run.id, (one.run, one.correction.created_at))
             ids.append(one.correction.id)
@@ -111,16 +116,37 @@ def _check(ctx: Context, given: NewCorrection, where: str, runs: dict[str, Store
         new_verdict(run, made.id, corrector, item, klass, now, f"{where}items/{i}/pointer", id_)
         for i, (item, id_) in enumerate(zip(checked, ids, strict=True))
     ]
-    return _Checked(given, run, corrector, correction, verdicts)
+    state = _case_state(correction, run, verdicts)
+    return _Checked(given, run, corrector, correction, verdicts, state)
+
+
+def _case_state(
+    correction: rules.StoredCorrection, run: StoredRun, verdicts: list[rules.StoredVerdict]
+) -> int:
+    """The `case_state` m0010's triggers give a new correction once its verdicts are in:
+    1 when it is a case of its agent's set (`test_sets.exclusion`), else 0 (a new
+    correction is never retired)."""
+    live = any(v.unregistered_at is None and v.superseded_by is None for v in verdicts)
+    facts = {
+        "status": correction.status,
+        "replaced_by": correction.replaced_by,
+        "erased_at": correction.erased_at,
+        "on_replay": run.replay_of is not None,
+        "has_expectation": live
+        or correction.decisions is not None
+        or correction.answer is not None,
+    }
+    return int(correction.subject.kind == "agent" and test_sets.exclusion(facts) is None)
 
 
 def _write(ctx: Context, rows: _Rows) -> None:
     """The waiting rows, a statement per table, then the runs' copies; emptied after."""
-    store.insert_corrections(ctx.db, rows.corrections)
+    store.insert_corrections(ctx.db, rows.corrections, rows.case_states)
     store.insert_verdicts(ctx.db, rows.verdicts)
     for run, now in rows.copies.values():
         keep_copy(ctx, run, now)
     rows.corrections.clear()
+    rows.case_states.clear()
     rows.verdicts.clear()
     rows.copies.clear()
 
