@@ -146,8 +146,15 @@ def new_ids(count: int) -> list[str]:
     only when its 5 ms wait saw no hand-over, and each of those brief releases is one, so
     it gets the GIL only if it wakes inside one: reads served meanwhile waited 70-430 ms
     instead of 5."""
-    raw = os.urandom(16 * count)
-    return [str(uuid.UUID(bytes=raw[i : i + 16], version=4)) for i in range(0, len(raw), 16)]
+    raw = bytearray(os.urandom(16 * count))
+    raw[6::16] = bytes(byte & 0x0F | 0x40 for byte in raw[6::16])  # version 4
+    raw[8::16] = bytes(byte & 0x3F | 0x80 for byte in raw[8::16])  # RFC 4122's variant
+    h = raw.hex()
+    return [
+        f"{h[i : i + 8]}-{h[i + 8 : i + 12]}-{h[i + 12 : i + 16]}-{h[i + 16 : i + 20]}-"
+        f"{h[i + 20 : i + 32]}"
+        for i in range(0, len(h), 32)
+    ]
 
 
 def new_correction(
