@@ -200,9 +200,15 @@ def _unfinished(part: object) -> bool:
     )
 
 
-_NEVER_READ = ("NaN", "Infinity", "\\ud", "\\uD")
-"""Text in stored JSON that reads as a non-finite number or a lone surrogate (JSON text
-spells a surrogate only as an escape: its UTF-8 bytes are not UTF-8)."""
+def _never_read(text: str) -> bool:
+    """Whether stored JSON holds text that reads as a non-finite number or a lone surrogate
+    (JSON text spells a surrogate only as an escape: its UTF-8 bytes are not UTF-8); an
+    escape is looked for only where one starts."""
+    if "NaN" in text or "Infinity" in text:
+        return True
+    return "\\u" in text and ("\\ud" in text or "\\uD" in text)
+
+
 _NUMERALS = bytes.maketrans(b"123456789E", b"000000000e")
 """Stored text's bytes with every digit a `0` and every `E` an `e`, so that a few substring
 searches find what a pattern tried at every character found ten times slower."""
@@ -253,7 +259,7 @@ def may_need_repair(text: str, rules: Rules | Open) -> bool:
     where that is allowed. Any other bound, and a part whose numbers are bounded as given,
     means the document is read.
     """
-    if any(mark in text for mark in _NEVER_READ) or overflows(text):
+    if _never_read(text) or overflows(text):
         return True
     if text.count("[") + text.count("{") > _least_depth(rules):
         return True

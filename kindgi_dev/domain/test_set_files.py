@@ -148,13 +148,27 @@ def file_lines(envelope: Envelope, cases: Iterable[JSON]) -> Iterator[str]:
 
 
 @dataclass(frozen=True)
+class Canonical:
+    """A version's cases as `case_text` writes them, and their digest: written once, for the
+    digest, and kept as the stored cases."""
+
+    texts: list[str]
+    digest: str
+
+    @classmethod
+    def of(cls, cases: Sequence[JSON]) -> Canonical:
+        """The canonical texts of `cases` and their digest."""
+        texts = [case_text(case) for case in cases]
+        return cls(texts, text_digest(texts))
+
+
+@dataclass(frozen=True)
 class TestSetFile:
-    """A file read back and checked: its envelope, its cases and each one's `case_text`
-    (written once, for the digest, and kept as the stored case)."""
+    """A file read back and checked: its envelope, its cases and their canonical texts."""
 
     envelope: Envelope
     cases: list[JSONObject]
-    texts: list[str]
+    canonical: Canonical
 
 
 def read_file(data: Mapping[str, JSON]) -> TestSetFile:
@@ -180,8 +194,8 @@ def read_file(data: Mapping[str, JSON]) -> TestSetFile:
         raise ValidationFailed(
             "caseCount", f"says {data.get('caseCount')!r}, the file has {len(cases)}"
         )
-    texts = [case_text(case) for case in cases]
-    found = text_digest(texts)
+    canonical = Canonical.of(cases)
+    found = canonical.digest
     if data.get("sha256") != found:
         raise ValidationFailed(
             "sha256",
@@ -196,7 +210,7 @@ def read_file(data: Mapping[str, JSON]) -> TestSetFile:
         names.add(case)
     agents, flows = names.listed()
     envelope = Envelope(test_set_id, version, len(cases), found, agents, flows)
-    return TestSetFile(envelope, cases, texts)
+    return TestSetFile(envelope, cases, canonical)
 
 
 def envelope_of(test_set_id: str, version: str, cases: Sequence[JSONObject]) -> Envelope:

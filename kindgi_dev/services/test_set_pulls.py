@@ -132,16 +132,16 @@ def store_version(
     version: str,
     cases: list[JSONObject],
     source_url: str,
-    texts: list[str] | None = None,
+    canonical: test_set_files.Canonical | None = None,
 ) -> PulledVersion:
     """Keep a version from elsewhere read-only, as a pull does: the same content again is a
     no-op (`pulled` False), other content under that id and version, or a version made
-    here, is `409` and writes nothing. `texts` are the cases' `case_text` when known (a
-    file's import wrote them for its digest)."""
+    here, is `409` and writes nothing. `canonical` is the cases' when known (a file's
+    import wrote them for its digest)."""
     _check_names(test_set_id, version)
-    texts = [test_set_files.case_text(case) for case in cases] if texts is None else texts
-    digest = test_set_files.text_digest(texts)
-    bodies = [_kept(case, text) for case, text in zip(cases, texts, strict=True)]
+    canonical = canonical or test_set_files.Canonical.of(cases)
+    digest = canonical.digest
+    bodies = [_kept(case, text) for case, text in zip(cases, canonical.texts, strict=True)]
     with ctx.db.transaction():
         found = store.find(ctx.db, ctx.tenant_id, test_set_id, version)
         if found is not None:
