@@ -144,7 +144,9 @@ def _check(ctx: Context, given: NewCorrection, where: str, seen: _Seen) -> _Chec
     corrector = corrector_of(ctx, given.participant_id)
     now = now_iso()
     made = new_correction(run, corrector, klass, now)
-    correction = dataclasses.replace(made, decisions=decided, answer=said)
+    correction = made
+    if decided is not None or said is not None:
+        correction = dataclasses.replace(made, decisions=decided, answer=said)
     ids = new_ids(len(checked))
     verdicts = [
         verdict_of(run, made.id, corrector, item, klass, now,

@@ -268,9 +268,9 @@ def list_corrections(
     return [_correction(row) for row in rows]
 
 
-def _verdict_values(v: StoredVerdict) -> tuple[SQLValue, ...]:
+def _verdict_values(v: StoredVerdict, item_value: str | None) -> tuple[SQLValue, ...]:
     """A verdict's correction, then its own columns in `_VERDICT`'s order (its correction's
-    run and corrector are the correction's columns)."""
+    run and corrector are the correction's columns), its item's value as `item_value`."""
     return (
         v.correction_id,
         packed(v.id),
@@ -281,7 +281,7 @@ def _verdict_values(v: StoredVerdict) -> tuple[SQLValue, ...]:
         v.item.reason,
         v.judge_class_id,
         1 if v.restricted else 0,
-        dump(v.item_value),
+        item_value,
         v.created_at,
         v.unregistered_at,
         v.superseded_by,
@@ -292,11 +292,18 @@ def insert_verdicts(db: Database, verdicts: Sequence[StoredVerdict]) -> None:
     """Add verdicts to their corrections."""
     if not verdicts:
         return
+    written: dict[int, str | None] = {}  # a value many verdicts share (a batch's) is dumped once
+    rows = []
+    for v in verdicts:
+        key = id(v.item_value)
+        if key not in written:
+            written[key] = dump(v.item_value)
+        rows.append(_verdict_values(v, written[key]))
     with db.transaction() as conn:
         conn.executemany(
             f"INSERT INTO verdicts (correction_seq, {', '.join(_VERDICT)}) VALUES "
             f"((SELECT seq FROM corrections WHERE id = ?), {', '.join('?' * len(_VERDICT))})",
-            [_verdict_values(v) for v in verdicts],
+            rows,
         )
 
 
