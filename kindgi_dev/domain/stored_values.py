@@ -120,6 +120,17 @@ class Rules:
             for key, bound in self.numbers.items()
         )
 
+    @cached_property
+    def least_depth(self) -> int:
+        """The shallowest nesting a part may reach before it is cut."""
+        return min((part.depth for part in self.open.values()), default=COPY_DEPTH)
+
+    @cached_property
+    def given_parts(self) -> tuple[str, ...]:
+        """The open parts whose numbers are bounded as given, as JSON text spells their name:
+        a document holding one is read."""
+        return tuple(f'"{key}"' for key, part in self.open.items() if part.numbers is not COPIED)
+
     def holds_unusual(self, text: str) -> bool:
         """Whether a named field in `text` has a value `may_need_repair` can't vouch for: each
         field's name found by a substring search, and what follows it matched there."""
@@ -265,7 +276,7 @@ def may_need_repair(text: str, rules: Rules | Open) -> bool:
         return True
     if isinstance(rules, Open):
         return rules.numbers is not COPIED
-    if any(part.numbers is not COPIED and f'"{key}"' in text for key, part in rules.open.items()):
+    if any(name in text for name in rules.given_parts):
         return True
     return rules.holds_unusual(text)
 
@@ -283,9 +294,7 @@ def may_need_repair_written(text: str, rules: Rules | Open) -> bool:
 
 
 def _least_depth(rules: Rules | Open) -> int:
-    if isinstance(rules, Open):
-        return rules.depth
-    return min((part.depth for part in rules.open.values()), default=COPY_DEPTH)
+    return rules.depth if isinstance(rules, Open) else rules.least_depth
 
 
 ARGS = Open(ARGS_DEPTH, GIVEN)
