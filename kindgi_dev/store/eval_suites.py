@@ -18,6 +18,7 @@ from .db import Database
 from .expectations import decisions_of
 from .ids import unpacked
 from .jsoncol import dump, load, load_objects
+from .replay_json import full_context, full_output, is_replay
 
 _COUNTED = (
     "v.unregistered_at IS NULL AND v.superseded_by IS NULL "
@@ -287,13 +288,21 @@ def run_copies(db: Database, run_ids: Sequence[str]) -> dict[str, JudgedContent]
     for chunk in _chunks(run_ids):
         rows = db.all(
             "SELECT r.id, r.agent_id, r.agent_version, r.flow_id, r.flow_version, r.input, "
-            "r.output, r.context, r.tool_env, r.content_erased_at, j.subject AS copy_subject, "
+            "r.output, r.context, r.tool_env, r.content_erased_at, r.eval_run_id, "
+            "r.conversation_id, r.provider_id, r.model, j.subject AS copy_subject, "
             "j.input AS copy_input, j.context AS copy_context, j.output AS copy_output, "
             "j.run_id IS NOT NULL AS copied FROM runs r "
             f"LEFT JOIN judged_run_copies j ON j.run_id = r.id WHERE r.id IN ({_marks(chunk)})",
             chunk,
         )
         for r in rows:
+            output, context = load(r["output"]), load(r["context"])
+            if is_replay(r["eval_run_id"], r["agent_id"]):
+                provider: JSONObject = {"id": r["provider_id"], "model": r["model"]}
+                output = full_output(
+                    output, r["id"], r["conversation_id"], provider, load(r["input"])
+                )
+                context = full_context(context)
             found[r["id"]] = JudgedContent(
                 r["id"],
                 r["agent_id"],
@@ -301,8 +310,8 @@ def run_copies(db: Database, run_ids: Sequence[str]) -> dict[str, JudgedContent]
                 r["flow_id"],
                 r["flow_version"],
                 load(r["input"]),
-                load(r["output"]),
-                load(r["context"]),
+                output,
+                context,
                 load(r["tool_env"]),
                 r["content_erased_at"],
                 load(r["copy_subject"]),

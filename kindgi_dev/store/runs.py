@@ -12,6 +12,7 @@ from ..domain.segments import Segment
 from .db import Database, Row
 from .jsoncol import Codec, dump, load
 from .query import SQLValue, Where
+from .replay_json import compact_context, compact_output, full_context, full_output, is_replay
 
 
 @dataclass(frozen=True)
@@ -112,14 +113,22 @@ _INSERT = f"INSERT INTO runs ({', '.join(_FIELDS)}) VALUES ({', '.join('?' * len
 
 
 def _values(run: StoredRun) -> list[SQLValue]:
-    """A run's columns in `_FIELDS`' order (the record's own), JSON ones as text."""
+    """A run's columns in `_FIELDS`' order (the record's own), JSON ones as text; a
+    replay's output and context compact (`replay_json`)."""
+    output: JSON = run.output
+    context: JSON = run.context
+    if is_replay(run.eval_run_id, run.agent_id):
+        provider: JSONObject = {"id": run.provider_id, "model": run.model}
+        output = compact_output(output, run.id, run.conversation_id, provider, run.input)
+        context = compact_context(context)
     values: list[SQLValue] = []
     for name in _FIELDS:
         value = getattr(run, name)
         if name == "segments":
             values.append(_SEGMENTS.dump(value))
         elif name in _JSON:
-            values.append(dump(value))
+            values.append(dump(output if name == "output" else context if name == "context"
+                               else value))  # fmt: skip
         elif isinstance(value, bool):
             values.append(1 if value else 0)
         else:
@@ -132,6 +141,12 @@ def _run(row: Row) -> StoredRun:
     found = dict(zip(row.keys(), row, strict=True))
     for name in _JSON & found.keys():
         found[name] = load(found[name])
+    if is_replay(found["eval_run_id"], found["agent_id"]) and "output" in found:
+        provider = {"id": found["provider_id"], "model": found["model"]}
+        found["output"] = full_output(
+            found["output"], found["id"], found["conversation_id"], provider, found["input"]
+        )
+        found["context"] = full_context(found["context"])
     context = found.get("context")
     found["context"] = context if isinstance(context, dict) else None
     found["segments"] = _SEGMENTS.load(row["segments"])

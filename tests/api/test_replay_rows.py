@@ -1,6 +1,7 @@
-"""What a replay of an eval run keeps (#29 point 2): a completed replay stores no journal
-rows and its journal reads as a stored one would, erased with its conversation; a
-finished case's row leaves out its fields at their defaults and reads back whole."""
+"""What a replay of an eval run keeps (#29 points 1 and 2): a completed replay stores no
+journal rows and its journal reads as a stored one would, erased with its conversation; its
+run's output and context leave out what the row holds; a finished case's row leaves out
+its fields at their defaults and reads back whole."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ from starlette.testclient import TestClient
 from tables import read_only
 from test_eval_run_pages import _corrected_runs
 from test_eval_runs import finish, models_file, start_version
+
+from kindgi_dev.store import runs as run_store
+from kindgi_dev.store.jsoncol import dump
 
 
 def _replayed(client: TestClient, project: str) -> dict[str, Any]:
@@ -93,3 +97,60 @@ def test_a_finished_case_row_keeps_no_field_at_its_default(tmp_path: Path) -> No
     cases = run["result"]["perCase"]
     assert [c["caseId"] for c in cases] == [row["result"]["case_id"] for row in rows]
     assert [c["tools"][0]["source"] for c in cases] == ["recorded"] * 3
+
+
+def _answers(client: TestClient, eval_run_id: str, replays: list[str]) -> list[bytes]:
+    """What the API answers of an eval run and its replays: each run, its journal, the
+    list of them with their outputs, and the eval run itself."""
+    paths = [f"/v1/eval-runs/{eval_run_id}", f"/v1/runs?evalRunId={eval_run_id}&limit=100"]
+    paths += [f"/v1/runs/{run_id}{part}" for run_id in replays for part in ("", "/journal")]
+    found = []
+    for path in paths:
+        answer = client.get(path)
+        assert answer.status_code == 200, (path, answer.text)
+        found.append(answer.content)
+    return found
+
+
+def test_a_replay_s_run_keeps_no_part_its_row_holds_and_reads_the_same(tmp_path: Path) -> None:
+    """A replay's row keeps neither its ids, turn number, user message, response, provider
+    nor empty lists in its output, nor an empty context's names; every answer reads as
+    when the row was whole, and m0046 compacts a whole row of a database from before."""
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        project = client.get("/v1/projects/default").json()["id"]
+        _corrected_runs(client, ctx, 3)
+        eval_run = _replayed(client, project)["runId"]
+        with closing(read_only(ctx.settings.database_path)) as conn:
+            rows = conn.execute(
+                "SELECT id, output, context FROM runs WHERE eval_run_id = ? ORDER BY id",
+                (eval_run,),
+            ).fetchall()
+        replays = [run_id for run_id, _, _ in rows]
+        compact = _answers(client, eval_run, replays)
+        whole = {run_id: run_store.get(ctx.db, run_id) for run_id in replays}
+        with ctx.db.transaction() as conn:  # the rows as kindgi dev stored them before m0046
+            for run_id, run in whole.items():
+                assert run is not None
+                conn.execute("UPDATE runs SET output = ?, context = ? WHERE id = ?",
+                             (dump(run.output), dump(run.context), run_id))  # fmt: skip
+            conn.execute("DELETE FROM schema_migrations WHERE version = 46")
+        before_m0046 = _answers(client, eval_run, replays)
+        assert ctx.db.migrate() == [46]
+        after_m0046 = _answers(client, eval_run, replays)
+        with closing(read_only(ctx.settings.database_path)) as conn:
+            migrated = conn.execute(
+                "SELECT id, output, context FROM runs WHERE eval_run_id = ? ORDER BY id",
+                (eval_run,),
+            ).fetchall()
+    assert len(rows) == 3
+    for run_id, output, context in rows:
+        kept = json.loads(output)
+        assert list(kept) == ["usage", "output", "replies"]
+        assert run_id not in output and '"role":"user"' not in output
+        assert json.loads(context) == [[]]
+        assert whole[run_id].output["runId"] == run_id  # type: ignore[index, union-attr]
+        assert list(whole[run_id].context or {}) == ["history", "historyTruncated", "retrieved"]
+    assert compact == before_m0046 == after_m0046
+    assert migrated == rows

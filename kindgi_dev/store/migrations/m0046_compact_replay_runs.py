@@ -1,0 +1,52 @@
+"""An agent replay's run stored before keeps its output and context compact, as a replay's
+run is stored from now on (`store.replay_json`): without what its own row holds, read back
+the same. A row whose parts would not read back the same is left as it is (a stored
+output with its `runId` is read as it is)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from ...domain.json import JSON, JSONObject
+from ..replay_json import compact_context, compact_output
+
+SQL = ""
+
+_BATCH = 500
+"""Rows read and rewritten at once: a database of many eval runs is not read whole."""
+
+
+def rewrite(conn: sqlite3.Connection) -> None:
+    """Compact every agent replay's output and context that is still whole."""
+    after = 0
+    while rows := conn.execute(
+        "SELECT rowid, id, conversation_id, provider_id, model, input, output, context "
+        "FROM runs WHERE rowid > ? AND eval_run_id IS NOT NULL AND agent_id IS NOT NULL "
+        "ORDER BY rowid LIMIT ?",
+        (after, _BATCH),
+    ).fetchall():
+        changed = []
+        for rowid, run_id, conversation_id, provider_id, model, given, output, context in rows:
+            provider: JSONObject = {"id": provider_id, "model": model}
+            whole_output, whole_context = _load(output), _load(context)
+            kept_output = compact_output(
+                whole_output, run_id, conversation_id, provider, _load(given)
+            )
+            kept_context = compact_context(whole_context)
+            if kept_output is not whole_output or kept_context is not whole_context:
+                changed.append((_dump(kept_output), _dump(kept_context), rowid))
+        conn.executemany("UPDATE runs SET output = ?, context = ? WHERE rowid = ?", changed)
+        after = rows[-1][0]
+
+
+def _load(text: str | None) -> JSON:
+    found: JSON = None if text is None else json.loads(text)
+    return found
+
+
+def _dump(value: JSON) -> str | None:
+    """As `jsoncol.dump` writes a value that reached the store once already."""
+    if value is None:
+        return None
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
