@@ -217,38 +217,73 @@ def _version_of(data: object) -> Baseline | None:
 
 
 _SCORE_NAMES = tuple(f.name for f in fields(CaseScore))
-"""A score's fields, in the order a packed score lists their values."""
+"""A score's fields, in the order a packed score lists their values (a weight with no
+fraction written as an integer, which its float field reads as the same number)."""
 _SCORE_DEFAULTS: dict[str, JSON] = {
     f.name: f.default for f in fields(CaseScore) if f.default is not MISSING
 }
 """The fields a score may leave out, each with the value it then has."""
 
 
+_EMPTY: dict[str, JSON] = {"checks": [], "baseline_checks": []}
+"""A finished case's fields left out when empty (they have no default of their own)."""
+_RESULT_EMPTY: dict[str, JSON] = {
+    "diverged": False,
+    "refused_writes": 0,
+    "no_context": False,
+    "approval_skipped": False,
+}
+"""A case's comparison's (and its baseline replay's) fields left out at these values."""
+_CHANGES_EMPTY: dict[str, JSON] = {"kept": [], "dropped": [], "new": []}
+"""A case's changes' lists, left out when empty."""
+
+
 def packed_case(case: JSONObject) -> JSONObject:
-    """A finished case's dumped fields with its scores as lists of values (`_SCORE_NAMES`' order,
-    trailing defaults left out): the names, repeated each case, were a quarter of its row."""
+    """A finished case's dumped fields as its row keeps them: its scores as lists of values
+    (`_SCORE_NAMES`' order, trailing defaults left out), and the fields of `_EMPTY` and
+    `_RESULT_EMPTY` only when they say something: the names and values repeated each case
+    were a third of its row."""
     result = case.get("result")
     if not isinstance(result, dict):
         return case
-    packed = _scores_in(result, _packed)
+    packed = _left_out(_scores_in(result, _packed), _RESULT_EMPTY)
+    changes = packed.get("changes")
+    if isinstance(changes, dict):
+        packed["changes"] = _left_out(changes, _CHANGES_EMPTY)
     replay = result.get("baseline_replay")
     if isinstance(replay, dict):
-        packed["baseline_replay"] = _scores_in(replay, _packed)
-    return {**case, "result": packed}
+        packed["baseline_replay"] = _left_out(_scores_in(replay, _packed), _RESULT_EMPTY)
+    return {**_left_out(case, _EMPTY), "result": packed}
 
 
 def unpacked_case(case: JSON) -> JSON:
-    """A stored finished case with its scores as objects again, as its adapter reads them (a
-    case stored before scores were packed is read as it is)."""
+    """A stored finished case with what its row left out put back, as its adapter reads it
+    (a case stored before it was packed is read as it is)."""
     if not isinstance(case, dict) or not isinstance(case.get("result"), dict):
         return case
     result = case["result"]
     assert isinstance(result, dict)
-    found = _scores_in(result, _unpacked)
+    found = {**_RESULT_EMPTY, **_scores_in(result, _unpacked)}
+    changes = found.get("changes")
+    if isinstance(changes, dict):
+        found["changes"] = {**_CHANGES_EMPTY, **changes}
     replay = result.get("baseline_replay")
     if isinstance(replay, dict):
-        found["baseline_replay"] = _scores_in(replay, _unpacked)
-    return {**case, "result": found}
+        found["baseline_replay"] = {
+            **{k: v for k, v in _RESULT_EMPTY.items() if k != "no_context"},
+            **_scores_in(replay, _unpacked),
+        }
+    return {**_EMPTY, **case, "result": found}
+
+
+def _left_out(part: JSONObject, empty: Mapping[str, JSON]) -> JSONObject:
+    """`part` without the fields of `empty` at their empty value."""
+    return {k: v for k, v in part.items() if k not in empty or not _same_value(v, empty[k])}
+
+
+def _same_value(value: JSON, empty: JSON) -> bool:
+    """Whether a dumped value is the empty one, kind too (`0` is not `false`)."""
+    return type(value) is type(empty) and value == empty
 
 
 def _scores_in(part: JSONObject, change: Callable[[JSON], JSON]) -> JSONObject:
@@ -272,7 +307,12 @@ def _packed(score: JSON) -> JSON:
     values = [score.get(name, _SCORE_DEFAULTS.get(name)) for name in _SCORE_NAMES]
     while values and _SCORE_DEFAULTS.get(_SCORE_NAMES[len(values) - 1], ...) == values[-1]:
         values.pop()
-    return values
+    return [_whole(value) for value in values]
+
+
+def _whole(value: JSON) -> JSON:
+    """A weight of no fraction as an integer (`1` for `1.0`: read back as the float)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def _unpacked(score: JSON) -> JSON:

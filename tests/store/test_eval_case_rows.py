@@ -1,6 +1,6 @@
-"""A finished case's row keeps its scores as lists of values, not objects naming them
-(#29 point 1), and reads back as the record it was; a row stored before, with named
-scores, reads as it did."""
+"""A finished case's row keeps its scores as lists of values, not objects naming them, and
+leaves out its fields at their empty values (#29 point 1); it reads back as the record it
+was, and a row stored before, with named scores and every field, reads as it did."""
 
 from __future__ import annotations
 
@@ -28,8 +28,8 @@ CASE = FinishedCase(
         changes=Changes([], [ItemChange("kb-301", rank_before=0)], [ItemChange("kb-101", rank=0)]),
         baseline_replay=BaselineReplay(["b-1"], [FRESH], True, 1, False),
     ),
-    checks=[True],
-    baseline_checks=[False],
+    checks=[],
+    baseline_checks=[],
     made_on="0.1.0",
 )
 
@@ -57,11 +57,20 @@ def test_scores_are_kept_as_their_values_and_read_back_whole(tmp_path: Path) -> 
     [kept] = _kept(db)
     result = kept["result"]
     assert isinstance(result, dict)
-    assert result["baseline"] == [1.0, 3.0, 4, 3, 1.0, 3.0]
-    assert result["candidate"] == [[0.5, 2.0, 2, 1, 0.0, 1.0, 0.5, 1.0], [0.0, 0.0, 2, 0, 0.0, 0.0]]
-    assert result["baseline_replay"]["scores"] == [[0.5, 2.0, 2, 1, 0.0, 1.0, 0.5, 1.0]]
+    assert json.dumps(result["baseline"]) == "[1, 3, 4, 3, 1, 3]"
+    assert json.dumps(result["candidate"]) == "[[0.5, 2, 2, 1, 0, 1, 0.5, 1], [0, 0, 2, 0, 0, 0]]"
+    assert json.dumps(result["baseline_replay"]["scores"]) == "[[0.5, 2, 2, 1, 0, 1, 0.5, 1]]"
+    assert result["changes"] == {"dropped": [{"key": "kb-301", "rank_before": 0}],
+                                 "new": [{"key": "kb-101", "rank": 0}]}  # fmt: skip
     assert "yes_weight" not in json.dumps(kept)
-    assert [case for page in eval_runs.finished_pages(db, "er") for case in page] == [CASE]
+    assert list(kept) == ["result", "made_on"]  # no empty checks
+    assert list(result) == ["case_id", "run_ids", "baseline", "candidate", "approval_skipped",
+                            "changes", "baseline_replay"]  # fmt: skip
+    assert list(result["baseline_replay"]) == ["run_ids", "scores", "diverged", "refused_writes"]
+    [[read]] = list(eval_runs.finished_pages(db, "er"))
+    assert read == CASE
+    assert {type(w) for s in (read.result.baseline, *read.result.candidate) for w in
+            (s.yes_weight, s.total_weight, s.top_k_yes, s.top_k_total)} == {float}  # fmt: skip
 
 
 def test_a_case_stored_with_named_scores_reads_as_it_did(tmp_path: Path) -> None:
@@ -70,6 +79,9 @@ def test_a_case_stored_with_named_scores_reads_as_it_did(tmp_path: Path) -> None
     named = {
         "result": {
             **_kept(db)[0]["result"],  # type: ignore[dict-item]
+            "diverged": False, "refused_writes": 0, "no_context": False,
+            "changes": {"kept": [], "dropped": [{"key": "kb-301", "rank_before": 0}],
+                        "new": [{"key": "kb-101", "rank": 0}]},
             "baseline": {"yes_weight": 1.0, "total_weight": 3.0, "items": 4, "judged_items": 3,
                          "top_k_yes": 1.0, "top_k_total": 3.0},
             "candidate": [
@@ -85,7 +97,7 @@ def test_a_case_stored_with_named_scores_reads_as_it_did(tmp_path: Path) -> None
                                             "top_k_total": 1.0, "fresh_yes": 0.5,
                                             "fresh_total": 1.0}]},
         },
-        "checks": [True], "baseline_checks": [False], "made_on": "0.1.0",
+        "checks": [], "baseline_checks": [], "made_on": "0.1.0",
     }  # fmt: skip
     db.run(
         "INSERT INTO eval_run_cases (eval_run_id, case_index, case_id, result, finished_at) "
