@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from ..domain.json import JSON, JSONObject
 from ..domain.judged_suites import CountedVerdict, DecidedCorrection, JudgedRun
@@ -18,7 +19,8 @@ from .db import Database
 from .expectations import decisions_of
 from .ids import unpacked
 from .jsoncol import dump, load, load_objects
-from .replay_json import full_context, full_output, is_replay
+from .replay_json import RowParts, full_context, full_output, is_replay
+from .tool_calls import tool_calls
 
 _COUNTED = (
     "v.unregistered_at IS NULL AND v.superseded_by IS NULL "
@@ -298,11 +300,10 @@ def run_copies(db: Database, run_ids: Sequence[str]) -> dict[str, JudgedContent]
         for r in rows:
             output, context = load(r["output"]), load(r["context"])
             if is_replay(r["eval_run_id"], r["agent_id"]):
-                provider: JSONObject = {"id": r["provider_id"], "model": r["model"]}
-                output = full_output(
-                    output, r["id"], r["conversation_id"], provider, load(r["input"])
-                )
-                context = full_context(context)
+                run_id = r["id"]
+                parts = RowParts(run_id, r["conversation_id"], r["provider_id"], r["model"],
+                                 load(r["input"]), partial(tool_calls, db, run_id))  # fmt: skip
+                output, context = full_output(output, parts), full_context(context)
             found[r["id"]] = JudgedContent(
                 r["id"],
                 r["agent_id"],

@@ -12,7 +12,11 @@ with its `runId` is read as it is (a replay's stored before m0046, or one that d
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
 from ..domain.json import JSON, JSONObject
+from .jsoncol import dump, load
 
 _ORDER = (
     "runId",
@@ -35,20 +39,36 @@ def is_replay(eval_run_id: str | None, agent_id: str | None) -> bool:
     return eval_run_id is not None and agent_id is not None
 
 
-def compact_output(
-    output: JSON, run_id: str, conversation_id: str | None, provider: JSONObject, given: JSON
-) -> JSON:
+@dataclass(frozen=True)
+class RowParts:
+    """What a replay's row and its tool calls hold that its turn result repeats: its ids,
+    the provider it names, its input, and its tool calls as stored (read only when needed)."""
+
+    run_id: str
+    conversation_id: str | None
+    provider_id: str | None
+    model: str | None
+    given: JSON
+    calls: Callable[[], Sequence[JSONObject]] = tuple
+
+    @property
+    def provider(self) -> JSONObject:
+        """The provider as a turn result names it."""
+        return {"id": self.provider_id, "model": self.model}
+
+
+def compact_output(output: JSON, row: RowParts) -> JSON:
     """A replay's turn result as its row keeps it (the whole of it when some part would
     not be put back the same)."""
-    if not isinstance(output, dict) or output.get("runId") != run_id:
+    if not isinstance(output, dict) or output.get("runId") != row.run_id:
         return output
     kept: JSONObject = {k: v for k, v in output.items() if k not in _ORDER[:3]}
     if output.get("turnNumber") != 1:
         kept["turnNumber"] = output.get("turnNumber")
     appended = output.get("appended")
-    if isinstance(appended, list) and appended and _same(appended[0], _asked(given)):
+    if isinstance(appended, list) and appended and _same(appended[0], _asked(row.given)):
         del kept["appended"]
-        kept[_REPLIES] = appended[1:]
+        kept[_REPLIES] = _folded(appended[1:], row.calls())
     if "response" not in output:
         kept["response"] = None
     elif isinstance(appended, list) and appended and _same(output["response"], appended[-1]):
@@ -56,23 +76,25 @@ def compact_output(
     for empty in ("retrieved", "violations"):
         if kept.get(empty) == []:
             del kept[empty]
-    if _same(output.get("provider"), provider):
+    if _same(output.get("provider"), row.provider):
         kept.pop("provider", None)
-    full = full_output(kept, run_id, conversation_id, provider, given)
+    full = full_output(kept, row)
     return kept if _same(full, output) else output
 
 
-def full_output(
-    kept: JSON, run_id: str, conversation_id: str | None, provider: JSONObject, given: JSON
-) -> JSON:
+def full_output(kept: JSON, row: RowParts) -> JSON:
     """A replay's turn result as it was, from what its row keeps."""
     if not isinstance(kept, dict) or "runId" in kept:
         return kept
     replies = kept.get(_REPLIES)
-    appended = [_asked(given), *replies] if isinstance(replies, list) else kept.get("appended")
+    appended = (
+        [_asked(row.given), *_unfolded(replies, row.calls)]
+        if isinstance(replies, list)
+        else kept.get("appended")
+    )
     found: JSONObject = {
-        "runId": run_id,
-        "conversationId": conversation_id,
+        "runId": row.run_id,
+        "conversationId": row.conversation_id,
         "turnNumber": kept.get("turnNumber", 1),
         "appended": appended,
     }
@@ -84,9 +106,76 @@ def full_output(
     found["violations"] = kept.get("violations", [])
     if "usage" in kept:
         found["usage"] = kept["usage"]
-    found["provider"] = kept.get("provider", provider)
+    found["provider"] = kept.get("provider", row.provider)
     found.update((k, v) for k, v in kept.items() if k not in _ORDER and k != _REPLIES)
     return found
+
+
+def _folded(replies: list[JSON], calls: Sequence[JSONObject]) -> list[JSON]:
+    """The messages after the user's, each agent message whose tool calls and the tool
+    messages after it are the stored calls' kept as `toolCalls: n`, the tool messages left
+    out (every agent message with calls takes the next ones, folded or not)."""
+    folded: list[JSON] = []
+    at = taken = 0
+    while at < len(replies):
+        message = replies[at]
+        asked = message.get("toolCalls") if isinstance(message, dict) else None
+        if message_calls := (asked if isinstance(asked, list) else []):
+            mine = calls[taken : taken + len(message_calls)]
+            taken += len(message_calls)
+            answers = replies[at + 1 : at + 1 + len(mine)]
+            if (
+                len(mine) == len(message_calls)
+                and _same(message_calls, [_asked_call(c) for c in mine])
+                and _same(answers, [_tool_message(c) for c in mine])
+                and all(_stored_as_is(c) for c in mine)
+            ):
+                assert isinstance(message, dict)
+                folded.append({**message, "toolCalls": len(mine)})
+                at += 1 + len(mine)
+                continue
+        folded.append(message)
+        at += 1
+    return folded
+
+
+def _unfolded(replies: list[JSON], calls: Callable[[], Sequence[JSONObject]]) -> list[JSON]:
+    """The messages after the user's as they were appended, from their folded form."""
+    if not any(isinstance(m, dict) and isinstance(m.get("toolCalls"), int) for m in replies):
+        return replies
+    stored, taken = calls(), 0
+    found: list[JSON] = []
+    for message in replies:
+        asked = message.get("toolCalls") if isinstance(message, dict) else None
+        if isinstance(asked, int) and isinstance(message, dict):
+            mine = stored[taken : taken + asked]
+            found.append({**message, "toolCalls": [_asked_call(c) for c in mine]})
+            found.extend(_tool_message(c) for c in mine)
+        else:
+            found.append(message)
+        taken += asked if isinstance(asked, int) else len(asked) if isinstance(asked, list) else 0
+    return found
+
+
+def _asked_call(call: JSONObject) -> JSONObject:
+    """A stored tool call as the agent message that made it names it."""
+    return {"id": call["callId"], "toolId": call["toolId"], "arguments": call["arguments"]}
+
+
+def _tool_message(call: JSONObject) -> JSONObject:
+    """The tool message a stored call's answer appended: its result, or else its error."""
+    error = call.get("error")
+    return {
+        "role": "tool",
+        "content": call.get("result") if error is None else {"error": error},
+        "toolCall": {"toolId": call["toolId"], "invocationId": call["callId"]},
+    }
+
+
+def _stored_as_is(call: JSONObject) -> bool:
+    """Whether a call's arguments and result read back from their columns as they are (a
+    value stored repaired, `jsoncol.dump`, would not put back the message it was in)."""
+    return all(_same(load(dump(call.get(key))), call.get(key)) for key in ("arguments", "result"))
 
 
 def compact_context(context: JSON) -> JSON:

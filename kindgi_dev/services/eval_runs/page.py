@@ -94,7 +94,7 @@ class PendingPage:
                 conversation_store.insert_turns(
                     db, [(r.conversation, r.run.id, r.messages) for r in replays]
                 )
-                run_store.insert_many(db, [r.run for r in replays])
+                run_store.insert_many(db, [r.run for r in replays], [r.tool_calls for r in replays])
                 tool_call_store.add_tool_calls_of(db, [(r.run.id, r.tool_calls) for r in replays])
                 run_store.add_new_journals(
                     db, [(r.run.id, r.journal) for r in replays if r.journal]

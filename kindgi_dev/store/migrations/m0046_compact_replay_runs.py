@@ -1,15 +1,16 @@
 """An agent replay's run stored before keeps its output and context compact, as a replay's
-run is stored from now on (`store.replay_json`): without what its own row holds, read back
-the same. A row whose parts would not read back the same is left as it is (a stored
+run is stored from now on (`store.replay_json`): without what its own row and tool calls
+hold, read back the same. A row whose parts would not read back the same is left as it is (a stored
 output with its `runId` is read as it is)."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from functools import partial
 
 from ...domain.json import JSON, JSONObject
-from ..replay_json import compact_context, compact_output
+from ..replay_json import RowParts, compact_context, compact_output
 
 SQL = ""
 
@@ -28,16 +29,29 @@ def rewrite(conn: sqlite3.Connection) -> None:
     ).fetchall():
         changed = []
         for rowid, run_id, conversation_id, provider_id, model, given, output, context in rows:
-            provider: JSONObject = {"id": provider_id, "model": model}
             whole_output, whole_context = _load(output), _load(context)
-            kept_output = compact_output(
-                whole_output, run_id, conversation_id, provider, _load(given)
-            )
+            parts = RowParts(run_id, conversation_id, provider_id, model, _load(given),
+                             partial(_calls, conn, run_id))  # fmt: skip
+            kept_output = compact_output(whole_output, parts)
             kept_context = compact_context(whole_context)
             if kept_output is not whole_output or kept_context is not whole_context:
                 changed.append((_dump(kept_output), _dump(kept_context), rowid))
         conn.executemany("UPDATE runs SET output = ?, context = ? WHERE rowid = ?", changed)
         after = rows[-1][0]
+
+
+def _calls(conn: sqlite3.Connection, run_id: str) -> list[JSONObject]:
+    """A run's stored tool calls, as `tool_calls.tool_calls` reads them for its output."""
+    rows = conn.execute(
+        "SELECT call_id, tool_id, arguments, result, error FROM run_tool_calls "
+        "WHERE run_id = ? ORDER BY seq",
+        (run_id,),
+    ).fetchall()
+    return [
+        {"callId": call_id, "toolId": tool_id, "arguments": _load(arguments),
+         "result": _load(result), "error": error}
+        for call_id, tool_id, arguments, result, error in rows
+    ]  # fmt: skip
 
 
 def _load(text: str | None) -> JSON:
