@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..domain.json import JSON, JSONObject
+from ..domain.stored_values import COPY_DEPTH
 from .jsoncol import dump, load
 
 _ORDER = (
@@ -66,20 +67,20 @@ def compact_output(output: JSON, row: RowParts) -> JSON:
     if output.get("turnNumber") != 1:
         kept["turnNumber"] = output.get("turnNumber")
     appended = output.get("appended")
-    if isinstance(appended, list) and appended and _same(appended[0], _asked(row.given)):
+    if isinstance(appended, list) and appended and same_json(appended[0], _asked(row.given)):
         del kept["appended"]
         kept[_REPLIES] = _folded(appended[1:], row.calls())
     if "response" not in output:
         kept["response"] = None
-    elif isinstance(appended, list) and appended and _same(output["response"], appended[-1]):
+    elif isinstance(appended, list) and appended and same_json(output["response"], appended[-1]):
         del kept["response"]
     for empty in ("retrieved", "violations"):
         if kept.get(empty) == []:
             del kept[empty]
-    if _same(output.get("provider"), row.provider):
+    if same_json(output.get("provider"), row.provider):
         kept.pop("provider", None)
     full = full_output(kept, row)
-    return kept if _same(full, output) else output
+    return kept if same_json(full, output) else output
 
 
 def full_output(kept: JSON, row: RowParts) -> JSON:
@@ -126,8 +127,8 @@ def _folded(replies: list[JSON], calls: Sequence[JSONObject]) -> list[JSON]:
             answers = replies[at + 1 : at + 1 + len(mine)]
             if (
                 len(mine) == len(message_calls)
-                and _same(message_calls, [_asked_call(c) for c in mine])
-                and _same(answers, [_tool_message(c) for c in mine])
+                and same_json(message_calls, [_asked_call(c) for c in mine])
+                and same_json(answers, [_tool_message(c) for c in mine])
                 and all(_stored_as_is(c) for c in mine)
             ):
                 assert isinstance(message, dict)
@@ -173,9 +174,19 @@ def _tool_message(call: JSONObject) -> JSONObject:
 
 
 def _stored_as_is(call: JSONObject) -> bool:
-    """Whether a call's arguments and result read back from their columns as they are (a
-    value stored repaired, `jsoncol.dump`, would not put back the message it was in)."""
-    return all(_same(load(dump(call.get(key))), call.get(key)) for key in ("arguments", "result"))
+    """Whether a call's arguments and result read back from their columns, and from the
+    output they are put back in, as they are."""
+    return kept_as_is(call.get("arguments")) and kept_as_is(call.get("result"))
+
+
+def kept_as_is(value: JSON) -> bool:
+    """Whether a value reads back from a JSON column as it is, alone or a few levels inside
+    a run's output: `jsoncol.dump` keeps a value too deep, not finite or not UTF-8 repaired,
+    and a repaired value would not put back the part it was copied from."""
+    text = dump(value)
+    if text is None:
+        return True
+    return text.count("[") + text.count("{") <= COPY_DEPTH // 2 and same_json(load(text), value)
 
 
 def compact_context(context: JSON) -> JSON:
@@ -204,12 +215,12 @@ def _asked(given: JSON) -> JSONObject:
     return {"role": "user", "content": asked}
 
 
-def _same(a: JSON, b: JSON) -> bool:
+def same_json(a: JSON, b: JSON) -> bool:
     """Whether two values are the same JSON, key order and kinds (`1`, `1.0`, `true`) too."""
     if a is b:
         return True
     if isinstance(a, dict) and isinstance(b, dict):
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+        return list(a) == list(b) and all(same_json(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
     return type(a) is type(b) and a == b

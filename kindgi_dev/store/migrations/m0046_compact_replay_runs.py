@@ -1,8 +1,8 @@
 """An agent replay's run stored before keeps its output and context compact, as a replay's
 run is stored from now on (`store.replay_json`): without what its own row and tool calls
 hold, read back the same (a row with a part that would not is left whole, and a stored
-output with its `runId` is read as it is). The runs' and conversations' order indexes
-become ascending."""
+output with its `runId` is read as it is), and its messages without the words its output
+has. The runs' and conversations' order indexes become ascending."""
 
 from __future__ import annotations
 
@@ -11,7 +11,14 @@ import sqlite3
 from functools import partial
 
 from ...domain.json import JSON, JSONObject
-from ..replay_json import RowParts, compact_context, compact_output
+from ..replay_json import (
+    RowParts,
+    compact_context,
+    compact_output,
+    full_output,
+    kept_as_is,
+    same_json,
+)
 
 SQL = """
 DROP INDEX runs_order;
@@ -47,8 +54,50 @@ def rewrite(conn: sqlite3.Connection) -> None:
             kept_context = compact_context(whole_context)
             if kept_output is not whole_output or kept_context is not whole_context:
                 changed.append((_dump(kept_output), _dump(kept_context), rowid))
+            if conversation_id is not None:
+                _unsay(conn, conversation_id, run_id, full_output(whole_output, parts))
         conn.executemany("UPDATE runs SET output = ?, context = ? WHERE rowid = ?", changed)
         after = rows[-1][0]
+
+
+def _unsay(conn: sqlite3.Connection, conversation_id: str, run_id: str, output: JSON) -> None:
+    """Leave out the words of the replay's messages that are its output's appended ones (as
+    `conversations.insert_turns` keeps them now), in its own conversation only."""
+    appended = output.get("appended") if isinstance(output, dict) else None
+    replay = conn.execute(
+        "SELECT replay FROM conversations WHERE id = ?", (conversation_id,)
+    ).fetchone()
+    if not isinstance(appended, list) or not replay or not replay[0]:
+        return
+    said = conn.execute(
+        "SELECT sequence, content, tool_call FROM conversation_messages "
+        "WHERE conversation_id = ? AND run_id = ? AND (content IS NOT NULL OR tool_call IS NOT "
+        "NULL)",
+        (conversation_id, run_id),
+    ).fetchall()
+    unsaid = [
+        (conversation_id, sequence)
+        for sequence, content, tool_call in said
+        if sequence < len(appended) and _says(appended[sequence], _load(content), _load(tool_call))
+    ]
+    conn.executemany(
+        "UPDATE conversation_messages SET content = NULL, tool_call = NULL "
+        "WHERE conversation_id = ? AND sequence = ?",
+        unsaid,
+    )
+
+
+def _says(message: JSON, content: JSON, tool_call: JSON) -> bool:
+    """Whether an appended message has these words, kept as they are."""
+    if not isinstance(message, dict):
+        return False
+    said, called = message.get("content"), message.get("toolCall") or None
+    return (
+        same_json(said, content)
+        and same_json(called, tool_call)
+        and kept_as_is(said)
+        and kept_as_is(called)
+    )
 
 
 def _calls(conn: sqlite3.Connection, run_id: str) -> list[JSONObject]:
