@@ -236,24 +236,35 @@ _RESULT_EMPTY: dict[str, JSON] = {
 """A case's comparison's (and its baseline replay's) fields left out at these values."""
 _CHANGES_EMPTY: dict[str, JSON] = {"kept": [], "dropped": [], "new": []}
 """A case's changes' lists, left out when empty."""
+_CHANGE_NAMES = ("key", "rank_before", "rank", "pointer")
+"""An item change's fields, in the order a packed one lists their values."""
+_TOOL_NAMES = ("step", "callId", "toolId", "toolVersion", "arguments", "source", "reason")
+"""A case's tool call's names, in the order it has them (`comparison._tool_entry`)."""
+_MODEL_NAMES = ("id", "model")
+"""The names of a model a case was answered by."""
 
 
 def packed_case(case: JSONObject) -> JSONObject:
-    """A finished case's dumped fields as its row keeps them: its scores as lists of values
-    (`_SCORE_NAMES`' order, trailing defaults left out), and the fields of `_EMPTY` and
-    `_RESULT_EMPTY` only when they say something: the names and values repeated each case
-    were a third of its row."""
+    """A finished case's dumped fields as its row keeps them: its scores, item changes,
+    tool calls and models as lists of their values (`_SCORE_NAMES`', `_CHANGE_NAMES`',
+    `_TOOL_NAMES`' and `_MODEL_NAMES`' order, trailing absent ones left out), and the fields
+    of `_EMPTY` and `_RESULT_EMPTY` only when they say something: the names and values
+    repeated each case were half its row."""
     result = case.get("result")
     if not isinstance(result, dict):
         return case
-    packed = _left_out(_scores_in(result, _packed), _RESULT_EMPTY)
+    packed = _left_out(_parts_in(result, _packed, _values_of), _RESULT_EMPTY)
     changes = packed.get("changes")
     if isinstance(changes, dict):
         packed["changes"] = _left_out(changes, _CHANGES_EMPTY)
     replay = result.get("baseline_replay")
     if isinstance(replay, dict):
-        packed["baseline_replay"] = _left_out(_scores_in(replay, _packed), _RESULT_EMPTY)
-    return {**_left_out(case, _EMPTY), "result": packed}
+        packed["baseline_replay"] = _left_out(_parts_in(replay, _packed, _values_of),
+                                              _RESULT_EMPTY)  # fmt: skip
+    kept = _left_out(case, _EMPTY)
+    for key in ("models", "baseline_models"):
+        kept = _each(kept, key, lambda model: _values_of(model, _MODEL_NAMES, True))
+    return {**kept, "result": packed}
 
 
 def unpacked_case(case: JSON) -> JSON:
@@ -263,7 +274,7 @@ def unpacked_case(case: JSON) -> JSON:
         return case
     result = case["result"]
     assert isinstance(result, dict)
-    found = {**_RESULT_EMPTY, **_scores_in(result, _unpacked)}
+    found = {**_RESULT_EMPTY, **_parts_in(result, _unpacked, _named)}
     changes = found.get("changes")
     if isinstance(changes, dict):
         found["changes"] = {**_CHANGES_EMPTY, **changes}
@@ -271,9 +282,61 @@ def unpacked_case(case: JSON) -> JSON:
     if isinstance(replay, dict):
         found["baseline_replay"] = {
             **{k: v for k, v in _RESULT_EMPTY.items() if k != "no_context"},
-            **_scores_in(replay, _unpacked),
+            **_parts_in(replay, _unpacked, _named),
         }
-    return {**_EMPTY, **case, "result": found}
+    whole: JSONObject = {**_EMPTY, **case, "result": found}
+    for key in ("models", "baseline_models"):
+        whole = _each(whole, key, lambda model: _named(model, _MODEL_NAMES))
+    return whole
+
+
+def _parts_in(
+    part: JSONObject,
+    score: Callable[[JSON], JSON],
+    values: Callable[[JSON, tuple[str, ...], bool], JSON],
+) -> JSONObject:
+    """A comparison (or baseline replay) with `score` applied to each score it holds and
+    `values` to each item change and tool call."""
+    found = _scores_in(part, score)
+    changes = found.get("changes")
+    if isinstance(changes, dict):
+        for key in ("kept", "dropped", "new"):
+            changes = _each(changes, key, lambda item: values(item, _CHANGE_NAMES, False))
+        found["changes"] = changes
+    return _each(found, "tools", lambda call: values(call, _TOOL_NAMES, True))
+
+
+def _each(part: JSONObject, key: str, change: Callable[[JSON], JSON]) -> JSONObject:
+    """`part` with `change` applied to each element of its list `key` (when it has one)."""
+    items = part.get(key)
+    if not isinstance(items, list):
+        return part
+    return {**part, key: [change(item) for item in items]}
+
+
+def _values_of(item: JSON, names: tuple[str, ...], whole: bool) -> JSON:
+    """An object of `names` as its values in their order, trailing absent ones left out (an
+    absent one in between given as null, which a record's field reads as its default);
+    `whole`: only an object whose names are the first of `names`, in order, where absent
+    and null differ."""
+    if not isinstance(item, dict):
+        return item
+    if whole:
+        keys = list(item)
+        return [item[k] for k in keys] if keys and keys == list(names[: len(keys)]) else item
+    if not item.keys() <= set(names):
+        return item
+    values = [item.get(name) for name in names]
+    while values and values[-1] is None:
+        values.pop()
+    return values
+
+
+def _named(item: JSON, names: tuple[str, ...], whole: bool = False) -> JSON:
+    """A packed object by its names again (`whole` or not, its names are read the same)."""
+    if not isinstance(item, list):
+        return item
+    return dict(zip(names, item, strict=False))
 
 
 def _left_out(part: JSONObject, empty: Mapping[str, JSON]) -> JSONObject:

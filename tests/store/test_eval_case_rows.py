@@ -26,11 +26,32 @@ CASE = FinishedCase(
         no_context=False,
         approval_skipped=True,
         changes=Changes([], [ItemChange("kb-301", rank_before=0)], [ItemChange("kb-101", rank=0)]),
+        tools=[
+            {
+                "step": 0,
+                "callId": "c-1",
+                "toolId": "search",
+                "toolVersion": "0.1.0",
+                "arguments": {"q": "x"},
+                "source": "recorded",
+            },
+            {
+                "step": 1,
+                "callId": "c-2",
+                "toolId": "refund",
+                "toolVersion": "0.1.0",
+                "arguments": {},
+                "source": "refused",
+                "reason": "no",
+            },
+            {"callId": "c-3", "toolId": "search"},  # not a call's usual names: kept as it is
+        ],
         baseline_replay=BaselineReplay(["b-1"], [FRESH], True, 1, False),
     ),
     checks=[],
     baseline_checks=[],
     made_on="0.1.0",
+    models=[{"id": "function", "model": "candidate"}, {"id": "openai"}],
 )
 
 
@@ -60,15 +81,19 @@ def test_scores_are_kept_as_their_values_and_read_back_whole(tmp_path: Path) -> 
     assert json.dumps(result["baseline"]) == "[1, 3, 4, 3, 1, 3]"
     assert json.dumps(result["candidate"]) == "[[0.5, 2, 2, 1, 0, 1, 0.5, 1], [0, 0, 2, 0, 0, 0]]"
     assert json.dumps(result["baseline_replay"]["scores"]) == "[[0.5, 2, 2, 1, 0, 1, 0.5, 1]]"
-    assert result["changes"] == {"dropped": [{"key": "kb-301", "rank_before": 0}],
-                                 "new": [{"key": "kb-101", "rank": 0}]}  # fmt: skip
+    assert result["changes"] == {"dropped": [["kb-301", 0]], "new": [["kb-101", None, 0]]}
+    assert result["tools"] == [[0, "c-1", "search", "0.1.0", {"q": "x"}, "recorded"],
+                               [1, "c-2", "refund", "0.1.0", {}, "refused", "no"],
+                               {"callId": "c-3", "toolId": "search"}]  # fmt: skip
+    assert kept["models"] == [["function", "candidate"], ["openai"]]
     assert "yes_weight" not in json.dumps(kept)
-    assert list(kept) == ["result", "made_on"]  # no empty checks
+    assert list(kept) == ["result", "made_on", "models"]  # no empty checks
     assert list(result) == ["case_id", "run_ids", "baseline", "candidate", "approval_skipped",
-                            "changes", "baseline_replay"]  # fmt: skip
+                            "changes", "tools", "baseline_replay"]  # fmt: skip
     assert list(result["baseline_replay"]) == ["run_ids", "scores", "diverged", "refused_writes"]
     [[read]] = list(eval_runs.finished_pages(db, "er"))
     assert read == CASE
+    assert [list(t) for t in read.result.tools or []] == [list(t) for t in CASE.result.tools or []]
     assert {type(w) for s in (read.result.baseline, *read.result.candidate) for w in
             (s.yes_weight, s.total_weight, s.top_k_yes, s.top_k_total)} == {float}  # fmt: skip
 
@@ -82,6 +107,7 @@ def test_a_case_stored_with_named_scores_reads_as_it_did(tmp_path: Path) -> None
             "diverged": False, "refused_writes": 0, "no_context": False,
             "changes": {"kept": [], "dropped": [{"key": "kb-301", "rank_before": 0}],
                         "new": [{"key": "kb-101", "rank": 0}]},
+            "tools": [t for t in CASE.result.tools or []],
             "baseline": {"yes_weight": 1.0, "total_weight": 3.0, "items": 4, "judged_items": 3,
                          "top_k_yes": 1.0, "top_k_total": 3.0},
             "candidate": [
@@ -98,6 +124,7 @@ def test_a_case_stored_with_named_scores_reads_as_it_did(tmp_path: Path) -> None
                                             "fresh_total": 1.0}]},
         },
         "checks": [], "baseline_checks": [], "made_on": "0.1.0",
+        "models": [{"id": "function", "model": "candidate"}, {"id": "openai"}],
     }  # fmt: skip
     db.run(
         "INSERT INTO eval_run_cases (eval_run_id, case_index, case_id, result, finished_at) "
