@@ -81,16 +81,16 @@ def insert_turns(
 ) -> None:
     """Open conversations that each hold one finished turn (its run, messages) already
     counted in their row: an eval run's page of replays, in two statements. A replay's
-    message is kept without its words when they are its run's appended message's, read
-    from there (`messages`)."""
+    message is kept without its words and run when its words are its run's appended
+    message's, read from there (`messages`: the run is its replay conversation's)."""
     with db.transaction() as conn:
         conn.executemany(_INSERT, [_values(c) for c, _, _ in turns])
         conn.executemany(
             "INSERT INTO conversation_messages (conversation_id, sequence, role, content, "
             "tool_call, actor, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (c.id, i, m.role, *_words(m, said[i] if i < len(said) else None), m.actor,
-                 run.id, c.last_message_at)
+                (c.id, i, m.role, *_words(m, said[i] if i < len(said) else None, run.id),
+                 c.last_message_at)
                 for c, run, items in turns
                 for said in [_appended(run)]
                 for i, m in enumerate(items)
@@ -105,12 +105,15 @@ def _appended(run: StoredRun) -> list[JSON]:
     return appended if isinstance(appended, list) else []
 
 
-def _words(message: ConversationMessage, said: JSON) -> tuple[str | None, str | None]:
-    """A message's content and tool call as its row keeps them: none when they are those of
-    the run's appended message `said` (and read back from it as they are)."""
+def _words(
+    message: ConversationMessage, said: JSON, run_id: str
+) -> tuple[str | None, str | None, str | None, str | None]:
+    """A message's content, tool call, actor and run as its row keeps them: only its actor
+    when the others are those of its replay run's appended message `said` (and read back
+    from it as they are)."""
     if isinstance(said, dict) and _same_words(message, said):
-        return None, None
-    return dump(message.content), dump(message.tool_call)
+        return None, None, message.actor, None
+    return dump(message.content), dump(message.tool_call), message.actor, run_id
 
 
 def _same_words(message: ConversationMessage, said: JSONObject) -> bool:
@@ -209,8 +212,7 @@ def messages(
         "ORDER BY sequence LIMIT ?",
         (conversation_id, after, limit),
     )
-    said = {run_id: _appended(run) for run_id in _wordless(db, conversation_id, rows)
-            if (run := get_run(db, run_id))}  # fmt: skip
+    said = _said(db, conversation_id, rows)
     found = []
     for r in rows:
         content, tool_call = load(r["content"]), load(r["tool_call"])
@@ -232,14 +234,32 @@ def messages(
     return found
 
 
-def _wordless(db: Database, conversation_id: str, rows: Sequence[Row]) -> set[str]:
-    """The runs whose messages in `rows` may have had their words left out: a replay's
-    conversation's, with no content nor tool call kept."""
+def _said(db: Database, conversation_id: str, rows: Sequence[Row]) -> dict[str | None, list[JSON]]:
+    """What the runs of the messages in `rows` that keep no words appended, by the run each
+    names (None: the replay run of the conversation, whose messages keep no run): only in
+    a replay's conversation."""
     runs = {r["run_id"] for r in rows if r["content"] is None and r["tool_call"] is None}
     if not runs:
-        return set()
+        return {}
     row = db.one("SELECT replay FROM conversations WHERE id = ?", (conversation_id,))
-    return runs if row is not None and row["replay"] else set()
+    if row is None or not row["replay"]:
+        return {}
+    found: dict[str | None, list[JSON]] = {}
+    for named in runs:
+        run = get_run(db, named) if named is not None else _replay_run(db, conversation_id)
+        if run is not None:
+            found[named] = _appended(run)
+    return found
+
+
+def _replay_run(db: Database, conversation_id: str) -> StoredRun | None:
+    """The replay run a replay's conversation was opened for."""
+    row = db.one(
+        "SELECT id FROM runs WHERE conversation_id = ? AND eval_run_id IS NOT NULL "
+        "ORDER BY created_at, id LIMIT 1",
+        (conversation_id,),
+    )
+    return get_run(db, row["id"]) if row else None
 
 
 def append(

@@ -139,8 +139,9 @@ def test_a_replay_s_run_keeps_no_part_its_row_holds_and_reads_the_same(tmp_path:
         whole = {run_id: run_store.get(ctx.db, run_id) for run_id in replays}
         with closing(read_only(ctx.settings.database_path)) as conn:
             wordless = conn.execute(
-                "SELECT count(*) FROM conversation_messages m JOIN runs r ON r.id = m.run_id "
-                "WHERE r.eval_run_id = ? AND m.content IS NULL AND m.tool_call IS NULL",
+                "SELECT count(*) FROM conversation_messages m JOIN runs r "
+                "ON r.conversation_id = m.conversation_id WHERE r.eval_run_id = ? "
+                "AND m.content IS NULL AND m.tool_call IS NULL AND m.run_id IS NULL",
                 (eval_run,),
             ).fetchone()[0]
         with ctx.db.transaction() as conn:  # the rows as kindgi dev stored them before m0046
@@ -150,10 +151,10 @@ def test_a_replay_s_run_keeps_no_part_its_row_holds_and_reads_the_same(tmp_path:
                              (dump(run.output), dump(run.context), run_id))  # fmt: skip
                 said = conversation_store.messages(ctx.db, str(run.conversation_id))
                 conn.executemany(
-                    "UPDATE conversation_messages SET content = ?, tool_call = ? "
+                    "UPDATE conversation_messages SET content = ?, tool_call = ?, run_id = ? "
                     "WHERE conversation_id = ? AND sequence = ?",
-                    [(dump(m.content), dump(m.tool_call), run.conversation_id, m.sequence)
-                     for m in said],
+                    [(dump(m.content), dump(m.tool_call), run_id, run.conversation_id,
+                      m.sequence) for m in said],
                 )  # fmt: skip
             conn.execute("DELETE FROM schema_migrations WHERE version = 46")
         before_m0046 = _answers(client, eval_run, replays)
@@ -165,8 +166,9 @@ def test_a_replay_s_run_keeps_no_part_its_row_holds_and_reads_the_same(tmp_path:
                 (eval_run,),
             ).fetchall()
             wordless_after = conn.execute(
-                "SELECT count(*) FROM conversation_messages m JOIN runs r ON r.id = m.run_id "
-                "WHERE r.eval_run_id = ? AND m.content IS NULL AND m.tool_call IS NULL",
+                "SELECT count(*) FROM conversation_messages m JOIN runs r "
+                "ON r.conversation_id = m.conversation_id WHERE r.eval_run_id = ? "
+                "AND m.content IS NULL AND m.tool_call IS NULL AND m.run_id IS NULL",
                 (eval_run,),
             ).fetchone()[0]
     assert len(rows) == 3
@@ -204,10 +206,10 @@ def test_an_erasure_of_a_replay_s_conversation_clears_and_counts_as_before(
         said = conversation_store.messages(ctx.db, conversations[1])
         with ctx.db.transaction() as conn:
             conn.executemany(
-                "UPDATE conversation_messages SET content = ?, tool_call = ? "
+                "UPDATE conversation_messages SET content = ?, tool_call = ?, run_id = ? "
                 "WHERE conversation_id = ? AND sequence = ?",
-                [(dump(m.content), dump(m.tool_call), conversations[1], m.sequence)
-                 for m in said],
+                [(dump(m.content), dump(m.tool_call), runs[1].id, conversations[1],  # type: ignore[union-attr]
+                  m.sequence) for m in said],
             )  # fmt: skip
         counts, read = [], []
         for conversation in conversations:

@@ -2,7 +2,7 @@
 run is stored from now on (`store.replay_json`): without what its own row and tool calls
 hold, read back the same (a row with a part that would not is left whole, and a stored
 output with its `runId` is read as it is), and its messages without the words its output
-has. The runs' and conversations' order indexes become ascending."""
+has, nor their run. The runs' and conversations' order indexes become ascending."""
 
 from __future__ import annotations
 
@@ -61,8 +61,8 @@ def rewrite(conn: sqlite3.Connection) -> None:
 
 
 def _unsay(conn: sqlite3.Connection, conversation_id: str, run_id: str, output: JSON) -> None:
-    """Leave out the words of the replay's messages that are its output's appended ones (as
-    `conversations.insert_turns` keeps them now), in its own conversation only."""
+    """Leave out the words (and run) of the replay's messages that are its output's appended
+    ones (as `conversations.insert_turns` keeps them now), in its own conversation only."""
     appended = output.get("appended") if isinstance(output, dict) else None
     replay = conn.execute(
         "SELECT replay FROM conversations WHERE id = ?", (conversation_id,)
@@ -71,8 +71,7 @@ def _unsay(conn: sqlite3.Connection, conversation_id: str, run_id: str, output: 
         return
     said = conn.execute(
         "SELECT sequence, content, tool_call FROM conversation_messages "
-        "WHERE conversation_id = ? AND run_id = ? AND (content IS NOT NULL OR tool_call IS NOT "
-        "NULL)",
+        "WHERE conversation_id = ? AND run_id = ?",
         (conversation_id, run_id),
     ).fetchall()
     unsaid = [
@@ -81,7 +80,7 @@ def _unsay(conn: sqlite3.Connection, conversation_id: str, run_id: str, output: 
         if sequence < len(appended) and _says(appended[sequence], _load(content), _load(tool_call))
     ]
     conn.executemany(
-        "UPDATE conversation_messages SET content = NULL, tool_call = NULL "
+        "UPDATE conversation_messages SET content = NULL, tool_call = NULL, run_id = NULL "
         "WHERE conversation_id = ? AND sequence = ?",
         unsaid,
     )
