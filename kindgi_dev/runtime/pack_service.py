@@ -20,8 +20,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from ..domain.errors import KindgiError
 from .pack_child import (
     HOST,
@@ -54,6 +52,8 @@ class PackServiceFailed(KindgiError):
 
 
 if TYPE_CHECKING:
+    import httpx
+
     from ..domain.json import JSON, JSONObject
 
 
@@ -114,8 +114,8 @@ class PackService:
         self._client: httpx.AsyncClient | None = None
 
     def _http(self) -> httpx.AsyncClient:
-        """The client of the calls, made at the first: making one imports httpx's transport
-        (httpcore, h11, anyio's backend: ~2 MB, tens of ms), which an idle start never uses.
+        """The client of the calls, made at the first: httpx and its transport (httpcore,
+        h11, anyio's backend) are imported then, ~6 MB and tens of ms an idle start never uses.
 
         A new connection per call: the SDK's server socket lacks TCP_NODELAY and writes an
         answer's head and body apart, so on a kept-alive connection every answer waits
@@ -123,6 +123,8 @@ class PackService:
         Plain HTTP on loopback, so no TLS: without `verify=False` httpx loads the CA
         bundle anyway, 3 MB and 40 ms at each start and reload for a context never used."""
         if self._client is None:
+            import httpx
+
             self._client = httpx.AsyncClient(
                 timeout=httpx.Timeout(30.0, connect=5.0),
                 limits=httpx.Limits(max_keepalive_connections=0),
@@ -375,6 +377,8 @@ class PackService:
         self, body: JSONObject, headers: dict[str, str], timeout_ms: int
     ) -> InvokeOutcome:
         """One POST /v1/invoke, its answer read as an outcome."""
+        import httpx
+
         if self.port is None or self._stopping:
             return InvokeOutcome.failure("pack-service-unavailable", "the pack service is down")
         url = f"http://{HOST}:{self.port}/v1/invoke"
