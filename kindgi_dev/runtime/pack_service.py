@@ -115,7 +115,7 @@ class PackService:
 
     def _http(self) -> httpx.AsyncClient:
         """The client of the calls, made at the first: httpx and its transport (httpcore,
-        h11, anyio's backend) are imported then, ~6 MB and tens of ms an idle start never uses.
+        h11, anyio's backend) are imported then, 3-6 MB and 25-50 ms an idle start never uses.
 
         A new connection per call: the SDK's server socket lacks TCP_NODELAY and writes an
         answer's head and body apart, so on a kept-alive connection every answer waits
