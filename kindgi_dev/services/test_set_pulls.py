@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-
-import httpx
+from typing import TYPE_CHECKING
 
 from ..domain import test_set_files
 from ..domain.errors import Conflict, NotFound, RemoteFailed, ValidationFailed
@@ -29,6 +28,9 @@ from ..store import pulled_test_sets as store
 from ..store import test_sets as local_store
 from .catalog import version_key
 from .context import Context
+
+if TYPE_CHECKING:
+    import httpx
 
 FILE = "file:"
 """How an imported version's source starts: `file:<the name it was imported as>`."""
