@@ -5,7 +5,9 @@ runs recorded; then, timed: N corrections of them through `correction_batches.cr
 (each by its own participant, the first article right), and a tenth as many through
 `corrections.create` one by one, for comparison. The agent's test set (N cases and more)
 is frozen and exported as a file, and the file imported into a second instance
-(`test_set_files.import_file`, as `POST /v1/test-sets/import` stores it), timed.
+(`test_set_files.import_file`, as `POST /v1/test-sets/import` stores it), timed. Then,
+untimed, the statements SQLite runs a correction on each path (traced: a trigger's body
+counts as one more), over a hundred of each.
 
     .venv/bin/python benchmarks/bulk.py 20000
 """
@@ -29,6 +31,7 @@ from rows import Row  # noqa: E402
 
 from kindgi_dev.domain.expectations import GivenItem  # noqa: E402
 from kindgi_dev.services import corrections, test_set_files  # noqa: E402
+from kindgi_dev.services.context import Context  # noqa: E402
 from kindgi_dev.services.correction_batches import NewCorrection, create_many  # noqa: E402
 
 TARGET = "≥ 20,000 cases/s"
@@ -67,6 +70,25 @@ CPU: list[float] = []
 """Each timed part's count over its process CPU seconds: what the machine's load moves less."""
 
 
+def statements(ctx: Context, runs: dict[str, str]) -> tuple[float, float]:
+    """Statements a correction (a trigger's body counted as one) in a batch, one by one."""
+    traced: list[str] = []
+    ctx.db.trace(traced.append)
+    create_many(ctx, batch(runs, 100, "traced-batch"))
+    in_batch = len(traced) / 100
+    traced.clear()
+    for given in batch(runs, 100, "traced-single"):
+        corrections.create(
+            ctx, given.run_id, items=given.items, participant_id=given.participant_id
+        )
+    ctx.db.trace(None)
+    return in_batch, len(traced) / 100
+
+
+STATEMENTS: list[tuple[float, float]] = []
+"""The last measure's statements a correction, in a batch and one by one."""
+
+
 def measure(count: int) -> tuple[float, float, float, int]:
     """(corrections/s in a batch, one by one; cases/s of the file's import; its cases)."""
     root = Path(tempfile.mkdtemp(prefix="kindgi-bulk-"))
@@ -88,6 +110,7 @@ def measure(count: int) -> tuple[float, float, float, int]:
         data = json.loads(exported.content)
         cases = len(data["cases"])
         imported = rate(cases, lambda: test_set_files.import_file(other, data, "bench.json"))
+        STATEMENTS.append(statements(ctx, runs))
     return batched, single, imported, cases
 
 
@@ -99,7 +122,8 @@ def row_bulk(count: int) -> list[Row]:
         f"{batched:,.0f} corrections/s in a batch of {count:,} (one by one: {single:,.0f}/s, "
         f"the batch {batched / single:.1f}× as fast); a test-set file of {cases:,} cases "
         f"imported at {imported:,.0f} cases/s; per CPU second: {cpu[0]:,.0f} / {cpu[1]:,.0f} "
-        f"/ {cpu[2]:,.0f}"
+        f"/ {cpu[2]:,.0f}; statements a correction: {STATEMENTS[-1][0]:.1f} in a batch, "
+        f"{STATEMENTS[-1][1]:.1f} one by one"
     )
     return [Row("bulk paths: a batch of corrections, a test-set file's import", TARGET,
                 measured, min(batched, imported) >= 20_000)]  # fmt: skip

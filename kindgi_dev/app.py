@@ -15,15 +15,13 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import console
 from .api import app as api
 from .api import errors
-from .api.framing import NoFramingMiddleware
-from .api.hosts import HostCheckMiddleware
+from .api.front import Front
 from .api.request_log import LEVELS as LOG_LEVELS
-from .api.request_log import RequestLogMiddleware
+from .api.routing import ExactFirstRouter
 from .runtime.prestart import Prestart
 from .services import lifecycle
 from .services.context import Context
@@ -45,33 +43,6 @@ async def handle_exception(request: Request, exc: Exception) -> Response:
         response = errors.from_error(error, errors.request_id_of(request.scope))
     response.headers.update(errors.headers_of(request, exc))
     return response
-
-
-class ErrorAnswers:
-    """Answer whatever a route raised through `handle_exception`, unless its answer had begun
-    (a stream that failed midway can only be cut off)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = False
-
-        async def tracking(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, receive, tracking)
-        except Exception as exc:
-            if started:
-                raise
-            response = await handle_exception(Request(scope, receive), exc)
-            await response(scope, receive, send)
 
 
 def create_app(
@@ -99,17 +70,17 @@ def create_app(
             await lifecycle.stop(ctx)
 
     app = Starlette(
-        routes=[*api.routes(), *console.routes()],
         middleware=[
-            *([Middleware(RequestLogMiddleware)] if settings.log_level in LOG_LEVELS else []),
-            Middleware(NoFramingMiddleware),
-            Middleware(errors.RequestIdMiddleware),
-            Middleware(HostCheckMiddleware, served=settings.host),
-            Middleware(ErrorAnswers),
+            Middleware(
+                Front,
+                served=settings.host,
+                answer_error=handle_exception,
+                log=settings.log_level in LOG_LEVELS,
+            )
         ],
         exception_handlers={HTTPException: handle_exception, Exception: handle_exception},
-        lifespan=lifespan,
     )
+    app.router = ExactFirstRouter([*api.routes(), *console.routes()], lifespan=lifespan)
     app.state.ctx = ctx
     app.state.console = console.Sessions()
     return app

@@ -11,11 +11,13 @@ import ipaddress
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urlsplit
 
-import httpx
-
 from .domain.json import JSON, JSONObject
+
+if TYPE_CHECKING:
+    import httpx
 
 PAGE_SIZE = 100
 MAX_BYTES = 64 * 1024 * 1024
@@ -90,6 +92,8 @@ class Remote:
         transport: httpx.AsyncBaseTransport | None = None,
         timeout: float = 60.0,
     ) -> None:
+        import httpx  # here, not at kindgi dev's start: only a pull or a publish calls out
+
         self.url = check_url(url, insecure=insecure)
         headers = {"Accept": "application/json"}
         if token:
@@ -119,6 +123,8 @@ class Remote:
         headers: Mapping[str, str] | None = None,
     ) -> tuple[JSON, int, int]:
         """(JSON body, status, bytes) of a successful answer; `RemoteError` otherwise."""
+        import httpx
+
         try:
             response = await self._client.request(
                 method, path, params=params, content=content, headers=headers

@@ -11,6 +11,7 @@ to list, so a cursor of `/v1/eval-suites` decoded by `/v1/runs` would fail in th
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 from dataclasses import dataclass
@@ -20,9 +21,10 @@ from ..domain.errors import BadInput
 _MAC_BYTES = 16
 
 
+@functools.lru_cache(maxsize=8)
 def key_of(secret: str) -> bytes:
     """The cursor key derived from the instance's secret (its token): new after a `--reset`."""
-    return hashlib.sha256(b"kindgi-dev cursor\x00" + secret.encode()).digest()
+    return hashlib.sha256(b"kindgi-dev cursor\x00" + secret.encode()).digest()  # once a secret
 
 
 @dataclass(frozen=True)

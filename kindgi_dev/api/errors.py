@@ -11,7 +11,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope
 
 from ..domain.errors import BadInput, KindgiError, MethodNotAllowed, NoRoute
 from ..domain.json import JSON, JSONObject
@@ -22,7 +22,7 @@ log = logging.getLogger("kindgi_dev.api")
 
 
 def request_id_of(scope: Scope) -> str:
-    """The request's id (set by `RequestIdMiddleware`)."""
+    """The request's id (set by `front.Front`)."""
     return str(scope.get("state", {}).get("request_id") or "req-" + str(uuid.uuid4()))
 
 
@@ -102,28 +102,11 @@ def allowed_methods(request: Request) -> str:
     return ", ".join(sorted(methods))
 
 
-class RequestIdMiddleware:
-    """Give every request an id (the caller's `X-Request-Id`, else `req-<uuid4>`) and echo it.
+def request_id(scope: Scope) -> str:
+    """A request's id: the caller's `X-Request-Id`, else `req-<uuid4>` (`front.Front` keeps
+    it in the scope and echoes it).
 
     The caller's id is logged with an unexpected error, so its control characters are
     escaped (`request_log.printable`)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        given = dict(scope.get("headers", [])).get(b"x-request-id", b"").decode("latin-1")
-        request_id = printable(given.strip()[:200]) or "req-" + str(uuid.uuid4())
-        scope.setdefault("state", {})["request_id"] = request_id
-
-        async def send_with_id(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = [(k, v) for k, v in message.get("headers", []) if k != b"x-request-id"]
-                headers.append((b"x-request-id", request_id.encode("latin-1")))
-                message["headers"] = headers
-            await send(message)
-
-        await self.app(scope, receive, send_with_id)
+    given = dict(scope.get("headers", [])).get(b"x-request-id", b"").decode("latin-1")
+    return printable(given.strip()[:200]) or "req-" + str(uuid.uuid4())

@@ -11,7 +11,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from starlette.responses import StreamingResponse
 
 from ..domain.json import JSON
@@ -44,9 +44,10 @@ class FreshTotals(ScoreTotals):
     items: int
 
 
-# Named as domain.metrics.CaseScore, the record it shapes: tests/domain import it by name.
-class CaseScore(WireModel):
+class CaseScoreAnswer(WireModel):
     """One output's weighted verdicts, item counts and top-k sums."""
+
+    model_config = ConfigDict(title="CaseScore")
 
     yes_weight: WholeNumber
     total_weight: WholeNumber
@@ -87,9 +88,10 @@ class CorrectionCheckAnswer(WireModel):
     judgment_id: str | None = None
 
 
-# Named as domain.checks.Difference, the record it shapes: tests/domain import it by name.
-class Difference(WireModel):
+class DifferenceAnswer(WireModel):
     """How a candidate differs from a checked part."""
+
+    model_config = ConfigDict(title="Difference")
 
     kind: str
     tool_id: str | None = None
@@ -116,7 +118,7 @@ class CorrectionDifferenceAnswer(WireModel):
 
     part: str
     repetition: int
-    differences: list[Difference]
+    differences: list[DifferenceAnswer]
     judgment_id: str | None = None
 
 
@@ -129,9 +131,10 @@ class ItemChangeAnswer(WireModel):
     rank: int | None = None
 
 
-# Named as domain.changes.Changes, the record it shapes: tests/domain import it by name.
-class Changes(WireModel):
+class ChangesAnswer(WireModel):
     """What the candidate did with the corrected items."""
+
+    model_config = ConfigDict(title="Changes")
 
     kept: list[ItemChangeAnswer]
     dropped: list[ItemChangeAnswer]
@@ -143,8 +146,8 @@ class BaselineReplayAnswer(WireModel):
     fields, for the baseline's side."""
 
     run_ids: list[str]
-    scores: list[CaseScore]
-    changes: Changes | None = None
+    scores: list[CaseScoreAnswer]
+    changes: ChangesAnswer | None = None
     tools: list[OpenObject] | None = None
     diverged: bool
     refused_writes: int
@@ -163,9 +166,9 @@ class ComparisonCaseResult(WireModel):
 
     case_id: str
     run_ids: list[str]
-    baseline: CaseScore
-    candidate: list[CaseScore]
-    changes: Changes | None = None
+    baseline: CaseScoreAnswer
+    candidate: list[CaseScoreAnswer]
+    changes: ChangesAnswer | None = None
     tools: list[OpenObject] | None = None
     diverged: bool
     refused_writes: int

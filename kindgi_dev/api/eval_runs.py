@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 from starlette.responses import Response, StreamingResponse
 
 from ..domain.numbers import whole_number
@@ -107,9 +107,10 @@ class EvalRunFrozenVersion(OpenModel):
     version: str
 
 
-# Named as the services' EvalRun it shapes: the console and tests/store import it by name.
-class EvalRun(OpenModel):
+class EvalRunAnswer(OpenModel):
     """An eval run; a finished `judged` one has a `JudgedComparisonResult` in `result`."""
+
+    model_config = ConfigDict(title="EvalRun")
 
     run_id: str
     tenant_id: str
@@ -132,7 +133,7 @@ class EvalRun(OpenModel):
     progress: EvalRunProgress | None = None
 
 
-class EvalRunPage(WirePage[EvalRun]):
+class EvalRunPage(WirePage[EvalRunAnswer]):
     """A page of eval runs."""
 
 
@@ -201,7 +202,7 @@ def _answered(ctx: Context, run: eval_runs.EvalRun) -> eval_runs.EvalRun | Respo
     """A run's answer: a judged run's cases read and written a page at a time."""
     if not cases_apart(run.result):
         return run
-    return answer_with_case_pages(EvalRun, run, eval_runs.case_pages(ctx, run.run_id))
+    return answer_with_case_pages(EvalRunAnswer, run, eval_runs.case_pages(ctx, run.run_id))
 
 
 def rescore(call: Call[RescoreBody, NoQuery]) -> eval_runs.Started:
@@ -293,7 +294,7 @@ ENDPOINTS = [
         "evalRuns.get",
         get,
         "One eval run.",
-        response=EvalRun,
+        response=EvalRunAnswer,
         errors=(401, 404),
     ),
     Endpoint(
@@ -302,7 +303,7 @@ ENDPOINTS = [
         "evalRuns.cancel",
         cancel,
         "Cancel an eval run.",
-        response=EvalRun,
+        response=EvalRunAnswer,
         errors=(401, 404, 409),
     ),
     Endpoint(

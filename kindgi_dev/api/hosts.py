@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import ipaddress
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.responses import Response
+from starlette.types import Scope
 
 from .errors import envelope, request_id_of
 
@@ -38,27 +39,25 @@ def is_ip(name: str) -> bool:
     return True
 
 
-class HostCheckMiddleware:
-    """Answer 400 `bad-input` to a request whose `Host` isn't one this instance serves."""
+class HostCheck:
+    """The 400 `bad-input` answer to a request whose `Host` isn't one this instance serves."""
 
-    def __init__(self, app: ASGIApp, served: str) -> None:
-        self.app = app
+    def __init__(self, served: str) -> None:
         self.hosts = allowed_hosts(served)
         self.any_ip = served.strip("[]") in WILDCARDS
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not self._allowed(scope):
-            given = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
-            response = envelope(
-                400,
-                "bad-input",
-                f"Host {given or '(none)'} is not this kindgi dev's address; "
-                "call it as 127.0.0.1, localhost or [::1].",
-                request_id_of(scope),
-            )
-            await response(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
+    def refusal(self, scope: Scope) -> Response | None:
+        """The refusal of an HTTP request to another host, None for one to this instance."""
+        if self._allowed(scope):
+            return None
+        given = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+        return envelope(
+            400,
+            "bad-input",
+            f"Host {given or '(none)'} is not this kindgi dev's address; "
+            "call it as 127.0.0.1, localhost or [::1].",
+            request_id_of(scope),
+        )
 
     def _allowed(self, scope: Scope) -> bool:
         header = dict(scope["headers"]).get(b"host")

@@ -32,6 +32,10 @@ _BRACKETS = re.compile(rb"[\[\]{}]")
 _ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 """Where a body may hold a lone surrogate: only JSON's `\\u` escapes can write one."""
 _JSON_TYPES = re.compile(r"^application/(?:[\w.+-]+\+)?json$")
+_MAYBE_WIDE = re.compile(rb"\d[eE]|\d{19}")
+"""Where a number outside the body's strings may be non-finite or beyond 64 bits: only one
+with an exponent or 19 digits in a row can be (2**63 has 19), so without either the walk of
+`check_numbers` is skipped."""
 
 
 def check_content_type(header: str | None) -> None:
@@ -64,7 +68,12 @@ def check_url(raw_path: bytes, query: bytes) -> None:
 
 def check_depth(raw: bytes, limit: int = MAX_DEPTH) -> None:
     """400 when arrays/objects nest deeper than `limit`; found without parsing the body."""
-    steps = (1 if b in b"[{" else -1 for b in _BRACKETS.findall(_outside_strings(raw)))
+    _check_nesting(_outside_strings(raw), limit)
+
+
+def _check_nesting(outside: bytes, limit: int) -> None:
+    """`check_depth` on the body's text between its strings (`_outside_strings`)."""
+    steps = (1 if b in b"[{" else -1 for b in _BRACKETS.findall(outside))
     if max(itertools.accumulate(steps, initial=0)) > limit:
         raise BadInput(f"The body nests deeper than {limit} levels.", maxDepth=limit)
 
@@ -85,12 +94,14 @@ def load(raw: bytes, at: str = "") -> JSON:
 
     `at` is where this JSON sits in a body (a console field holding JSON), so a refused
     number is named by its place in the body."""
-    check_depth(raw)
+    outside = _outside_strings(raw)
+    _check_nesting(outside, MAX_DEPTH)
     try:
         data: JSON = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except (ValueError, UnicodeDecodeError) as error:
         raise BadInput(f"The body is not valid JSON: {error}.") from None
-    check_numbers(data, at)
+    if _MAYBE_WIDE.search(outside):
+        check_numbers(data, at)
     if _ESCAPED_SURROGATE.search(raw):
         check_text(data, at)
     return data

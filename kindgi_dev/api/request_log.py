@@ -12,7 +12,7 @@ import re
 import sys
 import time
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope
 
 LEVELS = frozenset({"debug", "trace"})
 
@@ -42,28 +42,9 @@ def escape_log_records(logger: logging.Logger) -> None:
         handler.setFormatter(PrintableFormatter(logging.BASIC_FORMAT))
 
 
-class RequestLogMiddleware:
-    """`  ← GET /v1/runs 200 12ms` once each HTTP answer has been sent."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        began = time.perf_counter()
-        status = 500
-
-        async def sending(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = int(message["status"])
-            await send(message)
-
-        try:
-            await self.app(scope, receive, sending)
-        finally:
-            elapsed = round((time.perf_counter() - began) * 1000)
-            request = printable(f"{scope['method']} {scope['path']}")
-            print(f"  ← {request} {status} {elapsed}ms", file=sys.stderr)
+def log_line(scope: Scope, status: int, began: float) -> None:
+    """`  ← GET /v1/runs 200 12ms` on stderr once an HTTP answer was sent (`began` its
+    `perf_counter`); what the client sent is escaped."""
+    elapsed = round((time.perf_counter() - began) * 1000)
+    request = printable(f"{scope['method']} {scope['path']}")
+    print(f"  ← {request} {status} {elapsed}ms", file=sys.stderr)

@@ -219,14 +219,18 @@ def issue_path(location: tuple[int | str, ...]) -> str:
     return "/".join(str(part) for part in location)
 
 
-def parse(model: type[M], data: object, *, where: str = "", strict: bool = False) -> M:
+def parse(
+    model: type[M], data: object, *, where: str = "", strict: bool = False, raw: bytes = b""
+) -> M:
     """Validate `data` as `model`; 400 `validation-failed` naming the first bad field.
 
-    `strict` validates JSON data as JSON types: no `false` for a number, no `0` for a boolean.
+    `strict` validates JSON data as JSON types: no `false` for a number, no `0` for a boolean;
+    `raw` is the JSON text `data` was read from, when there is one (validated as it is, not
+    written out again).
     """
     try:
         if strict:
-            return model.model_validate_json(json.dumps(data), strict=True)
+            return model.model_validate_json(raw or json.dumps(data), strict=True)
         return model.model_validate(data)
     except ValidationError as error:
         issues = [
@@ -282,4 +286,4 @@ def parse_body(model: type[M], raw: bytes) -> M:
     data = limits.load(raw)
     if not isinstance(data, dict):
         raise BadInput("The body must be a JSON object.")
-    return parse(model, data, strict=True)
+    return parse(model, data, strict=True, raw=raw)

@@ -15,7 +15,7 @@ from starlette.responses import Response, StreamingResponse
 from ..api import eval_run_bodies
 from ..api.eval_events import progress_frame, status_frame
 from ..api.eval_run_bodies import StartEvalRunBody, StartSuiteRunBody
-from ..api.eval_runs import EvalRun
+from ..api.eval_runs import EvalRunAnswer
 from ..api.releases import PromoteBody
 from ..api.routing import shape
 from ..domain.changes import Changes
@@ -266,7 +266,7 @@ async def show(visit: Visit, made: str | None = None, status: int = 200) -> Resp
     shown = eval_runs.case_slice(visit.ctx, record, first, CASES_SHOWN) if total else []
     if isinstance(record.result, ComparisonResult):
         record = replace(record, result=replace(record.result, per_case=shown))
-    shaped = shape(EvalRun, record).get("result")
+    shaped = shape(EvalRunAnswer, record).get("result")
     result: JSONObject = shaped if isinstance(shaped, dict) else {}
     judged = record.result if isinstance(record.result, ComparisonResult) else None
     view = None if judged is None else words.summary_view(judged.summary)

@@ -112,14 +112,35 @@ class Rules:
     dropped: frozenset[str] = frozenset()
 
     @cached_property
-    def unusual(self) -> re.Pattern[str] | None:
-        """A pattern finding a named field whose value `may_need_repair` can't vouch for (None
-        when no field is named)."""
-        keys: dict[str, list[str]] = {}
-        for key, bound in self.numbers.items():
-            keys.setdefault(_usual(bound), []).append(re.escape(key))
-        found = [f'(?:{"|".join(names)})"\\s*:(?!\\s*(?:{usual}))' for usual, names in keys.items()]
-        return re.compile(f'"(?:{"|".join(found)})') if found else None
+    def unusual(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
+        """Each named field as it is spelled in JSON text, with the pattern of what after it
+        means its value is one `may_need_repair` can't vouch for."""
+        return tuple(
+            (f'"{key}"', re.compile(f"\\s*:(?!\\s*(?:{_usual(bound)}))"))
+            for key, bound in self.numbers.items()
+        )
+
+    @cached_property
+    def least_depth(self) -> int:
+        """The shallowest nesting a part may reach before it is cut."""
+        return min((part.depth for part in self.open.values()), default=COPY_DEPTH)
+
+    @cached_property
+    def given_parts(self) -> tuple[str, ...]:
+        """The open parts whose numbers are bounded as given, as JSON text spells their name:
+        a document holding one is read."""
+        return tuple(f'"{key}"' for key, part in self.open.items() if part.numbers is not COPIED)
+
+    def holds_unusual(self, text: str) -> bool:
+        """Whether a named field in `text` has a value `may_need_repair` can't vouch for: each
+        field's name found by a substring search, and what follows it matched there."""
+        for name, after in self.unusual:
+            at = text.find(name)
+            while at >= 0:
+                if after.match(text, at + len(name)):
+                    return True
+                at = text.find(name, at + 1)
+        return False
 
 
 def _usual(bound: Bound) -> str:
@@ -190,12 +211,53 @@ def _unfinished(part: object) -> bool:
     )
 
 
-_NEVER_READ = ("NaN", "Infinity", "\\ud", "\\uD")
-"""Text in stored JSON that reads as a non-finite number or a lone surrogate (JSON text
-spells a surrogate only as an escape: its UTF-8 bytes are not UTF-8)."""
-_OVERFLOW = re.compile(r"(?:^|[:,\[])\s*-?[0-9.]+[eE]\+?[0-9]{3}|[0-9]{309}")
-"""A number with an exponent of three digits (`1e999` reads as infinity), or of more digits
-than a double holds."""
+def _never_read(text: str) -> bool:
+    """Whether stored JSON holds text that reads as a non-finite number or a lone surrogate
+    (JSON text spells a surrogate only as an escape: its UTF-8 bytes are not UTF-8); an
+    escape is looked for only where one starts."""
+    if "NaN" in text or "Infinity" in text:
+        return True
+    return "\\u" in text and ("\\ud" in text or "\\uD" in text)
+
+
+_NUMERALS = bytes.maketrans(b"123456789E", b"000000000e")
+"""Stored text's bytes with every digit a `0` and every `E` an `e`, so that a few substring
+searches find what a pattern tried at every character found ten times slower."""
+_LONGEST = b"0" * 309
+_EXPONENTS = (b"e000", b"e+000")
+_SPACE = frozenset(b" \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f")
+"""The ASCII characters `str.isspace` (and so a pattern's `\\s`) takes for space."""
+
+
+def overflows(text: str) -> bool:
+    """Whether `text` holds a number of more digits than a double holds (309), or one with
+    an exponent of three digits (`1e999` reads as infinity) where a number may start: at
+    the start or after `:`, `,` or `[` and spaces (an id's `9e123` is no number)."""
+    numerals = text.encode("utf-8", "surrogatepass").translate(_NUMERALS)
+    if _LONGEST in numerals:
+        return True
+    for exponent in _EXPONENTS:
+        at = numerals.find(exponent)
+        while at >= 0:
+            if _starts_number(numerals, at):
+                return True
+            at = numerals.find(exponent, at + 1)
+    return False
+
+
+def _starts_number(numerals: bytes, at: int) -> bool:
+    """Whether the digits and points before the exponent at `at` are a number starting where
+    one may (a byte past ASCII before its spaces may be a space, so it may)."""
+    start = at
+    while start > 0 and numerals[start - 1] in b"0.":
+        start -= 1
+    if start == at:
+        return False
+    if start > 0 and numerals[start - 1] == ord("-"):
+        start -= 1
+    while start > 0 and numerals[start - 1] in _SPACE:
+        start -= 1
+    return start == 0 or numerals[start - 1] in b":,[" or numerals[start - 1] >= 0x80
 
 
 def may_need_repair(text: str, rules: Rules | Open) -> bool:
@@ -208,21 +270,31 @@ def may_need_repair(text: str, rules: Rules | Open) -> bool:
     where that is allowed. Any other bound, and a part whose numbers are bounded as given,
     means the document is read.
     """
-    if any(mark in text for mark in _NEVER_READ) or _OVERFLOW.search(text):
+    if _never_read(text) or overflows(text):
         return True
     if text.count("[") + text.count("{") > _least_depth(rules):
         return True
     if isinstance(rules, Open):
         return rules.numbers is not COPIED
-    if any(part.numbers is not COPIED and f'"{key}"' in text for key, part in rules.open.items()):
+    if any(name in text for name in rules.given_parts):
         return True
-    return rules.unusual is not None and rules.unusual.search(text) is not None
+    return rules.holds_unusual(text)
+
+
+def may_need_repair_written(text: str, rules: Rules | Open) -> bool:
+    """`may_need_repair` of the text `json.dumps` wrote of a value without escaping it to
+    ASCII (as a test-set file's canonical case is): a lone surrogate in it is raw, not an
+    escape, so it is looked for too."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+    return may_need_repair(text, rules)
 
 
 def _least_depth(rules: Rules | Open) -> int:
-    if isinstance(rules, Open):
-        return rules.depth
-    return min((part.depth for part in rules.open.values()), default=COPY_DEPTH)
+    return rules.depth if isinstance(rules, Open) else rules.least_depth
 
 
 ARGS = Open(ARGS_DEPTH, GIVEN)

@@ -26,9 +26,17 @@ KIND = "corrections"
 ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,299}")
 
 
+_ASCII = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+_UTF8 = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def case_text(case: object) -> str:
-    """A case as the file and the digest write it: compact JSON, keys sorted, UTF-8 as is."""
-    return json.dumps(case, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """A case as the file and the digest write it: compact JSON, keys sorted, UTF-8 as is.
+
+    Written escaped to ASCII first, which takes a third less time: with no `\\u` escape in
+    it (no character past ASCII, nor a control one), that text is the same."""
+    text = _ASCII.encode(case)
+    return _UTF8.encode(case) if "\\u" in text else text
 
 
 class Digest:
@@ -41,7 +49,11 @@ class Digest:
 
     def add(self, case: JSON) -> None:
         """Feed the next case."""
-        self._hash.update((case_text(case) if self._first else "," + case_text(case)).encode())
+        self.add_text(case_text(case))
+
+    def add_text(self, text: str) -> None:
+        """Feed the next case's `case_text`."""
+        self._hash.update((text if self._first else "," + text).encode())
         self._first = False
 
     def hexdigest(self) -> str:
@@ -53,9 +65,14 @@ class Digest:
 
 def digest(cases: Iterable[JSON]) -> str:
     """The sha256 of a version's canonical cases."""
+    return text_digest(case_text(case) for case in cases)
+
+
+def text_digest(texts: Iterable[str]) -> str:
+    """The sha256 of a version's cases given as their `case_text`."""
     found = Digest()
-    for case in cases:
-        found.add(case)
+    for text in texts:
+        found.add_text(text)
     return found.hexdigest()
 
 
@@ -131,11 +148,27 @@ def file_lines(envelope: Envelope, cases: Iterable[JSON]) -> Iterator[str]:
 
 
 @dataclass(frozen=True)
+class Canonical:
+    """A version's cases as `case_text` writes them, and their digest: written once, for the
+    digest, and kept as the stored cases."""
+
+    texts: list[str]
+    digest: str
+
+    @classmethod
+    def of(cls, cases: Sequence[JSON]) -> Canonical:
+        """The canonical texts of `cases` and their digest."""
+        texts = [case_text(case) for case in cases]
+        return cls(texts, text_digest(texts))
+
+
+@dataclass(frozen=True)
 class TestSetFile:
-    """A file read back and checked: its envelope and its cases."""
+    """A file read back and checked: its envelope, its cases and their canonical texts."""
 
     envelope: Envelope
     cases: list[JSONObject]
+    canonical: Canonical
 
 
 def read_file(data: Mapping[str, JSON]) -> TestSetFile:
@@ -161,7 +194,8 @@ def read_file(data: Mapping[str, JSON]) -> TestSetFile:
         raise ValidationFailed(
             "caseCount", f"says {data.get('caseCount')!r}, the file has {len(cases)}"
         )
-    found = digest(cases)
+    canonical = Canonical.of(cases)
+    found = canonical.digest
     if data.get("sha256") != found:
         raise ValidationFailed(
             "sha256",
@@ -176,7 +210,7 @@ def read_file(data: Mapping[str, JSON]) -> TestSetFile:
         names.add(case)
     agents, flows = names.listed()
     envelope = Envelope(test_set_id, version, len(cases), found, agents, flows)
-    return TestSetFile(envelope, cases)
+    return TestSetFile(envelope, cases, canonical)
 
 
 def envelope_of(test_set_id: str, version: str, cases: Sequence[JSONObject]) -> Envelope:

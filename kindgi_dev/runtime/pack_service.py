@@ -20,9 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from ..domain.errors import KindgiError
+from . import loopback_http
 from .pack_child import (
     HOST,
     Adopted,
@@ -111,29 +110,6 @@ class PackService:
         self._problems: list[str] = []
         self._supervisor: asyncio.Task[None] | None = None
         self._stopping = False
-        self._client: httpx.AsyncClient | None = None
-
-    def _http(self) -> httpx.AsyncClient:
-        """The client of the calls, made at the first: making one imports httpx's transport
-        (httpcore, h11, anyio's backend: ~2 MB, tens of ms), which an idle start never uses.
-
-        A new connection per call: the SDK's server socket lacks TCP_NODELAY and writes an
-        answer's head and body apart, so on a kept-alive connection every answer waits
-        ~40 ms for a delayed ACK; a fresh loopback connection (~0.2 ms) answers at once.
-        Plain HTTP on loopback, so no TLS: without `verify=False` httpx loads the CA
-        bundle anyway, 3 MB and 40 ms at each start and reload for a context never used."""
-        if self._client is None:
-            self._client = httpx.AsyncClient(
-                timeout=httpx.Timeout(30.0, connect=5.0),
-                limits=httpx.Limits(max_keepalive_connections=0),
-                verify=False,
-            )
-        return self._client
-
-    async def _close_client(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
 
     @property
     def pid(self) -> int | None:
@@ -152,7 +128,6 @@ class PackService:
         except BaseException:
             self._stopping = True
             await self._terminate()
-            await self._close_client()
             raise
         self.boot_s = max(self._listened_at - began, 0.0)
         self._supervisor = asyncio.create_task(self._supervise())
@@ -166,7 +141,6 @@ class PackService:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._supervisor
         await self._terminate()
-        await self._close_client()
         self.port = None
 
     async def _terminate(self) -> None:
@@ -377,39 +351,38 @@ class PackService:
         """One POST /v1/invoke, its answer read as an outcome."""
         if self.port is None or self._stopping:
             return InvokeOutcome.failure("pack-service-unavailable", "the pack service is down")
-        url = f"http://{HOST}:{self.port}/v1/invoke"
         try:
-            response = await self._http().post(
-                url, json=body, headers=headers, timeout=timeout_ms / 1000 + 5
+            response = await loopback_http.post_json(
+                HOST, self.port, "/v1/invoke", body, headers, timeout_ms / 1000 + 5
             )
-        except httpx.TimeoutException:
+        except TimeoutError:
             return InvokeOutcome.failure(
                 "deadline-exceeded", f"the pack service did not answer within {timeout_ms} ms"
             )
-        except httpx.HTTPError as error:
+        except loopback_http.Unreachable as error:
             return InvokeOutcome.failure(
                 "pack-service-unreachable", f"the pack service could not be reached: {error}"
             )
         return _read_answer(response)
 
 
-def _read_answer(response: httpx.Response) -> InvokeOutcome:
+def _read_answer(response: loopback_http.HttpAnswer) -> InvokeOutcome:
     """An invoke answer as an outcome: a v2 result or error, or a transport status."""
     try:
         answer = response.json()
     except ValueError:
         answer = None
-    if response.status_code == 503:
+    if response.status == 503:
         why = answer.get("error") if isinstance(answer, dict) else None
         return InvokeOutcome.failure(
             "pack-service-unavailable",
             f"the pack service is not taking calls ({why or 'unavailable'})",
             retryAfter=response.headers.get("retry-after", "1"),
         )
-    if response.status_code != 200 or not isinstance(answer, dict):
+    if response.status != 200 or not isinstance(answer, dict):
         why = answer.get("error") if isinstance(answer, dict) else response.text[:200]
         return InvokeOutcome.failure(
-            "pack-service-error", f"the pack service answered HTTP {response.status_code}: {why}"
+            "pack-service-error", f"the pack service answered HTTP {response.status}: {why}"
         )
     if answer.get("kind") == "result":
         return InvokeOutcome(ok=True, output=answer.get("output"))

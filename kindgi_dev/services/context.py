@@ -8,9 +8,7 @@ from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from ..runtime.eval_loop import EvalLoop, Job
 from ..runtime.host import Runtime
@@ -19,6 +17,9 @@ from ..runtime.providers.function import FunctionModels
 from ..settings import Settings
 from ..store.db import Database
 from ..store.instance import Identity
+
+if TYPE_CHECKING:
+    import httpx
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..domain import corrections as rules
+from ..domain import test_sets
 from ..domain.errors import ValidationFailed
 from ..domain.expectations import Answer, Decisions, GivenItem
+from ..domain.json import JSON
 from ..domain.time import now_iso
 from ..store import corrections as store
 from ..store.runs import StoredRun
@@ -23,12 +25,13 @@ from . import corrections, judge_classes
 from .context import Context
 from .verdicts import (
     agent_tools,
+    checked_value,
     correctable_run,
     corrector_of,
     keep_copy,
     new_correction,
     new_ids,
-    new_verdict,
+    verdict_of,
 )
 
 
@@ -53,13 +56,50 @@ class _Checked:
     corrector: rules.Corrector
     correction: rules.StoredCorrection
     verdicts: list[rules.StoredVerdict]
+    case_state: int
+
+
+@dataclass
+class _Seen:
+    """What the batch checked already, each a pure function of what it names: the runs, the
+    items as given, and each item's value in a run's output (a seeding batch corrects a
+    few runs many times over). Only what passed is kept, so a refusal is found where the
+    one-by-one path finds it."""
+
+    runs: dict[str, StoredRun] = field(default_factory=dict)
+    items: dict[tuple[GivenItem, ...], list[rules.CorrectedItem]] = field(default_factory=dict)
+    values: dict[tuple[str, str | None, str], JSON] = field(default_factory=dict)
+
+    def run(self, ctx: Context, run_id: str) -> StoredRun:
+        """The correctable run (`correctable_run`), read once a batch."""
+        found = self.runs.get(run_id)
+        if found is None:
+            found = self.runs[run_id] = correctable_run(ctx, run_id)
+        return found
+
+    def checked_items(self, given: Sequence[GivenItem], where: str) -> list[rules.CorrectedItem]:
+        """`check_items` of the items as given."""
+        key = tuple(given)
+        found = self.items.get(key)
+        if found is None:
+            found = self.items[key] = rules.check_items(given, where)
+        return found
+
+    def value(self, run: StoredRun, item: rules.CorrectedItem, where: str) -> JSON:
+        """`checked_value` of an item in the run's output."""
+        key = (run.id, item.pointer, item.key)
+        if key not in self.values:
+            self.values[key] = checked_value(run, item, where)
+        return self.values[key]
 
 
 @dataclass
 class _Rows:
-    """The rows waiting for their `executemany`, and the runs whose copies to keep."""
+    """The rows waiting for their `executemany` (each correction's case state beside it), and
+    the runs whose copies to keep."""
 
     corrections: list[rules.StoredCorrection] = field(default_factory=list)
+    case_states: list[int] = field(default_factory=list)
     verdicts: list[rules.StoredVerdict] = field(default_factory=list)
     copies: dict[str, tuple[StoredRun, str]] = field(default_factory=dict)
 
@@ -68,8 +108,8 @@ def create_many(ctx: Context, batch: Sequence[NewCorrection]) -> list[str]:
     """Create every correction of `batch`, in order, as `corrections.create` would one by
     one; all or nothing: a refusal names its correction (`corrections/3/items/0/pointer`)
     and writes nothing. Returns their ids."""
-    runs: dict[str, StoredRun] = {}
-    checked = [_check(ctx, one, f"corrections/{i}/", runs) for i, one in enumerate(batch)]
+    seen = _Seen()
+    checked = [_check(ctx, one, f"corrections/{i}/", seen) for i, one in enumerate(batch)]
     ids: list[str] = []
     with ctx.db.transaction():
         live = store.live_correctors(ctx.db, [(c.run.id, c.corrector) for c in checked])
@@ -81,6 +121,7 @@ def create_many(ctx: Context, batch: Sequence[NewCorrection]) -> list[str]:
                 continue
             live.add((one.run.id, one.corrector))
             rows.corrections.append(one.correction)
+            rows.case_states.append(one.case_state)
             rows.verdicts.extend(one.verdicts)
             rows.copies.setdefault(one.run.id, (one.run, one.correction.created_at))
             ids.append(one.correction.id)
@@ -88,39 +129,61 @@ def create_many(ctx: Context, batch: Sequence[NewCorrection]) -> list[str]:
     return ids
 
 
-def _check(ctx: Context, given: NewCorrection, where: str, runs: dict[str, StoredRun]) -> _Checked:
+def _check(ctx: Context, given: NewCorrection, where: str, seen: _Seen) -> _Checked:
     """`corrections.create`'s checks, in its order, its refusals' fields under `where`."""
-    checked = rules.check_items(given.items, f"{where}items")
+    checked = seen.checked_items(given.items, f"{where}items")
     decisions, answer = given.decisions, given.answer
     decided = None if decisions is None else rules.check_decisions(decisions, f"{where}decisions")
     said = None if answer is None else rules.check_answer(answer, f"{where}answer")
     if not checked and decided is None and said is None:
         raise ValidationFailed(f"{where}items", "a correction needs items, decisions or answer")
-    run = runs.get(given.run_id)
-    if run is None:
-        run = runs[given.run_id] = correctable_run(ctx, given.run_id)
+    run = seen.run(ctx, given.run_id)
     klass = judge_classes.usable(ctx, given.judge_class_id, run)
     if decided is not None:
         rules.check_tools(decided, agent_tools(ctx, run), f"{where}decisions")
     corrector = corrector_of(ctx, given.participant_id)
     now = now_iso()
     made = new_correction(run, corrector, klass, now)
-    correction = dataclasses.replace(made, decisions=decided, answer=said)
+    correction = made
+    if decided is not None or said is not None:
+        correction = dataclasses.replace(made, decisions=decided, answer=said)
     ids = new_ids(len(checked))
     verdicts = [
-        new_verdict(run, made.id, corrector, item, klass, now, f"{where}items/{i}/pointer", id_)
+        verdict_of(run, made.id, corrector, item, klass, now,
+                   seen.value(run, item, f"{where}items/{i}/pointer"), id_)
         for i, (item, id_) in enumerate(zip(checked, ids, strict=True))
-    ]
-    return _Checked(given, run, corrector, correction, verdicts)
+    ]  # fmt: skip
+    state = _case_state(correction, run, verdicts)
+    return _Checked(given, run, corrector, correction, verdicts, state)
+
+
+def _case_state(
+    correction: rules.StoredCorrection, run: StoredRun, verdicts: list[rules.StoredVerdict]
+) -> int:
+    """The `case_state` m0010's triggers give a new correction once its verdicts are in:
+    1 when it is a case of its agent's set (`test_sets.exclusion`), else 0 (a new
+    correction is never retired)."""
+    live = any(v.unregistered_at is None and v.superseded_by is None for v in verdicts)
+    facts = {
+        "status": correction.status,
+        "replaced_by": correction.replaced_by,
+        "erased_at": correction.erased_at,
+        "on_replay": run.replay_of is not None,
+        "has_expectation": live
+        or correction.decisions is not None
+        or correction.answer is not None,
+    }
+    return int(correction.subject.kind == "agent" and test_sets.exclusion(facts) is None)
 
 
 def _write(ctx: Context, rows: _Rows) -> None:
     """The waiting rows, a statement per table, then the runs' copies; emptied after."""
-    store.insert_corrections(ctx.db, rows.corrections)
+    store.insert_corrections(ctx.db, rows.corrections, rows.case_states)
     store.insert_verdicts(ctx.db, rows.verdicts)
     for run, now in rows.copies.values():
         keep_copy(ctx, run, now)
     rows.corrections.clear()
+    rows.case_states.clear()
     rows.verdicts.clear()
     rows.copies.clear()
 

@@ -10,12 +10,14 @@ the turn (`output.violations`) and the turn completes. Live turns' outcomes are 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ..domain import guardrails as rules
 from ..domain.errors import NotFound
 from ..domain.guardrails import Checked, GateOutcome, Guardrail, TurnFacts
+from ..domain.narrow import texts_of
 from ..domain.paging import Page, clamp_limit, decode_cursor, encode_cursor
 from ..domain.time import now_iso
 from ..runtime.turn_outcome import TurnOutcome
@@ -52,6 +54,12 @@ def list_page(
     more = len(shown) > size
     page = shown[:size]
     return Page(page, more, encode_cursor([page[-1].id]) if more and page else None)
+
+
+def may_check(agent: Mapping[str, Any], outcome: TurnOutcome) -> bool:
+    """Whether `checked` may change a turn: it succeeded and its agent lists guardrails (a
+    turn's run and number are read for the checks only then)."""
+    return outcome.ok and bool(texts_of(agent.get("guardrails")))
 
 
 async def checked(

@@ -5,10 +5,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import tomllib
+from collections import ChainMap
 from pathlib import Path
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from ..domain.errors import Unprocessable
 from ..runtime.eval_loop import AtHome
@@ -19,6 +18,9 @@ from ..runtime.providers.registered import ADAPTERS
 from ..runtime.providers.registered import http_provider as registered_http
 from ..store import providers as provider_store
 from .context import Context
+
+if TYPE_CHECKING:
+    import httpx
 
 HTTP_EVAL_CONCURRENCY = 16
 """Replays at once with an HTTP model: 200 cases of two 200 ms calls end in about 5 s."""
@@ -67,8 +69,9 @@ def function_models(ctx: Context) -> FunctionModels | None:
 
 def provider_config(ctx: Context) -> ProviderConfig:
     """The HTTP providers from the environment and the pack's `[tool.kindgi-dev.providers]`,
-    and those registered over the API (each one's key read from the environment now)."""
-    env = {**os.environ, **ctx.settings.env}
+    and those registered over the API (each one's key read from the environment now: the
+    few names a provider reads are looked up, not the whole environment copied each run)."""
+    env = ChainMap(ctx.settings.env, os.environ)
     config = ProviderConfig.from_env_and_pyproject(env, _pyproject_tool(ctx))
     registrations = provider_store.live(ctx.db, ctx.tenant_id)
     if not registrations:
@@ -82,9 +85,12 @@ def provider_config(ctx: Context) -> ProviderConfig:
 
 
 def http_client(ctx: Context) -> httpx.AsyncClient:
-    """One HTTP client for every model call: its connections and TLS context are reused."""
+    """One HTTP client for every model call: its connections and TLS context are reused.
+    Made (and httpx imported) at the first HTTP model call: function models never need it."""
     client = ctx.models.http_client
     if client is None:
+        import httpx
+
         client = httpx.AsyncClient(limits=httpx.Limits(max_connections=64))
         ctx.models.http_client = client
     return client

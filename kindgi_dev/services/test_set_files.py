@@ -57,5 +57,5 @@ def import_file(ctx: Context, data: Mapping[str, Any], name: str | None) -> Pull
     source = f"{test_set_pulls.FILE}{name or 'upload'}"
     envelope = found.envelope
     return test_set_pulls.store_version(
-        ctx, envelope.test_set_id, envelope.version, found.cases, source
+        ctx, envelope.test_set_id, envelope.version, found.cases, source, found.canonical
     )

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-
-import httpx
+from typing import TYPE_CHECKING
 
 from ..domain import test_set_files
 from ..domain.errors import Conflict, NotFound, RemoteFailed, ValidationFailed
 from ..domain.json import JSONObject
 from ..domain.paging import Page, clamp_limit, make_page, offset_of
 from ..domain.semver import is_semver
-from ..domain.stored_values import FROZEN_CASE, repaired
+from ..domain.stored_values import FROZEN_CASE, may_need_repair_written, repaired
 from ..domain.test_sets import RegistryEntry, version_label
 from ..domain.time import now_iso
 from ..remote import OnProgress, Remote, RemoteError, UnsafeUrl
@@ -29,6 +28,9 @@ from ..store import pulled_test_sets as store
 from ..store import test_sets as local_store
 from .catalog import version_key
 from .context import Context
+
+if TYPE_CHECKING:
+    import httpx
 
 FILE = "file:"
 """How an imported version's source starts: `file:<the name it was imported as>`."""
@@ -127,15 +129,21 @@ async def pull(
 
 
 def store_version(
-    ctx: Context, test_set_id: str, version: str, cases: list[JSONObject], source_url: str
+    ctx: Context,
+    test_set_id: str,
+    version: str,
+    cases: list[JSONObject],
+    source_url: str,
+    canonical: test_set_files.Canonical | None = None,
 ) -> PulledVersion:
     """Keep a version from elsewhere read-only, as a pull does: the same content again is a
     no-op (`pulled` False), other content under that id and version, or a version made
-    here, is `409` and writes nothing."""
+    here, is `409` and writes nothing. `canonical` is the cases' when known (a file's
+    import wrote them for its digest)."""
     _check_names(test_set_id, version)
-    digest = test_set_files.digest(cases)
-    fixed = (repaired(case, FROZEN_CASE) for case in cases)  # as m0029 repairs stored ones
-    cases = [case for case in fixed if isinstance(case, dict)]
+    canonical = canonical or test_set_files.Canonical.of(cases)
+    digest = canonical.digest
+    bodies = [_kept(case, text) for case, text in zip(cases, canonical.texts, strict=True)]
     with ctx.db.transaction():
         found = store.find(ctx.db, ctx.tenant_id, test_set_id, version)
         if found is not None:
@@ -152,8 +160,16 @@ def store_version(
         row = store.PulledRow(
             test_set_id, version, ctx.tenant_id, len(cases), digest, source_url, now_iso()
         )
-        store.insert(ctx.db, row, cases)
+        store.insert(ctx.db, row, bodies)
     return _record(row, pulled=True)
+
+
+def _kept(case: JSONObject, text: str) -> str:
+    """A case's stored text: its `case_text`, repaired first as m0029 repairs stored ones
+    when the text says it may need it (most cases are read no further)."""
+    if not may_need_repair_written(text, FROZEN_CASE):
+        return text
+    return test_set_files.case_text(repaired(case, FROZEN_CASE))
 
 
 def versions(ctx: Context, test_set_id: str) -> list[PulledVersion]:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from ..domain import corrections as rules
 from ..domain.errors import Conflict, Gone, NotFound
+from ..domain.json import JSON
 from ..domain.status import TERMINAL
 from ..store import corrections as store
 from ..store import judged_copies
@@ -97,8 +98,30 @@ def new_verdict(
     """A new verdict: the item and its value (400 at `where` when the pointer names
     nothing or another item), who gave it, its class and whether that was restricted;
     its id `verdict_id` when given (see `new_ids`), a new one otherwise."""
+    value = checked_value(run, item, where)
+    return verdict_of(run, correction_id, corrector, item, klass, now, value, verdict_id)
+
+
+def checked_value(run: StoredRun, item: rules.CorrectedItem, where: str) -> JSON:
+    """The value an item's pointer names in the run's output: 400 at `where` when it names
+    nothing or another item."""
     value = None if item.pointer is None else rules.item_value(run.output, item.pointer, where)
     rules.check_key_at(run.output, item, where)
+    return value
+
+
+def verdict_of(
+    run: StoredRun,
+    correction_id: str,
+    corrector: rules.Corrector,
+    item: rules.CorrectedItem,
+    klass: rules.AssertedClass,
+    now: str,
+    value: JSON,
+    verdict_id: str | None = None,
+) -> rules.StoredVerdict:
+    """`new_verdict`'s record, of an item whose `checked_value` is known (a batch checks each
+    item of a run once)."""
     return rules.StoredVerdict(
         id=verdict_id or str(uuid.uuid4()),
         correction_id=correction_id,
@@ -123,8 +146,15 @@ def new_ids(count: int) -> list[str]:
     only when its 5 ms wait saw no hand-over, and each of those brief releases is one, so
     it gets the GIL only if it wakes inside one: reads served meanwhile waited 70-430 ms
     instead of 5."""
-    raw = os.urandom(16 * count)
-    return [str(uuid.UUID(bytes=raw[i : i + 16], version=4)) for i in range(0, len(raw), 16)]
+    raw = bytearray(os.urandom(16 * count))
+    raw[6::16] = bytes(byte & 0x0F | 0x40 for byte in raw[6::16])  # version 4
+    raw[8::16] = bytes(byte & 0x3F | 0x80 for byte in raw[8::16])  # RFC 4122's variant
+    h = raw.hex()
+    return [
+        f"{h[i : i + 8]}-{h[i + 8 : i + 12]}-{h[i + 12 : i + 16]}-{h[i + 16 : i + 20]}-"
+        f"{h[i + 20 : i + 32]}"
+        for i in range(0, len(h), 32)
+    ]
 
 
 def new_correction(

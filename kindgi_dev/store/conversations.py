@@ -9,6 +9,9 @@ from ..domain.json import JSON, JSONObject
 from .db import Database, Row
 from .jsoncol import dump, load
 from .query import SQLValue, Where
+from .replay_json import is_replay, kept_as_is, same_json
+from .runs import StoredRun
+from .runs import get as get_run
 
 _FIELDS = (
     "id, tenant_id, project_id, agent_id, agent_version, title, participant_id, opened_by, "
@@ -73,22 +76,55 @@ def insert(db: Database, conversation: StoredConversation) -> None:
 
 
 def insert_turns(
-    db: Database, turns: Sequence[tuple[StoredConversation, str, Sequence[ConversationMessage]]]
+    db: Database,
+    turns: Sequence[tuple[StoredConversation, StoredRun, Sequence[ConversationMessage]]],
 ) -> None:
-    """Open conversations that each hold one finished turn (run id, messages) already
-    counted in their row: an eval run's page of replays, in two statements."""
+    """Open conversations that each hold one finished turn (its run, messages) already
+    counted in their row: an eval run's page of replays, in two statements. A replay's
+    message is kept without its words and run when its words are its run's appended
+    message's, read from there (`messages`: the run is its replay conversation's)."""
     with db.transaction() as conn:
         conn.executemany(_INSERT, [_values(c) for c, _, _ in turns])
         conn.executemany(
             "INSERT INTO conversation_messages (conversation_id, sequence, role, content, "
             "tool_call, actor, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (c.id, i, m.role, dump(m.content), dump(m.tool_call), m.actor, run_id,
+                (c.id, i, m.role, *_words(m, said[i] if i < len(said) else None, run.id),
                  c.last_message_at)
-                for c, run_id, items in turns
+                for c, run, items in turns
+                for said in [_appended(run)]
                 for i, m in enumerate(items)
             ],
         )  # fmt: skip
+
+
+def _appended(run: StoredRun) -> list[JSON]:
+    """The messages a replay's run appended, as its output keeps them (none for another run)."""
+    output = run.output if is_replay(run.eval_run_id, run.agent_id) else None
+    appended = output.get("appended") if isinstance(output, dict) else None
+    return appended if isinstance(appended, list) else []
+
+
+def _words(
+    message: ConversationMessage, said: JSON, run_id: str
+) -> tuple[str | None, str | None, str | None, str | None]:
+    """A message's content, tool call, actor and run as its row keeps them: only its actor
+    when the others are those of its replay run's appended message `said` (and read back
+    from it as they are)."""
+    if isinstance(said, dict) and _same_words(message, said):
+        return None, None, message.actor, None
+    return dump(message.content), dump(message.tool_call), message.actor, run_id
+
+
+def _same_words(message: ConversationMessage, said: JSONObject) -> bool:
+    """Whether a message says what the appended message it was made from does."""
+    content, tool_call = said.get("content"), said.get("toolCall") or None
+    return (
+        same_json(message.content, content)
+        and same_json(message.tool_call, tool_call)
+        and kept_as_is(content)
+        and kept_as_is(tool_call)
+    )
 
 
 def get(db: Database, conversation_id: str) -> StoredConversation | None:
@@ -168,23 +204,62 @@ class ConversationMessage:
 def messages(
     db: Database, conversation_id: str, *, after: int = -1, limit: int = -1
 ) -> list[ConversationMessage]:
-    """A conversation's messages in order."""
+    """A conversation's messages in order; a replay's with the words its row left out put
+    back from its run's output."""
     rows = db.all(
-        "SELECT sequence, role, content, tool_call, actor, created_at FROM conversation_messages "
-        "WHERE conversation_id = ? AND sequence > ? ORDER BY sequence LIMIT ?",
+        "SELECT sequence, role, content, tool_call, actor, created_at, run_id "
+        "FROM conversation_messages WHERE conversation_id = ? AND sequence > ? "
+        "ORDER BY sequence LIMIT ?",
         (conversation_id, after, limit),
     )
-    return [
-        ConversationMessage(
-            role=r["role"],
-            content=load(r["content"]),
-            tool_call=load(r["tool_call"]),
-            actor=r["actor"],
-            created_at=r["created_at"],
-            sequence=r["sequence"],
+    said = _said(db, conversation_id, rows)
+    found = []
+    for r in rows:
+        content, tool_call = load(r["content"]), load(r["tool_call"])
+        appended = said.get(r["run_id"], [])
+        if r["run_id"] in said and r["sequence"] < len(appended):
+            message = appended[r["sequence"]]
+            if isinstance(message, dict):
+                content, tool_call = message.get("content"), message.get("toolCall") or None
+        found.append(
+            ConversationMessage(
+                role=r["role"],
+                content=content,
+                tool_call=tool_call,
+                actor=r["actor"],
+                created_at=r["created_at"],
+                sequence=r["sequence"],
+            )
         )
-        for r in rows
-    ]
+    return found
+
+
+def _said(db: Database, conversation_id: str, rows: Sequence[Row]) -> dict[str | None, list[JSON]]:
+    """What the runs of the messages in `rows` that keep no words appended, by the run each
+    names (None: the replay run of the conversation, whose messages keep no run): only in
+    a replay's conversation."""
+    runs = {r["run_id"] for r in rows if r["content"] is None and r["tool_call"] is None}
+    if not runs:
+        return {}
+    row = db.one("SELECT replay FROM conversations WHERE id = ?", (conversation_id,))
+    if row is None or not row["replay"]:
+        return {}
+    found: dict[str | None, list[JSON]] = {}
+    for named in runs:
+        run = get_run(db, named) if named is not None else _replay_run(db, conversation_id)
+        if run is not None:
+            found[named] = _appended(run)
+    return found
+
+
+def _replay_run(db: Database, conversation_id: str) -> StoredRun | None:
+    """The replay run a replay's conversation was opened for."""
+    row = db.one(
+        "SELECT id FROM runs WHERE conversation_id = ? AND eval_run_id IS NOT NULL "
+        "ORDER BY created_at, id LIMIT 1",
+        (conversation_id,),
+    )
+    return get_run(db, row["id"]) if row else None
 
 
 def append(

@@ -5,16 +5,19 @@ The columns keep the names the run's answer shows (`agentRef`'s `agentId`, `comp
 is kept that way and must read as it did (and `eval_runs.list_page` filters on
 `$.agentId`/`$.flowId`); this module is the one place that writes and reads those names.
 A run's result and finished cases are kept as their records' own (snake_case) fields, by
-`TypeAdapter`s in `eval_runs`.
+`TypeAdapter`s in `eval_runs`, but for a case's scores: each is a list of its values in
+`CaseScore`'s order (`packed_case`), not an object naming them, about 0.3 kB less a case.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, fields
 
 from ..domain.baselines import RECORDED, AskedBaseline, BaselineScope, LiveAsked, VersionAsked
 from ..domain.eval_runs import AgentCandidate, FlowCandidate, FrozenVersion, RunSettings, Sample
 from ..domain.json import JSON, JSONObject
+from ..domain.metrics import CaseScore
 from ..domain.results import Baseline
 from ..domain.sampling import Part
 from ..domain.segments import Segment
@@ -211,3 +214,172 @@ def _version_of(data: object) -> Baseline | None:
         live_scope=_scope_of(scope) if isinstance(scope, dict) else None,
         live_source=_text(data.get("liveSource")),
     )
+
+
+_SCORE_NAMES = tuple(f.name for f in fields(CaseScore))
+"""A score's fields, in the order a packed score lists their values (a weight with no
+fraction written as an integer, which its float field reads as the same number)."""
+_SCORE_DEFAULTS: dict[str, JSON] = {
+    f.name: f.default for f in fields(CaseScore) if f.default is not MISSING
+}
+"""The fields a score may leave out, each with the value it then has."""
+
+
+_EMPTY: dict[str, JSON] = {"checks": [], "baseline_checks": []}
+"""A finished case's fields left out when empty (they have no default of their own)."""
+_RESULT_EMPTY: dict[str, JSON] = {
+    "diverged": False,
+    "refused_writes": 0,
+    "no_context": False,
+    "approval_skipped": False,
+}
+"""A case's comparison's (and its baseline replay's) fields left out at these values."""
+_CHANGES_EMPTY: dict[str, JSON] = {"kept": [], "dropped": [], "new": []}
+"""A case's changes' lists, left out when empty."""
+_CHANGE_NAMES = ("key", "rank_before", "rank", "pointer")
+"""An item change's fields, in the order a packed one lists their values."""
+_TOOL_NAMES = ("step", "callId", "toolId", "toolVersion", "arguments", "source", "reason")
+"""A case's tool call's names, in the order it has them (`comparison._tool_entry`)."""
+_MODEL_NAMES = ("id", "model")
+"""The names of a model a case was answered by."""
+
+
+def packed_case(case: JSONObject) -> JSONObject:
+    """A finished case's dumped fields as its row keeps them: its scores, item changes,
+    tool calls and models as lists of their values (`_SCORE_NAMES`', `_CHANGE_NAMES`',
+    `_TOOL_NAMES`' and `_MODEL_NAMES`' order, trailing absent ones left out), and the fields
+    of `_EMPTY` and `_RESULT_EMPTY` only when they say something: the names and values
+    repeated each case were half its row."""
+    result = case.get("result")
+    if not isinstance(result, dict):
+        return case
+    packed = _left_out(_parts_in(result, _packed, _values_of), _RESULT_EMPTY)
+    changes = packed.get("changes")
+    if isinstance(changes, dict):
+        packed["changes"] = _left_out(changes, _CHANGES_EMPTY)
+    replay = result.get("baseline_replay")
+    if isinstance(replay, dict):
+        packed["baseline_replay"] = _left_out(_parts_in(replay, _packed, _values_of),
+                                              _RESULT_EMPTY)  # fmt: skip
+    kept = _left_out(case, _EMPTY)
+    for key in ("models", "baseline_models"):
+        kept = _each(kept, key, lambda model: _values_of(model, _MODEL_NAMES, True))
+    return {**kept, "result": packed}
+
+
+def unpacked_case(case: JSON) -> JSON:
+    """A stored finished case with what its row left out put back, as its adapter reads it
+    (a case stored before it was packed is read as it is)."""
+    if not isinstance(case, dict) or not isinstance(case.get("result"), dict):
+        return case
+    result = case["result"]
+    assert isinstance(result, dict)
+    found = {**_RESULT_EMPTY, **_parts_in(result, _unpacked, _named)}
+    changes = found.get("changes")
+    if isinstance(changes, dict):
+        found["changes"] = {**_CHANGES_EMPTY, **changes}
+    replay = result.get("baseline_replay")
+    if isinstance(replay, dict):
+        found["baseline_replay"] = {
+            **{k: v for k, v in _RESULT_EMPTY.items() if k != "no_context"},
+            **_parts_in(replay, _unpacked, _named),
+        }
+    whole: JSONObject = {**_EMPTY, **case, "result": found}
+    for key in ("models", "baseline_models"):
+        whole = _each(whole, key, lambda model: _named(model, _MODEL_NAMES))
+    return whole
+
+
+def _parts_in(
+    part: JSONObject,
+    score: Callable[[JSON], JSON],
+    values: Callable[[JSON, tuple[str, ...], bool], JSON],
+) -> JSONObject:
+    """A comparison (or baseline replay) with `score` applied to each score it holds and
+    `values` to each item change and tool call."""
+    found = _scores_in(part, score)
+    changes = found.get("changes")
+    if isinstance(changes, dict):
+        for key in ("kept", "dropped", "new"):
+            changes = _each(changes, key, lambda item: values(item, _CHANGE_NAMES, False))
+        found["changes"] = changes
+    return _each(found, "tools", lambda call: values(call, _TOOL_NAMES, True))
+
+
+def _each(part: JSONObject, key: str, change: Callable[[JSON], JSON]) -> JSONObject:
+    """`part` with `change` applied to each element of its list `key` (when it has one)."""
+    items = part.get(key)
+    if not isinstance(items, list):
+        return part
+    return {**part, key: [change(item) for item in items]}
+
+
+def _values_of(item: JSON, names: tuple[str, ...], whole: bool) -> JSON:
+    """An object of `names` as its values in their order, trailing absent ones left out (an
+    absent one in between given as null, which a record's field reads as its default);
+    `whole`: only an object whose names are the first of `names`, in order, where absent
+    and null differ."""
+    if not isinstance(item, dict):
+        return item
+    if whole:
+        keys = list(item)
+        return [item[k] for k in keys] if keys and keys == list(names[: len(keys)]) else item
+    if not item.keys() <= set(names):
+        return item
+    values = [item.get(name) for name in names]
+    while values and values[-1] is None:
+        values.pop()
+    return values
+
+
+def _named(item: JSON, names: tuple[str, ...], whole: bool = False) -> JSON:
+    """A packed object by its names again (`whole` or not, its names are read the same)."""
+    if not isinstance(item, list):
+        return item
+    return dict(zip(names, item, strict=False))
+
+
+def _left_out(part: JSONObject, empty: Mapping[str, JSON]) -> JSONObject:
+    """`part` without the fields of `empty` at their empty value."""
+    return {k: v for k, v in part.items() if k not in empty or not _same_value(v, empty[k])}
+
+
+def _same_value(value: JSON, empty: JSON) -> bool:
+    """Whether a dumped value is the empty one, kind too (`0` is not `false`)."""
+    return type(value) is type(empty) and value == empty
+
+
+def _scores_in(part: JSONObject, change: Callable[[JSON], JSON]) -> JSONObject:
+    """`part` with `change` applied to each score it holds (`baseline`, `candidate`'s and
+    `scores`' elements)."""
+    found = dict(part)
+    if "baseline" in found:
+        found["baseline"] = change(found["baseline"])
+    for key in ("candidate", "scores"):
+        scores = found.get(key)
+        if isinstance(scores, list):
+            found[key] = [change(score) for score in scores]
+    return found
+
+
+def _packed(score: JSON) -> JSON:
+    """A dumped score as its values (a field left out at its default given it), trailing
+    defaults left out."""
+    if not isinstance(score, dict):
+        return score
+    values = [score.get(name, _SCORE_DEFAULTS.get(name)) for name in _SCORE_NAMES]
+    while values and _SCORE_DEFAULTS.get(_SCORE_NAMES[len(values) - 1], ...) == values[-1]:
+        values.pop()
+    return [_whole(value) for value in values]
+
+
+def _whole(value: JSON) -> JSON:
+    """A weight of no fraction as an integer (`1` for `1.0`: read back as the float)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _unpacked(score: JSON) -> JSON:
+    """A packed score as its fields by name (the ones left out read as their defaults)."""
+    if not isinstance(score, list):
+        return score
+    return dict(zip(_SCORE_NAMES, score, strict=False))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from ..domain.json import JSON, JSONObject
 from ..domain.judged_suites import CountedVerdict, DecidedCorrection, JudgedRun
@@ -18,6 +19,8 @@ from .db import Database
 from .expectations import decisions_of
 from .ids import unpacked
 from .jsoncol import dump, load, load_objects
+from .replay_json import RowParts, full_context, full_output, is_replay
+from .tool_calls import tool_calls
 
 _COUNTED = (
     "v.unregistered_at IS NULL AND v.superseded_by IS NULL "
@@ -287,13 +290,20 @@ def run_copies(db: Database, run_ids: Sequence[str]) -> dict[str, JudgedContent]
     for chunk in _chunks(run_ids):
         rows = db.all(
             "SELECT r.id, r.agent_id, r.agent_version, r.flow_id, r.flow_version, r.input, "
-            "r.output, r.context, r.tool_env, r.content_erased_at, j.subject AS copy_subject, "
+            "r.output, r.context, r.tool_env, r.content_erased_at, r.eval_run_id, "
+            "r.conversation_id, r.provider_id, r.model, j.subject AS copy_subject, "
             "j.input AS copy_input, j.context AS copy_context, j.output AS copy_output, "
             "j.run_id IS NOT NULL AS copied FROM runs r "
             f"LEFT JOIN judged_run_copies j ON j.run_id = r.id WHERE r.id IN ({_marks(chunk)})",
             chunk,
         )
         for r in rows:
+            output, context = load(r["output"]), load(r["context"])
+            if is_replay(r["eval_run_id"], r["agent_id"]):
+                run_id = r["id"]
+                parts = RowParts(run_id, r["conversation_id"], r["provider_id"], r["model"],
+                                 load(r["input"]), partial(tool_calls, db, run_id))  # fmt: skip
+                output, context = full_output(output, parts), full_context(context)
             found[r["id"]] = JudgedContent(
                 r["id"],
                 r["agent_id"],
@@ -301,8 +311,8 @@ def run_copies(db: Database, run_ids: Sequence[str]) -> dict[str, JudgedContent]
                 r["flow_id"],
                 r["flow_version"],
                 load(r["input"]),
-                load(r["output"]),
-                load(r["context"]),
+                output,
+                context,
                 load(r["tool_env"]),
                 r["content_erased_at"],
                 load(r["copy_subject"]),

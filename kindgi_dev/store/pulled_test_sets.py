@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..domain.json import JSONObject
 from .db import Database
-from .jsoncol import dump, load
+from .jsoncol import load
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,9 @@ def versions(db: Database, tenant_id: str, test_set_id: str | None = None) -> li
     return [PulledRow(**dict(r)) for r in rows]
 
 
-def insert(db: Database, meta: PulledRow, cases: Sequence[JSONObject]) -> None:
-    """Store a pulled version and its cases in one transaction: all of it or nothing."""
+def insert(db: Database, meta: PulledRow, bodies: Sequence[str]) -> None:
+    """Store a pulled version and its cases (each one's JSON text, already within what every
+    answer renders) in one transaction: all of it or nothing."""
     with db.transaction() as conn:
         conn.execute(
             f"INSERT INTO pulled_test_set_versions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -65,7 +66,7 @@ def insert(db: Database, meta: PulledRow, cases: Sequence[JSONObject]) -> None:
         conn.executemany(
             "INSERT INTO pulled_test_set_cases (test_set_id, version, seq, body) "
             "VALUES (?, ?, ?, ?)",
-            [(meta.test_set_id, meta.version, i, dump(c)) for i, c in enumerate(cases)],
+            [(meta.test_set_id, meta.version, i, body) for i, body in enumerate(bodies)],
         )
 
 

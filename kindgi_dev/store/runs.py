@@ -12,6 +12,15 @@ from ..domain.segments import Segment
 from .db import Database, Row
 from .jsoncol import Codec, dump, load
 from .query import SQLValue, Where
+from .replay_json import (
+    RowParts,
+    compact_context,
+    compact_output,
+    full_context,
+    full_output,
+    is_replay,
+)
+from .tool_calls import tool_calls
 
 
 @dataclass(frozen=True)
@@ -111,15 +120,25 @@ _LIST_FIELDS = ", ".join(f for f in _FIELDS if f not in ("output", "context", "t
 _INSERT = f"INSERT INTO runs ({', '.join(_FIELDS)}) VALUES ({', '.join('?' * len(_FIELDS))})"
 
 
-def _values(run: StoredRun) -> list[SQLValue]:
-    """A run's columns in `_FIELDS`' order (the record's own), JSON ones as text."""
+def _values(run: StoredRun, calls: Sequence[JSONObject] = ()) -> list[SQLValue]:
+    """A run's columns in `_FIELDS`' order (the record's own), JSON ones as text; a
+    replay's output and context compact (`replay_json`), given the tool calls stored
+    with it."""
+    output: JSON = run.output
+    context: JSON = run.context
+    if is_replay(run.eval_run_id, run.agent_id):
+        parts = RowParts(run.id, run.conversation_id, run.provider_id, run.model, run.input,
+                         lambda: calls)  # fmt: skip
+        output = compact_output(output, parts)
+        context = compact_context(context)
     values: list[SQLValue] = []
     for name in _FIELDS:
         value = getattr(run, name)
         if name == "segments":
             values.append(_SEGMENTS.dump(value))
         elif name in _JSON:
-            values.append(dump(value))
+            values.append(dump(output if name == "output" else context if name == "context"
+                               else value))  # fmt: skip
         elif isinstance(value, bool):
             values.append(1 if value else 0)
         else:
@@ -127,11 +146,18 @@ def _values(run: StoredRun) -> list[SQLValue]:
     return values
 
 
-def _run(row: Row) -> StoredRun:
-    """A read row as its record (the columns a list leaves out as None), JSON loaded."""
+def _run(row: Row, db: Database) -> StoredRun:
+    """A read row as its record (the columns a list leaves out as None), JSON loaded; a
+    replay's output and context whole again (its tool calls read when they are needed)."""
     found = dict(zip(row.keys(), row, strict=True))
     for name in _JSON & found.keys():
         found[name] = load(found[name])
+    if is_replay(found["eval_run_id"], found["agent_id"]) and "output" in found:
+        run_id = found["id"]
+        parts = RowParts(run_id, found["conversation_id"], found["provider_id"], found["model"],
+                         found["input"], lambda: tool_calls(db, run_id))  # fmt: skip
+        found["output"] = full_output(found["output"], parts)
+        found["context"] = full_context(found["context"])
     context = found.get("context")
     found["context"] = context if isinstance(context, dict) else None
     found["segments"] = _SEGMENTS.load(row["segments"])
@@ -163,10 +189,14 @@ def insert(db: Database, run: StoredRun) -> None:
     db.run(_INSERT, _values(run))
 
 
-def insert_many(db: Database, runs: Sequence[StoredRun]) -> None:
-    """Add finished runs at once (an eval run's page of replays)."""
+def insert_many(
+    db: Database, runs: Sequence[StoredRun], calls: Sequence[Sequence[JSONObject]] = ()
+) -> None:
+    """Add finished runs at once (an eval run's page of replays), each with the tool calls
+    stored for it (in `calls`' order; none for a run past its end)."""
+    values = [_values(run, calls[n] if n < len(calls) else ()) for n, run in enumerate(runs)]
     with db.transaction() as conn:
-        conn.executemany(_INSERT, [_values(run) for run in runs])
+        conn.executemany(_INSERT, values)
 
 
 def update(db: Database, run_id: str, changes: RunChanges) -> None:
@@ -182,7 +212,7 @@ def update(db: Database, run_id: str, changes: RunChanges) -> None:
 def get(db: Database, run_id: str) -> StoredRun | None:
     """One run with everything it recorded."""
     row = db.one(f"SELECT {', '.join(_FIELDS)} FROM runs WHERE id = ?", (run_id,))
-    return _run(row) if row else None
+    return _run(row, db) if row else None
 
 
 def list_page(
@@ -213,7 +243,7 @@ def list_page(
         f"SELECT {fields} FROM runs WHERE {where} ORDER BY created_at DESC, id DESC LIMIT ?",
         [*where.params, limit + 1],
     )
-    return [_run(r) for r in rows]
+    return [_run(r, db) for r in rows]
 
 
 @dataclass(frozen=True)

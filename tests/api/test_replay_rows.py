@@ -1,6 +1,7 @@
-"""What a replay of an eval run keeps (#29 point 2): a completed replay stores no journal
-rows and its journal reads as a stored one would, erased with its conversation; a
-finished case's row leaves out its fields at their defaults and reads back whole."""
+"""What a replay of an eval run keeps (#29 points 1 and 2): a completed replay stores no
+journal rows and its journal reads as a stored one would, erased with its conversation; its
+run's output and context leave out what the row holds; a finished case's row leaves out
+its fields at their defaults and reads back whole."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ from starlette.testclient import TestClient
 from tables import read_only
 from test_eval_run_pages import _corrected_runs
 from test_eval_runs import finish, models_file, start_version
+
+from kindgi_dev.store import conversations as conversation_store
+from kindgi_dev.store import runs as run_store
+from kindgi_dev.store.jsoncol import dump
 
 
 def _replayed(client: TestClient, project: str) -> dict[str, Any]:
@@ -93,3 +98,128 @@ def test_a_finished_case_row_keeps_no_field_at_its_default(tmp_path: Path) -> No
     cases = run["result"]["perCase"]
     assert [c["caseId"] for c in cases] == [row["result"]["case_id"] for row in rows]
     assert [c["tools"][0]["source"] for c in cases] == ["recorded"] * 3
+
+
+def _answers(client: TestClient, eval_run_id: str, replays: list[str]) -> list[bytes]:
+    """What the API answers of an eval run and its replays: each run, its journal, the
+    list of them with their outputs, and the eval run itself."""
+    paths = [f"/v1/eval-runs/{eval_run_id}", f"/v1/runs?evalRunId={eval_run_id}&limit=100"]
+    paths += [f"/v1/runs/{run_id}{part}" for run_id in replays for part in ("", "/journal")]
+    for run_id in replays:
+        conversation = client.get(f"/v1/runs/{run_id}").json()["agent"]["conversationId"]
+        paths += [f"/v1/conversations/{conversation}/messages",
+                  f"/v1/conversations/{conversation}/messages?limit=2&cursor="
+                  + client.get(f"/v1/conversations/{conversation}/messages?limit=2")
+                  .json()["nextCursor"]]  # fmt: skip
+    found = []
+    for path in paths:
+        answer = client.get(path)
+        assert answer.status_code == 200, (path, answer.text)
+        found.append(answer.content)
+    return found
+
+
+def test_a_replay_s_run_keeps_no_part_its_row_holds_and_reads_the_same(tmp_path: Path) -> None:
+    """A replay's row keeps neither its ids, turn number, user message, response, provider
+    nor empty lists in its output, nor an empty context's names; every answer reads as
+    when the row was whole, and m0046 compacts a whole row of a database from before."""
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        project = client.get("/v1/projects/default").json()["id"]
+        _corrected_runs(client, ctx, 3)
+        eval_run = _replayed(client, project)["runId"]
+        with closing(read_only(ctx.settings.database_path)) as conn:
+            rows = conn.execute(
+                "SELECT id, output, context FROM runs WHERE eval_run_id = ? ORDER BY id",
+                (eval_run,),
+            ).fetchall()
+        replays = [run_id for run_id, _, _ in rows]
+        compact = _answers(client, eval_run, replays)
+        whole = {run_id: run_store.get(ctx.db, run_id) for run_id in replays}
+        with closing(read_only(ctx.settings.database_path)) as conn:
+            wordless = conn.execute(
+                "SELECT count(*) FROM conversation_messages m JOIN runs r "
+                "ON r.conversation_id = m.conversation_id WHERE r.eval_run_id = ? "
+                "AND m.content IS NULL AND m.tool_call IS NULL AND m.run_id IS NULL",
+                (eval_run,),
+            ).fetchone()[0]
+        with ctx.db.transaction() as conn:  # the rows as kindgi dev stored them before m0046
+            for run_id, run in whole.items():
+                assert run is not None
+                conn.execute("UPDATE runs SET output = ?, context = ? WHERE id = ?",
+                             (dump(run.output), dump(run.context), run_id))  # fmt: skip
+                said = conversation_store.messages(ctx.db, str(run.conversation_id))
+                conn.executemany(
+                    "UPDATE conversation_messages SET content = ?, tool_call = ?, run_id = ? "
+                    "WHERE conversation_id = ? AND sequence = ?",
+                    [(dump(m.content), dump(m.tool_call), run_id, run.conversation_id,
+                      m.sequence) for m in said],
+                )  # fmt: skip
+            conn.execute("DELETE FROM schema_migrations WHERE version = 46")
+        before_m0046 = _answers(client, eval_run, replays)
+        assert ctx.db.migrate() == [46]
+        after_m0046 = _answers(client, eval_run, replays)
+        with closing(read_only(ctx.settings.database_path)) as conn:
+            migrated = conn.execute(
+                "SELECT id, output, context FROM runs WHERE eval_run_id = ? ORDER BY id",
+                (eval_run,),
+            ).fetchall()
+            wordless_after = conn.execute(
+                "SELECT count(*) FROM conversation_messages m JOIN runs r "
+                "ON r.conversation_id = m.conversation_id WHERE r.eval_run_id = ? "
+                "AND m.content IS NULL AND m.tool_call IS NULL AND m.run_id IS NULL",
+                (eval_run,),
+            ).fetchone()[0]
+    assert len(rows) == 3
+    for run_id, output, context in rows:
+        kept = json.loads(output)
+        assert list(kept) == ["usage", "output", "replies"]
+        assert run_id not in output and '"role":"user"' not in output
+        assert '"toolCalls":1' in output and '"role":"tool"' not in output  # its stored call
+        assert json.loads(context) == [[]]
+        assert whole[run_id].output["runId"] == run_id  # type: ignore[index, union-attr]
+        assert list(whole[run_id].context or {}) == ["history", "historyTruncated", "retrieved"]
+    assert compact == before_m0046 == after_m0046
+    assert migrated == rows
+    assert (
+        wordless == wordless_after == 3 * 4
+    )  # every message of each replay (its agent message calling the
+    # tool had no content to keep before either)
+
+
+def test_an_erasure_of_a_replay_s_conversation_clears_and_counts_as_before(
+    tmp_path: Path,
+) -> None:
+    """One replay's messages kept without their words, another's with them (as stored
+    before): erasing each conversation counts the same messages, and both read the same
+    after, their words gone."""
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        project = client.get("/v1/projects/default").json()["id"]
+        _corrected_runs(client, ctx, 2)
+        eval_run = _replayed(client, project)["runId"]
+        runs = [run_store.get(ctx.db, r["id"]) for r in ctx.db.all(
+            "SELECT id FROM runs WHERE eval_run_id = ? ORDER BY id", (eval_run,))]  # fmt: skip
+        conversations = [str(run.conversation_id) for run in runs if run is not None]
+        said = conversation_store.messages(ctx.db, conversations[1])
+        with ctx.db.transaction() as conn:
+            conn.executemany(
+                "UPDATE conversation_messages SET content = ?, tool_call = ?, run_id = ? "
+                "WHERE conversation_id = ? AND sequence = ?",
+                [(dump(m.content), dump(m.tool_call), runs[1].id, conversations[1],  # type: ignore[union-attr]
+                  m.sequence) for m in said],
+            )  # fmt: skip
+        counts, read = [], []
+        for conversation in conversations:
+            erased = client.post("/v1/memory/erasures", json={"conversationId": conversation})
+            assert erased.status_code in (200, 202), erased.text
+            counts.append(erased.json()["counts"])
+            answer = client.get(f"/v1/conversations/{conversation}/messages").json()["data"]
+            read.append([{k: v for k, v in m.items() if k != "createdAt"} for m in answer])
+    assert len(said) == 4 and any(m.content for m in said)
+    assert counts[0] == counts[1] and counts[0]["messages"] == 4 and counts[0]["runs"] == 1
+    assert read[0] == read[1]
+    assert [m["role"] for m in read[0]] == ["user", "agent", "tool", "agent"]
+    assert all(m.get("content") is None for m in read[0])

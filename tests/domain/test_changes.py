@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kindgi_dev.api.eval_results import Changes
+from kindgi_dev.api.eval_results import ChangesAnswer
 from kindgi_dev.api.routing import shape
 from kindgi_dev.domain.changes import changes as changes_of
 from kindgi_dev.domain.items import Item, items_of
@@ -31,7 +31,7 @@ def verdict(key: str, rank: int | None, yes: bool, value: Any = None) -> Verdict
 
 def changes(*given: Any) -> dict[str, Any]:
     """A case's changes as an eval run's answer shows them."""
-    found: dict[str, Any] = shape(Changes, changes_of(*given))
+    found: dict[str, Any] = shape(ChangesAnswer, changes_of(*given))
     return found
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from kindgi_dev.api.eval_results import Difference
+from kindgi_dev.api.eval_results import DifferenceAnswer
 from kindgi_dev.api.routing import shape
 from kindgi_dev.domain.checks import MadeCall, deterministic_answer_check
 from kindgi_dev.domain.checks import check_decisions as differences_of
@@ -19,7 +19,7 @@ SEARCH = "acme-ops.search-articles"
 
 def check_decisions(*given: Any) -> list[dict[str, Any]]:
     """The differences as an eval run's answer shows them."""
-    return [shape(Difference, found) for found in differences_of(*given)]
+    return [shape(DifferenceAnswer, found) for found in differences_of(*given)]
 
 
 def wrong(*should: dict, must_not: list[str] | None = None) -> Decisions:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from kindgi_dev.api.eval_results import CaseScore as ScoreAnswer
+from kindgi_dev.api.eval_results import CaseScoreAnswer as ScoreAnswer
 from kindgi_dev.api.eval_results import ComparisonMetrics
 from kindgi_dev.api.routing import shape
 from kindgi_dev.api.wire import wire_number

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kindgi_dev.api.eval_results import ComparisonCaseResult
-from kindgi_dev.api.eval_runs import EvalRun
+from kindgi_dev.api.eval_runs import EvalRunAnswer
 from kindgi_dev.api.routing import shape
 from kindgi_dev.domain.results import ComparisonResult
 from kindgi_dev.services.eval_runs import record_of
@@ -194,7 +194,7 @@ def _answered(db: Database, run_id: str) -> Any:
     if isinstance(result, ComparisonResult) and not result.per_case:
         cases = [case for page in store.case_pages(db, run_id) for case in page]
         row = replace(row, result=replace(result, per_case=cases))
-    return shape(EvalRun, record_of(row))["result"]
+    return shape(EvalRunAnswer, record_of(row))["result"]
 
 
 def test_an_eval_run_stored_before_results_were_records_answers_as_before(

@@ -24,6 +24,7 @@ from kindgi_dev.domain.bounds import ARGS_DEPTH, MAX_NUMBER, MAX_RANK, MAX_WEIGH
 from kindgi_dev.domain.stored_values import COPY_DEPTH, MAX_SUM, cut_marker
 from kindgi_dev.services.context import Context
 from kindgi_dev.store import db as store_db
+from kindgi_dev.store.eval_run_json import unpacked_case
 from kindgi_dev.store.ids import unpacked
 
 VERSIONS = ("0.1.0", "0.2.0")
@@ -136,6 +137,13 @@ def _rewrite(conn: sqlite3.Connection, table: str, where: str, change: Callable[
                  (json.dumps(change(json.loads(text))), rowid))  # fmt: skip
 
 
+def _no_yes_weight(case: Any) -> Any:
+    """A finished case as rows were kept then (scores by name), its baseline's weight null."""
+    named = unpacked_case(case)
+    baseline = {**named["result"]["baseline"], "yes_weight": None}
+    return {**named, "result": {**named["result"], "baseline": baseline}}
+
+
 def _seed(path: Path, ids: dict[str, Any]) -> None:
     """Each kind of row the console and older versions kept that no answer could render."""
     run = ids["runs"][0]
@@ -180,8 +188,7 @@ def _seed(path: Path, ids: dict[str, Any]) -> None:
                  lambda case: {**case, "items": [{**case["items"][0], "yesWeight": None},
                                                  *case["items"][1:]]})  # fmt: skip
         _rewrite(conn, "eval_run_cases", f"eval_run_id = '{ids['set_run']}'",
-                 lambda case: {**case, "result": {**case["result"], "baseline": {
-                     **case["result"]["baseline"], "yes_weight": None}}}, "result")  # fmt: skip
+                 _no_yes_weight, "result")  # fmt: skip
         pulled = {"id": "p-1", "kind": "correction", "projectId": "elsewhere", "runId": "r-1",
                   "madeOn": "0.1.0", "expert": False, "judgeClassWeight": float("inf"),
                   "expect": {"items": [{"key": "kb-1", "pointer": "/output/articles/0",

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Protocol
-
-import httpx
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from kindgi_dev.domain.errors import Unprocessable
 from kindgi_dev.domain.json import JSON
@@ -28,6 +26,9 @@ from kindgi_dev.runtime.providers.base import ModelAdapter, ModelError, ModelUna
 from kindgi_dev.runtime.providers.function import PROVIDER_ID as FUNCTION
 from kindgi_dev.runtime.providers.function import FunctionModels, ModelsFileError
 from kindgi_dev.runtime.providers.openai import OpenAIAdapter
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = [
     "FunctionModels",

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-
-import httpx
+from typing import TYPE_CHECKING
 
 from kindgi_dev.domain.json import JSON, JSONObject
 from kindgi_dev.models import Message, Reply, ToolCall, Turn, Usage
@@ -24,6 +23,9 @@ from kindgi_dev.runtime.providers.base import (
     post_json,
     tool_result_text,
 )
+
+if TYPE_CHECKING:
+    import httpx
 
 PROVIDER_ID = "anthropic"
 DEFAULT_BASE_URL = "https://api.anthropic.com"

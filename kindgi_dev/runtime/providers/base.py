@@ -13,15 +13,16 @@ import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 from weakref import WeakKeyDictionary
-
-import httpx
 
 from kindgi_dev.domain.errors import Unprocessable
 from kindgi_dev.domain.json import JSON, JSONObject
 from kindgi_dev.domain.narrow import is_number, object_of
 from kindgi_dev.models import Reply, Turn
+
+if TYPE_CHECKING:
+    import httpx
 
 
 @runtime_checkable
@@ -196,6 +197,8 @@ async def _post(
     timeout_s: float,
     provider: str,
 ) -> httpx.Response:
+    import httpx  # at the first HTTP model call: a start with function models never needs it
+
     try:
         if client is None:
             async with httpx.AsyncClient(timeout=timeout_s) as own:
@@ -242,6 +245,8 @@ _GATES = WeakKeyDictionary()
 
 def _gate(client: httpx.AsyncClient, url: str) -> asyncio.Semaphore:
     """The place in line to one model server, shared by every call through `client`."""
+    import httpx
+
     parsed = httpx.URL(url)
     gates = _GATES.setdefault(client, {})
     key = (parsed.scheme, parsed.host, parsed.port)

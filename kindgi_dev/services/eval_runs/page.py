@@ -92,9 +92,9 @@ class PendingPage:
         with db.transaction():
             if replays:
                 conversation_store.insert_turns(
-                    db, [(r.conversation, r.run.id, r.messages) for r in replays]
+                    db, [(r.conversation, r.run, r.messages) for r in replays]
                 )
-                run_store.insert_many(db, [r.run for r in replays])
+                run_store.insert_many(db, [r.run for r in replays], [r.tool_calls for r in replays])
                 tool_call_store.add_tool_calls_of(db, [(r.run.id, r.tool_calls) for r in replays])
                 run_store.add_new_journals(
                     db, [(r.run.id, r.journal) for r in replays if r.journal]

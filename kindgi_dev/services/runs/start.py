@@ -313,7 +313,7 @@ async def perform_turn(
             outcome = await run_agent_turn(agent, tools, message, history, adapter, dispatcher)
         else:
             outcome = await resume_agent_turn(agent, tools, paused, adapter, dispatcher)
-        run = run_store.get(ctx.db, run_id)
+        run = run_store.get(ctx.db, run_id) if guardrails.may_check(agent, outcome) else None
         if run is not None:
             turn = conversations.turn_number(ctx, run.conversation_id or "", run_id)
             outcome = await guardrails.checked(ctx, dict(agent), run, outcome, turn)

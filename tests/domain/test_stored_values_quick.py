@@ -1,0 +1,119 @@
+"""The quick checks that let most stored text go unread (#29): each says what the patterns
+they replace said, on random text made of what those patterns look at."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+
+from kindgi_dev.domain.stored_values import (
+    EVAL_RESULT,
+    FROZEN_CASE,
+    ITEMS,
+    Rules,
+    may_need_repair_written,
+    overflows,
+    repaired,
+)
+from kindgi_dev.domain.test_set_files import case_text
+
+OVERFLOW = re.compile(r"(?:^|[:,\[])\s*-?[0-9.]+[eE]\+?[0-9]{3}|[0-9]{309}")
+"""The pattern `overflows` replaced, as m0029 first read stored text with it."""
+
+PIECES = [
+    "1", "9", "0", ".", "e", "E", "+", "-", ":", ",", "[", "]", " ", "\t", "\n", "\x1c",
+    "\x85", "\u2003", "\xa0", "é", "a", '"', "{", "1e999", "1E+308", "9e123", "4e", "12",
+    "0" * 150, "7" * 200,
+]  # fmt: skip
+"""What a number, its exponent and what may stand before it are made of, spaces ASCII and
+not, a letter past ASCII, and long runs of digits."""
+
+
+def _text(rng: random.Random) -> str:
+    return "".join(rng.choice(PIECES) for _ in range(rng.randint(1, 12)))
+
+
+def test_overflows_finds_what_the_pattern_found_and_is_sure_where_it_did_not() -> None:
+    rng = random.Random(29)
+    found = missed = unsure = 0
+    for _ in range(40_000):
+        text = _text(rng)
+        expected = OVERFLOW.search(text) is not None
+        if expected:
+            assert overflows(text), repr(text)
+            found += 1
+        elif overflows(text):
+            assert not text.isascii(), f"only a byte past ASCII makes it unsure: {text!r}"
+            unsure += 1
+        else:
+            missed += 1
+    assert found > 3000 and missed > 3000 and unsure > 100, (found, missed, unsure)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"n":1e999}', '{"n": -1E400}', "2e+308", "[1,\t 0.5e300]", '{"n":1' + "0" * 400 + "}"],
+)
+def test_overflows_finds_each_number_that_reads_as_infinity(text: str) -> None:
+    assert overflows(text)
+
+
+@pytest.mark.parametrize(
+    "text", ['{"id":"9e123456-4e99"}', '{"n":1e99,"m":-2.5e-300}', '{"s":"x1e999"}']
+)
+def test_overflows_leaves_ids_and_small_exponents(text: str) -> None:
+    assert not overflows(text)
+
+
+RANK_KEYS = Rules(
+    {"rank": ITEMS.numbers["rank"], "weight": FROZEN_CASE.numbers["judgeClassWeight"]}
+)
+
+
+@pytest.mark.parametrize("rules", [ITEMS, FROZEN_CASE, EVAL_RESULT, RANK_KEYS])
+def test_a_named_fields_value_is_judged_as_one_pattern_judged_it(rules: Rules) -> None:
+    pattern = re.compile(
+        '"(?:'
+        + "|".join(f'(?:{re.escape(name[1:-1])})"{after.pattern}' for name, after in rules.unusual)
+        + ")"
+    )
+    rng = random.Random(30)
+    names = [*(name for name, _ in rules.unusual[:4]), '"x"']
+    values = [" : 3", ":2.5", ":-1", ":null", ":1000001", ": [", ':"2"', ":true", ":1e-5"]
+    for _ in range(5000):
+        text = "{" + ",".join(rng.choice(names) + rng.choice(values) for _ in range(3)) + "}"
+        assert rules.holds_unusual(text) == (pattern.search(text) is not None), text
+
+
+def test_a_raw_lone_surrogate_is_read_to_be_repaired() -> None:
+    case = {"id": "c1", "run": {"output": "half \ud800 a pair"}}
+    text = case_text(case)
+    assert may_need_repair_written(text, FROZEN_CASE)
+    assert repaired(case, FROZEN_CASE) is not case
+
+
+def test_a_case_as_the_export_writes_it_goes_unread_and_reads_back_unchanged() -> None:
+    case = {
+        "id": "9e123456-4e99-4000-8000-1e9990000000",
+        "judgeClassWeight": 2.5,
+        "expect": {"items": [{"key": "kb-1", "pointer": "/output/articles/0", "rank": 0}]},
+        "run": {"output": {"articles": [{"id": "kb-1", "title": "Réinitialiser", "score": 1e99}]}},
+    }
+    text = case_text(case)
+    assert not may_need_repair_written(text, FROZEN_CASE)
+    assert repaired(case, FROZEN_CASE) is case
+    assert json.loads(text) == case
+
+
+def test_a_case_text_is_the_utf8_json_whatever_its_characters() -> None:
+    rng = random.Random(31)
+    chars = ["a", "é", "\x00", "\x1f", "\x7f", "\\", "u", "\\u00e9", '"', "\u2028", "😀", "\ud800"]
+    for _ in range(3000):
+        key = "".join(rng.choice(chars) for _ in range(rng.randint(0, 4)))
+        value = "".join(rng.choice(chars) for _ in range(rng.randint(0, 6)))
+        case = {key: [value, {"b": 1.5, "a": None}], "z": value}
+        expected = json.dumps(case, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        assert case_text(case) == expected
