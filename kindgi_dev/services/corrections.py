@@ -25,6 +25,7 @@ from . import judge_classes, runs
 from .context import Context
 from .verdicts import (
     agent_tools,
+    case_state_of,
     correctable_run,
     corrector_of,
     keep_copy,
@@ -102,12 +103,15 @@ def create(
     ]
     with ctx.db.transaction():
         old = store.live_correction(ctx.db, run.id, corrector)
-        replace(ctx, old, correction.id, now)
-        store.insert_correction(ctx.db, correction)
-        if old is None:
+        if old is None:  # as a batch writes it: its case state and count set with the row
+            store.insert_corrections(
+                ctx.db, [correction], [case_state_of(correction, run, verdicts)]
+            )
             store.insert_verdicts(ctx.db, verdicts)
             keep_copy(ctx, run, now)
         else:
+            replace(ctx, old, correction.id, now)
+            store.insert_correction(ctx.db, correction)
             record(ctx, run, correction.id, verdicts, now)
             if not old.erased_at:
                 store.end_live_verdicts(ctx.db, old.id, now)

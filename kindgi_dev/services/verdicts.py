@@ -11,6 +11,7 @@ from ..domain import corrections as rules
 from ..domain.errors import Conflict, Gone, NotFound
 from ..domain.json import JSON
 from ..domain.status import TERMINAL
+from ..domain.test_sets import exclusion
 from ..store import corrections as store
 from ..store import judged_copies
 from ..store.runs import StoredRun, segments_json
@@ -174,6 +175,25 @@ def new_correction(
         judge_class_id=klass.class_id,
         restricted=klass.restricted,
     )
+
+
+def case_state_of(
+    correction: rules.StoredCorrection, run: StoredRun, verdicts: Sequence[rules.StoredVerdict]
+) -> int:
+    """The `case_state` m0010's triggers give a new correction once its verdicts are in: 1
+    when it is a case of its agent's set (`test_sets.exclusion`), else 0 (a new correction
+    is never retired). Written with the row, its verdicts' inserts find nothing to refresh."""
+    live = any(v.unregistered_at is None and v.superseded_by is None for v in verdicts)
+    facts = {
+        "status": correction.status,
+        "replaced_by": correction.replaced_by,
+        "erased_at": correction.erased_at,
+        "on_replay": run.replay_of is not None,
+        "has_expectation": live
+        or correction.decisions is not None
+        or correction.answer is not None,
+    }
+    return int(correction.subject.kind == "agent" and exclusion(facts) is None)
 
 
 def replace(ctx: Context, old: rules.StoredCorrection | None, new_id: str, now: str) -> None:
