@@ -30,8 +30,8 @@ from .verdicts import (
     corrector_of,
     keep_copy,
     new_correction,
-    new_ids,
     new_verdict,
+    ordered_ids,
     record,
     replace,
 )
@@ -94,11 +94,13 @@ def create(
         rules.check_tools(decided, agent_tools(ctx, run), "decisions")
     corrector = corrector_of(ctx, participant_id)
     now = now_iso()
-    made = new_correction(run, corrector, klass, now)
+    ids = ordered_ids(len(checked) + 1)  # the correction's, then its verdicts'
+    made = new_correction(run, corrector, klass, now, ids[0])
     correction = dataclasses.replace(made, decisions=decided, answer=said)
-    ids = new_ids(len(checked))
     verdicts = [
-        new_verdict(run, correction.id, corrector, item, klass, now, f"items/{i}/pointer", ids[i])
+        new_verdict(
+            run, correction.id, corrector, item, klass, now, f"items/{i}/pointer", ids[i + 1]
+        )
         for i, item in enumerate(checked)
     ]
     with ctx.db.transaction():
