@@ -4,8 +4,10 @@ corrected, the corrector, the correction a verdict belongs to, and the run's cop
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
+import weakref
 from collections.abc import Sequence
 
 from ..domain import corrections as rules
@@ -15,11 +17,18 @@ from ..domain.status import TERMINAL
 from ..domain.test_sets import exclusion
 from ..store import corrections as store
 from ..store import judged_copies
+from ..store.db import Database
 from ..store.runs import StoredRun, segments_json
 from . import catalog, runs
 from .context import Context
 
 _CONTEXT_FIELDS = ("history", "historyTruncated", "retrieved", "recalled", "sessionApproval")
+_COPIED: weakref.WeakKeyDictionary[Database, dict[str, None]] = weakref.WeakKeyDictionary()
+"""Runs of each database whose copy is committed: a copy is never deleted (an erasure
+clears its words, the row stays), so a run's next verdicts need not look for it again."""
+COPIED_KEPT = 1024
+"""How many of those runs are remembered, the latest: a few kB, and the runs being judged."""
+_COPIED_LOCK = threading.Lock()
 
 
 def correctable_run(ctx: Context, run_id: str) -> StoredRun:
@@ -69,7 +78,11 @@ def agent_tools(ctx: Context, run: StoredRun) -> set[str]:
 
 def keep_copy(ctx: Context, run: StoredRun, now: str) -> None:
     """Store the run's copy at its first verdict: input, context with `toolEnv`, output."""
+    copied = _COPIED.setdefault(ctx.db, {})
+    if run.id in copied:
+        return
     if judged_copies.has_copy(ctx.db, run.id):
+        _remember(copied, run.id)
         return
     recorded = run.context or {}
     context = {k: recorded[k] for k in _CONTEXT_FIELDS if k in recorded}
@@ -85,6 +98,15 @@ def keep_copy(ctx: Context, run: StoredRun, now: str) -> None:
         segments=segments_json(run.segments),
     )
     judged_copies.insert_copy(ctx.db, copy)
+    ctx.db.after_commit(lambda: _remember(copied, run.id))  # never if it rolls back
+
+
+def _remember(copied: dict[str, None], run_id: str) -> None:
+    """Note that a run's copy is committed, forgetting the earliest beyond `COPIED_KEPT`."""
+    with _COPIED_LOCK:
+        copied[run_id] = None
+        if len(copied) > COPIED_KEPT:
+            del copied[next(iter(copied))]
 
 
 def new_verdict(
