@@ -25,12 +25,13 @@ from . import judge_classes, runs
 from .context import Context
 from .verdicts import (
     agent_tools,
+    case_state_of,
     correctable_run,
     corrector_of,
     keep_copy,
     new_correction,
-    new_ids,
     new_verdict,
+    ordered_ids,
     record,
     replace,
 )
@@ -93,21 +94,26 @@ def create(
         rules.check_tools(decided, agent_tools(ctx, run), "decisions")
     corrector = corrector_of(ctx, participant_id)
     now = now_iso()
-    made = new_correction(run, corrector, klass, now)
+    ids = ordered_ids(len(checked) + 1)  # the correction's, then its verdicts'
+    made = new_correction(run, corrector, klass, now, ids[0])
     correction = dataclasses.replace(made, decisions=decided, answer=said)
-    ids = new_ids(len(checked))
     verdicts = [
-        new_verdict(run, correction.id, corrector, item, klass, now, f"items/{i}/pointer", ids[i])
+        new_verdict(
+            run, correction.id, corrector, item, klass, now, f"items/{i}/pointer", ids[i + 1]
+        )
         for i, item in enumerate(checked)
     ]
     with ctx.db.transaction():
         old = store.live_correction(ctx.db, run.id, corrector)
-        replace(ctx, old, correction.id, now)
-        store.insert_correction(ctx.db, correction)
-        if old is None:
+        if old is None:  # as a batch writes it: its case state and count set with the row
+            store.insert_corrections(
+                ctx.db, [correction], [case_state_of(correction, run, verdicts)]
+            )
             store.insert_verdicts(ctx.db, verdicts)
             keep_copy(ctx, run, now)
         else:
+            replace(ctx, old, correction.id, now)
+            store.insert_correction(ctx.db, correction)
             record(ctx, run, correction.id, verdicts, now)
             if not old.erased_at:
                 store.end_live_verdicts(ctx.db, old.id, now)

@@ -4,20 +4,31 @@ corrected, the corrector, the correction a verdict belongs to, and the run's cop
 from __future__ import annotations
 
 import os
+import threading
+import time
 import uuid
+import weakref
 from collections.abc import Sequence
 
 from ..domain import corrections as rules
 from ..domain.errors import Conflict, Gone, NotFound
 from ..domain.json import JSON
 from ..domain.status import TERMINAL
+from ..domain.test_sets import exclusion
 from ..store import corrections as store
 from ..store import judged_copies
+from ..store.db import Database
 from ..store.runs import StoredRun, segments_json
 from . import catalog, runs
 from .context import Context
 
 _CONTEXT_FIELDS = ("history", "historyTruncated", "retrieved", "recalled", "sessionApproval")
+_COPIED: weakref.WeakKeyDictionary[Database, dict[str, None]] = weakref.WeakKeyDictionary()
+"""Runs of each database whose copy is committed: a copy is never deleted (an erasure
+clears its words, the row stays), so a run's next verdicts need not look for it again."""
+COPIED_KEPT = 1024
+"""How many of those runs are remembered, the latest: a few kB, and the runs being judged."""
+_COPIED_LOCK = threading.Lock()
 
 
 def correctable_run(ctx: Context, run_id: str) -> StoredRun:
@@ -67,7 +78,11 @@ def agent_tools(ctx: Context, run: StoredRun) -> set[str]:
 
 def keep_copy(ctx: Context, run: StoredRun, now: str) -> None:
     """Store the run's copy at its first verdict: input, context with `toolEnv`, output."""
+    copied = _COPIED.setdefault(ctx.db, {})
+    if run.id in copied:
+        return
     if judged_copies.has_copy(ctx.db, run.id):
+        _remember(copied, run.id)
         return
     recorded = run.context or {}
     context = {k: recorded[k] for k in _CONTEXT_FIELDS if k in recorded}
@@ -83,6 +98,15 @@ def keep_copy(ctx: Context, run: StoredRun, now: str) -> None:
         segments=segments_json(run.segments),
     )
     judged_copies.insert_copy(ctx.db, copy)
+    ctx.db.after_commit(lambda: _remember(copied, run.id))  # never if it rolls back
+
+
+def _remember(copied: dict[str, None], run_id: str) -> None:
+    """Note that a run's copy is committed, forgetting the earliest beyond `COPIED_KEPT`."""
+    with _COPIED_LOCK:
+        copied[run_id] = None
+        if len(copied) > COPIED_KEPT:
+            del copied[next(iter(copied))]
 
 
 def new_verdict(
@@ -149,6 +173,26 @@ def new_ids(count: int) -> list[str]:
     raw = bytearray(os.urandom(16 * count))
     raw[6::16] = bytes(byte & 0x0F | 0x40 for byte in raw[6::16])  # version 4
     raw[8::16] = bytes(byte & 0x3F | 0x80 for byte in raw[8::16])  # RFC 4122's variant
+    return _spelled(raw)
+
+
+def ordered_ids(count: int) -> list[str]:
+    """`count` new ids ordered by time: UUIDs of version 7 (RFC 9562), the Unix time in
+    milliseconds first, then 74 random bits, from one read of the OS's randomness.
+
+    An id index takes a new random id on a page of its own, so a group commit of random
+    ids writes a page an id; ids of the same millisecond share the index's last page."""
+    raw = bytearray(os.urandom(16 * count))
+    stamp = (time.time_ns() // 1_000_000).to_bytes(6, "big")
+    for start in range(0, len(raw), 16):
+        raw[start : start + 6] = stamp
+    raw[6::16] = bytes(byte & 0x0F | 0x70 for byte in raw[6::16])  # version 7
+    raw[8::16] = bytes(byte & 0x3F | 0x80 for byte in raw[8::16])  # RFC 9562's variant
+    return _spelled(raw)
+
+
+def _spelled(raw: bytearray) -> list[str]:
+    """Each 16 bytes of `raw` as a UUID's canonical text."""
     h = raw.hex()
     return [
         f"{h[i : i + 8]}-{h[i + 8 : i + 12]}-{h[i + 12 : i + 16]}-{h[i + 16 : i + 20]}-"
@@ -158,11 +202,16 @@ def new_ids(count: int) -> list[str]:
 
 
 def new_correction(
-    run: StoredRun, corrector: rules.Corrector, klass: rules.AssertedClass, now: str
+    run: StoredRun,
+    corrector: rules.Corrector,
+    klass: rules.AssertedClass,
+    now: str,
+    correction_id: str | None = None,
 ) -> rules.StoredCorrection:
-    """A new open correction by the corrector under the class, made now."""
+    """A new open correction by the corrector under the class, made now; its id
+    `correction_id` when given (see `ordered_ids`), a new random one otherwise."""
     return rules.StoredCorrection(
-        id=str(uuid.uuid4()),
+        id=correction_id or str(uuid.uuid4()),
         tenant_id=run.tenant_id,
         project_id=run.project_id,
         run_id=run.id,
@@ -174,6 +223,25 @@ def new_correction(
         judge_class_id=klass.class_id,
         restricted=klass.restricted,
     )
+
+
+def case_state_of(
+    correction: rules.StoredCorrection, run: StoredRun, verdicts: Sequence[rules.StoredVerdict]
+) -> int:
+    """The `case_state` m0010's triggers give a new correction once its verdicts are in: 1
+    when it is a case of its agent's set (`test_sets.exclusion`), else 0 (a new correction
+    is never retired). Written with the row, its verdicts' inserts find nothing to refresh."""
+    live = any(v.unregistered_at is None and v.superseded_by is None for v in verdicts)
+    facts = {
+        "status": correction.status,
+        "replaced_by": correction.replaced_by,
+        "erased_at": correction.erased_at,
+        "on_replay": run.replay_of is not None,
+        "has_expectation": live
+        or correction.decisions is not None
+        or correction.answer is not None,
+    }
+    return int(correction.subject.kind == "agent" and exclusion(facts) is None)
 
 
 def replace(ctx: Context, old: rules.StoredCorrection | None, new_id: str, now: str) -> None:

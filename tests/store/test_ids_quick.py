@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import random
+import time
 import uuid
 
-from kindgi_dev.services.verdicts import new_ids
+from kindgi_dev.services.verdicts import new_ids, ordered_ids
 from kindgi_dev.store.ids import packed, unpacked
 
 
@@ -39,3 +40,17 @@ def test_new_ids_are_random_uuids_of_version_4_spelled_canonically() -> None:
         value = uuid.UUID(text)
         assert (value.version, value.variant, str(value)) == (4, uuid.RFC_4122, text)
     assert new_ids(0) == []
+
+
+def test_ordered_ids_are_uuids_of_version_7_led_by_the_time_they_were_made() -> None:
+    before = time.time_ns() // 1_000_000
+    ids = ordered_ids(5000)
+    after = time.time_ns() // 1_000_000
+    later = ordered_ids(1)[0]
+    assert len(set(ids)) == 5000
+    for text in ids:
+        value = uuid.UUID(text)
+        assert (value.version, value.variant, str(value)) == (7, uuid.RFC_4122, text)
+        assert before <= value.int >> 80 <= after
+        assert text[:13] <= later[:13]  # an id made later sorts after, to the millisecond
+    assert ordered_ids(0) == []
