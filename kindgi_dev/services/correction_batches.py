@@ -22,6 +22,7 @@ from ..domain.time import now_iso
 from ..store import corrections as store
 from ..store.runs import StoredRun
 from . import corrections, judge_classes
+from .collector import collector_paused
 from .context import Context
 from .verdicts import (
     agent_tools,
@@ -59,6 +60,9 @@ class _Checked:
     case_state: int
 
 
+_IDS_AT_ONCE = 512
+
+
 @dataclass
 class _Seen:
     """What the batch checked already, each a pure function of what it names: the runs, the
@@ -69,6 +73,16 @@ class _Seen:
     runs: dict[str, StoredRun] = field(default_factory=dict)
     items: dict[tuple[GivenItem, ...], list[rules.CorrectedItem]] = field(default_factory=dict)
     values: dict[tuple[str, str | None, str], JSON] = field(default_factory=dict)
+    spare_ids: list[str] = field(default_factory=list)
+
+    def ids(self, count: int) -> list[str]:
+        """`count` (at least one) new ids, drawn from `new_ids` a few hundred at a time: one
+        read of the OS's randomness for many corrections, where each took one or two."""
+        if len(self.spare_ids) < count:
+            self.spare_ids.extend(new_ids(max(count, _IDS_AT_ONCE)))
+        drawn = self.spare_ids[-count:]
+        del self.spare_ids[-count:]
+        return drawn
 
     def run(self, ctx: Context, run_id: str) -> StoredRun:
         """The correctable run (`correctable_run`), read once a batch."""
@@ -108,6 +122,11 @@ def create_many(ctx: Context, batch: Sequence[NewCorrection]) -> list[str]:
     """Create every correction of `batch`, in order, as `corrections.create` would one by
     one; all or nothing: a refusal names its correction (`corrections/3/items/0/pointer`)
     and writes nothing. Returns their ids."""
+    with collector_paused():  # the batch's records all live until they are written
+        return _create_many(ctx, batch)
+
+
+def _create_many(ctx: Context, batch: Sequence[NewCorrection]) -> list[str]:
     seen = _Seen()
     checked = [_check(ctx, one, f"corrections/{i}/", seen) for i, one in enumerate(batch)]
     ids: list[str] = []
@@ -143,11 +162,11 @@ def _check(ctx: Context, given: NewCorrection, where: str, seen: _Seen) -> _Chec
         rules.check_tools(decided, agent_tools(ctx, run), f"{where}decisions")
     corrector = corrector_of(ctx, given.participant_id)
     now = now_iso()
-    made = new_correction(run, corrector, klass, now)
+    made_id, *ids = seen.ids(1 + len(checked))
+    made = new_correction(run, corrector, klass, now, made_id)
     correction = made
     if decided is not None or said is not None:
         correction = dataclasses.replace(made, decisions=decided, answer=said)
-    ids = new_ids(len(checked))
     verdicts = [
         verdict_of(run, made.id, corrector, item, klass, now,
                    seen.value(run, item, f"{where}items/{i}/pointer"), id_)

@@ -158,11 +158,16 @@ def new_ids(count: int) -> list[str]:
 
 
 def new_correction(
-    run: StoredRun, corrector: rules.Corrector, klass: rules.AssertedClass, now: str
+    run: StoredRun,
+    corrector: rules.Corrector,
+    klass: rules.AssertedClass,
+    now: str,
+    correction_id: str | None = None,
 ) -> rules.StoredCorrection:
-    """A new open correction by the corrector under the class, made now."""
+    """A new open correction by the corrector under the class, made now; its id
+    `correction_id` when given (see `new_ids`), a new one otherwise."""
     return rules.StoredCorrection(
-        id=str(uuid.uuid4()),
+        id=correction_id or str(uuid.uuid4()),
         tenant_id=run.tenant_id,
         project_id=run.project_id,
         run_id=run.id,

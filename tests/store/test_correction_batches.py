@@ -3,6 +3,7 @@ corrections made one by one store, and refuses as they would, writing nothing.""
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Iterator
 from dataclasses import replace
@@ -13,6 +14,7 @@ import pytest
 from factories import QUESTIONS, served, tutorial_runs
 from tables import Rows, every_row
 
+from kindgi_dev.domain import corrections as rules
 from kindgi_dev.domain.errors import ValidationFailed
 from kindgi_dev.domain.expectations import Answer, Decisions, GivenItem
 from kindgi_dev.services import corrections
@@ -112,3 +114,28 @@ def test_a_batch_refused_names_its_correction_and_writes_nothing(
         create_many(ctx, batch)
     assert refused.value.details["field"] == "corrections/5/items/0/pointer"
     assert every_row(Path(ctx.db.path)) == before
+
+
+def test_a_batch_pauses_the_collector_and_leaves_it_as_it_found_it(
+    two_stores: tuple[tuple[Context, dict[str, str]], ...],
+) -> None:
+    """A batch's records all live until they are written, so it collects no cycles
+    meanwhile; the collector is on after it whether it was stored or refused."""
+    _, (ctx, runs) = two_stores
+    seen: list[bool] = []
+    question = next(iter(runs))
+
+    def check_items(given: Any, where: str) -> Any:
+        seen.append(gc.isenabled())
+        return checked(given, where)
+
+    checked = rules.check_items
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rules, "check_items", check_items)
+        create_many(ctx, [NewCorrection(runs[question], items_of(question), participant_id="x")])
+        assert gc.isenabled()
+        wrong = replace(items_of(question)[0], key="kb-999")
+        with pytest.raises(ValidationFailed):
+            create_many(ctx, [NewCorrection(runs[question], (wrong,), participant_id="y")])
+    assert seen == [False, False]
+    assert gc.isenabled()
