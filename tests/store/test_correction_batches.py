@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import re
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +18,7 @@ from tables import Rows, every_row
 from kindgi_dev.domain import corrections as rules
 from kindgi_dev.domain.errors import ValidationFailed
 from kindgi_dev.domain.expectations import Answer, Decisions, GivenItem
+from kindgi_dev.domain.time import now_iso
 from kindgi_dev.services import corrections
 from kindgi_dev.services.context import Context
 from kindgi_dev.services.correction_batches import NewCorrection, create_many
@@ -139,3 +141,34 @@ def test_a_batch_pauses_the_collector_and_leaves_it_as_it_found_it(
             create_many(ctx, [NewCorrection(runs[question], (wrong,), participant_id="y")])
     assert seen == [False, False]
     assert gc.isenabled()
+
+
+def test_a_batch_stamps_each_correction_with_the_clock_in_wire_form_in_order(
+    two_stores: tuple[tuple[Context, dict[str, str]], ...],
+) -> None:
+    """A batch writes the time once a millisecond: each correction's and verdict's is still
+    the clock's when it was made, never going back."""
+    _, (ctx, runs) = two_stores
+    question = next(iter(runs))
+    started = now_iso()
+    batch = [
+        NewCorrection(runs[question], items_of(question), participant_id=f"t-{n}")
+        for n in range(300)
+    ]
+    ids = create_many(ctx, batch)
+    ended = now_iso()
+    db = sqlite3.connect(f"file:{ctx.db.path}?mode=ro", uri=True)
+    try:
+        marks = [db.execute("SELECT created_at, updated_at FROM corrections WHERE id = ?",
+                            (i,)).fetchone() for i in ids]  # fmt: skip
+        verdicts = db.execute(
+            "SELECT v.created_at, c.created_at FROM verdicts v JOIN corrections c "
+            "ON c.seq = v.correction_seq WHERE c.participant_id LIKE 't-%'"
+        ).fetchall()
+    finally:
+        db.close()
+    made = [created for created, _ in marks]
+    assert all(created == updated for created, updated in marks)
+    assert made == sorted(made) and started <= made[0] and made[-1] <= ended
+    assert all(TIME.fullmatch(m) for m in made)
+    assert len(verdicts) == 3 * 300 and all(v == c for v, c in verdicts)
