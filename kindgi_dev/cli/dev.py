@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import logging
 import os
@@ -12,7 +11,6 @@ import signal
 import sys
 import time
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +18,7 @@ import click
 
 from ..domain.errors import KindgiError
 from ..runtime.prestart import Prestart, prestart
+from ..services.collector import collector_paused
 from ..settings import DEFAULT_HOST, DEFAULT_PORT, Settings
 from . import banner
 from .devstate import Lock, acquire_all, choose_socket, pack_service_token, read_rc, write_rc
@@ -178,20 +177,6 @@ def dev(
         for lock in reversed(locks):
             lock.release()
     sys.exit(exit_code)
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cycle collector off while the app is imported and built: that makes many
-    objects that live as long as the process and little garbage, so collecting meanwhile
-    is start time spent for nothing (about a tenth of it)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 FULL_COLLECTION_EVERY = 100

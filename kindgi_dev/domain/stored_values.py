@@ -270,7 +270,14 @@ def may_need_repair(text: str, rules: Rules | Open) -> bool:
     where that is allowed. Any other bound, and a part whose numbers are bounded as given,
     means the document is read.
     """
-    if _never_read(text) or overflows(text):
+    return _never_read(text) or may_need_repair_plain(text, rules)
+
+
+def may_need_repair_plain(text: str, rules: Rules | Open) -> bool:
+    """`may_need_repair` of text known to hold no `\\u` escape and no number that isn't
+    finite (as `json.dumps` with `allow_nan=False` writes them, escaped to ASCII): what
+    `_never_read` looks for is not looked for again."""
+    if overflows(text):
         return True
     if text.count("[") + text.count("{") > _least_depth(rules):
         return True

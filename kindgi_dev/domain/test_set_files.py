@@ -28,6 +28,10 @@ ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,299}")
 
 _ASCII = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 _UTF8 = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_PLAIN = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), allow_nan=False, check_circular=False
+)
+"""`_ASCII` refusing a number that isn't finite, for parsed JSON (which holds no cycle)."""
 
 
 def case_text(case: object) -> str:
@@ -37,6 +41,17 @@ def case_text(case: object) -> str:
     it (no character past ASCII, nor a control one), that text is the same."""
     text = _ASCII.encode(case)
     return _UTF8.encode(case) if "\\u" in text else text
+
+
+def plain_case_text(case: JSON) -> tuple[str, bool]:
+    """`case_text` of a parsed case, and whether that text is plain: ASCII holding no `\\u`
+    escape and no number that isn't finite, found while it is written (so a check of the
+    text need not look for them)."""
+    try:
+        text = _PLAIN.encode(case)
+    except ValueError:  # a number that isn't finite
+        return case_text(case), False
+    return (_UTF8.encode(case), False) if "\\u" in text else (text, True)
 
 
 class Digest:
@@ -150,16 +165,18 @@ def file_lines(envelope: Envelope, cases: Iterable[JSON]) -> Iterator[str]:
 @dataclass(frozen=True)
 class Canonical:
     """A version's cases as `case_text` writes them, and their digest: written once, for the
-    digest, and kept as the stored cases."""
+    digest, and kept as the stored cases; each text's `plain_case_text` flag beside it."""
 
     texts: list[str]
     digest: str
+    plain: list[bool]
 
     @classmethod
     def of(cls, cases: Sequence[JSON]) -> Canonical:
         """The canonical texts of `cases` and their digest."""
-        texts = [case_text(case) for case in cases]
-        return cls(texts, text_digest(texts))
+        written = [plain_case_text(case) for case in cases]
+        texts = [text for text, _ in written]
+        return cls(texts, text_digest(texts), [plain for _, plain in written])
 
 
 @dataclass(frozen=True)

@@ -10,18 +10,21 @@ written as `corrections.create` writes it, in its place in the order.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from ..domain import corrections as rules
 from ..domain import test_sets
 from ..domain.errors import ValidationFailed
 from ..domain.expectations import Answer, Decisions, GivenItem
 from ..domain.json import JSON
-from ..domain.time import now_iso
+from ..domain.time import format_time
 from ..store import corrections as store
 from ..store.runs import StoredRun
 from . import corrections, judge_classes
+from .collector import collector_paused
 from .context import Context
 from .verdicts import (
     agent_tools,
@@ -59,6 +62,9 @@ class _Checked:
     case_state: int
 
 
+_IDS_AT_ONCE = 512
+
+
 @dataclass
 class _Seen:
     """What the batch checked already, each a pure function of what it names: the runs, the
@@ -69,6 +75,25 @@ class _Seen:
     runs: dict[str, StoredRun] = field(default_factory=dict)
     items: dict[tuple[GivenItem, ...], list[rules.CorrectedItem]] = field(default_factory=dict)
     values: dict[tuple[str, str | None, str], JSON] = field(default_factory=dict)
+    spare_ids: list[str] = field(default_factory=list)
+    moment: tuple[int, str] = (-1, "")
+
+    def now(self) -> str:
+        """`now_iso`, written once a millisecond (a batch makes a few corrections in one)."""
+        ms = time.time_ns() // 1_000_000
+        if ms != self.moment[0]:
+            at = datetime.fromtimestamp(ms // 1000, UTC).replace(microsecond=ms % 1000 * 1000)
+            self.moment = (ms, format_time(at))
+        return self.moment[1]
+
+    def ids(self, count: int) -> list[str]:
+        """`count` (at least one) new ids, drawn from `new_ids` a few hundred at a time: one
+        read of the OS's randomness for many corrections, where each took one or two."""
+        if len(self.spare_ids) < count:
+            self.spare_ids.extend(new_ids(max(count, _IDS_AT_ONCE)))
+        drawn = self.spare_ids[-count:]
+        del self.spare_ids[-count:]
+        return drawn
 
     def run(self, ctx: Context, run_id: str) -> StoredRun:
         """The correctable run (`correctable_run`), read once a batch."""
@@ -108,6 +133,11 @@ def create_many(ctx: Context, batch: Sequence[NewCorrection]) -> list[str]:
     """Create every correction of `batch`, in order, as `corrections.create` would one by
     one; all or nothing: a refusal names its correction (`corrections/3/items/0/pointer`)
     and writes nothing. Returns their ids."""
+    with collector_paused():  # the batch's records all live until they are written
+        return _create_many(ctx, batch)
+
+
+def _create_many(ctx: Context, batch: Sequence[NewCorrection]) -> list[str]:
     seen = _Seen()
     checked = [_check(ctx, one, f"corrections/{i}/", seen) for i, one in enumerate(batch)]
     ids: list[str] = []
@@ -142,12 +172,12 @@ def _check(ctx: Context, given: NewCorrection, where: str, seen: _Seen) -> _Chec
     if decided is not None:
         rules.check_tools(decided, agent_tools(ctx, run), f"{where}decisions")
     corrector = corrector_of(ctx, given.participant_id)
-    now = now_iso()
-    made = new_correction(run, corrector, klass, now)
+    now = seen.now()
+    made_id, *ids = seen.ids(1 + len(checked))
+    made = new_correction(run, corrector, klass, now, made_id)
     correction = made
     if decided is not None or said is not None:
         correction = dataclasses.replace(made, decisions=decided, answer=said)
-    ids = new_ids(len(checked))
     verdicts = [
         verdict_of(run, made.id, corrector, item, klass, now,
                    seen.value(run, item, f"{where}items/{i}/pointer"), id_)

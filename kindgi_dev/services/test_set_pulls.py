@@ -19,7 +19,12 @@ from ..domain.errors import Conflict, NotFound, RemoteFailed, ValidationFailed
 from ..domain.json import JSONObject
 from ..domain.paging import Page, clamp_limit, make_page, offset_of
 from ..domain.semver import is_semver
-from ..domain.stored_values import FROZEN_CASE, may_need_repair_written, repaired
+from ..domain.stored_values import (
+    FROZEN_CASE,
+    may_need_repair_plain,
+    may_need_repair_written,
+    repaired,
+)
 from ..domain.test_sets import RegistryEntry, version_label
 from ..domain.time import now_iso
 from ..remote import OnProgress, Remote, RemoteError, UnsafeUrl
@@ -143,7 +148,10 @@ def store_version(
     _check_names(test_set_id, version)
     canonical = canonical or test_set_files.Canonical.of(cases)
     digest = canonical.digest
-    bodies = [_kept(case, text) for case, text in zip(cases, canonical.texts, strict=True)]
+    bodies = [
+        _kept(case, text, plain)
+        for case, text, plain in zip(cases, canonical.texts, canonical.plain, strict=True)
+    ]
     with ctx.db.transaction():
         found = store.find(ctx.db, ctx.tenant_id, test_set_id, version)
         if found is not None:
@@ -164,10 +172,11 @@ def store_version(
     return _record(row, pulled=True)
 
 
-def _kept(case: JSONObject, text: str) -> str:
+def _kept(case: JSONObject, text: str, plain: bool) -> str:
     """A case's stored text: its `case_text`, repaired first as m0029 repairs stored ones
-    when the text says it may need it (most cases are read no further)."""
-    if not may_need_repair_written(text, FROZEN_CASE):
+    when the text says it may need it (most cases are read no further; a plain one's,
+    `plain_case_text`, is not searched for what its writing ruled out)."""
+    if not (may_need_repair_plain if plain else may_need_repair_written)(text, FROZEN_CASE):
         return text
     return test_set_files.case_text(repaired(case, FROZEN_CASE))
 

@@ -209,7 +209,7 @@ def new_correction(
     correction_id: str | None = None,
 ) -> rules.StoredCorrection:
     """A new open correction by the corrector under the class, made now; its id
-    `correction_id` when given (see `ordered_ids`), a new random one otherwise."""
+    `correction_id` when given (see `ordered_ids`, `new_ids`), a new random one otherwise."""
     return rules.StoredCorrection(
         id=correction_id or str(uuid.uuid4()),
         tenant_id=run.tenant_id,

@@ -4,6 +4,7 @@ they replace said, on random text made of what those patterns look at."""
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
 
@@ -14,11 +15,12 @@ from kindgi_dev.domain.stored_values import (
     FROZEN_CASE,
     ITEMS,
     Rules,
+    may_need_repair_plain,
     may_need_repair_written,
     overflows,
     repaired,
 )
-from kindgi_dev.domain.test_set_files import case_text
+from kindgi_dev.domain.test_set_files import case_text, plain_case_text
 
 OVERFLOW = re.compile(r"(?:^|[:,\[])\s*-?[0-9.]+[eE]\+?[0-9]{3}|[0-9]{309}")
 """The pattern `overflows` replaced, as m0029 first read stored text with it."""
@@ -117,3 +119,40 @@ def test_a_case_text_is_the_utf8_json_whatever_its_characters() -> None:
         case = {key: [value, {"b": 1.5, "a": None}], "z": value}
         expected = json.dumps(case, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         assert case_text(case) == expected
+
+
+def test_a_plain_case_text_is_the_case_text_and_its_check_what_the_whole_check_says() -> None:
+    """`plain_case_text` writes what `case_text` writes, and calls it plain only when it holds
+    neither an escape nor a number that isn't finite: there `may_need_repair_plain` says
+    what `may_need_repair_written` says, and where it isn't plain the text is checked whole."""
+    rng = random.Random(37)
+    strings = ["a", "é", "\ud800", "\\u", "NaN", "Infinity", '"rank"', "args", "\x01"]
+    numbers: list[object] = [0, 7, -3, 2.5, 1e99, 1e300, 10**400, math.nan, math.inf, -math.inf]
+    plains = 0
+    for _ in range(3000):
+        value = rng.choice(strings) + rng.choice(strings)
+        case = {"id": value, "rank": rng.choice(numbers), "run": {"output": [rng.choice(numbers)]}}
+        text, plain = plain_case_text(case)
+        assert text == case_text(case)
+        if plain:
+            plains += 1
+            assert text.isascii() and "\\u" not in text
+            assert (
+                may_need_repair_plain(text, FROZEN_CASE)
+                == may_need_repair_written(text, FROZEN_CASE)
+                or "NaN" in value
+                or "Infinity" in value
+            ), text
+        else:
+            assert not text.isascii() or "\\u" in text or "NaN" in text or "Infinity" in text
+    assert 0 < plains < 3000
+
+
+def test_a_plain_case_that_holds_nan_as_words_is_kept_as_its_text() -> None:
+    """A string saying NaN is no number: the plain check leaves such a case unread, and a
+    read of it (the whole check's, which looks for the word) changes nothing either."""
+    case = {"id": "NaN or Infinity", "run": {"output": {"articles": [{"id": "kb-1"}]}}}
+    text, plain = plain_case_text(case)
+    assert plain and not may_need_repair_plain(text, FROZEN_CASE)
+    assert may_need_repair_written(text, FROZEN_CASE)
+    assert case_text(repaired(case, FROZEN_CASE)) == text

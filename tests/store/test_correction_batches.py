@@ -3,7 +3,9 @@ corrections made one by one store, and refuses as they would, writing nothing.""
 
 from __future__ import annotations
 
+import gc
 import re
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -13,8 +15,10 @@ import pytest
 from factories import QUESTIONS, served, tutorial_runs
 from tables import Rows, every_row
 
+from kindgi_dev.domain import corrections as rules
 from kindgi_dev.domain.errors import ValidationFailed
 from kindgi_dev.domain.expectations import Answer, Decisions, GivenItem
+from kindgi_dev.domain.time import now_iso
 from kindgi_dev.services import corrections
 from kindgi_dev.services.context import Context
 from kindgi_dev.services.correction_batches import NewCorrection, create_many
@@ -112,3 +116,59 @@ def test_a_batch_refused_names_its_correction_and_writes_nothing(
         create_many(ctx, batch)
     assert refused.value.details["field"] == "corrections/5/items/0/pointer"
     assert every_row(Path(ctx.db.path)) == before
+
+
+def test_a_batch_pauses_the_collector_and_leaves_it_as_it_found_it(
+    two_stores: tuple[tuple[Context, dict[str, str]], ...],
+) -> None:
+    """A batch's records all live until they are written, so it collects no cycles
+    meanwhile; the collector is on after it whether it was stored or refused."""
+    _, (ctx, runs) = two_stores
+    seen: list[bool] = []
+    question = next(iter(runs))
+
+    def check_items(given: Any, where: str) -> Any:
+        seen.append(gc.isenabled())
+        return checked(given, where)
+
+    checked = rules.check_items
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rules, "check_items", check_items)
+        create_many(ctx, [NewCorrection(runs[question], items_of(question), participant_id="x")])
+        assert gc.isenabled()
+        wrong = replace(items_of(question)[0], key="kb-999")
+        with pytest.raises(ValidationFailed):
+            create_many(ctx, [NewCorrection(runs[question], (wrong,), participant_id="y")])
+    assert seen == [False, False]
+    assert gc.isenabled()
+
+
+def test_a_batch_stamps_each_correction_with_the_clock_in_wire_form_in_order(
+    two_stores: tuple[tuple[Context, dict[str, str]], ...],
+) -> None:
+    """A batch writes the time once a millisecond: each correction's and verdict's is still
+    the clock's when it was made, never going back."""
+    _, (ctx, runs) = two_stores
+    question = next(iter(runs))
+    started = now_iso()
+    batch = [
+        NewCorrection(runs[question], items_of(question), participant_id=f"t-{n}")
+        for n in range(300)
+    ]
+    ids = create_many(ctx, batch)
+    ended = now_iso()
+    db = sqlite3.connect(f"file:{ctx.db.path}?mode=ro", uri=True)
+    try:
+        marks = [db.execute("SELECT created_at, updated_at FROM corrections WHERE id = ?",
+                            (i,)).fetchone() for i in ids]  # fmt: skip
+        verdicts = db.execute(
+            "SELECT v.created_at, c.created_at FROM verdicts v JOIN corrections c "
+            "ON c.seq = v.correction_seq WHERE c.participant_id LIKE 't-%'"
+        ).fetchall()
+    finally:
+        db.close()
+    made = [created for created, _ in marks]
+    assert all(created == updated for created, updated in marks)
+    assert made == sorted(made) and started <= made[0] and made[-1] <= ended
+    assert all(TIME.fullmatch(m) for m in made)
+    assert len(verdicts) == 3 * 300 and all(v == c for v, c in verdicts)
