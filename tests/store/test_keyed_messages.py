@@ -1,5 +1,7 @@
-"""m0048: a conversation's messages in their key's own b-tree, and an eval replay's run out
-of `runs_replay_of` (#29 point 1), converted on a database from before, every row kept."""
+"""m0048: a conversation's messages in their key's own b-tree, an eval replay's messages
+without a time when it is their run's end, and an eval replay's run out of
+`runs_replay_of` (#29 point 1), converted on a database from before, every row kept and
+read the same."""
 
 from __future__ import annotations
 
@@ -8,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from kindgi_dev.store import conversations
 from kindgi_dev.store.db import Database
 from kindgi_dev.store.migrations import MIGRATIONS
 
 AT = "2026-01-01T00:00:00.000Z"
+LATER = "2026-01-01T00:00:01.000Z"
 
 
 def _before_m0048(path: Path) -> Database:
@@ -33,11 +37,12 @@ def _before_m0048(path: Path) -> Database:
 
 
 def _run(db: Database, run_id: str, replay_of: str | None, eval_run_id: str | None) -> None:
+    """A run; an eval run's replay in its own conversation, `c2`, ended `AT`."""
     db.run(
         "INSERT INTO runs (id, tenant_id, project_id, flow_id, flow_version, status, "
-        "created_at, updated_at, input, conversation_id, replay_of, eval_run_id) "
-        "VALUES (?, 't', 'p', 'agent.turn', '1.1.0', 'completed', ?, ?, '{}', 'c1', ?, ?)",
-        (run_id, AT, AT, replay_of, eval_run_id),
+        "created_at, updated_at, completed_at, input, conversation_id, replay_of, eval_run_id) "
+        "VALUES (?, 't', 'p', 'agent.turn', '1.1.0', 'completed', ?, ?, ?, '{}', ?, ?, ?)",
+        (run_id, AT, AT, AT, "c2" if eval_run_id else "c1", replay_of, eval_run_id),
     )
 
 
@@ -58,6 +63,18 @@ def _seeded(path: Path) -> Database:
             "actor, run_id, created_at) VALUES ('c1', ?, ?, ?, 'u', 'r1', ?)",
             (sequence, role, content, AT),
         )
+    db.run(
+        "INSERT INTO conversations (id, tenant_id, project_id, agent_id, agent_version, "
+        "title, opened_at, turn_count, last_message_at, replay) "
+        "VALUES ('c2', 't', 'p', 'a', '0.1.0', 'hi', ?, 1, ?, 1)",
+        (AT, AT),
+    )
+    for sequence, at in ((0, AT), (1, AT), (2, LATER)):  # a replay's turn, and one after
+        db.run(
+            "INSERT INTO conversation_messages (conversation_id, sequence, role, content, "
+            "created_at) VALUES ('c2', ?, 'user', '\"hi\"', ?)",
+            (sequence, at),
+        )
     _run(db, "r1", None, None)
     _run(db, "r2", "r1", None)  # a replay asked for by hand
     _run(db, "r3", "r1", "e1")  # an eval run's replay
@@ -76,11 +93,19 @@ def _rows(db: Database) -> dict[str, list[tuple[object, ...]]]:
 def test_m0048_keeps_every_row_and_each_message_in_one_b_tree(tmp_path: Path) -> None:
     db = _seeded(tmp_path / "dev.sqlite3")
     before = _rows(db)
-    assert len(db.all("SELECT rowid FROM conversation_messages")) == 3  # a rowid table
+    read = [conversations.messages(db, c) for c in ("c1", "c2")]
+    assert len(db.all("SELECT rowid FROM conversation_messages")) == 6  # a rowid table
     db.close()
     again = Database(tmp_path / "dev.sqlite3")
     assert again.migrate() == [48]
-    assert _rows(again) == before
+    after = _rows(again)
+    kept = [(*m[:7], AT if m[0] == "c2" and m[7] is None else m[7])
+            for m in after["conversation_messages"]]  # fmt: skip
+    assert {**after, "conversation_messages": kept} == before
+    assert [m[1] for m in after["conversation_messages"] if m[7] is None] == [0, 1]
+    assert all(m[0] == "c2" for m in after["conversation_messages"] if m[7] is None)
+    assert [conversations.messages(again, c) for c in ("c1", "c2")] == read
+    assert [m.created_at for m in read[1]] == [AT, AT, LATER]
     with pytest.raises(sqlite3.OperationalError, match="no such column: rowid"):
         again.all("SELECT rowid FROM conversation_messages")
     assert again.all("PRAGMA foreign_key_check") == []
