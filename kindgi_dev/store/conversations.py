@@ -82,7 +82,8 @@ def insert_turns(
     """Open conversations that each hold one finished turn (its run, messages) already
     counted in their row: an eval run's page of replays, in two statements. A replay's
     message is kept without its words and run when its words are its run's appended
-    message's, read from there (`messages`: the run is its replay conversation's)."""
+    message's, read from there (`messages`: the run is its replay conversation's), and
+    without its time when it is its run's end (`_said_at`)."""
     with db.transaction() as conn:
         conn.executemany(_INSERT, [_values(c) for c, _, _ in turns])
         conn.executemany(
@@ -90,12 +91,20 @@ def insert_turns(
             "tool_call, actor, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (c.id, i, m.role, *_words(m, said[i] if i < len(said) else None, run.id),
-                 c.last_message_at)
+                 _said_at(c, run))
                 for c, run, items in turns
                 for said in [_appended(run)]
                 for i, m in enumerate(items)
             ],
         )  # fmt: skip
+
+
+def _said_at(conversation: StoredConversation, run: StoredRun) -> str | None:
+    """When a replay's messages were said, as their rows keep it: nothing when it is when
+    its run ended (a replay's turn is kept all at once), read back from there."""
+    at = conversation.last_message_at
+    replayed = conversation.replay and is_replay(run.eval_run_id, run.agent_id)
+    return None if replayed and at == run.completed_at else at
 
 
 def _appended(run: StoredRun) -> list[JSON]:
@@ -213,6 +222,7 @@ def messages(
         (conversation_id, after, limit),
     )
     said = _said(db, conversation_id, rows)
+    said_at = _said_when(db, conversation_id, rows)
     found = []
     for r in rows:
         content, tool_call = load(r["content"]), load(r["tool_call"])
@@ -227,7 +237,7 @@ def messages(
                 content=content,
                 tool_call=tool_call,
                 actor=r["actor"],
-                created_at=r["created_at"],
+                created_at=r["created_at"] or said_at,
                 sequence=r["sequence"],
             )
         )
@@ -250,6 +260,19 @@ def _said(db: Database, conversation_id: str, rows: Sequence[Row]) -> dict[str |
         if run is not None:
             found[named] = _appended(run)
     return found
+
+
+def _said_when(db: Database, conversation_id: str, rows: Sequence[Row]) -> str | None:
+    """When the conversation's replay run ended, if a message of `rows` keeps no time of
+    its own (a replay's: `_said_at`)."""
+    if all(r["created_at"] is not None for r in rows):
+        return None
+    row = db.one(
+        "SELECT completed_at FROM runs WHERE conversation_id = ? AND eval_run_id IS NOT NULL "
+        "ORDER BY created_at, id LIMIT 1",
+        (conversation_id,),
+    )
+    return str(row["completed_at"]) if row else None
 
 
 def _replay_run(db: Database, conversation_id: str) -> StoredRun | None:
