@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 import click
 
 from ..domain.errors import KindgiError
+from ..runtime.memory import collector_paused
 from ..runtime.prestart import Prestart, prestart
-from ..services.collector import collector_paused
 from ..settings import DEFAULT_HOST, DEFAULT_PORT, Settings
 from . import banner
 from .devstate import Lock, acquire_all, choose_socket, pack_service_token, read_rc, write_rc

@@ -16,18 +16,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from ..domain import corrections as rules
-from ..domain import test_sets
 from ..domain.errors import ValidationFailed
 from ..domain.expectations import Answer, Decisions, GivenItem
 from ..domain.json import JSON
 from ..domain.time import format_time
+from ..runtime.memory import collector_paused
 from ..store import corrections as store
 from ..store.runs import StoredRun
 from . import corrections, judge_classes
-from .collector import collector_paused
 from .context import Context
 from .verdicts import (
     agent_tools,
+    case_state_of,
     checked_value,
     correctable_run,
     corrector_of,
@@ -183,27 +183,8 @@ def _check(ctx: Context, given: NewCorrection, where: str, seen: _Seen) -> _Chec
                    seen.value(run, item, f"{where}items/{i}/pointer"), id_)
         for i, (item, id_) in enumerate(zip(checked, ids, strict=True))
     ]  # fmt: skip
-    state = _case_state(correction, run, verdicts)
+    state = case_state_of(correction, run, verdicts)
     return _Checked(given, run, corrector, correction, verdicts, state)
-
-
-def _case_state(
-    correction: rules.StoredCorrection, run: StoredRun, verdicts: list[rules.StoredVerdict]
-) -> int:
-    """The `case_state` m0010's triggers give a new correction once its verdicts are in:
-    1 when it is a case of its agent's set (`test_sets.exclusion`), else 0 (a new
-    correction is never retired)."""
-    live = any(v.unregistered_at is None and v.superseded_by is None for v in verdicts)
-    facts = {
-        "status": correction.status,
-        "replaced_by": correction.replaced_by,
-        "erased_at": correction.erased_at,
-        "on_replay": run.replay_of is not None,
-        "has_expectation": live
-        or correction.decisions is not None
-        or correction.answer is not None,
-    }
-    return int(correction.subject.kind == "agent" and test_sets.exclusion(facts) is None)
 
 
 def _write(ctx: Context, rows: _Rows) -> None:
