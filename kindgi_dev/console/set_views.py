@@ -87,8 +87,7 @@ def agent_rows(ctx: Context, agent_ids: list[str]) -> list[SetRow]:
         summary = test_sets.get(ctx, agent_id)
         frozen = test_set_versions.frozen_versions(ctx, summary.id)
         given = [(v.version, v.case_count) for v in frozen]
-        counts = summary.cases
-        origin = f"{counts.get('active', 0)} active cases, {counts.get('retired', 0)} retired"
+        origin = f"{summary.cases.active} active cases, {summary.cases.retired} retired"
         href = f"/console/test-cases/agents/{agent_id}"
         rows.append(SetRow(agent_id, href, origin, version_rows(ctx, summary.id, given)))
     return rows

@@ -129,6 +129,14 @@ class Retirement:
 
 
 @dataclass(frozen=True)
+class CaseCounts:
+    """How many cases an agent's test set has (`active`), and how many were retired."""
+
+    active: int
+    retired: int
+
+
+@dataclass(frozen=True)
 class TestCase:
     """A case of an agent's test set: a correction's (with its id) or a hand one (`case-…`)."""
 
@@ -295,7 +303,7 @@ def agent_set_entry(
     agent_id: str,
     project_id: str,
     version: str,
-    cases: Mapping[str, int],
+    cases: CaseCounts,
 ) -> RegistryEntry:
     """A frozen agent's test set as a `corrections` registry entry at `version`."""
     return RegistryEntry(
@@ -308,7 +316,7 @@ def agent_set_entry(
             "source": "agent",
             "agentId": agent_id,
             "projectId": project_id,
-            "cases": dict[str, JSON](cases),
+            "cases": {"active": cases.active, "retired": cases.retired},
         },
     )
 

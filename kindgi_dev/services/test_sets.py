@@ -39,7 +39,7 @@ class AgentTestSet:
     id: str
     agent_id: str
     project_id: str
-    cases: dict[str, int]
+    cases: rules.CaseCounts
     frozen_version: FrozenVersion | None = None
 
 

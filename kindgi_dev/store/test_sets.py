@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..domain.corrections import Principal
 from ..domain.expectations import GivenItem
 from ..domain.json import JSONObject
-from ..domain.test_sets import CaseRow, RegistryEntry, Retirement, expected_item
+from ..domain.test_sets import CaseCounts, CaseRow, RegistryEntry, Retirement, expected_item
 from . import case_json
 from .db import Database
 from .jsoncol import dump, load, load_object
@@ -131,17 +131,15 @@ def _retirement(row: sqlite3.Row) -> Retirement | None:
     return Retirement(row["reason"], Principal(row["by_kind"], row["by_id"]), row["at"])
 
 
-def case_counts(db: Database, scope: tuple[str, str, str]) -> dict[str, int]:
-    """`{active, retired}`: how many cases the set has, and how many were retired (kept by
-    m0010's triggers as corrections, verdicts, retirements and hand cases change)."""
+def case_counts(db: Database, scope: tuple[str, str, str]) -> CaseCounts:
+    """How many cases the set has, and how many were retired (kept by m0010's triggers as
+    corrections, verdicts, retirements and hand cases change)."""
     row = db.one(
         "SELECT active, retired FROM test_set_counts "
         "WHERE agent_id = ? AND project_id = ? AND tenant_id = ?",
         scope,
     )
-    return (
-        {"active": row["active"], "retired": row["retired"]} if row else {"active": 0, "retired": 0}
-    )
+    return CaseCounts(row["active"], row["retired"]) if row else CaseCounts(0, 0)
 
 
 def live_items(db: Database, correction_ids: Sequence[str]) -> dict[str, list[GivenItem]]:
