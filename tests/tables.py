@@ -1,5 +1,5 @@
 """Every row of every table, read through a read-only connection, to show that a refused
-request wrote nothing.
+request wrote nothing; or just how many rows each table holds, through the app's own store.
 
 The connection is SQLite's own (`file:…?mode=ro`), so in the app's process it shares the
 process's locks on the file with the app's connections: no descriptor of the database is
@@ -11,6 +11,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 from typing import Any
+
+from kindgi_dev.store.db import Database
 
 Rows = dict[str, list[tuple[Any, ...]]]
 
@@ -31,3 +33,9 @@ def every_row(database: Path | sqlite3.Connection) -> Rows:
     finally:
         if conn is not database:
             conn.close()
+
+
+def row_counts(db: Database) -> dict[str, int]:
+    """How many rows each table holds, by table name (for checks that nothing was written)."""
+    names = [row["name"] for row in db.all("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    return {name: db.one(f'SELECT count(*) AS n FROM "{name}"')["n"] for name in names}

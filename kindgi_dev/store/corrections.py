@@ -261,10 +261,3 @@ def erase_participant(
             (at, at, tenant_id, participant_id),
         ).rowcount
     return corrections, verdicts
-
-
-def count_rows(db: Database) -> dict[str, int]:
-    """How many rows each table of this store holds (for checks that nothing was written)."""
-    tables = ("corrections", "verdicts", "judged_run_copies", "judge_classes")
-    counted = {t: db.one(f"SELECT count(*) FROM {t}") for t in tables}
-    return {t: 0 if row is None else int(row[0]) for t, row in counted.items()}

@@ -16,9 +16,9 @@ from factories import (
     uncorrectable_run,
 )
 from starlette.testclient import TestClient
+from tables import row_counts
 
 from kindgi_dev.services.context import Context
-from kindgi_dev.store import corrections as store
 
 PASSWORD = next(iter(QUESTIONS))
 REASONS = {"yes": "Answers the question", "no": "Not about this question"}
@@ -157,7 +157,7 @@ def test_an_item_key_that_is_not_the_item_at_its_pointer_is_refused_naming_both(
     app: Any,
 ) -> None:
     client, ctx, runs = app
-    before = store.count_rows(ctx.db)
+    before = row_counts(ctx.db)
     typo = correct(client, runs[PASSWORD], [item("kb-101", 0), item("kb-103", 1, "wrong")])
     reason = (
         "/output/articles/1 is item kb-102 in the run's output, not kb-103: "
@@ -177,9 +177,9 @@ def test_an_item_key_that_is_not_the_item_at_its_pointer_is_refused_naming_both(
             "foundKey": "kb-102",
         },
     }
-    assert store.count_rows(ctx.db) == before
+    assert row_counts(ctx.db) == before
     correction = correct(client, runs[PASSWORD], [item("kb-101", 0)]).json()
-    written = store.count_rows(ctx.db)
+    written = row_counts(ctx.db)
     path = f"/v1/corrections/{correction['id']}/items"
     added = client.post(path, json=item("kb-101", 2, "wrong"))
     assert added.status_code == 400
@@ -187,7 +187,7 @@ def test_an_item_key_that_is_not_the_item_at_its_pointer_is_refused_naming_both(
         "pointer: /output/articles/2 is item kb-103 in the run's output, not kb-101: "
         "give the key and pointer of the same item"
     )
-    assert store.count_rows(ctx.db) == written
+    assert row_counts(ctx.db) == written
     shown = client.get(f"/v1/corrections/{correction['id']}").json()
     assert [(i["key"], i["pointer"]) for i in shown["items"]] == [("kb-101", "/output/articles/0")]
 
@@ -196,12 +196,12 @@ def test_items_of_a_replaced_or_unknown_correction_are_refused(app: Any) -> None
     client, ctx, runs = app
     first = correct(client, runs[PASSWORD], [item("kb-101", 0)]).json()
     correct(client, runs[PASSWORD], [item("kb-102", 1)])
-    before = store.count_rows(ctx.db)
+    before = row_counts(ctx.db)
     replaced = client.post(f"/v1/corrections/{first['id']}/items", json=item("kb-103", 2))
     assert (replaced.status_code, replaced.json()["error"]["code"]) == (409, "correction-replaced")
     unknown = client.post("/v1/corrections/nope/items", json=item("kb-103", 2))
     assert (unknown.status_code, unknown.json()["error"]["code"]) == (404, "correction-not-found")
-    assert store.count_rows(ctx.db) == before
+    assert row_counts(ctx.db) == before
 
 
 def test_list_filters_and_pages(app: Any) -> None:
@@ -309,10 +309,10 @@ def test_a_correction_under_a_restricted_class_is_restricted(app: Any) -> None:
 def test_runs_that_cannot_be_corrected(app: Any, kind: str, status: int, code: str) -> None:
     client, ctx, runs = app
     run_id = uncorrectable_run(ctx, runs, kind)
-    before = store.count_rows(ctx.db)
+    before = row_counts(ctx.db)
     answer = correct(client, run_id, [item("kb-101", 0)])
     assert (answer.status_code, answer.json()["error"]["code"]) == (status, code)
-    assert store.count_rows(ctx.db) == before
+    assert row_counts(ctx.db) == before
 
 
 WRONG_NEITHER = {"verdict": "wrong"}
@@ -349,13 +349,13 @@ def test_bad_bodies_are_refused_and_nothing_is_written(
 ) -> None:
     client, ctx, runs = app
     body = {"runId": runs[PASSWORD], "items": [item("kb-101", 0)], **change}
-    before = store.count_rows(ctx.db)
+    before = row_counts(ctx.db)
     answer = client.post("/v1/corrections", json=body)
     error = answer.json()["error"]
     assert (answer.status_code, error["code"]) == (status, code)
     if field is not None:
         assert error["details"]["field"] == field
-    assert store.count_rows(ctx.db) == before
+    assert row_counts(ctx.db) == before
 
 
 def test_a_retired_class_is_refused(app: Any) -> None:
@@ -363,10 +363,10 @@ def test_a_retired_class_is_refused(app: Any) -> None:
     body = {"scope": {"kind": "tenant"}, "name": "old", "weight": 1}
     class_id = client.post("/v1/judge-classes", json=body).json()["id"]
     client.post(f"/v1/judge-classes/{class_id}/unregister")
-    before = store.count_rows(ctx.db)
+    before = row_counts(ctx.db)
     answer = correct(client, runs[PASSWORD], [item("kb-101", 0)], judgeClassId=class_id)
     assert (answer.status_code, answer.json()["error"]["code"]) == (404, "judge-class-not-found")
-    assert store.count_rows(ctx.db) == before
+    assert row_counts(ctx.db) == before
 
 
 def test_decisions_only_and_an_answer_item(app: Any) -> None:

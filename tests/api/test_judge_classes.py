@@ -10,9 +10,9 @@ import pytest
 from factories import AGENT, QUESTIONS, served, tutorial_runs
 from kindgi.client import _models
 from starlette.testclient import TestClient
+from tables import row_counts
 
 from kindgi_dev.services.context import Context
-from kindgi_dev.store import corrections as store
 
 PASSWORD = next(iter(QUESTIONS))
 
@@ -105,7 +105,7 @@ def test_create_refuses_bad_bodies(app: Any, body: dict[str, Any]) -> None:
     client, ctx, _ = app
     answer = client.post("/v1/judge-classes", json=body)
     assert (answer.status_code, answer.json()["error"]["code"]) == (400, "validation-failed")
-    assert store.count_rows(ctx.db)["judge_classes"] == 0
+    assert row_counts(ctx.db)["judge_classes"] == 0
 
 
 def test_create_in_an_unknown_project_is_404(app: Any) -> None:
@@ -138,10 +138,10 @@ def test_unregister_keeps_judgments_and_refuses_new_ones(app: Any) -> None:
     assert client.get("/v1/judge-classes").json()["data"] == []
     kept = client.get(f"/v1/judgments/{judgment['id']}").json()
     assert kept["judgeClassId"] == judge_class["id"]
-    before = store.count_rows(ctx.db)
+    before = row_counts(ctx.db)
     refused = judge(client, runs[PASSWORD], judge_class["id"])
     assert (refused.status_code, refused.json()["error"]["code"]) == (404, "judge-class-not-found")
-    assert store.count_rows(ctx.db) == before
+    assert row_counts(ctx.db) == before
     for again in (
         client.post(f"/v1/judge-classes/{judge_class['id']}/unregister"),
         client.patch(f"/v1/judge-classes/{judge_class['id']}", json={"weight": 2}),
@@ -153,19 +153,19 @@ def test_unregister_keeps_judgments_and_refuses_new_ones(app: Any) -> None:
 def test_unknown_class(app: Any) -> None:
     client, ctx, runs = app
     assert client.get("/v1/judge-classes/nope").json()["error"]["code"] == "judge-class-not-found"
-    before = store.count_rows(ctx.db)
+    before = row_counts(ctx.db)
     answer = judge(client, runs[PASSWORD], "nope")
     assert (answer.status_code, answer.json()["error"]["code"]) == (404, "judge-class-not-found")
-    assert store.count_rows(ctx.db) == before
+    assert row_counts(ctx.db) == before
 
 
 def test_a_restricted_class_refuses_a_principal_it_does_not_name(app: Any) -> None:
     client, ctx, runs = app
     judge_class = new_class(client, assertableBy={"principalIds": ["someone-else"]})
-    before = store.count_rows(ctx.db)
+    before = row_counts(ctx.db)
     answer = judge(client, runs[PASSWORD], judge_class["id"])
     assert (answer.status_code, answer.json()["error"]["code"]) == (403, "judge-class-not-allowed")
-    assert store.count_rows(ctx.db) == before
+    assert row_counts(ctx.db) == before
 
 
 @pytest.mark.parametrize(
@@ -181,11 +181,11 @@ def test_a_class_of_another_scope_is_not_applicable(app: Any, scope: dict[str, s
     ids = {"DEFAULT": default_project(ctx), "OTHER": other}
     scope = {k: ids.get(v, v) for k, v in scope.items()}
     judge_class = new_class(client, scope=scope)
-    before = store.count_rows(ctx.db)
+    before = row_counts(ctx.db)
     answer = judge(client, runs[PASSWORD], judge_class["id"])
     assert answer.status_code == 400
     assert answer.json()["error"]["code"] == "judge-class-not-applicable"
-    assert store.count_rows(ctx.db) == before
+    assert row_counts(ctx.db) == before
 
 
 def test_an_agent_class_applies_to_its_agents_runs(app: Any) -> None:

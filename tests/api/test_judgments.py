@@ -16,9 +16,9 @@ from factories import (
 )
 from kindgi.client import _models
 from starlette.testclient import TestClient
+from tables import row_counts
 
 from kindgi_dev.services.context import Context
-from kindgi_dev.store import corrections as store
 
 JUDGMENT_FIELDS = {
     "id", "tenantId", "projectId", "runId", "subject", "item", "verdict", "reason",
@@ -82,7 +82,7 @@ def test_the_run_copy_is_taken_once_at_the_first_judgment(app: Any) -> None:
     client, ctx, runs = app
     first = judge(client, runs[PASSWORD], "kb-101", 0).json()
     judge(client, runs[PASSWORD], "kb-102", 1, "no")
-    assert store.count_rows(ctx.db)["judged_run_copies"] == 1
+    assert row_counts(ctx.db)["judged_run_copies"] == 1
     captured = client.get(f"/v1/judgments/{first['id']}").json()["run"]["capturedAt"]
     assert captured == first["createdAt"]
 
@@ -184,10 +184,10 @@ def test_unknown_judgment_is_404(app: Any) -> None:
 def test_runs_that_cannot_be_judged(app: Any, kind: str, status: int, code: str) -> None:
     client, ctx, runs = app
     run_id = uncorrectable_run(ctx, runs, kind)
-    before = store.count_rows(ctx.db)
+    before = row_counts(ctx.db)
     answer = judge(client, run_id, "kb-101", 0)
     assert (answer.status_code, answer.json()["error"]["code"]) == (status, code)
-    assert store.count_rows(ctx.db) == before
+    assert row_counts(ctx.db) == before
 
 
 @pytest.mark.parametrize(
@@ -215,8 +215,8 @@ def test_bad_bodies_are_refused_and_nothing_is_written(
 ) -> None:
     client, ctx, runs = app
     body = {"runId": runs[PASSWORD], "item": {"key": "kb-101"}, "verdict": "yes", **change}
-    before = store.count_rows(ctx.db)
+    before = row_counts(ctx.db)
     answer = client.post("/v1/judgments", json=body)
     error = answer.json()["error"]
     assert (answer.status_code, error["code"], error["details"]["field"]) == (400, code, field)
-    assert store.count_rows(ctx.db) == before
+    assert row_counts(ctx.db) == before
