@@ -86,10 +86,16 @@ def store_of(pack: Path) -> Iterator[Database]:
         db.close()
 
 
-def database_bytes(pack: Path) -> int:
-    """The database's size on disk, WAL included."""
-    path = Settings(pack_dir=pack).database_path
-    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+def table_bytes(pack: Path) -> int:
+    """The bytes the database's tables and indexes take (their pages, read with `dbstat`
+    while no `kindgi dev` runs), but a test set's frozen copies of its cases: an eval run
+    makes them once per version of the set at its start, not per replay (row 11)."""
+    with store_of(pack) as db:
+        row = db.one(
+            "SELECT coalesce(sum(pgsize), 0) AS size FROM dbstat "
+            "WHERE name NOT LIKE '%test_set_version_cases%'"
+        )
+    return int(row["size"])
 
 
 class Stamps:
@@ -198,9 +204,12 @@ def recorded_through_api(lab: Lab, name: str, runs: int) -> tuple[Path, str, lis
 
 
 def row_test_set_scale(lab: Lab) -> list[Row]:
-    """Test-set reads and database size at each number of corrections."""
+    """Test-set reads at each number of corrections, and what the database grew a
+    correction over its size before the store's copies (the schema, the 20 runs and their
+    corrections), so the empty schema's pages do not count at small sizes."""
     sizes = lab.sizes.scale_corrections
     pack, project, run_ids, correction_ids = recorded_through_api(lab, "scale-set", 20)
+    before = table_bytes(pack)
     stamps = Stamps(datetime.now(UTC) - timedelta(days=30))
     reads: list[float | None] = []
     per_10k: list[float | None] = []
@@ -218,7 +227,8 @@ def row_test_set_scale(lab: Lab) -> list[Row]:
             in_batches(db, have, size, write)
         have = size
         say(f"    written in {time.perf_counter() - began:.1f} s")
-        per_10k.append(database_bytes(pack) / size * 10_000 / 1e6)
+        grown = table_bytes(pack) - before
+        per_10k.append(grown / (size - len(correction_ids)) * 10_000 / 1e6)
         server = lab.start(pack)
         with server.client() as client:
             timed = [seed.read_test_set(client, project) for _ in range(lab.sizes.reads)]
@@ -234,7 +244,7 @@ def row_test_set_scale(lab: Lab) -> list[Row]:
     return [
         Row(f"read an agent's test set (set + first cases page) at {counted(sizes)} corrections",
             "p50 < 10 ms at 100,000, within 1.5× of 1,000", "p50 " + read.cell("ms"), read_ok),
-        Row(f"database size at {counted(sizes)} corrections", "< 15 MB per 10,000",
+        Row(f"database growth at {counted(sizes)} corrections", "< 15 MB per 10,000",
             size_row.cell("MB per 10,000"),
             size_row.last is not None and size_row.last < 15),
     ]  # fmt: skip
@@ -334,29 +344,17 @@ def row_eval_scale(lab: Lab) -> list[Row]:
 
 def _eval_at(lab: Lab, pack: Path, project: str, size: int, others: int) -> EvalAtSize:
     """One eval run of `size` cases on a fresh start, with what the database grew."""
-    before = _kept_bytes(pack)
+    before = table_bytes(pack)
     server = lab.start(pack)
     say(f"  eval run on {size:,} cases ({others:,} other runs stored), polled each second…")
     result = timed_cli_like(server, project, size, lab.sizes.idle_s)
     lab.stop(server)
-    result.grown_bytes = (_kept_bytes(pack) - before) / size
+    result.grown_bytes = (table_bytes(pack) - before) / size
     say(f"    {result.per_case_ms:.2f} ms/case (server CPU {result.cpu_ms:.2f} ms); "
         f"{len(result.polls_ms)} polls; "
         f"RSS {result.idle_mb:.0f} → {result.after_mb:.0f} MB, peak {result.peak_mb:.0f} MB; "
         f"database +{result.grown_bytes:,.0f} bytes a replayed case")  # fmt: skip
     return result
-
-
-def _kept_bytes(pack: Path) -> int:
-    """The bytes the database's tables and indexes take (their pages), but the test set's
-    frozen copies of its cases: made once per version of the set at a run's start, not per
-    replay."""
-    with store_of(pack) as db:
-        row = db.one(
-            "SELECT coalesce(sum(pgsize), 0) AS size FROM dbstat "
-            "WHERE name NOT LIKE '%test_set_version_cases%'"
-        )
-    return int(row["size"])
 
 
 def _eval_rows(sizes: Sequence[int], others: int, results: list[EvalAtSize]) -> list[Row]:
