@@ -272,7 +272,13 @@ def _fresh_case(ctx: Context, case_id: str, previous: CaseResult) -> ReplayCase 
     run_ids = previous.run_ids
     replay = run_store.get(ctx.db, run_ids[0]) if run_ids else None
     past_id = replay.replay_of if replay and replay.replay_of else case_id
-    verdicts = [
+    return replay_cases.build(ctx, case_id, past_id, _live_verdicts(ctx, past_id), [])
+
+
+def _live_verdicts(ctx: Context, run_id: str, *, fresh: bool = False) -> list[Verdict]:
+    """A run's live verdicts as scoring reads them, at their class's weight now; `fresh`
+    when the run is the scored output itself (a replay corrected after it ran)."""
+    return [
         Verdict(
             v.item_key,
             v.pointer,
@@ -281,10 +287,10 @@ def _fresh_case(ctx: Context, case_id: str, previous: CaseResult) -> ReplayCase 
             v.weight,
             v.restricted,
             v.item_value,
+            fresh=fresh,
         )
-        for v in store.live_verdicts(ctx.db, past_id)
+        for v in store.live_verdicts(ctx.db, run_id)
     ]
-    return replay_cases.build(ctx, case_id, past_id, verdicts, [])
 
 
 def _rescored(
@@ -332,19 +338,7 @@ def _stored_replay(
     run = run_store.get(ctx.db, run_id)
     if run is None:
         return None
-    fresh = tuple(
-        Verdict(
-            v.item_key,
-            v.pointer,
-            v.rank,
-            v.verdict == "yes",
-            v.weight,
-            v.restricted,
-            v.item_value,
-            fresh=True,
-        )
-        for v in store.live_verdicts(ctx.db, run_id)
-    )
+    fresh = tuple(_live_verdicts(ctx, run_id, fresh=True))
     return Replayed(
         run_id,
         run.output,
