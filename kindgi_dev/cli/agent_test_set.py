@@ -10,12 +10,11 @@ from __future__ import annotations
 import click
 
 from ..domain.json import JSON, JSONObject
+from ..domain.test_sets import CASE_KINDS
 from .command import api_command, json_arg
 from .eval_suites import project_or_default
 from .http import Api
 from .judgments import drop_none, rank_value
-
-CASE_KINDS = ("correction", "hand")
 
 
 class AgentOrSubcommand(click.Group):

@@ -5,20 +5,11 @@ from __future__ import annotations
 import click
 
 from ..domain.json import JSON
+from ..domain.test_sets import REGISTRY_KINDS
 from . import test_set_files, test_set_moves
 from .command import api_command
 from .http import Api
 from .judgments import enum_value, require
-
-KINDS = (
-    "accuracy",
-    "pairwise",
-    "regression",
-    "human-review",
-    "benchmark",
-    "custom",
-    "corrections",
-)
 
 
 @click.group("test-sets", help="Test sets: the registry, agents' test sets, suites built before.")
@@ -32,12 +23,12 @@ def test_sets() -> None:
     help="Test sets, latest version each (--kind=corrections: "
     "the agents' test sets and the suites built before too).",
 )
-@click.option("--kind", help=f"One of {', '.join(KINDS)}.")
+@click.option("--kind", help=f"One of {', '.join(REGISTRY_KINDS)}.")
 @click.option("--limit", type=click.IntRange(1, 100))
 @click.option("--cursor")
 def list_sets(api: Api, kind: str | None, limit: int | None, cursor: str | None) -> JSON:
     """`GET /v1/test-sets`."""
-    params = {"kind": enum_value(kind, "kind", KINDS), "limit": limit, "cursor": cursor}
+    params = {"kind": enum_value(kind, "kind", REGISTRY_KINDS), "limit": limit, "cursor": cursor}
     return api.call("GET", "/v1/test-sets", params=params)
 
 
