@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 
 import httpx
 
@@ -108,18 +109,30 @@ class Api:
         key = idempotency_key or (str(uuid.uuid4()) if idempotent else None)
         headers = {"Idempotency-Key": key} if key else {}
         query = {k: _query_value(v) for k, v in (params or {}).items() if v is not None}
-        try:
+        with self._reaching():
             response = self._client.request(method, path, json=json, params=query, headers=headers)
+        self._checked(response)
+        return _json(response)
+
+    @contextmanager
+    def _reaching(self) -> Iterator[None]:
+        """A request's failure to reach the server as an `ApiError`: no answer in time,
+        nothing listening, or any other transport failure."""
+        try:
+            yield
         except httpx.TimeoutException:
             raise ApiError("network", "no answer within 30 s", 0) from None
         except httpx.ConnectError as error:
             raise self.not_running(error) from None
         except httpx.HTTPError as error:
             raise ApiError("network", f"fetch failed ({error})", 0) from None
-        body = _json(response)
-        if response.is_success:
-            return body
-        raise self.explained(error_of(response.status_code, body))
+
+    def _checked(self, response: httpx.Response) -> None:
+        """An error answer (streamed or not) as its envelope's `ApiError`; nothing for
+        a success."""
+        if not response.is_success:
+            response.read()
+            raise self.explained(error_of(response.status_code, _json(response)))
 
     def not_running(self, error: httpx.ConnectError) -> ApiError:
         """Nothing listens: for `.kindgirc.json`'s address, that `kindgi dev` isn't running."""
@@ -144,68 +157,39 @@ class Api:
     def lines(self, method: str, path: str, *, json: object = None) -> Iterator[JSON]:
         """A streamed answer's JSON lines (`application/x-ndjson`) as they come; `ApiError`."""
         headers = {"Accept": "application/x-ndjson"}
-        try:
-            with self._client.stream(method, path, json=json, headers=headers) as response:
-                if not response.is_success:
-                    response.read()
-                    raise self.explained(error_of(response.status_code, _json(response)))
-                for line in response.iter_lines():
-                    if line.strip():
-                        yield _loads(line)
-        except httpx.TimeoutException:
-            raise ApiError("network", "no answer within 30 s", 0) from None
-        except httpx.ConnectError as error:
-            raise self.not_running(error) from None
-        except httpx.HTTPError as error:
-            raise ApiError("network", f"fetch failed ({error})", 0) from None
+        with self._reaching(), self._client.stream(method, path, json=json, headers=headers) as r:
+            self._checked(r)
+            for line in r.iter_lines():
+                if line.strip():
+                    yield _loads(line)
 
     def download(self, path: str) -> Iterator[bytes]:
         """A streamed answer's bytes as they come (`ApiError` for an error answer)."""
-        try:
-            with self._client.stream("GET", path, timeout=None) as response:
-                if not response.is_success:
-                    response.read()
-                    raise self.explained(error_of(response.status_code, _json(response)))
-                yield from response.iter_bytes()
-        except httpx.ConnectError as error:
-            raise self.not_running(error) from None
-        except httpx.HTTPError as error:
-            raise ApiError("network", f"fetch failed ({error})", 0) from None
+        with self._reaching(), self._client.stream("GET", path, timeout=None) as response:
+            self._checked(response)
+            yield from response.iter_bytes()
 
     def upload(
         self, path: str, chunks: Iterable[bytes], *, size: int, params: Mapping[str, QueryValue]
     ) -> JSON:
         """POST a JSON body sent a chunk at a time; the answer's JSON, or `ApiError`."""
         headers = {"Content-Type": "application/json", "Content-Length": str(size)}
-        try:
+        with self._reaching():
             response = self._client.post(
                 path, content=chunks, params=params, headers=headers, timeout=None
             )
-        except httpx.ConnectError as error:
-            raise self.not_running(error) from None
-        except httpx.HTTPError as error:
-            raise ApiError("network", f"fetch failed ({error})", 0) from None
-        body = _json(response)
-        if response.is_success:
-            return body
-        raise self.explained(error_of(response.status_code, body))
+        self._checked(response)
+        return _json(response)
 
     def events(self, path: str) -> list[JSON]:
         """A server-sent event stream's `data:` payloads, collected until the server ends it."""
         headers = {"Accept": "text/event-stream"}
         collected: list[JSON] = []
-        try:
-            with self._client.stream("GET", path, headers=headers, timeout=None) as response:
-                if not response.is_success:
-                    response.read()
-                    raise self.explained(error_of(response.status_code, _json(response)))
-                for line in response.iter_lines():
-                    if line.startswith("data:"):
-                        collected.append(_loads(line[5:].strip()))
-        except httpx.ConnectError as error:
-            raise self.not_running(error) from None
-        except httpx.HTTPError as error:
-            raise ApiError("network", f"fetch failed ({error})", 0) from None
+        with self._reaching(), self._client.stream("GET", path, headers=headers, timeout=None) as r:
+            self._checked(r)
+            for line in r.iter_lines():
+                if line.startswith("data:"):
+                    collected.append(_loads(line[5:].strip()))
         return collected
 
     def close(self) -> None:
