@@ -48,17 +48,7 @@ def _withdrawn(ctx: Context, run_id: str, token_id: str, by: str) -> None:
     now = now_iso()
     message = f"The approval the run waited for was withdrawn by {by}."
     store.resolve(ctx.db, token_id, now)
-    run_store.update(
-        ctx.db,
-        run_id,
-        {
-            "status": "failed",
-            "updated_at": now,
-            "completed_at": now,
-            "failure_code": WITHDRAWN,
-            "failure_message": message,
-        },
-    )
+    runs.fail(ctx, run_id, WITHDRAWN, message, now)
     run_store.add_journal(
         ctx.db, run_id, [JournalEntry("run.failed", now, {"code": WITHDRAWN, "message": message})]
     )

@@ -20,7 +20,7 @@ from .read import (
     run_of,
     tool_calls,
 )
-from .record import fail_interrupted, finish_cancelled, record_outcome
+from .record import fail, fail_interrupted, finish_cancelled, record_outcome
 from .start import (
     AGENT_FLOW_ID,
     AGENT_FLOW_VERSION,
@@ -45,6 +45,7 @@ __all__ = [
     "TurnFailedError",
     "cancel",
     "check_input",
+    "fail",
     "fail_interrupted",
     "failures",
     "finish_cancelled",

@@ -85,6 +85,22 @@ def finish_cancelled(ctx: Context, run_id: str, reason: str = "Cancelled.") -> N
         run_store.add_journal(ctx.db, run_id, [JournalEntry("run.cancelled", now)])
 
 
+def fail(ctx: Context, run_id: str, code: str, message: str, now: str) -> None:
+    """Mark a run failed at `now`, with the code and message saying why (its journal entry,
+    when it gets one, is the caller's)."""
+    run_store.update(
+        ctx.db,
+        run_id,
+        {
+            "status": "failed",
+            "updated_at": now,
+            "completed_at": now,
+            "failure_code": code,
+            "failure_message": message,
+        },
+    )
+
+
 def fail_interrupted(ctx: Context) -> int:
     """At start: runs a stopped process left running are failed, saying why."""
     left = run_store.running(ctx.db)
@@ -92,15 +108,5 @@ def fail_interrupted(ctx: Context) -> int:
     message = "Interrupted: kindgi dev stopped before the run finished."
     with ctx.db.transaction():
         for run_id in left:
-            run_store.update(
-                ctx.db,
-                run_id,
-                {
-                    "status": "failed",
-                    "updated_at": now,
-                    "completed_at": now,
-                    "failure_code": "interrupted",
-                    "failure_message": message,
-                },
-            )
+            fail(ctx, run_id, "interrupted", message, now)
     return len(left)
