@@ -15,7 +15,7 @@ from ..domain.json import JSONObject
 from ..domain.replay import Reads, RecordedCall, ToolFacts, decide, dry_run_refusal
 from ..models import ToolCall
 from .dispatch import LiveDispatcher
-from .tool_calls import ToolCallRecord, unknown_tool_record
+from .tool_calls import ToolCallRecord, refused_record, unknown_tool_record
 
 
 class ReplayDispatcher:
@@ -68,17 +68,7 @@ class ReplayDispatcher:
             return record
         if decision.source == "refused":
             self.refused += 1
-            return ToolCallRecord(
-                step,
-                call.id,
-                call.tool_id,
-                version,
-                call.arguments,
-                None,
-                decision.reason,
-                "refused",
-                decision.reason,
-            )
+            return refused_record(step, call, version, decision.reason)
         past = decision.recorded
         assert past is not None
         followed = None if past.approval is None else {**past.approval, "followed": True}
@@ -115,14 +105,4 @@ class DryRunDispatcher:
         if reason is None:
             return await self._live.call(step, call, tool)
         self.refused += 1
-        return ToolCallRecord(
-            step,
-            call.id,
-            call.tool_id,
-            str(tool.get("version", "")),
-            call.arguments,
-            None,
-            reason,
-            "refused",
-            reason,
-        )
+        return refused_record(step, call, str(tool.get("version", "")), reason)

@@ -68,6 +68,21 @@ class ToolDispatcher(Protocol):
         ...
 
 
+def refused_record(step: int, call: ToolCall, version: str, reason: str | None) -> ToolCallRecord:
+    """The error record for a call a replay or a dry run refuses, its reason as its error."""
+    return ToolCallRecord(
+        step=step,
+        call_id=call.id,
+        tool_id=call.tool_id,
+        tool_version=version,
+        arguments=call.arguments,
+        result=None,
+        error=reason,
+        source="refused",
+        reason=reason,
+    )
+
+
 def unknown_tool_record(step: int, call: ToolCall, known: Iterable[str]) -> ToolCallRecord:
     """The error record for a call to a tool the agent does not have."""
     offered = ", ".join(sorted(known)) or "none"
