@@ -18,7 +18,6 @@ from .corrections import Principal
 from .errors import ValidationFailed
 from .expectations import Answer, Decisions, GivenItem
 from .json import JSON, JSONObject
-from .narrow import text_or_none, whole_or_none
 from .pointers import parse_pointer, resolve
 from .semver import is_semver
 
@@ -78,16 +77,17 @@ def is_expert(kind: str, restricted: bool | None) -> bool:
     return kind == "hand" or bool(restricted)
 
 
-def expected_item(verdict: Mapping[str, object]) -> GivenItem:
-    """One corrected item as a case expects it (from its verdict's row): key, pointer, rank,
-    right/wrong and why."""
-    word = str(verdict["verdict"])
+def expected_item(
+    key: str, pointer: str | None, rank: int | None, verdict: str, reason: str | None
+) -> GivenItem:
+    """One corrected item as a case expects it, from its verdict's `yes`/`no`: right or
+    wrong, and why (an empty reason is none)."""
     return GivenItem(
-        key=str(verdict["item_key"]),
-        pointer=text_or_none(verdict.get("pointer")),
-        verdict=_WORDS.get(word, word),
-        rank=whole_or_none(verdict.get("rank")),
-        reason=text_or_none(verdict.get("reason")) or None,
+        key=key,
+        pointer=pointer,
+        verdict=_WORDS.get(verdict, verdict),
+        rank=rank,
+        reason=reason or None,
     )
 
 

@@ -157,7 +157,10 @@ def live_items(db: Database, correction_ids: Sequence[str]) -> dict[str, list[Gi
             chunk,
         )
         for row in rows:
-            found[row["correction_id"]].append(expected_item(dict(row)))
+            item = expected_item(
+                row["item_key"], row["pointer"], row["rank"], row["verdict"], row["reason"]
+            )
+            found[row["correction_id"]].append(item)
     return found
 
 

@@ -55,15 +55,12 @@ def test_a_test_set_id_is_url_safe_and_reads_back() -> None:
 
 
 def test_an_expected_item_says_right_or_wrong_and_items_come_in_rank_order() -> None:
-    verdicts = [
-        {"item_key": "kb-102", "pointer": "/output/articles/1", "rank": 1, "verdict": "no"},
-        {"item_key": "answer", "pointer": "/appended/3/content", "rank": None, "verdict": "yes"},
-        {"item_key": "kb-101", "pointer": "/output/articles/0", "rank": 0, "verdict": "yes",
-         "reason": "Resets the password"},
-    ]  # fmt: skip
-    expect = case_json.expect_json(
-        rules.expect_of([rules.expected_item(v) for v in verdicts], None, None)
-    )
+    items = [
+        rules.expected_item("kb-102", "/output/articles/1", 1, "no", None),
+        rules.expected_item("answer", "/appended/3/content", None, "yes", ""),
+        rules.expected_item("kb-101", "/output/articles/0", 0, "yes", "Resets the password"),
+    ]
+    expect = case_json.expect_json(rules.expect_of(items, None, None))
     assert expect == {"items": [
         {"key": "kb-101", "pointer": "/output/articles/0", "rank": 0, "verdict": "right",
          "reason": "Resets the password"},
