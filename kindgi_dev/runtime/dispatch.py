@@ -81,23 +81,11 @@ class LiveDispatcher:
             )
         except Exception as error:  # no pack service: the model is told, the run goes on
             message = getattr(error, "message", None) or str(error)
-            return ToolCallRecord(
-                step,
-                call.id,
-                call.tool_id,
-                version,
-                call.arguments,
-                None,
-                f"pack-service-unavailable: {message}",
-                "live",
-            )
+            result: JSON = None
+            failed: str | None = f"pack-service-unavailable: {message}"
+        else:
+            result = outcome.output if outcome.ok else None
+            failed = None if outcome.ok else f"{outcome.code}: {outcome.message}"
         return ToolCallRecord(
-            step=step,
-            call_id=call.id,
-            tool_id=call.tool_id,
-            tool_version=version,
-            arguments=call.arguments,
-            result=outcome.output if outcome.ok else None,
-            error=None if outcome.ok else f"{outcome.code}: {outcome.message}",
-            source="live",
+            step, call.id, call.tool_id, version, call.arguments, result, failed, "live"
         )
