@@ -54,20 +54,34 @@ def parse_set_id(text: str) -> tuple[str, str] | None:
     return agent_id, project_id
 
 
-def exclusion(correction: Mapping[str, object]) -> str | None:
-    """Why a correction is not a case of its agent's test set, or None when it is one.
+@dataclass(frozen=True)
+class CorrectionFacts:
+    """What deciding whether one correction is a case needs (`exclusion` reads them), with
+    its tenant, project and subject."""
 
-    Reads `status`, `replaced_by`, `erased_at`, `on_replay` and `has_expectation`.
-    """
-    if correction.get("replaced_by"):
+    id: str
+    tenant_id: str
+    project_id: str
+    subject_kind: str
+    subject_id: str
+    status: str
+    replaced_by: str | None
+    erased_at: str | None
+    on_replay: bool
+    has_expectation: bool
+
+
+def exclusion(correction: CorrectionFacts) -> str | None:
+    """Why a correction is not a case of its agent's test set, or None when it is one."""
+    if correction.replaced_by:
         return "a later correction replaced it"
-    if correction.get("erased_at"):
+    if correction.erased_at:
         return "an erasure cleared its words"
-    if correction.get("on_replay"):
+    if correction.on_replay:
         return "it corrects a comparison's replay"
-    if correction.get("status") not in CASE_STATUSES:
-        return f"its status is {correction.get('status')}"
-    if not correction.get("has_expectation"):
+    if correction.status not in CASE_STATUSES:
+        return f"its status is {correction.status}"
+    if not correction.has_expectation:
         return "it leaves nothing to check"
     return None
 

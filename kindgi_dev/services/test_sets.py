@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from ..domain import test_sets as rules
 from ..domain.errors import BadInput, Conflict, Gone, NotFound, ValidationFailed
@@ -238,7 +238,7 @@ def find_case(ctx: Context, agent_id: str, case_id: str) -> rules.TestCase:
         raise _no_case(case_id, agent_id)
     if facts.subject_kind != "agent" or facts.subject_id != agent_id:
         raise _no_case(case_id, agent_id)
-    why = rules.exclusion(asdict(facts))
+    why = rules.exclusion(facts)
     if why is not None:
         raise _no_case(case_id, agent_id, f"Correction {case_id} is not a case: {why}.")
     scope = (agent_id, facts.project_id, ctx.tenant_id)

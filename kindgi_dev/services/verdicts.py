@@ -14,7 +14,7 @@ from ..domain import corrections as rules
 from ..domain.errors import Conflict, Gone, NotFound
 from ..domain.json import JSON
 from ..domain.status import TERMINAL
-from ..domain.test_sets import exclusion
+from ..domain.test_sets import CorrectionFacts, exclusion
 from ..store import corrections as store
 from ..store import judged_copies
 from ..store.db import Database
@@ -232,15 +232,18 @@ def case_state_of(
     when it is a case of its agent's set (`test_sets.exclusion`), else 0 (a new correction
     is never retired). Written with the row, its verdicts' inserts find nothing to refresh."""
     live = any(v.unregistered_at is None and v.superseded_by is None for v in verdicts)
-    facts = {
-        "status": correction.status,
-        "replaced_by": correction.replaced_by,
-        "erased_at": correction.erased_at,
-        "on_replay": run.replay_of is not None,
-        "has_expectation": live
-        or correction.decisions is not None
-        or correction.answer is not None,
-    }
+    facts = CorrectionFacts(
+        correction.id,
+        correction.tenant_id,
+        correction.project_id,
+        correction.subject.kind,
+        correction.subject.id,
+        correction.status,
+        correction.replaced_by,
+        correction.erased_at,
+        on_replay=run.replay_of is not None,
+        has_expectation=live or correction.decisions is not None or correction.answer is not None,
+    )
     return int(correction.subject.kind == "agent" and exclusion(facts) is None)
 
 

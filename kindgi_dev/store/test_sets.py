@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from ..domain.corrections import Principal
 from ..domain.expectations import GivenItem
 from ..domain.json import JSONObject
-from ..domain.test_sets import CaseCounts, CaseRow, RegistryEntry, Retirement, expected_item
+from ..domain.test_sets import (
+    CaseCounts,
+    CaseRow,
+    CorrectionFacts,
+    RegistryEntry,
+    Retirement,
+    expected_item,
+)
 from . import case_json
 from .db import Database
 from .jsoncol import dump, load, load_object
@@ -162,23 +169,6 @@ def live_items(db: Database, correction_ids: Sequence[str]) -> dict[str, list[Gi
             )
             found[row["correction_id"]].append(item)
     return found
-
-
-@dataclass(frozen=True)
-class CorrectionFacts:
-    """What deciding whether one correction is a case needs (`domain.test_sets.exclusion`
-    reads them), with its tenant, project and subject."""
-
-    id: str
-    tenant_id: str
-    project_id: str
-    subject_kind: str
-    subject_id: str
-    status: str
-    replaced_by: str | None
-    erased_at: str | None
-    on_replay: bool
-    has_expectation: bool
 
 
 def correction_facts(db: Database, correction_id: str) -> CorrectionFacts | None:

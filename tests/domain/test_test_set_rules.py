@@ -14,18 +14,18 @@ from kindgi_dev.domain.expectations import Decisions, ExpectedCall, GivenItem
 from kindgi_dev.store import case_json
 from kindgi_dev.store import expectations as codec
 
-STANDING = {"status": "open", "replaced_by": None, "erased_at": None, "on_replay": False,
-            "has_expectation": True}  # fmt: skip
+STANDING = rules.CorrectionFacts("c-1", "t", "p", "agent", "a", "open", replaced_by=None,
+                                 erased_at=None, on_replay=False, has_expectation=True)  # fmt: skip
 
 
 @pytest.mark.parametrize("status", ["open", "fixed", "with-owner"])
 def test_open_fixed_and_with_owner_corrections_are_cases(status: str) -> None:
-    assert rules.exclusion({**STANDING, "status": status}) is None
+    assert rules.exclusion(replace(STANDING, status=status)) is None
 
 
 @pytest.mark.parametrize("status", ["wont-fix", "removed"])
 def test_wont_fix_and_removed_corrections_are_not_cases(status: str) -> None:
-    assert rules.exclusion({**STANDING, "status": status}) == f"its status is {status}"
+    assert rules.exclusion(replace(STANDING, status=status)) == f"its status is {status}"
 
 
 @pytest.mark.parametrize(
@@ -40,7 +40,7 @@ def test_wont_fix_and_removed_corrections_are_not_cases(status: str) -> None:
 def test_replaced_erased_replay_and_empty_corrections_are_not_cases(
     change: dict[str, Any], why: str
 ) -> None:
-    assert rules.exclusion({**STANDING, **change}) == why
+    assert rules.exclusion(replace(STANDING, **change)) == why
 
 
 def test_a_test_set_id_is_url_safe_and_reads_back() -> None:
