@@ -12,7 +12,7 @@ import json
 import time
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kindgi_dev.domain.json import JSON, JSONObject
 from kindgi_dev.domain.narrow import object_of
@@ -23,10 +23,7 @@ from kindgi_dev.runtime.tool_calls import ToolCallRecord, ToolDispatcher
 from kindgi_dev.runtime.turn_history import HISTORY_LIMIT, history_messages
 from kindgi_dev.runtime.turn_outcome import TurnFailed, TurnOutcome, turn_result
 from kindgi_dev.runtime.turn_snapshot import TurnSnapshot
-from kindgi_dev.runtime.typed_output import output_problem, output_validator
-
-if TYPE_CHECKING:
-    from jsonschema import Draft202012Validator
+from kindgi_dev.runtime.typed_output import OutputSchema, output_problem, output_validator
 
 __all__ = [
     "HISTORY_LIMIT",
@@ -191,7 +188,7 @@ class _TurnState:
         ]
         await self._loop(validator)
 
-    async def _loop(self, validator: Draft202012Validator | None) -> None:
+    async def _loop(self, validator: OutputSchema | None) -> None:
         """Ask, call tools and repair until the model answers within the budget."""
         while self.steps < self.budget.max_steps:
             reply = await self._ask(validator)
@@ -216,7 +213,7 @@ class _TurnState:
             reason="max-steps",
         )
 
-    async def _ask(self, validator: Draft202012Validator | None) -> Reply:
+    async def _ask(self, validator: OutputSchema | None) -> Reply:
         """One model step."""
         turn = Turn(
             agent_id=str(self.agent.get("id", "")),
@@ -224,7 +221,7 @@ class _TurnState:
             instructions=str(self.agent.get("instructions", "")),
             messages=tuple(self.messages),
             tools=tuple(_tool_spec(manifest) for manifest in self.tools.values()),
-            output_schema=None if validator is None else dict(validator.schema),
+            output_schema=None if validator is None else dict(object_of(validator.schema)),
             model=self.adapter.model,
             step=self.steps,
         )

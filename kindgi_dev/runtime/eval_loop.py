@@ -9,7 +9,9 @@ Both loops share the GIL. A thread waiting for it gets it when the holder blocks
 the holder has run a switch interval (5 ms) with no other thread taking it; a replay makes
 quick blocking calls all the time (each SQLite step, each uuid's `getrandom`), which take
 it straight back and restart that wait, so a poll waited tens of milliseconds at each of
-its own blocking calls. A replay therefore gives way every few cases (`Breather`).
+its own blocking calls. A replay therefore gives way every few cases (`Breather`), and
+while the loop has a job the switch interval is `SWITCH_S`, which bounds the wait through
+a stretch of pure Python (scoring a case, the summary's bootstrap).
 """
 
 from __future__ import annotations
@@ -19,8 +21,7 @@ import concurrent.futures
 import sys
 import threading
 import time
-from collections.abc import Callable, Coroutine, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Coroutine
 from typing import ParamSpec, TypeVar
 
 from ..models import Reply, Turn
@@ -53,21 +54,10 @@ class Breather:
 
 
 SWITCH_S = 0.0005
-"""The GIL's switch interval through a stretch of pure Python with no blocking call (the
-summary's bootstrap, 0.1–0.5 s): a thread waiting for the GIL takes it after this long,
-not after the default 5 ms at each of its blocking calls."""
-
-
-@contextmanager
-def switching_often() -> Iterator[None]:
-    """Inside the block the interpreter's switch interval is `SWITCH_S`; it costs nothing
-    while no other thread waits for the GIL."""
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(SWITCH_S)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(before)
+"""The GIL's switch interval while the eval loop has a job: a thread waiting for the GIL
+through a stretch of pure Python with no blocking call (scoring a case, the summary's
+bootstrap of 0.1–0.5 s) takes it after this long, not after the default 5 ms at each of
+its blocking calls. It costs nothing while no other thread waits for the GIL."""
 
 
 class Job:
@@ -114,6 +104,8 @@ class EvalLoop:
     def __init__(self, home: asyncio.AbstractEventLoop) -> None:
         self.home = home
         self._loop = asyncio.new_event_loop()
+        self._jobs = 0  # begun and not ended, counted on the loop's thread
+        self._interval = sys.getswitchinterval()  # put back once the last job ends
         self._thread = threading.Thread(target=self._serve, name="kindgi-eval-runs", daemon=True)
         self._thread.start()
 
@@ -128,8 +120,23 @@ class EvalLoop:
     def start(self, coro: Coroutine[object, object, object]) -> Job:
         """Run `coro` on the eval loop; its `Job` cancels it and waits for its end."""
         job = Job(self._loop)
-        self._loop.call_soon_threadsafe(job._begin, coro)
+        self._loop.call_soon_threadsafe(self._begin, job, coro)
         return job
+
+    def _begin(self, job: Job, coro: Coroutine[object, object, object]) -> None:
+        """On the loop's thread: the first of the jobs running sets `SWITCH_S`, the last
+        one's end puts the interval back."""
+        if self._jobs == 0:
+            self._interval = sys.getswitchinterval()
+            sys.setswitchinterval(SWITCH_S)
+        self._jobs += 1
+        job.add_done_callback(self._ended)
+        job._begin(coro)
+
+    def _ended(self) -> None:
+        self._jobs -= 1
+        if self._jobs == 0:
+            sys.setswitchinterval(self._interval)
 
     def on_worker(self) -> bool:
         """Whether the caller runs on the eval loop's thread."""

@@ -230,20 +230,25 @@ def test_a_quick_run_gives_way_every_few_replays(
     assert turned <= eval_loop.GIVE_WAY_REPLAYS * workers * 2 < cases * 2
 
 
-def test_the_summary_lets_a_waiting_thread_take_the_gil_sooner(
+def test_a_run_lets_a_waiting_thread_take_the_gil_sooner(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The summary's bootstrap is pure Python with no blocking call: while it runs, the
-    switch interval is `SWITCH_S` (a poll waits that long for the GIL, not 5 ms at each of
-    its blocking calls), and afterwards it is what it was."""
+    """Scoring a case and the summary's bootstrap are pure Python with no blocking call:
+    while a run replays and sums up, the switch interval is `SWITCH_S` (a poll waits that
+    long for the GIL, not 5 ms at each of its blocking calls), and afterwards it is what
+    it was."""
     seen: list[float] = []
-    summarize = execute.summarize
+    summarize, finished_case = execute.summarize, execute.finished_case
 
-    def noting(*args: Any, **kwargs: Any) -> Any:
-        seen.append(sys.getswitchinterval())
-        return summarize(*args, **kwargs)
+    def noting(call: Any) -> Any:
+        def noted(*args: Any, **kwargs: Any) -> Any:
+            seen.append(sys.getswitchinterval())
+            return call(*args, **kwargs)
 
-    monkeypatch.setattr(execute, "summarize", noting)
+        return noted
+
+    monkeypatch.setattr(execute, "summarize", noting(summarize))
+    monkeypatch.setattr(execute, "finished_case", noting(finished_case))
     before = sys.getswitchinterval()
     with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
         client, ctx,
@@ -251,5 +256,5 @@ def test_the_summary_lets_a_waiting_thread_take_the_gil_sooner(
         project = client.get("/v1/projects/default").json()["id"]
         _corrected_runs(client, ctx, 3)
         _try_on_test_set(client, ctx, project)
-    assert seen == [eval_loop.SWITCH_S]
+    assert seen == [eval_loop.SWITCH_S] * 4  # three cases scored, then the summary
     assert sys.getswitchinterval() == before != eval_loop.SWITCH_S

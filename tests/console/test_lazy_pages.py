@@ -1,5 +1,5 @@
 """The console's pages and jinja2 are imported on the first console request, not at start;
-jsonschema on the first typed answer checked."""
+jsonschema only at a typed answer that breaks its schema (`domain.plain_schema`)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from ...domain.errors import Conflict
 from ...domain.status import TERMINAL
 from ...domain.time import now_iso
 from ...runtime import memory
-from ...runtime.eval_loop import Breather, EvalLoop, switching_often
+from ...runtime.eval_loop import Breather, EvalLoop
 from ...runtime.executor import execute
 from ...store import eval_runs as store
 from ...store import runs as run_store
@@ -116,9 +116,7 @@ async def _run(
         finish(ctx, run_id, "failed", summarize(ctx, run_id, partial=True), error=str(error))
     else:
         page.store()
-        with switching_often():  # a poll meanwhile waits less for the GIL
-            summary = summarize(ctx, run_id)
-        finish(ctx, run_id, "completed", summary)
+        finish(ctx, run_id, "completed", summarize(ctx, run_id))
     ctx.db.release_memory()  # a run that ended by itself; a cancel answers without waiting
     memory.give_back()
 
