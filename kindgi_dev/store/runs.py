@@ -184,6 +184,12 @@ _SEGMENTS = Codec(tuple[Segment, ...])
 """A run's `segments` column: its segment path, `[{key, value}]`."""
 
 
+def as_read(value: JSON) -> JSON:
+    """A value of a run's JSON column as it reads back once stored (`jsoncol.dump` keeps
+    what JSON can't hold repaired)."""
+    return load(dump(value))
+
+
 def insert(db: Database, run: StoredRun) -> None:
     """Add a run."""
     db.run(_INSERT, _values(run))
