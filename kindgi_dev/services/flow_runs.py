@@ -167,36 +167,66 @@ def started(run: StoredRun) -> JournalEntry:
     return JournalEntry("run.started", run.created_at, {"input": run.input})
 
 
-def runner(ctx: Context, dispatcher: ToolDispatcher, overrides: Overrides | None) -> NodeRunner:
-    """Runs a flow's nodes: each tool at its override, else the version its node names."""
+@dataclass
+class Lookups:
+    """The catalog's answers a flow's nodes got, by what they asked: a live run's, and
+    those every replay of an eval run's flow shares, as an agent replay's candidate keeps
+    its tools (an eval run's replays run the versions its first replay looked up)."""
+
+    tools: dict[tuple[str, str | None], Mapping[str, Any] | None] = field(default_factory=dict)
+    agents: dict[tuple[str, str | None], tuple[dict[str, Any], dict[str, dict[str, Any]]]] = field(
+        default_factory=dict
+    )
+    """An agent version's manifest and its tools' (a version not found is asked again)."""
+    flows: dict[tuple[str, str], FlowDefinition | None] = field(default_factory=dict)
+
+
+def runner(
+    ctx: Context,
+    dispatcher: ToolDispatcher,
+    overrides: Overrides | None,
+    lookups: Lookups | None = None,
+) -> NodeRunner:
+    """Runs a flow's nodes: each tool at its override, else the version its node names,
+    each looked up once in `lookups` (a new one when none is given)."""
     chosen = overrides or Overrides()
+    known = Lookups() if lookups is None else lookups
 
     def tool_of(node: FlowNode) -> Mapping[str, Any] | None:
         tool_id = node.target_id or ""
-        try:
-            return catalog.get_tool(ctx, tool_id, chosen.tools.get(tool_id) or node.pinned_version)
-        except NotFound:
-            return None
+        key = (tool_id, chosen.tools.get(tool_id) or node.pinned_version)
+        if key not in known.tools:
+            try:
+                known.tools[key] = catalog.get_tool(ctx, *key)
+            except NotFound:
+                known.tools[key] = None
+        return known.tools[key]
 
     async def agent_step(
         node: FlowNode, message: str, calls: ToolDispatcher
     ) -> tuple[str, TurnOutcome]:
         agent_id = node.target_id or ""
-        agent = catalog.get_agent(ctx, agent_id, chosen.agents.get(agent_id) or node.pinned_version)
+        key = (agent_id, chosen.agents.get(agent_id) or node.pinned_version)
+        if key not in known.agents:
+            found = catalog.get_agent(ctx, *key)
+            known.agents[key] = found, runs.tools_of(ctx, found)
+        agent, tools = known.agents[key]
         try:
             adapter = models.adapter_for(ctx, dict(agent))
         except Unprocessable as error:
             failure = {"code": error.wire_code, "message": error.message}
             none = {"id": "none", "model": "none"}
             return agent["version"], TurnOutcome([], None, None, [], {"steps": 0}, none, failure)
-        tools = runs.tools_of(ctx, agent)
         return agent["version"], await run_agent_turn(agent, tools, message, [], adapter, calls)
 
     def flow_of(flow_id: str, version: str) -> FlowDefinition | None:
-        try:
-            return definition(ctx, flow_id, version)
-        except NotFound:
-            return None
+        key = (flow_id, version)
+        if key not in known.flows:
+            try:
+                known.flows[key] = definition(ctx, flow_id, version)
+            except NotFound:
+                known.flows[key] = None
+        return known.flows[key]
 
     return NodeRunner(tool_of, agent_step, dispatcher, flow_of)
 

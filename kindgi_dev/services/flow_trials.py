@@ -98,8 +98,12 @@ def begin(
     )
 
     def replays_of(version: FlowDefinition, swaps: flow_runs.Overrides) -> eval_runs.Replay:
+        lookups = flow_runs.Lookups()  # shared by the version's replays
+
         async def replay(case: ReplayCase, reads: str, _repetition: int) -> Replayed:
-            return await replay_case(ctx, record.run_id, version, swaps, project_id, case, reads)
+            return await replay_case(
+                ctx, record.run_id, version, swaps, lookups, project_id, case, reads
+            )
 
         return replay
 
@@ -116,6 +120,7 @@ async def replay_case(
     eval_run_id: str,
     flow: FlowDefinition,
     overrides: flow_runs.Overrides,
+    lookups: flow_runs.Lookups,
     project_id: str,
     case: ReplayCase,
     reads: str,
@@ -145,9 +150,9 @@ async def replay_case(
         strict=case.strict,
         tool_env=case.tool_env,
     )
+    nodes = flow_runs.runner(ctx, dispatcher, overrides, lookups)
     try:
-        outcome = await run_flow(flow, case.flow_input,
-                                 flow_runs.runner(ctx, dispatcher, overrides))  # fmt: skip
+        outcome = await run_flow(flow, case.flow_input, nodes)
     except asyncio.CancelledError:
         cancelled = eval_run_id in ctx.eval_tasks
         pages.store_now(ctx, pages.started_rows(run, None, cancelled=cancelled))
