@@ -4,6 +4,8 @@ the API. Mechanisms, not times (those are row 9 of benchmarks/)."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from pathlib import Path
 
 import pytest
@@ -61,3 +63,34 @@ def test_a_flow_eval_run_stores_a_page_of_cases_to_a_transaction(
     assert [(e["kind"], e.get("nodeId")) for e in journal] == [
         ("run.started", None), ("step.completed", "find"), ("run.completed", None)]  # fmt: skip
     assert journal[1]["payload"]["source"] == "recorded"
+
+
+def test_a_flow_replay_in_flight_when_its_eval_run_is_cancelled_is_stored_cancelled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A replay that has no row yet (its tool call runs live and never answers) is stored
+    `cancelled` with its eval run, its journal its start and its cancel, as before."""
+    asked = threading.Event()
+
+    async def never(*_: object, **__: object) -> object:
+        asked.set()
+        await asyncio.sleep(3600)
+        raise AssertionError("cancelled before")
+
+    with flow_served(tmp_path) as (client, _ctx, pack):
+        corrected_flow_runs(client, SUGGEST)
+        project = build(client, "acme.flow-picks", SUGGEST)
+        monkeypatch.setattr(pack, "invoke", never)
+        body = {"projectId": project, "flowRef": {"flowId": SUGGEST, "version": "0.1.0"},
+                "reads": "live"}  # fmt: skip
+        started = client.post("/v1/eval-suites/acme.flow-picks/runs", json=body)
+        assert started.status_code == 201, started.text
+        run_id = started.json()["runId"]
+        assert asked.wait(10)
+        cancelled = client.post(f"/v1/eval-runs/{run_id}/cancel")
+        replays = client.get("/v1/runs", params={"evalRunId": run_id}).json()["data"]
+        journals = [client.get(f"/v1/runs/{r['id']}/journal").json()["data"] for r in replays]
+    assert cancelled.json()["status"] == "cancelled"
+    assert replays and {r["status"] for r in replays} == {"cancelled"}
+    assert {r["flowId"] for r in replays} == {SUGGEST}
+    assert all([e["kind"] for e in j] == ["run.started", "run.cancelled"] for j in journals)
