@@ -94,3 +94,33 @@ def test_a_flow_replay_in_flight_when_its_eval_run_is_cancelled_is_stored_cancel
     assert replays and {r["status"] for r in replays} == {"cancelled"}
     assert {r["flowId"] for r in replays} == {SUGGEST}
     assert all([e["kind"] for e in j] == ["run.started", "run.cancelled"] for j in journals)
+
+
+def _started_reads(client: TestClient, ctx: Context, suite_id: str) -> list[str]:
+    """Build a suite of every corrected flow run so far; the statements starting an eval
+    run on it ran (on any thread), the run then finished."""
+    project = build(client, suite_id, SUGGEST)
+    statements: list[str] = []
+    ctx.db.trace(statements.append)
+    try:
+        body = {"projectId": project, "flowRef": {"flowId": SUGGEST, "version": "0.1.0"}}
+        started = client.post(f"/v1/eval-suites/{suite_id}/runs", json=body)
+    finally:
+        ctx.db.trace(None)
+    assert started.status_code == 201, started.text
+    try_flow(client, suite_id, project)  # the first one's replays end before the next build
+    return statements
+
+
+def test_starting_on_a_suite_reads_its_cases_runs_a_page_at_a_time(tmp_path: Path) -> None:
+    """The past runs 30 more suite cases rest on are read with their tool calls in a few
+    statements, not two a case."""
+    with flow_served(tmp_path) as (client, ctx, _pack):
+        for _ in range(10):
+            corrected_flow_runs(client, SUGGEST)
+        smaller = _started_reads(client, ctx, "acme.flow-picks-30")
+        for _ in range(10):
+            corrected_flow_runs(client, SUGGEST)
+        larger = _started_reads(client, ctx, "acme.flow-picks-60")
+    assert len(larger) - len(smaller) < 10
+    assert _reads_of_a_run(larger) == _reads_of_a_run(smaller)
