@@ -174,10 +174,12 @@ class Lookups:
     its tools (an eval run's replays run the versions its first replay looked up)."""
 
     tools: dict[tuple[str, str | None], Mapping[str, Any] | None] = field(default_factory=dict)
-    agents: dict[tuple[str, str | None], tuple[dict[str, Any], dict[str, dict[str, Any]]]] = field(
+    agents: dict[tuple[str, str | None], dict[str, Any]] = field(default_factory=dict)
+    """Agent versions' manifests (a version not found is asked again)."""
+    agent_tools: dict[tuple[str, str | None], dict[str, dict[str, Any]]] = field(
         default_factory=dict
     )
-    """An agent version's manifest and its tools' (a version not found is asked again)."""
+    """The tools of each agent version, looked up once its model is found."""
     flows: dict[tuple[str, str], FlowDefinition | None] = field(default_factory=dict)
 
 
@@ -208,15 +210,17 @@ def runner(
         agent_id = node.target_id or ""
         key = (agent_id, chosen.agents.get(agent_id) or node.pinned_version)
         if key not in known.agents:
-            found = catalog.get_agent(ctx, *key)
-            known.agents[key] = found, runs.tools_of(ctx, found)
-        agent, tools = known.agents[key]
+            known.agents[key] = catalog.get_agent(ctx, *key)
+        agent = known.agents[key]
         try:
             adapter = models.adapter_for(ctx, dict(agent))
         except Unprocessable as error:
             failure = {"code": error.wire_code, "message": error.message}
             none = {"id": "none", "model": "none"}
             return agent["version"], TurnOutcome([], None, None, [], {"steps": 0}, none, failure)
+        if key not in known.agent_tools:
+            known.agent_tools[key] = runs.tools_of(ctx, agent)
+        tools = known.agent_tools[key]
         return agent["version"], await run_agent_turn(agent, tools, message, [], adapter, calls)
 
     def flow_of(flow_id: str, version: str) -> FlowDefinition | None:
