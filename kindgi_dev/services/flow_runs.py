@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..domain.errors import NotFound, Unprocessable
@@ -114,16 +114,36 @@ def open_run(
     *,
     segments: Sequence[Segment] | None = None,
     started_by: str | None,
+    dry_run: bool = False,
+) -> StoredRun:
+    """Store a new `running` flow run, committed before it runs (`dry_run`: side effects mocked)."""
+    run = new_run(ctx, flow, project_id, data, segments=segments, started_by=started_by,
+                  dry_run=dry_run)  # fmt: skip
+    with ctx.db.transaction():
+        run_store.insert(ctx.db, run)
+        run_store.add_journal(ctx.db, run.id, [started(run)])
+    return run
+
+
+def new_run(
+    ctx: Context,
+    flow: FlowDefinition,
+    project_id: str,
+    data: Any,
+    *,
+    segments: Sequence[Segment] | None = None,
+    started_by: str | None,
     replay_of: str | None = None,
     eval_run_id: str | None = None,
     overrides: Overrides | None = None,
     dry_run: bool = False,
 ) -> StoredRun:
-    """Store a new `running` flow run, committed before it runs (`dry_run`: side effects mocked)."""
+    """A new `running` flow run as it starts, not stored yet (a replay's is stored with its
+    eval run's page once it ended)."""
     now = now_iso()
     present = overrides.present() if overrides else {}
     versions: JSONObject = {kind: {**pins} for kind, pins in present.items()}
-    run = StoredRun(
+    return StoredRun(
         id=str(uuid.uuid4()),
         tenant_id=ctx.tenant_id,
         project_id=project_id,
@@ -140,42 +160,77 @@ def open_run(
         eval_run_id=eval_run_id,
         context={"versions": versions} if overrides else None,
     )
-    with ctx.db.transaction():
-        run_store.insert(ctx.db, run)
-        run_store.add_journal(ctx.db, run.id, [JournalEntry("run.started", now, {"input": data})])
-    return run
 
 
-def runner(ctx: Context, dispatcher: ToolDispatcher, overrides: Overrides | None) -> NodeRunner:
-    """Runs a flow's nodes: each tool at its override, else the version its node names."""
+def started(run: StoredRun) -> JournalEntry:
+    """A flow run's first journal entry: when it started, on what input."""
+    return JournalEntry("run.started", run.created_at, {"input": run.input})
+
+
+@dataclass
+class Lookups:
+    """The catalog's answers a flow's nodes got, by what they asked: a live run's, and
+    those every replay of an eval run's flow shares, as an agent replay's candidate keeps
+    its tools (an eval run's replays run the versions its first replay looked up)."""
+
+    tools: dict[tuple[str, str | None], Mapping[str, Any] | None] = field(default_factory=dict)
+    agents: dict[tuple[str, str | None], dict[str, Any]] = field(default_factory=dict)
+    """Agent versions' manifests (a version not found is asked again)."""
+    agent_tools: dict[tuple[str, str | None], dict[str, dict[str, Any]]] = field(
+        default_factory=dict
+    )
+    """The tools of each agent version, looked up once its model is found."""
+    flows: dict[tuple[str, str], FlowDefinition | None] = field(default_factory=dict)
+
+
+def runner(
+    ctx: Context,
+    dispatcher: ToolDispatcher,
+    overrides: Overrides | None,
+    lookups: Lookups | None = None,
+) -> NodeRunner:
+    """Runs a flow's nodes: each tool at its override, else the version its node names,
+    each looked up once in `lookups` (a new one when none is given)."""
     chosen = overrides or Overrides()
+    known = Lookups() if lookups is None else lookups
 
     def tool_of(node: FlowNode) -> Mapping[str, Any] | None:
         tool_id = node.target_id or ""
-        try:
-            return catalog.get_tool(ctx, tool_id, chosen.tools.get(tool_id) or node.pinned_version)
-        except NotFound:
-            return None
+        key = (tool_id, chosen.tools.get(tool_id) or node.pinned_version)
+        if key not in known.tools:
+            try:
+                known.tools[key] = catalog.get_tool(ctx, *key)
+            except NotFound:
+                known.tools[key] = None
+        return known.tools[key]
 
     async def agent_step(
         node: FlowNode, message: str, calls: ToolDispatcher
     ) -> tuple[str, TurnOutcome]:
         agent_id = node.target_id or ""
-        agent = catalog.get_agent(ctx, agent_id, chosen.agents.get(agent_id) or node.pinned_version)
+        key = (agent_id, chosen.agents.get(agent_id) or node.pinned_version)
+        if key not in known.agents:
+            known.agents[key] = catalog.get_agent(ctx, *key)
+        agent = known.agents[key]
         try:
             adapter = models.adapter_for(ctx, dict(agent))
         except Unprocessable as error:
             failure = {"code": error.wire_code, "message": error.message}
             none = {"id": "none", "model": "none"}
             return agent["version"], TurnOutcome([], None, None, [], {"steps": 0}, none, failure)
-        tools = runs.tools_of(ctx, agent)
+        if key not in known.agent_tools:
+            known.agent_tools[key] = runs.tools_of(ctx, agent)
+        tools = known.agent_tools[key]
         return agent["version"], await run_agent_turn(agent, tools, message, [], adapter, calls)
 
     def flow_of(flow_id: str, version: str) -> FlowDefinition | None:
-        try:
-            return definition(ctx, flow_id, version)
-        except NotFound:
-            return None
+        key = (flow_id, version)
+        if key not in known.flows:
+            try:
+                known.flows[key] = definition(ctx, flow_id, version)
+            except NotFound:
+                known.flows[key] = None
+        return known.flows[key]
 
     return NodeRunner(tool_of, agent_step, dispatcher, flow_of)
 
@@ -186,10 +241,9 @@ async def perform(
     flow: FlowDefinition,
     data: Any,
     dispatcher: ToolDispatcher,
-    overrides: Overrides | None = None,
 ) -> FlowOutcome:
     """Run the flow and record what it did; never raises for the flow's own failure."""
-    outcome = await run_flow(flow, data, runner(ctx, dispatcher, overrides))
+    outcome = await run_flow(flow, data, runner(ctx, dispatcher, None))
     record(ctx, run_id, outcome, dict(getattr(dispatcher, "tool_env", {}) or {}))
     return outcome
 
@@ -199,6 +253,40 @@ def record(ctx: Context, run_id: str, outcome: FlowOutcome, sent_env: dict[str, 
     run = run_store.get(ctx.db, run_id)
     if run is None or run.status in TERMINAL:
         return
+    end = ending(run, outcome, sent_env)
+    with ctx.db.transaction():
+        run_store.update(ctx.db, run_id, end.changes)
+        tool_call_store.add_tool_calls(ctx.db, run_id, end.tool_calls)
+        run_store.add_journal(ctx.db, run_id, end.journal)
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a flow run ends in the store: the columns its row changes, its tool calls, and
+    the journal entries after its start."""
+
+    changes: run_store.RunChanges
+    tool_calls: list[JSONObject]
+    journal: list[JournalEntry]
+
+    def ended(self, run: StoredRun) -> StoredRun:
+        """The run as its row reads once `changes` are made (a replay's, stored so at once)."""
+        changes = self.changes
+        return replace(
+            run,
+            status=changes["status"],
+            updated_at=changes["updated_at"],
+            completed_at=changes["completed_at"],
+            output=changes["output"],
+            tool_env=changes["tool_env"],
+            failure_code=changes.get("failure_code", run.failure_code),
+            failure_message=changes.get("failure_message", run.failure_message),
+        )
+
+
+def ending(run: StoredRun, outcome: FlowOutcome, sent_env: dict[str, Any]) -> Ending:
+    """What a finished flow run stores: output and how it ended, tool calls, a journal step
+    per node."""
     now = now_iso()
     changes: run_store.RunChanges = {
         "status": "completed" if outcome.status == "completed" else "failed",
@@ -231,10 +319,7 @@ def record(ctx: Context, run_id: str, outcome: FlowOutcome, sent_env: dict[str, 
     ]
     kind = "run.completed" if outcome.status == "completed" else "run.failed"
     journal.append(JournalEntry(kind, now, end))
-    with ctx.db.transaction():
-        run_store.update(ctx.db, run_id, changes)
-        tool_call_store.add_tool_calls(ctx.db, run_id, [c.as_journal() for c in outcome.tool_calls])
-        run_store.add_journal(ctx.db, run_id, journal)
+    return Ending(changes, [c.as_journal() for c in outcome.tool_calls], journal)
 
 
 def _step_entry(step: FlowStep, now: str) -> JournalEntry:

@@ -7,6 +7,7 @@ stops the case, which then has no output to rate and is left out of the metrics.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Mapping
 
@@ -15,10 +16,13 @@ from ..domain.comparison import ReplayCase, Replayed
 from ..domain.errors import BadInput, NotFound
 from ..domain.flows import FlowDefinition
 from ..runtime.dispatch import tool_env
+from ..runtime.flow_run import run_flow
 from ..runtime.replay_dispatch import ReplayDispatcher
 from ..store import runs as run_store
 from . import catalog, eval_runs, flow_runs, projects, runnable, runs
 from .context import Context
+from .eval_runs import page as pages
+from .eval_runs.page import ReplayRows
 
 
 def refused_version(path: str, message: str) -> BadInput:
@@ -94,8 +98,12 @@ def begin(
     )
 
     def replays_of(version: FlowDefinition, swaps: flow_runs.Overrides) -> eval_runs.Replay:
+        lookups = flow_runs.Lookups()  # shared by the version's replays
+
         async def replay(case: ReplayCase, reads: str, _repetition: int) -> Replayed:
-            return await replay_case(ctx, record.run_id, version, swaps, project_id, case, reads)
+            return await replay_case(
+                ctx, record.run_id, version, swaps, lookups, project_id, case, reads
+            )
 
         return replay
 
@@ -112,12 +120,14 @@ async def replay_case(
     eval_run_id: str,
     flow: FlowDefinition,
     overrides: flow_runs.Overrides,
+    lookups: flow_runs.Lookups,
     project_id: str,
     case: ReplayCase,
     reads: str,
 ) -> Replayed:
-    """One replay of a flow case: an ordinary flow run marked `replayOf` and `evalRunId`."""
-    run = flow_runs.open_run(
+    """One replay of a flow case: an ordinary flow run marked `replayOf` and `evalRunId`,
+    worked out in memory and stored with its eval run's page, as an agent's replay is."""
+    run = flow_runs.new_run(
         ctx,
         flow,
         project_id,
@@ -140,13 +150,26 @@ async def replay_case(
         strict=case.strict,
         tool_env=case.tool_env,
     )
-    outcome = await flow_runs.perform(ctx, run.id, flow, case.flow_input, dispatcher, overrides)
-    stored = run_store.get(ctx.db, run.id)
+    nodes = flow_runs.runner(ctx, dispatcher, overrides, lookups)
+    try:
+        outcome = await run_flow(flow, case.flow_input, nodes)
+    except asyncio.CancelledError:
+        cancelled = eval_run_id in ctx.eval_tasks
+        pages.store_now(ctx, pages.started_rows(run, None, cancelled=cancelled))
+        raise
+    end = flow_runs.ending(run, outcome, dict(dispatcher.tool_env or {}))
+    rows = ReplayRows(None, end.ended(run), end.tool_calls, [flow_runs.started(run), *end.journal],
+                      [])  # fmt: skip
+    page = pages.current.get()
+    if page is None:
+        pages.store_now(ctx, rows)
+    else:
+        page.add_replay(rows)
     stopped = outcome.stopped
     turns = [step.turn for step in outcome.steps if step.turn is not None]
     return Replayed(
         run_id=run.id,
-        output=None if stored is None else stored.output,
+        output=run_store.as_read(rows.run.output),
         tools=[c.as_journal() for c in outcome.tool_calls],
         diverged=dispatcher.diverged,
         refused=dispatcher.refused,

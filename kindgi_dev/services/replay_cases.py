@@ -8,7 +8,8 @@ cases are read through `store.case_json`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import islice
 from typing import Any, overload
 
 from ..domain import test_sets as test_set_rules
@@ -16,11 +17,12 @@ from ..domain.comparison import CheckedPart, ReplayCase
 from ..domain.expectations import Decisions
 from ..domain.json import JSON, JSONObject
 from ..domain.metrics import Verdict
-from ..domain.stored_cases import CopiedCall, RunCopy, SuiteCorrection
+from ..domain.stored_cases import CopiedCall, RunCopy, SuiteCase, SuiteCorrection
 from ..store import case_json, judge_classes
 from ..store import runs as run_store
 from ..store import test_sets as test_set_store
 from ..store import tool_calls as tool_call_store
+from ..store.runs import StoredRun
 from .context import Context
 
 
@@ -47,6 +49,18 @@ def run_copy(ctx: Context, run_id: str) -> RunCopy | None:
     run = run_store.get(ctx.db, run_id)
     if run is None:
         return None
+    return _copy_of(run, tool_call_store.tool_calls(ctx.db, run_id))
+
+
+def run_copies(ctx: Context, run_ids: Sequence[str]) -> dict[str, RunCopy]:
+    """`run_copy` of several runs, by id (one not stored is left out), read together."""
+    runs = run_store.get_many(ctx.db, run_ids)
+    calls = tool_call_store.tool_calls_of(ctx.db, list(runs))
+    return {run_id: _copy_of(run, calls.get(run_id, [])) for run_id, run in runs.items()}
+
+
+def _copy_of(run: StoredRun, calls: Sequence[JSONObject]) -> RunCopy:
+    """A stored run and its tool calls as a replay copies them."""
     history = (run.context or {}).get("history")
     agent_id = run.agent_id
     return RunCopy(
@@ -58,7 +72,7 @@ def run_copy(ctx: Context, run_id: str) -> RunCopy | None:
         history=[h for h in history if isinstance(h, dict)] if isinstance(history, list) else [],
         tool_env=_tool_env(run.tool_env),
         output=run.output,
-        tool_calls=tuple(_copied(c) for c in tool_call_store.tool_calls(ctx.db, run_id)),
+        tool_calls=tuple(_copied(c) for c in calls),
     )
 
 
@@ -113,12 +127,28 @@ def build(
     return None if copy is None else of_copy(case_id, run_id, copy, verdicts, expectations)
 
 
-def from_suite_case(
-    ctx: Context, stored: Mapping[str, Any], *, restricted_only: bool
-) -> ReplayCase | None:
+SUITE_PAGE = 100
+"""Suite cases whose runs are read together: as many as a page of them read."""
+
+
+def from_suite_cases(
+    ctx: Context, stored: Iterable[Mapping[str, Any]], *, restricted_only: bool
+) -> list[ReplayCase]:
+    """`JudgedEvalCase`s to replay, their runs read `SUITE_PAGE` cases at a time."""
+    found: list[ReplayCase] = []
+    cases = iter(stored)
+    while page := [case_json.suite_case_of(c) for c in islice(cases, SUITE_PAGE)]:
+        copies = run_copies(ctx, [case.case_id for case in page])
+        found += [_of_suite_case(case, copies, restricted_only) for case in page]
+    return found
+
+
+def _of_suite_case(
+    case: SuiteCase, copies: Mapping[str, RunCopy], restricted_only: bool
+) -> ReplayCase:
     """A `JudgedEvalCase`: its items' weighted counts become verdicts, its corrections checks
-    (only the restricted ones when only experts' corrections count)."""
-    case = case_json.suite_case_of(stored)
+    (only the restricted ones when only experts' corrections count); what the run did from
+    its stored copy in `copies`, else from the case's own."""
     verdicts: list[Verdict] = []
     for item in case.items:
         r_yes = item.restricted_yes
@@ -140,10 +170,8 @@ def from_suite_case(
         for c in case.corrections
         if (not restricted_only or c.restricted) and (e := _suite_expectation(c))
     ]
-    found = build(ctx, case.case_id, case.case_id, verdicts, expectations)
-    if found is not None:
-        return found
-    return of_copy(case.case_id, case.case_id, case.own_copy, verdicts, expectations)
+    copy = copies.get(case.case_id, case.own_copy)
+    return of_copy(case.case_id, case.case_id, copy, verdicts, expectations)
 
 
 def _suite_expectation(correction: SuiteCorrection) -> CheckedPart | None:

@@ -54,12 +54,8 @@ def _suite_cases(
     ctx: Context, suite_id: str, version: str, restricted_only: bool
 ) -> list[ReplayCase]:
     """A suite version's cases to replay, one per judged run."""
-    return [
-        found
-        for case in eval_suites.all_cases(ctx, suite_id, version)
-        if (found := replay_cases.from_suite_case(ctx, case, restricted_only=restricted_only))
-        is not None
-    ]
+    stored = eval_suites.all_cases(ctx, suite_id, version)
+    return replay_cases.from_suite_cases(ctx, stored, restricted_only=restricted_only)
 
 
 def start_on_test_set(
@@ -128,11 +124,7 @@ def _pulled_cases(
     stored = list(test_set_pulls.all_cases(ctx, test_set_id, version))
     cases = _test_set_cases(ctx, (c for c in stored if "expect" in c), restricted_only)
     built_before = (c for c in stored if "expect" not in c and "caseId" in c)
-    cases += [
-        c
-        for case in built_before
-        if (c := replay_cases.from_suite_case(ctx, case, restricted_only=restricted_only))
-    ]
+    cases += replay_cases.from_suite_cases(ctx, built_before, restricted_only=restricted_only)
     return cases
 
 

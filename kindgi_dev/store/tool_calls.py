@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..domain.json import JSON, JSONObject
-from .db import Database
+from .db import Database, Row
 from .jsoncol import dump, load
 
 
@@ -47,27 +47,46 @@ def add_tool_calls_of(
         )
 
 
+_COLUMNS = (
+    "step, call_id, tool_id, tool_version, arguments, result, error, source, reason, approval"
+)
+
+
 def tool_calls(db: Database, run_id: str) -> list[JSONObject]:
     """A run's tool calls in order, as recorded."""
-    rows = db.all(
-        "SELECT step, call_id, tool_id, tool_version, arguments, result, error, source, reason, "
-        "approval FROM run_tool_calls WHERE run_id = ? ORDER BY seq",
-        (run_id,),
-    )
-    found = []
-    for r in rows:
-        call = {
-            "step": r["step"],
-            "callId": r["call_id"],
-            "toolId": r["tool_id"],
-            "toolVersion": r["tool_version"],
-            "arguments": load(r["arguments"]),
-            "result": load(r["result"]),
-            "error": r["error"],
-            "source": r["source"],
-            "reason": r["reason"],
-        }
-        if r["approval"] is not None:
-            call["approval"] = load(r["approval"])
-        found.append(call)
+    rows = db.all(f"SELECT {_COLUMNS} FROM run_tool_calls WHERE run_id = ? ORDER BY seq", (run_id,))
+    return [_call(r) for r in rows]
+
+
+def tool_calls_of(db: Database, run_ids: Sequence[str]) -> dict[str, list[JSONObject]]:
+    """Several runs' tool calls, each run's in order, by run id (a run with none is left
+    out): a read of 500 runs at a time, not one a run."""
+    found: dict[str, list[JSONObject]] = {}
+    for start in range(0, len(run_ids), 500):
+        chunk = list(run_ids[start : start + 500])
+        rows = db.all(
+            f"SELECT run_id, {_COLUMNS} FROM run_tool_calls "
+            f"WHERE run_id IN ({', '.join('?' * len(chunk))}) ORDER BY run_id, seq",
+            chunk,
+        )
+        for r in rows:
+            found.setdefault(r["run_id"], []).append(_call(r))
     return found
+
+
+def _call(r: Row) -> JSONObject:
+    """A read tool-call row as the call it recorded."""
+    call: JSONObject = {
+        "step": r["step"],
+        "callId": r["call_id"],
+        "toolId": r["tool_id"],
+        "toolVersion": r["tool_version"],
+        "arguments": load(r["arguments"]),
+        "result": load(r["result"]),
+        "error": r["error"],
+        "source": r["source"],
+        "reason": r["reason"],
+    }
+    if r["approval"] is not None:
+        call["approval"] = load(r["approval"])
+    return call

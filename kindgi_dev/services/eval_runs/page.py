@@ -2,7 +2,8 @@
 
 Each replay of an agent leaves the rows of its run (the conversation of its one turn, the
 run as it ended, its tool calls, and its journal unless it completed) and its answer and
-judging verdicts kept for reuse, each finished case its result; a page holds
+judging verdicts kept for reuse, a replay of a flow its run, tool calls and journal, each
+finished case its result; a page holds
 them until `PAGE_CASES` cases finished or `PAGE_SECONDS` went by since the first, then
 stores them all with one statement a table. A case's result and the replay runs it rests
 on land in the same transaction, so a stop never keeps a case without its runs.
@@ -12,12 +13,13 @@ from __future__ import annotations
 
 import asyncio
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ...domain.checks import AnswerCheck
 from ...domain.comparison import Replayed
 from ...domain.json import JSONObject
 from ...domain.results import FinishedCase
+from ...domain.time import now_iso
 from ...store import conversations as conversation_store
 from ...store import eval_runs as store
 from ...store import kept_answers
@@ -34,16 +36,43 @@ PAGE_SECONDS = 0.25
 no more behind the replays (with a slow model, a page fills slowly)."""
 
 
+CANCELLED = "The eval run was cancelled."
+
+
 @dataclass(frozen=True)
 class ReplayRows:
-    """What one finished replay of an agent stores: its conversation (one turn, counted),
-    the run as it ended, its tool calls, journal and the turn's messages."""
+    """What one finished replay stores: an agent's conversation (one turn, counted; None for
+    a flow's replay, which has none), the run as it ended, its tool calls, journal and the
+    turn's messages."""
 
-    conversation: StoredConversation
+    conversation: StoredConversation | None
     run: StoredRun
     tool_calls: list[JSONObject]
     journal: list[JournalEntry]
     messages: list[ConversationMessage]
+
+
+def started_rows(
+    run: StoredRun, conversation: StoredConversation | None, *, cancelled: bool = False
+) -> ReplayRows:
+    """The rows of a replay that didn't finish, as a live run's start leaves them: paused at
+    a held call, or stopped (a stop's replays read as interrupted at the next start), or
+    `cancelled` with its eval run (as `runs.finish_cancelled` ends one)."""
+    journal = [JournalEntry("run.started", run.created_at, {"input": run.input})]
+    if not cancelled:
+        return ReplayRows(conversation, run, [], journal, [])
+    now = now_iso()
+    journal.append(JournalEntry("run.cancelled", now))
+    ended = replace(run, status="cancelled", updated_at=now, completed_at=now,
+                    failure_message=CANCELLED)  # fmt: skip
+    return ReplayRows(conversation, ended, [], journal, [])
+
+
+def store_now(ctx: Context, rows: ReplayRows) -> None:
+    """Store one replay's rows in a transaction of their own."""
+    page = PendingPage(ctx, str(rows.run.eval_run_id))
+    page.add_replay(rows)
+    page.store()
 
 
 @dataclass
@@ -90,10 +119,10 @@ class PendingPage:
             return
         db = self.ctx.db
         with db.transaction():
+            if turns := [(r.conversation, r.run, r.messages) for r in replays
+                         if r.conversation is not None]:  # fmt: skip
+                conversation_store.insert_turns(db, turns)
             if replays:
-                conversation_store.insert_turns(
-                    db, [(r.conversation, r.run, r.messages) for r in replays]
-                )
                 run_store.insert_many(db, [r.run for r in replays], [r.tool_calls for r in replays])
                 tool_call_store.add_tool_calls_of(db, [(r.run.id, r.tool_calls) for r in replays])
                 run_store.add_new_journals(

@@ -39,8 +39,6 @@ from .inline_model import InlineWhileQuick
 from .page import ReplayRows
 from .reuse import judge_answers, model_of
 
-CANCELLED = "The eval run was cancelled."
-
 
 @dataclass
 class ReplayCandidate:
@@ -163,17 +161,19 @@ async def _replayed(
     try:
         outcome = await _turn(ctx, candidate, run, case, dispatcher)
     except asyncio.CancelledError:
-        _store_now(ctx, _started(ctx, run, case, cancelled=eval_run_id in ctx.eval_tasks))
+        cancelled = eval_run_id in ctx.eval_tasks
+        pages.store_now(ctx, pages.started_rows(run, _conversation(ctx, run, case),
+                                                cancelled=cancelled))  # fmt: skip
         raise
     if outcome.paused is not None:  # a call held for an approval: stored as a live run's pause
-        _store_now(ctx, _started(ctx, run, case))
+        pages.store_now(ctx, pages.started_rows(run, _conversation(ctx, run, case)))
         held = candidate.tools.get(outcome.paused.held.tool_id) or {}
         hold(ctx, run.id, agent, str(held.get("version", "")), outcome)
     else:
         rows = _rows(ctx, run, outcome, case, dispatcher)
         page = pages.current.get()
         if page is None:
-            _store_now(ctx, rows)
+            pages.store_now(ctx, rows)
         else:
             page.add_replay(rows)
         run = rows.run
@@ -253,22 +253,6 @@ def _conversation(ctx: Context, run: StoredRun, case: ReplayCase) -> StoredConve
     )
 
 
-def _started(
-    ctx: Context, run: StoredRun, case: ReplayCase, *, cancelled: bool = False
-) -> ReplayRows:
-    """The rows of a replay that didn't finish, as `runs.open_run` leaves them: paused at
-    a held call, or stopped (a stop's replays read as interrupted at the next start), or
-    `cancelled` with its eval run (as `runs.finish_cancelled` ends one)."""
-    journal = [JournalEntry("run.started", run.created_at, {"input": run.input})]
-    if not cancelled:
-        return ReplayRows(_conversation(ctx, run, case), run, [], journal, [])
-    now = now_iso()
-    journal.append(JournalEntry("run.cancelled", now))
-    ended = replace(run, status="cancelled", updated_at=now, completed_at=now,
-                    failure_message=CANCELLED)  # fmt: skip
-    return ReplayRows(_conversation(ctx, run, case), ended, [], journal, [])
-
-
 def _rows(
     ctx: Context,
     run: StoredRun,
@@ -317,13 +301,6 @@ def _failed_journal(run: StoredRun, outcome: TurnOutcome, now: str) -> list[Jour
     ]
     journal.append(JournalEntry("run.failed", now, outcome.failure or {}))
     return journal
-
-
-def _store_now(ctx: Context, rows: ReplayRows) -> None:
-    """Store one replay's rows in a transaction of their own."""
-    page = pages.PendingPage(ctx, str(rows.run.eval_run_id))
-    page.add_replay(rows)
-    page.store()
 
 
 def _error_of(failure: Mapping[str, JSON] | None, tools: Sequence[Mapping[str, JSON]]) -> str:
