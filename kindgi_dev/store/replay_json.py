@@ -36,6 +36,9 @@ _ORDER = (
 """A turn result's first keys, in the order `turn_result` writes them; the others follow."""
 _REPLIES = "replies"
 """Where a compact output keeps the messages appended after the user's own."""
+SAME_AS_END = ""
+"""A replay's `updated_at` as its row keeps it when it is its `completed_at` (a replay is
+kept once it ended), read back from there: never a time, so never one kept."""
 USAGE = ("steps", "promptTokens", "completionTokens", "totalCostUsd", "durationMs")
 """A turn's usage's keys, in the order `agent_turn` writes them: a compact output keeps
 their values as a list (`store.cost` reads either)."""

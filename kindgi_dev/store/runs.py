@@ -13,6 +13,7 @@ from .db import Database, Row
 from .jsoncol import Codec, dump, load
 from .query import SQLValue, Where
 from .replay_json import (
+    SAME_AS_END,
     RowParts,
     compact_context,
     compact_input,
@@ -122,11 +123,6 @@ _LIST_FIELDS = ", ".join(f for f in _FIELDS if f not in ("output", "context", "t
 _INSERT = f"INSERT INTO runs ({', '.join(_FIELDS)}) VALUES ({', '.join('?' * len(_FIELDS))})"
 
 
-_SAME_AS_END = ""
-"""A replay's `updated_at` when it is its `completed_at` (a replay is kept once it ended),
-read back from there: never a time, so never one kept."""
-
-
 def _values(run: StoredRun, calls: Sequence[JSONObject] = ()) -> list[SQLValue]:
     """A run's columns in `_FIELDS`' order (the record's own), JSON ones as text; a
     replay's input, output and context compact (`replay_json`), given the tool calls
@@ -139,7 +135,7 @@ def _values(run: StoredRun, calls: Sequence[JSONObject] = ()) -> list[SQLValue]:
         given = compact_input(given)
         output = compact_output(output, parts)
         context = compact_context(context)
-        updated = _SAME_AS_END if updated == run.completed_at else updated
+        updated = SAME_AS_END if updated == run.completed_at else updated
     kept: dict[str, JSON] = {"input": given, "output": output, "context": context}
     values: list[SQLValue] = []
     for name in _FIELDS:
@@ -167,7 +163,7 @@ def _run(row: Row, db: Database) -> StoredRun:
     replay = is_replay(found["eval_run_id"], found["agent_id"])
     if replay:
         found["input"] = full_input(found["input"])
-        if found["updated_at"] == _SAME_AS_END:
+        if found["updated_at"] == SAME_AS_END:
             found["updated_at"] = found["completed_at"]
     if replay and "output" in found:
         run_id = found["id"]
