@@ -240,7 +240,8 @@ def test_m0049_shortens_a_replay_s_row_kept_as_before_and_it_reads_the_same(
     tmp_path: Path,
 ) -> None:
     """A replay's row as m0046 and m0048 kept it (its input whole, its usage and replies by
-    name, its update time) is made as a replay's row is kept now, every answer the same."""
+    name, its update time; its conversation's last message time) is made as a replay's row
+    is kept now, every answer the same."""
     with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
         client, ctx,
     ):  # fmt: skip
@@ -266,6 +267,10 @@ def test_m0049_shortens_a_replay_s_row_kept_as_before_and_it_reads_the_same(
                     (dump(run.input), dump({**kept, "usage": usage, "replies": replies}),
                      run.updated_at, run_id),
                 )  # fmt: skip
+            conn.execute(
+                "UPDATE conversations SET last_message_at = (SELECT completed_at FROM runs "
+                "WHERE conversation_id = conversations.id) WHERE replay"
+            )
             conn.execute("DELETE FROM schema_migrations WHERE version = 49")
         with closing(read_only(ctx.settings.database_path)) as conn:
             before = conn.execute(query, (eval_run,)).fetchall()
@@ -274,9 +279,37 @@ def test_m0049_shortens_a_replay_s_row_kept_as_before_and_it_reads_the_same(
         after_m0049 = _answers(client, eval_run, replays)
         with closing(read_only(ctx.settings.database_path)) as conn:
             migrated = conn.execute(query, (eval_run,)).fetchall()
+            times = conn.execute("SELECT last_message_at FROM conversations WHERE replay")
+            kept_times = [at for (at,) in times]
     whole = [(json.loads(given), updated) for _, given, _, updated in before]
     assert all(isinstance(given, dict) and updated != "" for given, updated in whole)
     kept = [(json.loads(given), updated) for _, given, _, updated in rows]
     assert all(isinstance(given, str) and updated == "" for given, updated in kept)
     assert now == before_m0049 == after_m0049
     assert migrated == rows
+    assert kept_times == [None] * 3
+
+
+def test_a_replay_s_conversation_keeps_no_last_message_time_its_run_s_end_gives(
+    tmp_path: Path,
+) -> None:
+    """Its row keeps none; the conversation, alone and listed, reads its run's end."""
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        project = client.get("/v1/projects/default").json()["id"]
+        _corrected_runs(client, ctx, 3)
+        eval_run = _replayed(client, project)["runId"]
+        with closing(read_only(ctx.settings.database_path)) as conn:
+            kept = conn.execute(
+                "SELECT r.id, c.id, c.last_message_at FROM runs r JOIN conversations c "
+                "ON c.id = r.conversation_id WHERE r.eval_run_id = ? ORDER BY r.id",
+                (eval_run,),
+            ).fetchall()
+        ended = {conversation: client.get(f"/v1/runs/{run}").json()["completedAt"]
+                 for run, conversation, _ in kept}  # fmt: skip
+        read = {c: client.get(f"/v1/conversations/{c}").json()["lastMessageAt"] for c in ended}
+        listed = client.get("/v1/conversations", params={"replays": "only", "limit": 100})
+    assert [at for _, _, at in kept] == [None] * 3
+    assert read == ended
+    assert {c["id"]: c["lastMessageAt"] for c in listed.json()["data"]} == ended

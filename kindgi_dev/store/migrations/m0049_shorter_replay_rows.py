@@ -1,7 +1,8 @@
 """An agent replay's run stored before keeps what m0049 leaves out too (`store.replay_json`,
 `store.runs`): its input of the user's message alone as the message, its usage as its
 figures, a reply of words or of calls alone as the words or their number, and no update
-time when it is its end; each read back the same. A finished case's row stored before keeps
+time when it is its end, nor its conversation a last message time that is the run's end;
+each read back the same. A finished case's row stored before keeps
 its case id and outcomes by name, and reads as it did.
 
 `runs_conversation` keeps no run id: a conversation's runs are few, ordered by time, and
@@ -26,8 +27,14 @@ from .m0046_compact_replay_runs import _calls, _dump, _load
 SQL = """
 DROP INDEX runs_conversation;
 CREATE INDEX runs_conversation ON runs (conversation_id, created_at)
-    WHERE conversation_id IS NOT NULL
+    WHERE conversation_id IS NOT NULL;
+UPDATE conversations SET last_message_at = NULL WHERE replay AND turn_count > 0
+    AND last_message_at = (SELECT r.completed_at FROM runs r
+        WHERE r.conversation_id = conversations.id AND r.eval_run_id IS NOT NULL
+        AND r.agent_id IS NOT NULL ORDER BY r.created_at, r.id LIMIT 1)
 """
+"""A replay's conversation keeps no last message time when it is its replay run's end
+(`store.conversations` reads it from there)."""
 
 _BATCH = 500
 """Rows read and rewritten at once: a database of many eval runs is not read whole."""
