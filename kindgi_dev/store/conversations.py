@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..domain.json import JSON, JSONObject
 from .db import Database, Row
@@ -20,6 +20,14 @@ _FIELDS = (
 )
 _NAMES = [name.strip() for name in _FIELDS.split(",")]
 _INSERT = f"INSERT INTO conversations ({_FIELDS}) VALUES ({', '.join('?' * len(_NAMES))})"
+_READ = _FIELDS.replace(
+    "last_message_at",
+    "coalesce(last_message_at, CASE WHEN replay AND turn_count > 0 THEN (SELECT r.completed_at "
+    "FROM runs r WHERE r.conversation_id = conversations.id AND r.eval_run_id IS NOT NULL "
+    "ORDER BY r.created_at, r.id LIMIT 1) END) AS last_message_at",
+)
+"""A conversation's columns as read: a replay's last message time, which its row keeps
+only when it is not its replay run's end (`_said_at`), read from its run then."""
 
 
 @dataclass(frozen=True)
@@ -83,9 +91,12 @@ def insert_turns(
     counted in their row: an eval run's page of replays, in two statements. A replay's
     message is kept without its words and run when its words are its run's appended
     message's, read from there (`messages`: the run is its replay conversation's), and
-    without its time when it is its run's end (`_said_at`)."""
+    it and its conversation's last message time without it when it is its run's end
+    (`_said_at`)."""
     with db.transaction() as conn:
-        conn.executemany(_INSERT, [_values(c) for c, _, _ in turns])
+        conn.executemany(
+            _INSERT, [_values(replace(c, last_message_at=_said_at(c, run))) for c, run, _ in turns]
+        )
         conn.executemany(
             "INSERT INTO conversation_messages (conversation_id, sequence, role, content, "
             "tool_call, actor, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -138,7 +149,7 @@ def _same_words(message: ConversationMessage, said: JSONObject) -> bool:
 
 def get(db: Database, conversation_id: str) -> StoredConversation | None:
     """One conversation, unregistered or not."""
-    row = db.one(f"SELECT {_FIELDS} FROM conversations WHERE id = ?", (conversation_id,))
+    row = db.one(f"SELECT {_READ} FROM conversations WHERE id = ?", (conversation_id,))
     return _conversation(row) if row else None
 
 
@@ -190,8 +201,7 @@ def list_page(
         where.add("replay = 1")
     where.after(after, "opened_at, id")
     rows = db.all(
-        f"SELECT {_FIELDS} FROM conversations WHERE {where} "
-        "ORDER BY opened_at DESC, id DESC LIMIT ?",
+        f"SELECT {_READ} FROM conversations WHERE {where} ORDER BY opened_at DESC, id DESC LIMIT ?",
         [*where.params, limit + 1],
     )
     return [_conversation(row) for row in rows]

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from ..domain.cost import RecordedTurn
 from .db import Database, Row
 from .query import Where
+from .replay_json import USAGE
 
 _FILTERS = {
     "run_id": "r.id = ?",
@@ -18,14 +19,23 @@ _FILTERS = {
 }
 
 
+def _usage(name: str) -> str:
+    """A turn's usage figure from its run's output: by name, or by its place in a replay's
+    compact usage (`replay_json.USAGE`)."""
+    return (
+        f"coalesce(json_extract(r.output, '$.usage.{name}'),"
+        f" json_extract(r.output, '$.usage[{USAGE.index(name)}]'))"
+    )
+
+
 _COLUMNS = (
     "r.id, r.tenant_id, r.project_id, r.agent_id, r.agent_version, r.conversation_id, r.status,"
     " r.dry_run, r.replay_of, r.eval_run_id, r.created_at, r.completed_at, r.provider_id,"
     " r.model, r.asked_model, p.production_since,"
-    " json_extract(r.output, '$.usage.steps') AS calls,"
-    " json_extract(r.output, '$.usage.promptTokens') AS prompt_tokens,"
-    " json_extract(r.output, '$.usage.completionTokens') AS completion_tokens,"
-    " json_extract(r.output, '$.usage.durationMs') AS duration_ms"
+    f" {_usage('steps')} AS calls,"
+    f" {_usage('promptTokens')} AS prompt_tokens,"
+    f" {_usage('completionTokens')} AS completion_tokens,"
+    f" {_usage('durationMs')} AS duration_ms"
 )
 _FROM = "FROM runs r LEFT JOIN projects p ON p.id = r.project_id"
 

@@ -242,18 +242,26 @@ _TOOL_NAMES = ("step", "callId", "toolId", "toolVersion", "arguments", "source",
 """A case's tool call's names, in the order it has them (`comparison._tool_entry`)."""
 _MODEL_NAMES = ("id", "model")
 """The names of a model a case was answered by."""
+_OUTCOME_NAMES = ("passed_all", "passed_any", "flaky", "passed_before")
+"""A case's outcomes, each true, false or unset: a packed case keeps them as one string
+under `_OUTCOMES`, a letter each in this order (`t`, `f`, or `-` when unset)."""
+_OUTCOMES = "outcomes"
 
 
-def packed_case(case: JSONObject) -> JSONObject:
+def packed_case(case: JSONObject, case_id: str) -> JSONObject:
     """A finished case's dumped fields as its row keeps them: its scores, item changes,
     tool calls and models as lists of their values (`_SCORE_NAMES`', `_CHANGE_NAMES`',
-    `_TOOL_NAMES`' and `_MODEL_NAMES`' order, trailing absent ones left out), and the fields
-    of `_EMPTY` and `_RESULT_EMPTY` only when they say something: the names and values
-    repeated each case were half its row."""
+    `_TOOL_NAMES`' and `_MODEL_NAMES`' order, trailing absent ones left out), its outcomes
+    as letters (`_OUTCOME_NAMES`), its case id only when it is not its row's `case_id`, and
+    the fields of `_EMPTY` and `_RESULT_EMPTY` only when they say something: the names and
+    values repeated each case were half its row."""
     result = case.get("result")
     if not isinstance(result, dict):
         return case
     packed = _left_out(_parts_in(result, _packed, _values_of), _RESULT_EMPTY)
+    if packed.get("case_id") == case_id:
+        del packed["case_id"]
+    packed = _outcomes_packed(packed)
     changes = packed.get("changes")
     if isinstance(changes, dict):
         packed["changes"] = _left_out(changes, _CHANGES_EMPTY)
@@ -267,14 +275,18 @@ def packed_case(case: JSONObject) -> JSONObject:
     return {**kept, "result": packed}
 
 
-def unpacked_case(case: JSON) -> JSON:
-    """A stored finished case with what its row left out put back, as its adapter reads it
-    (a case stored before it was packed is read as it is)."""
+def unpacked_case(case: JSON, case_id: str) -> JSON:
+    """A stored finished case with what its row left out put back (its case id from the
+    row's), as its adapter reads it (a case stored before it was packed is read as it is)."""
     if not isinstance(case, dict) or not isinstance(case.get("result"), dict):
         return case
     result = case["result"]
     assert isinstance(result, dict)
-    found = {**_RESULT_EMPTY, **_parts_in(result, _unpacked, _named)}
+    found = {"case_id": case_id, **_RESULT_EMPTY, **_parts_in(result, _unpacked, _named)}
+    letters = found.pop(_OUTCOMES, None)
+    if isinstance(letters, str):
+        found.update((n, c == "t") for n, c in zip(_OUTCOME_NAMES, letters, strict=False)
+                     if c != "-")  # fmt: skip
     changes = found.get("changes")
     if isinstance(changes, dict):
         found["changes"] = {**_CHANGES_EMPTY, **changes}
@@ -304,6 +316,18 @@ def _parts_in(
             changes = _each(changes, key, lambda item: values(item, _CHANGE_NAMES, False))
         found["changes"] = changes
     return _each(found, "tools", lambda call: values(call, _TOOL_NAMES, True))
+
+
+def _outcomes_packed(result: JSONObject) -> JSONObject:
+    """A comparison with its outcomes as one string of letters (as it is when it has none,
+    or one that is not a boolean)."""
+    outcomes = [result.get(name) for name in _OUTCOME_NAMES]
+    if all(o is None for o in outcomes) or not all(o is None or type(o) is bool
+                                                   for o in outcomes):  # fmt: skip
+        return result
+    kept = {k: v for k, v in result.items() if k not in _OUTCOME_NAMES}
+    kept[_OUTCOMES] = "".join("-" if o is None else "t" if o else "f" for o in outcomes)
+    return kept
 
 
 def _each(part: JSONObject, key: str, change: Callable[[JSON], JSON]) -> JSONObject:

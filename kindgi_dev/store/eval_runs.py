@@ -274,7 +274,7 @@ def add_case(
                 run_id,
                 index,
                 case_id,
-                _case_json(result),
+                _case_json(result, case_id),
                 at,
             ),
         )
@@ -298,7 +298,7 @@ def add_cases(
                     run_id,
                     index,
                     case_id,
-                    _case_json(result),
+                    _case_json(result, case_id),
                     at,
                 )
                 for index, case_id, result, at in cases
@@ -310,16 +310,16 @@ def add_cases(
         )
 
 
-def _case_json(result: FinishedCase) -> str | None:
-    """A finished case as its row keeps it: without the fields at their defaults (most of
-    a case's are None), packed (`kept.packed_case`), read back as they were: a row of
-    about 0.6–0.7 kB, five or six to a page."""
+def _case_json(result: FinishedCase, case_id: str) -> str | None:
+    """A finished case as its row (of `case_id`) keeps it: without the fields at their
+    defaults (most of a case's are None), packed (`kept.packed_case`), read back as they
+    were: a row of about 0.5–0.6 kB, seven to a page."""
     fields = _adapter(FinishedCase).dump_python(result, mode="json", exclude_defaults=True)
-    return dump(kept.packed_case(fields))
+    return dump(kept.packed_case(fields, case_id))
 
 
 _CASES_AFTER = (
-    "SELECT case_index, result FROM eval_run_cases WHERE eval_run_id = ? "
+    "SELECT case_index, case_id, result FROM eval_run_cases WHERE eval_run_id = ? "
     "AND case_index > ? ORDER BY case_index LIMIT ?"
 )
 """An eval run's finished cases after an index, at most a number of them."""
@@ -332,7 +332,7 @@ def finished_after(
     on a scan's own connection."""
     with db.scanning() as read:
         while rows := read(_CASES_AFTER, (run_id, after, CASE_PAGE)):
-            yield [(r["case_index"], _finished(r["result"])) for r in rows]
+            yield [(r["case_index"], _finished(r["result"], r["case_id"])) for r in rows]
             after = rows[-1]["case_index"]
 
 
@@ -340,11 +340,11 @@ def case_slice(db: Database, run_id: str, start: int, count: int) -> list[CaseRe
     """At most `count` of an eval run's finished cases' comparisons, from the `start`-th
     (by position: a cancelled run's finished cases may skip indexes)."""
     rows = db.all(
-        "SELECT result FROM eval_run_cases WHERE eval_run_id = ? ORDER BY case_index "
+        "SELECT case_id, result FROM eval_run_cases WHERE eval_run_id = ? ORDER BY case_index "
         "LIMIT ? OFFSET ?",
         (run_id, count, start),
     )
-    return [_finished(r["result"]).result for r in rows]
+    return [_finished(r["result"], r["case_id"]).result for r in rows]
 
 
 def finished_pages(db: Database, run_id: str) -> Iterator[list[FinishedCase]]:
@@ -353,12 +353,12 @@ def finished_pages(db: Database, run_id: str) -> Iterator[list[FinishedCase]]:
         yield [case for _, case in page]
 
 
-def _finished(text: str) -> FinishedCase:
-    """A stored finished case, read with only its field names kept in pydantic's string
-    cache: its ids and words would stay there for good, scattered over the memory a large
-    run's reading took, which then can't go back to the system."""
+def _finished(text: str, case_id: str) -> FinishedCase:
+    """A stored finished case (of `case_id`), read with only its field names kept in
+    pydantic's string cache: its ids and words would stay there for good, scattered over
+    the memory a large run's reading took, which then can't go back to the system."""
     case: FinishedCase = _adapter(FinishedCase).validate_python(
-        kept.unpacked_case(from_json(text, cache_strings="keys"))
+        kept.unpacked_case(from_json(text, cache_strings="keys"), case_id)
     )
     return case
 

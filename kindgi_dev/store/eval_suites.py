@@ -19,7 +19,7 @@ from .db import Database
 from .expectations import decisions_of
 from .ids import unpacked
 from .jsoncol import dump, load, load_objects
-from .replay_json import RowParts, full_context, full_output, is_replay
+from .replay_json import RowParts, full_context, full_input, full_output, is_replay
 from .tool_calls import tool_calls
 
 _COUNTED = (
@@ -298,11 +298,11 @@ def run_copies(db: Database, run_ids: Sequence[str]) -> dict[str, JudgedContent]
             chunk,
         )
         for r in rows:
-            output, context = load(r["output"]), load(r["context"])
+            given, output, context = load(r["input"]), load(r["output"]), load(r["context"])
             if is_replay(r["eval_run_id"], r["agent_id"]):
-                run_id = r["id"]
+                run_id, given = r["id"], full_input(given)
                 parts = RowParts(run_id, r["conversation_id"], r["provider_id"], r["model"],
-                                 load(r["input"]), partial(tool_calls, db, run_id))  # fmt: skip
+                                 given, partial(tool_calls, db, run_id))  # fmt: skip
                 output, context = full_output(output, parts), full_context(context)
             found[r["id"]] = JudgedContent(
                 r["id"],
@@ -310,7 +310,7 @@ def run_copies(db: Database, run_ids: Sequence[str]) -> dict[str, JudgedContent]
                 r["agent_version"],
                 r["flow_id"],
                 r["flow_version"],
-                load(r["input"]),
+                given,
                 output,
                 context,
                 load(r["tool_env"]),

@@ -4,7 +4,10 @@ An eval run stores a replay's run for every case it replays, so what the turn's 
 repeats of the row is left out and put back on read: its run and conversation ids, its
 turn number (1: a replay opens its own conversation), the user's message (the run's
 input), the response when it is the last message appended, the provider when it is the
-row's provider and model, and the lists every turn result has that are empty. A context
+row's provider and model, and the lists every turn result has that are empty; its input
+of the user's message alone is kept as the message, its usage
+is kept as its values, an agent's message of words alone as the words and one of tool
+calls alone as their number. A context
 of no retrievals is kept as `[history]`, `[history, true]` when truncated. Each part is
 left out only when putting it back gives the same value, key order too; a stored output
 with its `runId` is read as it is (a replay's stored before m0046, or one that differs).
@@ -33,6 +36,12 @@ _ORDER = (
 """A turn result's first keys, in the order `turn_result` writes them; the others follow."""
 _REPLIES = "replies"
 """Where a compact output keeps the messages appended after the user's own."""
+SAME_AS_END = ""
+"""A replay's `updated_at` as its row keeps it when it is its `completed_at` (a replay is
+kept once it ended), read back from there: never a time, so never one kept."""
+USAGE = ("steps", "promptTokens", "completionTokens", "totalCostUsd", "durationMs")
+"""A turn's usage's keys, in the order `agent_turn` writes them: a compact output keeps
+their values as a list (`store.cost` reads either)."""
 
 
 def is_replay(eval_run_id: str | None, agent_id: str | None) -> bool:
@@ -69,7 +78,7 @@ def compact_output(output: JSON, row: RowParts) -> JSON:
     appended = output.get("appended")
     if isinstance(appended, list) and appended and same_json(appended[0], _asked(row.given)):
         del kept["appended"]
-        kept[_REPLIES] = _folded(appended[1:], row.calls())
+        kept[_REPLIES] = [_short(m) for m in _folded(appended[1:], row.calls())]
     if "response" not in output:
         kept["response"] = None
     elif isinstance(appended, list) and appended and same_json(output["response"], appended[-1]):
@@ -79,6 +88,9 @@ def compact_output(output: JSON, row: RowParts) -> JSON:
             del kept[empty]
     if same_json(output.get("provider"), row.provider):
         kept.pop("provider", None)
+    usage = kept.get("usage")
+    if isinstance(usage, dict) and list(usage) == list(USAGE):
+        kept["usage"] = list(usage.values())
     full = full_output(kept, row)
     return kept if same_json(full, output) else output
 
@@ -89,7 +101,7 @@ def full_output(kept: JSON, row: RowParts) -> JSON:
         return kept
     replies = kept.get(_REPLIES)
     appended = (
-        [_asked(row.given), *_unfolded(replies, row.calls)]
+        [_asked(row.given), *_unfolded([_long(m) for m in replies], row.calls)]
         if isinstance(replies, list)
         else kept.get("appended")
     )
@@ -106,7 +118,12 @@ def full_output(kept: JSON, row: RowParts) -> JSON:
     found["retrieved"] = kept.get("retrieved", [])
     found["violations"] = kept.get("violations", [])
     if "usage" in kept:
-        found["usage"] = kept["usage"]
+        usage = kept["usage"]
+        found["usage"] = (
+            dict(zip(USAGE, usage, strict=True))
+            if isinstance(usage, list) and len(usage) == len(USAGE)
+            else usage
+        )
     found["provider"] = kept.get("provider", row.provider)
     found.update((k, v) for k, v in kept.items() if k not in _ORDER and k != _REPLIES)
     return found
@@ -138,6 +155,29 @@ def _folded(replies: list[JSON], calls: Sequence[JSONObject]) -> list[JSON]:
         folded.append(message)
         at += 1
     return folded
+
+
+def _short(message: JSON) -> JSON:
+    """An agent's message as a compact output keeps it: its words alone as the string, one
+    of folded tool calls alone as their number (`_long` puts it back)."""
+    if not isinstance(message, dict) or message.get("role") != "agent":
+        return message
+    keys, content = list(message), message.get("content")
+    if keys == ["role", "content"] and isinstance(content, str):
+        return content
+    calls = message.get("toolCalls")
+    if keys == ["role", "content", "toolCalls"] and content is None and type(calls) is int:
+        return calls
+    return message
+
+
+def _long(message: JSON) -> JSON:
+    """A kept reply as the agent's message it stands for (`_short`'s)."""
+    if isinstance(message, str):
+        return {"role": "agent", "content": message}
+    if type(message) is int:
+        return {"role": "agent", "content": None, "toolCalls": message}
+    return message
 
 
 def _unfolded(replies: list[JSON], calls: Callable[[], Sequence[JSONObject]]) -> list[JSON]:
@@ -187,6 +227,20 @@ def kept_as_is(value: JSON) -> bool:
     if text is None:
         return True
     return text.count("[") + text.count("{") <= COPY_DEPTH // 2 and same_json(load(text), value)
+
+
+def compact_input(given: JSON) -> JSON:
+    """A replay's input as its row keeps it: the user's message alone when that is all it
+    has (`{"userMessage": "…"}` as `"…"`), else as it is."""
+    if isinstance(given, dict) and list(given) == ["userMessage"]:
+        asked = given["userMessage"]
+        return asked if isinstance(asked, str) else given
+    return given
+
+
+def full_input(kept: JSON) -> JSON:
+    """A replay's input as it was, from what its row keeps (an agent's input is an object)."""
+    return {"userMessage": kept} if isinstance(kept, str) else kept
 
 
 def compact_context(context: JSON) -> JSON:

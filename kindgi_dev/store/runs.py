@@ -13,10 +13,13 @@ from .db import Database, Row
 from .jsoncol import Codec, dump, load
 from .query import SQLValue, Where
 from .replay_json import (
+    SAME_AS_END,
     RowParts,
     compact_context,
+    compact_input,
     compact_output,
     full_context,
+    full_input,
     full_output,
     is_replay,
 )
@@ -122,23 +125,27 @@ _INSERT = f"INSERT INTO runs ({', '.join(_FIELDS)}) VALUES ({', '.join('?' * len
 
 def _values(run: StoredRun, calls: Sequence[JSONObject] = ()) -> list[SQLValue]:
     """A run's columns in `_FIELDS`' order (the record's own), JSON ones as text; a
-    replay's output and context compact (`replay_json`), given the tool calls stored
-    with it."""
-    output: JSON = run.output
+    replay's input, output and context compact (`replay_json`), given the tool calls
+    stored with it, and its update time left out when it is its end."""
+    given, output, updated = run.input, run.output, run.updated_at
     context: JSON = run.context
     if is_replay(run.eval_run_id, run.agent_id):
         parts = RowParts(run.id, run.conversation_id, run.provider_id, run.model, run.input,
                          lambda: calls)  # fmt: skip
+        given = compact_input(given)
         output = compact_output(output, parts)
         context = compact_context(context)
+        updated = SAME_AS_END if updated == run.completed_at else updated
+    kept: dict[str, JSON] = {"input": given, "output": output, "context": context}
     values: list[SQLValue] = []
     for name in _FIELDS:
         value = getattr(run, name)
-        if name == "segments":
+        if name == "updated_at":
+            values.append(updated)
+        elif name == "segments":
             values.append(_SEGMENTS.dump(value))
         elif name in _JSON:
-            values.append(dump(output if name == "output" else context if name == "context"
-                               else value))  # fmt: skip
+            values.append(dump(kept.get(name, value)))
         elif isinstance(value, bool):
             values.append(1 if value else 0)
         else:
@@ -148,11 +155,17 @@ def _values(run: StoredRun, calls: Sequence[JSONObject] = ()) -> list[SQLValue]:
 
 def _run(row: Row, db: Database) -> StoredRun:
     """A read row as its record (the columns a list leaves out as None), JSON loaded; a
-    replay's output and context whole again (its tool calls read when they are needed)."""
+    replay's input, output, context and update time whole again (its tool calls read when they
+    are needed)."""
     found = dict(zip(row.keys(), row, strict=True))
     for name in _JSON & found.keys():
         found[name] = load(found[name])
-    if is_replay(found["eval_run_id"], found["agent_id"]) and "output" in found:
+    replay = is_replay(found["eval_run_id"], found["agent_id"])
+    if replay:
+        found["input"] = full_input(found["input"])
+        if found["updated_at"] == SAME_AS_END:
+            found["updated_at"] = found["completed_at"]
+    if replay and "output" in found:
         run_id = found["id"]
         parts = RowParts(run_id, found["conversation_id"], found["provider_id"], found["model"],
                          found["input"], lambda: tool_calls(db, run_id))  # fmt: skip

@@ -19,6 +19,7 @@ from test_eval_runs import finish, models_file, start_version
 from kindgi_dev.store import conversations as conversation_store
 from kindgi_dev.store import runs as run_store
 from kindgi_dev.store.jsoncol import dump
+from kindgi_dev.store.replay_json import USAGE
 
 
 def _replayed(client: TestClient, project: str) -> dict[str, Any]:
@@ -90,13 +91,22 @@ def test_a_finished_case_row_keeps_no_field_at_its_default(tmp_path: Path) -> No
         run = _replayed(client, project)
         with closing(read_only(ctx.settings.database_path)) as conn:
             found = conn.execute(
-                "SELECT result FROM eval_run_cases WHERE eval_run_id = ?", (run["runId"],)
-            )
-            rows = [json.loads(text) for (text,) in found]
+                "SELECT case_id, result FROM eval_run_cases WHERE eval_run_id = ? "
+                "ORDER BY case_index",
+                (run["runId"],),
+            ).fetchall()
+            rows = [json.loads(text) for _, text in found]
     assert len(rows) == 3
     assert all(None not in row["result"].values() for row in rows)
+    assert all("case_id" not in row["result"] for row in rows)  # the row's own column
+    outcomes = [row["result"].get("outcomes") for row in rows]  # a letter each, when set
+    assert outcomes == [None, None, "ffff"]
+    assert not {"passed_all", "passed_any", "flaky", "passed_before"} & {
+        key for row in rows for key in row["result"]}  # fmt: skip
     cases = run["result"]["perCase"]
-    assert [c["caseId"] for c in cases] == [row["result"]["case_id"] for row in rows]
+    assert [c["caseId"] for c in cases] == [case_id for case_id, _ in found]
+    assert [(c.get("passedAll"), c.get("flaky"), c.get("passedBefore")) for c in cases] == [
+        (None, None, None), (None, None, None), (False, False, False)]  # fmt: skip
     assert [c["tools"][0]["source"] for c in cases] == ["recorded"] * 3
 
 
@@ -176,7 +186,8 @@ def test_a_replay_s_run_keeps_no_part_its_row_holds_and_reads_the_same(tmp_path:
         kept = json.loads(output)
         assert list(kept) == ["usage", "output", "replies"]
         assert run_id not in output and '"role":"user"' not in output
-        assert '"toolCalls":1' in output and '"role":"tool"' not in output  # its stored call
+        assert kept["replies"][0] == 1 and '"role"' not in output  # its stored call, words
+        assert isinstance(kept["usage"], list)
         assert json.loads(context) == [[]]
         assert whole[run_id].output["runId"] == run_id  # type: ignore[index, union-attr]
         assert list(whole[run_id].context or {}) == ["history", "historyTruncated", "retrieved"]
@@ -223,3 +234,82 @@ def test_an_erasure_of_a_replay_s_conversation_clears_and_counts_as_before(
     assert read[0] == read[1]
     assert [m["role"] for m in read[0]] == ["user", "agent", "tool", "agent"]
     assert all(m.get("content") is None for m in read[0])
+
+
+def test_m0049_shortens_a_replay_s_row_kept_as_before_and_it_reads_the_same(
+    tmp_path: Path,
+) -> None:
+    """A replay's row as m0046 and m0048 kept it (its input whole, its usage and replies by
+    name, its update time; its conversation's last message time) is made as a replay's row
+    is kept now, every answer the same."""
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        project = client.get("/v1/projects/default").json()["id"]
+        _corrected_runs(client, ctx, 3)
+        eval_run = _replayed(client, project)["runId"]
+        query = "SELECT id, input, output, updated_at FROM runs WHERE eval_run_id = ? ORDER BY id"
+        with closing(read_only(ctx.settings.database_path)) as conn:
+            rows = conn.execute(query, (eval_run,)).fetchall()
+        replays = [run_id for run_id, *_ in rows]
+        now = _answers(client, eval_run, replays)
+        with ctx.db.transaction() as conn:
+            for run_id, _, output, _ in rows:
+                run = run_store.get(ctx.db, run_id)
+                assert run is not None
+                kept = json.loads(output)
+                usage = dict(zip(USAGE, kept["usage"], strict=True))
+                replies = [{"role": "agent", "content": r} if isinstance(r, str) else
+                           {"role": "agent", "content": None, "toolCalls": r}
+                           for r in kept["replies"]]  # fmt: skip
+                conn.execute(
+                    "UPDATE runs SET input = ?, output = ?, updated_at = ? WHERE id = ?",
+                    (dump(run.input), dump({**kept, "usage": usage, "replies": replies}),
+                     run.updated_at, run_id),
+                )  # fmt: skip
+            conn.execute(
+                "UPDATE conversations SET last_message_at = (SELECT completed_at FROM runs "
+                "WHERE conversation_id = conversations.id) WHERE replay"
+            )
+            conn.execute("DELETE FROM schema_migrations WHERE version = 49")
+        with closing(read_only(ctx.settings.database_path)) as conn:
+            before = conn.execute(query, (eval_run,)).fetchall()
+        before_m0049 = _answers(client, eval_run, replays)
+        assert ctx.db.migrate() == [49]
+        after_m0049 = _answers(client, eval_run, replays)
+        with closing(read_only(ctx.settings.database_path)) as conn:
+            migrated = conn.execute(query, (eval_run,)).fetchall()
+            times = conn.execute("SELECT last_message_at FROM conversations WHERE replay")
+            kept_times = [at for (at,) in times]
+    whole = [(json.loads(given), updated) for _, given, _, updated in before]
+    assert all(isinstance(given, dict) and updated != "" for given, updated in whole)
+    kept = [(json.loads(given), updated) for _, given, _, updated in rows]
+    assert all(isinstance(given, str) and updated == "" for given, updated in kept)
+    assert now == before_m0049 == after_m0049
+    assert migrated == rows
+    assert kept_times == [None] * 3
+
+
+def test_a_replay_s_conversation_keeps_no_last_message_time_its_run_s_end_gives(
+    tmp_path: Path,
+) -> None:
+    """Its row keeps none; the conversation, alone and listed, reads its run's end."""
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search")) as (
+        client, ctx,
+    ):  # fmt: skip
+        project = client.get("/v1/projects/default").json()["id"]
+        _corrected_runs(client, ctx, 3)
+        eval_run = _replayed(client, project)["runId"]
+        with closing(read_only(ctx.settings.database_path)) as conn:
+            kept = conn.execute(
+                "SELECT r.id, c.id, c.last_message_at FROM runs r JOIN conversations c "
+                "ON c.id = r.conversation_id WHERE r.eval_run_id = ? ORDER BY r.id",
+                (eval_run,),
+            ).fetchall()
+        ended = {conversation: client.get(f"/v1/runs/{run}").json()["completedAt"]
+                 for run, conversation, _ in kept}  # fmt: skip
+        read = {c: client.get(f"/v1/conversations/{c}").json()["lastMessageAt"] for c in ended}
+        listed = client.get("/v1/conversations", params={"replays": "only", "limit": 100})
+    assert [at for _, _, at in kept] == [None] * 3
+    assert read == ended
+    assert {c["id"]: c["lastMessageAt"] for c in listed.json()["data"]} == ended

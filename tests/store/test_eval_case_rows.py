@@ -88,8 +88,15 @@ def test_scores_are_kept_as_their_values_and_read_back_whole(tmp_path: Path) -> 
     assert kept["models"] == [["function", "candidate"], ["openai"]]
     assert "yes_weight" not in json.dumps(kept)
     assert list(kept) == ["result", "made_on", "models"]  # no empty checks
-    assert list(result) == ["case_id", "run_ids", "baseline", "candidate", "approval_skipped",
-                            "changes", "tools", "baseline_replay"]  # fmt: skip
+    assert list(result) == [
+        "run_ids",
+        "baseline",
+        "candidate",
+        "approval_skipped",
+        "changes",
+        "tools",
+        "baseline_replay",
+    ]  # its case id the row's
     assert list(result["baseline_replay"]) == ["run_ids", "scores", "diverged", "refused_writes"]
     [[read]] = list(eval_runs.finished_pages(db, "er"))
     assert read == CASE

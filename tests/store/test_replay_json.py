@@ -63,9 +63,55 @@ def _round_trip(output: dict[str, Any], row: RowParts = ROW) -> tuple[Any, Any]:
 def test_a_plain_turn_keeps_only_what_its_row_does_not() -> None:
     output = _turn()
     kept, full = _round_trip(output)
-    assert kept == {"usage": output["usage"], "output": output["output"], "replies": [
-        {"role": "agent", "content": None, "toolCalls": 2}, output["appended"][-1]]}  # fmt: skip
+    assert kept == {"usage": output["usage"], "output": output["output"],
+                    "replies": [2, "Try kb-301."]}  # fmt: skip
     assert json.dumps(full) == json.dumps(output)
+
+
+def test_a_whole_usage_is_kept_as_its_values() -> None:
+    """A usage of every figure a turn writes, in its order, keeps only the figures; one of
+    other keys or order is kept as it is."""
+    usage = {"steps": 2, "promptTokens": 5, "completionTokens": 7, "totalCostUsd": 0,
+             "durationMs": 3}  # fmt: skip
+    for given, kept_as in (
+        (usage, [2, 5, 7, 0, 3]),
+        ({**usage, "extra": 1}, {**usage, "extra": 1}),
+        (dict(reversed(usage.items())), dict(reversed(usage.items()))),
+    ):
+        output = _turn(usage=given)
+        kept, full = _round_trip(output)
+        assert kept["usage"] == kept_as
+        assert json.dumps(full) == json.dumps(output)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"role": "agent", "content": "words", "extra": 1},
+        {"content": "words", "role": "agent"},
+        {"role": "agent", "content": 7},
+        {"role": "agent", "content": ["words"]},
+        {"role": "agent", "content": "", "toolCalls": []},
+        {"role": "user", "content": "words"},
+    ],
+)
+def test_a_reply_not_of_words_or_calls_alone_is_kept_as_it_is(reply: dict[str, Any]) -> None:
+    """Only an agent's message of exactly `{role, content}` with words, or of folded calls
+    alone, is kept short; another reads back as it was."""
+    output = _turn()
+    output["appended"] = [*output["appended"], reply]
+    output["response"] = reply
+    kept, full = _round_trip(output)
+    assert kept["replies"] == [2, "Try kb-301.", reply]
+    assert json.dumps(full) == json.dumps(output)
+
+
+def test_a_reply_kept_before_it_was_short_reads_as_it_did() -> None:
+    """A compact output stored before m0049 keeps its replies as messages."""
+    stored = {"usage": {"steps": 2, "durationMs": 3}, "output": {"articles": [{"id": "kb-301"}]},
+              "replies": [{"role": "agent", "content": None, "toolCalls": 2},
+                          {"role": "agent", "content": "Try kb-301."}]}  # fmt: skip
+    assert json.dumps(full_output(stored, ROW)) == json.dumps(_turn())
 
 
 def test_tool_messages_unlike_their_stored_calls_are_kept() -> None:
@@ -76,7 +122,7 @@ def test_tool_messages_unlike_their_stored_calls_are_kept() -> None:
         row = RowParts("r-1", "c-1", "function", "candidate", ASKED, lambda calls=calls: calls)
         output = _turn()
         kept, full = _round_trip(output, row)
-        assert kept["replies"] == output["appended"][1:]
+        assert kept["replies"] == [*output["appended"][1:-1], "Try kb-301."]
         assert json.dumps(full) == json.dumps(output)
 
 

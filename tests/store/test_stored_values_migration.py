@@ -137,9 +137,10 @@ def _rewrite(conn: sqlite3.Connection, table: str, where: str, change: Callable[
                  (json.dumps(change(json.loads(text))), rowid))  # fmt: skip
 
 
-def _no_yes_weight(case: Any) -> Any:
-    """A finished case as rows were kept then (scores by name), its baseline's weight null."""
-    named = unpacked_case(case)
+def _no_yes_weight(case: Any, case_id: str) -> Any:
+    """A finished case as rows were kept then (scores by name, its case id in it), its
+    baseline's weight null."""
+    named = unpacked_case(case, case_id)
     baseline = {**named["result"]["baseline"], "yes_weight": None}
     return {**named, "result": {**named["result"], "baseline": baseline}}
 
@@ -187,8 +188,10 @@ def _seed(path: Path, ids: dict[str, Any]) -> None:
         _rewrite(conn, "eval_suite_cases", "seq = 0",
                  lambda case: {**case, "items": [{**case["items"][0], "yesWeight": None},
                                                  *case["items"][1:]]})  # fmt: skip
-        _rewrite(conn, "eval_run_cases", f"eval_run_id = '{ids['set_run']}'",
-                 _no_yes_weight, "result")  # fmt: skip
+        where = f"eval_run_id = '{ids['set_run']}'"
+        case_id = conn.execute(f"SELECT case_id FROM eval_run_cases WHERE {where}").fetchone()[0]
+        _rewrite(conn, "eval_run_cases", where, lambda case: _no_yes_weight(case, case_id),
+                 "result")  # fmt: skip
         pulled = {"id": "p-1", "kind": "correction", "projectId": "elsewhere", "runId": "r-1",
                   "madeOn": "0.1.0", "expert": False, "judgeClassWeight": float("inf"),
                   "expect": {"items": [{"key": "kb-1", "pointer": "/output/articles/0",

@@ -15,6 +15,7 @@ from ..replay_json import (
     RowParts,
     compact_context,
     compact_output,
+    full_input,
     full_output,
     kept_as_is,
     same_json,
@@ -48,7 +49,7 @@ def rewrite(conn: sqlite3.Connection) -> None:
         changed = []
         for rowid, run_id, conversation_id, provider_id, model, given, output, context in rows:
             whole_output, whole_context = _load(output), _load(context)
-            parts = RowParts(run_id, conversation_id, provider_id, model, _load(given),
+            parts = RowParts(run_id, conversation_id, provider_id, model, full_input(_load(given)),
                              partial(_calls, conn, run_id))  # fmt: skip
             kept_output = compact_output(whole_output, parts)
             kept_context = compact_context(whole_context)
