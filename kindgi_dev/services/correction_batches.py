@@ -189,8 +189,8 @@ def _check(ctx: Context, given: NewCorrection, where: str, seen: _Seen) -> _Chec
 
 def _write(ctx: Context, rows: _Rows) -> None:
     """The waiting rows, a statement per table, then the runs' copies; emptied after."""
-    store.insert_corrections(ctx.db, rows.corrections, rows.case_states)
-    store.insert_verdicts(ctx.db, rows.verdicts)
+    store.insert_corrections_staged(ctx.db, rows.corrections, rows.case_states)
+    store.insert_verdicts_staged(ctx.db, rows.verdicts)
     for run, now in rows.copies.values():
         keep_copy(ctx, run, now)
     rows.corrections.clear()
