@@ -33,7 +33,7 @@ from .verdicts import (
     corrector_of,
     keep_copy,
     new_correction,
-    new_ids,
+    ordered_ids,
     verdict_of,
 )
 
@@ -87,12 +87,13 @@ class _Seen:
         return self.moment[1]
 
     def ids(self, count: int) -> list[str]:
-        """`count` (at least one) new ids, drawn from `new_ids` a few hundred at a time: one
-        read of the OS's randomness for many corrections, where each took one or two."""
+        """`count` (at least one) new ids ordered by time, drawn from `ordered_ids` a few
+        hundred at a time (one read of the OS's randomness for many corrections), each
+        draw sorted: the id indexes then take each row at their last page."""
         if len(self.spare_ids) < count:
-            self.spare_ids.extend(new_ids(max(count, _IDS_AT_ONCE)))
-        drawn = self.spare_ids[-count:]
-        del self.spare_ids[-count:]
+            self.spare_ids.extend(sorted(ordered_ids(max(count, _IDS_AT_ONCE))))
+        drawn = self.spare_ids[:count]
+        del self.spare_ids[:count]
         return drawn
 
     def run(self, ctx: Context, run_id: str) -> StoredRun:
@@ -189,8 +190,8 @@ def _check(ctx: Context, given: NewCorrection, where: str, seen: _Seen) -> _Chec
 
 def _write(ctx: Context, rows: _Rows) -> None:
     """The waiting rows, a statement per table, then the runs' copies; emptied after."""
-    store.insert_corrections(ctx.db, rows.corrections, rows.case_states)
-    store.insert_verdicts(ctx.db, rows.verdicts)
+    store.insert_corrections_staged(ctx.db, rows.corrections, rows.case_states)
+    store.insert_verdicts_staged(ctx.db, rows.verdicts)
     for run, now in rows.copies.values():
         keep_copy(ctx, run, now)
     rows.corrections.clear()

@@ -22,6 +22,7 @@ from kindgi_dev.domain.time import now_iso
 from kindgi_dev.services import corrections
 from kindgi_dev.services.context import Context
 from kindgi_dev.services.correction_batches import NewCorrection, create_many
+from kindgi_dev.store import staging
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z")
@@ -86,9 +87,14 @@ def written(ctx: Context, before: Rows) -> list[tuple[str, list[tuple[Any, ...]]
     ]
 
 
+@pytest.mark.parametrize("staged_at_once", [staging.STAGED_AT_ONCE, 2])
 def test_a_batch_stores_what_the_same_corrections_one_by_one_store(
     two_stores: tuple[tuple[Context, dict[str, str]], ...],
+    staged_at_once: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Also when its rows are moved from their temp table a few at a time (`staging`)."""
+    monkeypatch.setattr(staging, "STAGED_AT_ONCE", staged_at_once)
     (one_by_one, runs_a), (batched, runs_b) = two_stores
     before_a, before_b = every_row(Path(one_by_one.db.path)), every_row(Path(batched.db.path))
     for given in batch_of(runs_a):
