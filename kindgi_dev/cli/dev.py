@@ -247,6 +247,7 @@ def serve(
         http=GatheringHttp,
         ws="none",  # no route takes a WebSocket: "auto" imported the websockets package (~5 MB)
         access_log=False,
+        proxy_headers=False,  # nothing proxies kindgi dev: X-Forwarded-* change no request
         timeout_graceful_shutdown=10,
         timeout_keep_alive=5,
     )
