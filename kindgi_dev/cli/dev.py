@@ -214,7 +214,6 @@ def serve(
         import uvicorn
 
         from ..api.request_log import escape_log_records
-        from ..api.serving import GatheringHttp
         from ..app import console_link, create_app, describe, on_pack_service
     escape_log_records(logging.getLogger())
 
@@ -244,7 +243,6 @@ def serve(
         app,
         log_level="error" if settings.log_level == "error" else "warning",
         lifespan="on",
-        http=GatheringHttp,
         ws="none",  # no route takes a WebSocket: "auto" imported the websockets package (~5 MB)
         access_log=False,
         proxy_headers=False,  # nothing proxies kindgi dev: X-Forwarded-* change no request
