@@ -11,10 +11,10 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 
 from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import ASGIApp
 
 from . import console
 from .api import app as api
@@ -45,6 +45,18 @@ async def handle_exception(request: Request, exc: Exception) -> Response:
     return response
 
 
+class FrontedApp(Starlette):
+    """Starlette with `Front` as its one layer over the routes: Starlette's own two around
+    it (500s, `HTTPException`) answered through `handle_exception` what `Front` answers
+    through it, at a closure and an `await` a message every request (#29 point 2)."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        app: ASGIApp = self.router
+        for cls, args, options in reversed(self.user_middleware):
+            app = cls(app, *args, **options)
+        return app
+
+
 def create_app(
     settings: Settings,
     *,
@@ -69,7 +81,7 @@ def create_app(
         finally:
             await lifecycle.stop(ctx)
 
-    app = Starlette(
+    app = FrontedApp(
         middleware=[
             Middleware(
                 Front,
@@ -78,7 +90,6 @@ def create_app(
                 log=settings.log_level in LOG_LEVELS,
             )
         ],
-        exception_handlers={HTTPException: handle_exception, Exception: handle_exception},
     )
     app.router = ExactFirstRouter([*api.routes(), *console.routes()], lifespan=lifespan)
     app.state.ctx = ctx

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from typing import Any
 
@@ -114,7 +114,21 @@ def route(endpoint: Endpoint[B, Q]) -> Route:
                 return await _idempotent(ctx, request, endpoint, raw, key)
             return await _answer(ctx, request, endpoint, raw)
 
-    return Route(endpoint.path, handle, methods=[endpoint.method], name=endpoint.operation_id)
+    return Route(
+        endpoint.path, Answering(handle), methods=[endpoint.method], name=endpoint.operation_id
+    )
+
+
+class Answering:
+    """A route's ASGI app: its handler's answer, sent. Starlette's `request_response` put
+    an exception layer of its own around it, which handles nothing now: `Front` does."""
+
+    def __init__(self, handle: Callable[[Request], Awaitable[Response]]) -> None:
+        self.handle = handle
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = await self.handle(Request(scope, receive, send))
+        await response(scope, receive, send)
 
 
 async def _answer(ctx: Context, request: Request, endpoint: Endpoint[B, Q], raw: bytes) -> Response:

@@ -17,7 +17,7 @@ from kindgi_dev.runtime.pack import (
     pack_files,
     publish_index,
 )
-from kindgi_dev.runtime.watcher import PackFilter, PackWatcher
+from kindgi_dev.runtime.watcher import PackFilter, PackWatcher, pack_folders
 
 
 def test_index_a_pack_with_a_tool_and_an_agent(make_pack: Callable[..., Path]) -> None:
@@ -145,3 +145,33 @@ def test_watcher_collapses_a_burst_of_saves(tmp_path: Path) -> None:
     asyncio.run(scenario())
     assert {p.name for batch in seen for p in batch} == {"a.py", "b.py", "c.py"}
     assert len(seen) == 2
+
+
+def test_watcher_watches_folders_made_later_and_removed(tmp_path: Path) -> None:
+    (tmp_path / "tools").mkdir()
+    seen: set[Path] = set()
+
+    async def scenario() -> None:
+        async def on_change(changed: set[Path]) -> None:
+            seen.update(changed)
+
+        watcher = PackWatcher(tmp_path, on_change, debounce_ms=50)
+        watcher.start()
+        await asyncio.sleep(0.2)
+        (tmp_path / "tools").rmdir()
+        (tmp_path / "agents" / "deep").mkdir(parents=True)
+        (tmp_path / "agents" / "deep" / "a.py").write_text("a = 1\n")
+        await until(lambda: tmp_path / "agents" / "deep" / "a.py" in seen)
+        await asyncio.sleep(0.2)
+        (tmp_path / "agents" / "deep" / "b.py").write_text("b = 1\n")
+        await until(lambda: tmp_path / "agents" / "deep" / "b.py" in seen)
+        await watcher.stop()
+
+    asyncio.run(scenario())
+    assert {p.name for p in seen} == {"a.py", "b.py"}
+
+
+def test_the_store_and_dot_folders_are_not_watched(tmp_path: Path) -> None:
+    for folder in (".kindgi/dev", ".venv/lib", "tools/__pycache__", "tools/sub"):
+        (tmp_path / folder).mkdir(parents=True)
+    assert set(pack_folders(tmp_path)) == {tmp_path, tmp_path / "tools", tmp_path / "tools/sub"}
