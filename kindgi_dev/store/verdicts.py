@@ -62,17 +62,24 @@ def _verdict_values(v: StoredVerdict, item_value: str | None) -> tuple[SQLValue,
     )
 
 
-def insert_verdicts(db: Database, verdicts: Sequence[StoredVerdict]) -> None:
-    """Add verdicts to their corrections."""
-    if not verdicts:
-        return
-    written: dict[int, str | None] = {}  # a value many verdicts share (a batch's) is dumped once
+def _verdict_rows(verdicts: Sequence[StoredVerdict]) -> list[tuple[SQLValue, ...]]:
+    """The verdicts' column values, each item value dumped once however many verdicts share it
+    (a batch's do)."""
+    written: dict[int, str | None] = {}
     rows = []
     for v in verdicts:
         key = id(v.item_value)
         if key not in written:
             written[key] = dump(v.item_value)
         rows.append(_verdict_values(v, written[key]))
+    return rows
+
+
+def insert_verdicts(db: Database, verdicts: Sequence[StoredVerdict]) -> None:
+    """Add verdicts to their corrections."""
+    if not verdicts:
+        return
+    rows = _verdict_rows(verdicts)
     with db.transaction() as conn:
         conn.executemany(
             f"INSERT INTO verdicts (correction_seq, {', '.join(_VERDICT)}) VALUES "
@@ -84,13 +91,7 @@ def insert_verdicts(db: Database, verdicts: Sequence[StoredVerdict]) -> None:
 def insert_verdicts_staged(db: Database, verdicts: Sequence[StoredVerdict]) -> None:
     """Add a batch's verdicts to their corrections (`staging`: m0010's verdict trigger
     costs once a few thousand, not once a row), in order, as `insert_verdicts` would."""
-    written: dict[int, str | None] = {}  # a value many verdicts share is dumped once
-    rows = []
-    for v in verdicts:
-        key = id(v.item_value)
-        if key not in written:
-            written[key] = dump(v.item_value)
-        rows.append(_verdict_values(v, written[key]))
+    rows = _verdict_rows(verdicts)
     columns = ", ".join(_VERDICT)
     with db.transaction() as conn:
         insert_staged(
