@@ -13,7 +13,7 @@ from ..domain.approvals import Approval, Decision, Reviewer
 from ..domain.json import JSONObject
 from .db import Database
 from .jsoncol import Codec, dump, load_object
-from .query import SQLValue, Where
+from .query import SQLValue, Where, marks
 
 _COLUMNS = (
     "seq, id, tenant_id, project_id, subject_kind, subject_ref, required_role, status, title, "
@@ -206,8 +206,8 @@ def list_page(
     if filters.run_id is not None:
         where.add("json_extract(context, '$.runId') = ?", filters.run_id)
     if filters.wait_token_ids:
-        marks = ", ".join("?" * len(filters.wait_token_ids))
-        where.add(f"json_extract(context, '$.waitTokenId') IN ({marks})", *filters.wait_token_ids)
+        places = marks(filters.wait_token_ids)
+        where.add(f"json_extract(context, '$.waitTokenId') IN ({places})", *filters.wait_token_ids)
     order = "DESC" if filters.newest_first else "ASC"
     if after is not None:
         where.add(f"seq {'<' if filters.newest_first else '>'} ?", after)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from ..domain.blocks import Block
 from .db import Database, Row
 from .jsoncol import dump, load_object
+from .query import marks
 
 _COLUMNS = "id, version, kind, content, project_id, published_at, description, unregistered_at"
 
@@ -46,9 +47,9 @@ def versions_of(db: Database, tenant_id: str, block_ids: Sequence[str]) -> list[
     """Every version of these blocks, unregistered ones too, in no particular order."""
     if not block_ids:
         return []
-    marks = ", ".join("?" * len(block_ids))
+    places = marks(block_ids)
     rows = db.all(
-        f"SELECT {_COLUMNS} FROM blocks WHERE tenant_id = ? AND id IN ({marks})",
+        f"SELECT {_COLUMNS} FROM blocks WHERE tenant_id = ? AND id IN ({places})",
         (tenant_id, *block_ids),
     )
     return [_block(row) for row in rows]

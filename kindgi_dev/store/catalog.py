@@ -14,7 +14,7 @@ from ..domain.catalog import Kind
 from ..domain.json import JSONObject
 from .db import Database
 from .jsoncol import load
-from .query import Where
+from .query import Where, marks
 
 _TABLES = {
     "agent": "agent_versions",
@@ -136,6 +136,6 @@ def versions_of(db: Database, kind: Kind, ids: Sequence[str]) -> list[CatalogVer
     """Every version of each of `ids`."""
     if not ids:
         return []
-    marks = ", ".join("?" for _ in ids)
-    rows = db.all(f"SELECT {_COLUMNS} FROM {_table(kind)} WHERE id IN ({marks})", list(ids))
+    places = marks(ids)
+    rows = db.all(f"SELECT {_COLUMNS} FROM {_table(kind)} WHERE id IN ({places})", list(ids))
     return [_version(row) for row in rows]

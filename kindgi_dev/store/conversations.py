@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from ..domain.json import JSON, JSONObject
 from .db import Database, Row
 from .jsoncol import dump, load
-from .query import SQLValue, Where
+from .query import SQLValue, Where, chunks, marks
 from .replay_json import is_replay, kept_as_is, same_json
 from .runs import StoredRun
 from .runs import get as get_run
@@ -351,17 +351,16 @@ def erase(db: Database, conversation_ids: Sequence[str]) -> int:
     """Clear the words of these conversations (messages, titles, who they were with), keeping
     their structure; how many messages were cleared."""
     cleared = 0
-    for start in range(0, len(conversation_ids), 500):
-        chunk = list(conversation_ids[start : start + 500])
-        marks = ", ".join("?" * len(chunk))
+    for chunk in chunks(conversation_ids):
+        places = marks(chunk)
         cleared += db.run(
             "UPDATE conversation_messages SET content = NULL, tool_call = NULL "
-            f"WHERE conversation_id IN ({marks})",
+            f"WHERE conversation_id IN ({places})",
             chunk,
         )
         db.run(
             "UPDATE conversations SET title = '', participant_id = NULL, scope = NULL, "
-            f"metadata = NULL WHERE id IN ({marks})",
+            f"metadata = NULL WHERE id IN ({places})",
             chunk,
         )
     return cleared

@@ -10,7 +10,7 @@ from ..domain.corrections import Corrector
 from ..domain.segments import Segment
 from ..domain.status import TERMINAL
 from .db import Database
-from .query import Where
+from .query import Where, chunks, marks
 
 
 @dataclass(frozen=True)
@@ -97,12 +97,11 @@ def corrections_per_run(
     """For each run that has live corrections: how many, and whether one is the corrector's."""
     found: dict[str, tuple[int, bool]] = {}
     ids = list(run_ids)
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
+    for chunk in chunks(ids):
         rows = db.all(
             "SELECT run_id, count(*) AS n, max(corrector_kind = ? AND corrector_id = ? "
             "AND participant_id = ?) AS mine FROM corrections WHERE replaced_by IS NULL "
-            f"AND run_id IN ({', '.join('?' * len(chunk))}) GROUP BY run_id",
+            f"AND run_id IN ({marks(chunk)}) GROUP BY run_id",
             [corrector.kind, corrector.id, corrector.participant_id, *chunk],
         )
         found.update((row["run_id"], (row["n"], bool(row["mine"]))) for row in rows)

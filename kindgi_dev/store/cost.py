@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from ..domain.cost import RecordedTurn
 from .db import Database, Row
-from .query import Where
+from .query import Where, chunks, marks
 from .replay_json import USAGE
 
 _FILTERS = {
@@ -77,11 +77,10 @@ def _turn(row: Row) -> RecordedTurn:
 def runs_by_ids(db: Database, tenant_id: str, run_ids: Sequence[str]) -> list[RecordedTurn]:
     """These runs, as `runs_between` reads them (in no particular order)."""
     found: list[RecordedTurn] = []
-    for start in range(0, len(run_ids), 500):
-        chunk = list(run_ids[start : start + 500])
-        marks = ", ".join("?" * len(chunk))
+    for chunk in chunks(run_ids):
+        places = marks(chunk)
         rows = db.all(
-            f"SELECT {_COLUMNS} {_FROM} WHERE r.tenant_id = ? AND r.id IN ({marks})",
+            f"SELECT {_COLUMNS} {_FROM} WHERE r.tenant_id = ? AND r.id IN ({places})",
             [tenant_id, *chunk],
         )
         found += [_turn(row) for row in rows]

@@ -19,6 +19,7 @@ from .db import Database
 from .expectations import decisions_of
 from .ids import unpacked
 from .jsoncol import dump, load, load_objects
+from .query import chunks, marks
 from .replay_json import RowParts, full_context, full_input, full_output, is_replay
 from .tool_calls import tool_calls
 
@@ -30,8 +31,6 @@ _VERSION_FIELDS = (
     "id, version, tenant_id, project_id, kind, description, spec, case_count, created_at, "
     "unregistered_at"
 )
-_CHUNK = 500
-"""Ids bound in one `IN (…)` at most."""
 
 
 @dataclass(frozen=True)
@@ -49,14 +48,6 @@ class SuiteVersionRow:
     description: str | None = None
     case_count: int = 0
     unregistered_at: str | None = None
-
-
-def _marks(values: Sequence[object]) -> str:
-    return ", ".join("?" * len(values))
-
-
-def _chunks(ids: Sequence[str]) -> list[list[str]]:
-    return [list(ids[start : start + _CHUNK]) for start in range(0, len(ids), _CHUNK)]
 
 
 def _version(row: sqlite3.Row) -> SuiteVersionRow:
@@ -181,7 +172,7 @@ def judged_runs(
     )
     params: list[str] = [tenant_id, project_id, *subject]
     if class_ids:
-        sql += f" AND v.judge_class_id IN ({_marks(class_ids)})"
+        sql += f" AND v.judge_class_id IN ({marks(class_ids)})"
         params.extend(class_ids)
     rows = db.all(sql + " GROUP BY c.run_id", params)
     return [
@@ -201,16 +192,16 @@ def counted_verdicts(
 ) -> list[tuple[str, CountedVerdict]]:
     """The counted verdicts of some runs (run id, verdict), newest first."""
     found: list[tuple[str, CountedVerdict]] = []
-    for chunk in _chunks(run_ids):
+    for chunk in chunks(run_ids):
         sql = (
             "SELECT v.id, c.run_id, v.item_key, v.pointer, v.rank, v.verdict, v.reason, "
             "v.judge_class_id, v.restricted, v.created_at FROM corrections c "
             "JOIN verdicts v ON v.correction_seq = c.seq "
-            f"WHERE c.run_id IN ({_marks(chunk)}) AND {_COUNTED}"
+            f"WHERE c.run_id IN ({marks(chunk)}) AND {_COUNTED}"
         )
         params = list(chunk)
         if class_ids:
-            sql += f" AND v.judge_class_id IN ({_marks(class_ids)})"
+            sql += f" AND v.judge_class_id IN ({marks(class_ids)})"
             params.extend(class_ids)
         found.extend((r["run_id"], _judgment(r)) for r in db.all(sql, params))
     found.sort(key=lambda pair: (pair[1].created_at, pair[1].id), reverse=True)
@@ -237,10 +228,10 @@ def decision_corrections(
     """The standing corrections of some runs that say what the run should have done (run
     id, correction; None for decisions kept in no shape it reads), newest first."""
     found: list[tuple[str, DecidedCorrection | None]] = []
-    for chunk in _chunks(run_ids):
+    for chunk in chunks(run_ids):
         rows = db.all(
             "SELECT id, run_id, decisions, judge_class_id, restricted, created_at "
-            f"FROM corrections WHERE run_id IN ({_marks(chunk)}) AND decisions IS NOT NULL "
+            f"FROM corrections WHERE run_id IN ({marks(chunk)}) AND decisions IS NOT NULL "
             "AND replaced_by IS NULL AND status != 'removed' ORDER BY created_at DESC, id DESC",
             chunk,
         )
@@ -287,14 +278,14 @@ class JudgedContent:
 def run_copies(db: Database, run_ids: Sequence[str]) -> dict[str, JudgedContent]:
     """Each run's content and its judged copy, by run id."""
     found: dict[str, JudgedContent] = {}
-    for chunk in _chunks(run_ids):
+    for chunk in chunks(run_ids):
         rows = db.all(
             "SELECT r.id, r.agent_id, r.agent_version, r.flow_id, r.flow_version, r.input, "
             "r.output, r.context, r.tool_env, r.content_erased_at, r.eval_run_id, "
             "r.conversation_id, r.provider_id, r.model, j.subject AS copy_subject, "
             "j.input AS copy_input, j.context AS copy_context, j.output AS copy_output, "
             "j.run_id IS NOT NULL AS copied FROM runs r "
-            f"LEFT JOIN judged_run_copies j ON j.run_id = r.id WHERE r.id IN ({_marks(chunk)})",
+            f"LEFT JOIN judged_run_copies j ON j.run_id = r.id WHERE r.id IN ({marks(chunk)})",
             chunk,
         )
         for r in rows:

@@ -13,7 +13,7 @@ from ..domain.facts import Fact, FactAttribution, FactGeneratedBy, FactSubject, 
 from ..domain.json import JSONObject
 from .db import Database
 from .jsoncol import Codec, dump, load, load_object
-from .query import SQLValue, Where
+from .query import SQLValue, Where, chunks, marks
 
 _COLUMNS = (
     "seq, revision_id, fact_id, version, tenant_id, type, scope, content, content_hash, body, "
@@ -290,11 +290,10 @@ def erase(db: Database, tenant_id: str, fact_ids: Sequence[str]) -> int:
     """Delete every revision of these facts, content and scope alike (an erasure keeps no
     trace of whom they were about); how many facts went."""
     gone = 0
-    for start in range(0, len(fact_ids), 500):
-        chunk = list(fact_ids[start : start + 500])
-        marks = ", ".join("?" * len(chunk))
+    for chunk in chunks(fact_ids):
+        places = marks(chunk)
         db.run(
-            f"DELETE FROM fact_revisions WHERE tenant_id = ? AND fact_id IN ({marks})",
+            f"DELETE FROM fact_revisions WHERE tenant_id = ? AND fact_id IN ({places})",
             [tenant_id, *chunk],
         )
         gone += len(chunk)

@@ -10,6 +10,7 @@ from ..domain.corrections import Subject
 from ..domain.json import JSON, JSONObject
 from .db import Database
 from .jsoncol import Codec, dump, load
+from .query import chunks, marks
 
 
 def has_copy(db: Database, run_id: str) -> bool:
@@ -77,10 +78,9 @@ def get_copy(db: Database, run_id: str) -> JudgedCopy | None:
 
 def erase_copies(db: Database, run_ids: Sequence[str]) -> None:
     """Clear the content of the copies taken of these runs at their first verdict."""
-    for start in range(0, len(run_ids), 500):
-        chunk = list(run_ids[start : start + 500])
+    for chunk in chunks(run_ids):
         db.run(
             "UPDATE judged_run_copies SET input = NULL, context = NULL, output = NULL "
-            f"WHERE run_id IN ({', '.join('?' * len(chunk))})",
+            f"WHERE run_id IN ({marks(chunk)})",
             chunk,
         )

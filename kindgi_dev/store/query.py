@@ -1,11 +1,28 @@
-"""A WHERE clause built up with its parameters, for the stores' filtered keyset lists."""
+"""A WHERE clause built up with its parameters, for the stores' filtered keyset lists, and
+the chunks an `IN (…)` of many values is read in."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 SQLValue = str | int | float | bytes | None
 """What a `?` of a statement stands for: one of the values SQLite stores."""
+
+T = TypeVar("T")
+
+IN_AT_ONCE = 500
+"""Values an `IN (…)` takes at a time: well under SQLite's limit of parameters a statement."""
+
+
+def chunks(values: Sequence[T], size: int = IN_AT_ONCE) -> list[list[T]]:
+    """`values` in lists of `size` at most, in order, for a statement each."""
+    return [list(values[start : start + size]) for start in range(0, len(values), size)]
+
+
+def marks(values: Sequence[object]) -> str:
+    """As many `?`s as `values`, comma-separated, for an `IN (…)`."""
+    return ", ".join("?" * len(values))
 
 
 class Where:

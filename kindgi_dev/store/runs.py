@@ -11,7 +11,7 @@ from ..domain.json import JSON, JSONObject
 from ..domain.segments import Segment
 from .db import Database, Row
 from .jsoncol import Codec, dump, load
-from .query import SQLValue, Where
+from .query import SQLValue, Where, chunks, marks
 from .replay_json import (
     SAME_AS_END,
     RowParts,
@@ -238,10 +238,9 @@ def get_many(db: Database, run_ids: Sequence[str]) -> dict[str, StoredRun]:
     """Runs with everything they recorded, by id (one not stored is left out): a read of
     500 at a time, not one a run."""
     found: dict[str, StoredRun] = {}
-    for start in range(0, len(run_ids), 500):
-        chunk = list(run_ids[start : start + 500])
+    for chunk in chunks(run_ids):
         rows = db.all(
-            f"SELECT {', '.join(_FIELDS)} FROM runs WHERE id IN ({', '.join('?' * len(chunk))})",
+            f"SELECT {', '.join(_FIELDS)} FROM runs WHERE id IN ({marks(chunk)})",
             chunk,
         )
         found.update((row["id"], _run(row, db)) for row in rows)
@@ -355,10 +354,9 @@ def running(db: Database, *, eval_run_id: str | None = None) -> list[str]:
 def of_conversations(db: Database, conversation_ids: Sequence[str]) -> list[str]:
     """The runs of these conversations' turns."""
     found: list[str] = []
-    for start in range(0, len(conversation_ids), 500):
-        chunk = list(conversation_ids[start : start + 500])
+    for chunk in chunks(conversation_ids):
         rows = db.all(
-            f"SELECT id FROM runs WHERE conversation_id IN ({', '.join('?' * len(chunk))})",
+            f"SELECT id FROM runs WHERE conversation_id IN ({marks(chunk)})",
             chunk,
         )
         found.extend(r["id"] for r in rows)
@@ -369,18 +367,17 @@ def erase_content(db: Database, run_ids: Sequence[str], at: str) -> int:
     """Clear what these runs said and were told (input, output, context, journal payloads,
     tool arguments and results), keeping status, times and ids; how many runs."""
     erased = 0
-    for start in range(0, len(run_ids), 500):
-        chunk = list(run_ids[start : start + 500])
-        marks = ", ".join("?" * len(chunk))
+    for chunk in chunks(run_ids):
+        places = marks(chunk)
         erased += db.run(
             "UPDATE runs SET input = 'null', output = NULL, context = NULL, tool_env = NULL, "
-            f"failure_message = NULL, content_erased_at = ? WHERE id IN ({marks})",
+            f"failure_message = NULL, content_erased_at = ? WHERE id IN ({places})",
             [at, *chunk],
         )
-        db.run(f"UPDATE run_journal SET payload = NULL WHERE run_id IN ({marks})", chunk)
+        db.run(f"UPDATE run_journal SET payload = NULL WHERE run_id IN ({places})", chunk)
         db.run(
             "UPDATE run_tool_calls SET arguments = 'null', result = NULL, error = NULL "
-            f"WHERE run_id IN ({marks})",
+            f"WHERE run_id IN ({places})",
             chunk,
         )
     return erased

@@ -27,6 +27,7 @@ from ..domain.test_sets import (
 from . import case_json
 from .db import Database
 from .jsoncol import dump, load, load_object
+from .query import chunks, marks
 
 Retired = str
 """`exclude` (active cases), `include` (all) or `only` (retired ones)."""
@@ -154,12 +155,11 @@ def live_items(db: Database, correction_ids: Sequence[str]) -> dict[str, list[Gi
     order."""
     found: dict[str, list[GivenItem]] = {cid: [] for cid in correction_ids}
     ids = list(correction_ids)
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
+    for chunk in chunks(ids):
         rows = db.all(
             "SELECT c.id AS correction_id, v.item_key, v.pointer, v.rank, v.verdict, v.reason "
             "FROM verdicts v JOIN corrections c ON c.seq = v.correction_seq "
-            f"WHERE c.id IN ({', '.join('?' * len(chunk))}) "
+            f"WHERE c.id IN ({marks(chunk)}) "
             f"AND {_LIVE} ORDER BY c.id, v.rank, v.created_at",
             chunk,
         )

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from ..domain.json import JSON, JSONObject
 from .db import Database, Row
 from .jsoncol import dump, load
+from .query import chunks, marks
 
 
 def add_tool_calls(db: Database, run_id: str, calls: Sequence[Mapping[str, JSON]]) -> None:
@@ -62,11 +63,10 @@ def tool_calls_of(db: Database, run_ids: Sequence[str]) -> dict[str, list[JSONOb
     """Several runs' tool calls, each run's in order, by run id (a run with none is left
     out): a read of 500 runs at a time, not one a run."""
     found: dict[str, list[JSONObject]] = {}
-    for start in range(0, len(run_ids), 500):
-        chunk = list(run_ids[start : start + 500])
+    for chunk in chunks(run_ids):
         rows = db.all(
             f"SELECT run_id, {_COLUMNS} FROM run_tool_calls "
-            f"WHERE run_id IN ({', '.join('?' * len(chunk))}) ORDER BY run_id, seq",
+            f"WHERE run_id IN ({marks(chunk)}) ORDER BY run_id, seq",
             chunk,
         )
         for r in rows:

@@ -13,7 +13,7 @@ from ..domain.corrections import CorrectedItem, Corrector, StoredVerdict, Subjec
 from .db import Database, Row
 from .ids import packed, unpacked
 from .jsoncol import dump, load
-from .query import SQLValue, Where
+from .query import SQLValue, Where, chunks, marks
 from .staging import insert_staged
 
 _VERDICT = (
@@ -137,10 +137,9 @@ def verdicts_of(db: Database, correction_ids: Sequence[str]) -> dict[str, list[S
     """Every verdict of each correction, live or not."""
     found: dict[str, list[StoredVerdict]] = {cid: [] for cid in correction_ids}
     ids = list(found)
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
+    for chunk in chunks(ids):
         rows = db.all(
-            f"{_VERDICT_SELECT} WHERE c.id IN ({', '.join('?' * len(chunk))}) ORDER BY v.seq",
+            f"{_VERDICT_SELECT} WHERE c.id IN ({marks(chunk)}) ORDER BY v.seq",
             chunk,
         )
         for row in rows:
