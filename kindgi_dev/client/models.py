@@ -20,7 +20,6 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True, alias_generator=to_camel)
 
 
-# The wire's CaseCounts, as the client reads it: named as the official client names it.
 class CaseCounts(_Model):
     """How many cases a test set has, and how many were retired."""
 

@@ -143,7 +143,7 @@ class Retirement:
 
 
 @dataclass(frozen=True)
-class CaseCounts:
+class SetCaseCounts:
     """How many cases an agent's test set has (`active`), and how many were retired."""
 
     active: int
@@ -317,7 +317,7 @@ def agent_set_entry(
     agent_id: str,
     project_id: str,
     version: str,
-    cases: CaseCounts,
+    cases: SetCaseCounts,
 ) -> RegistryEntry:
     """A frozen agent's test set as a `corrections` registry entry at `version`."""
     return RegistryEntry(

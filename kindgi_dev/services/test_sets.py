@@ -39,7 +39,7 @@ class AgentTestSet:
     id: str
     agent_id: str
     project_id: str
-    cases: rules.CaseCounts
+    cases: rules.SetCaseCounts
     frozen_version: FrozenVersion | None = None
 
 

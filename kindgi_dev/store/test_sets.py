@@ -17,11 +17,11 @@ from ..domain.corrections import Principal
 from ..domain.expectations import GivenItem
 from ..domain.json import JSONObject
 from ..domain.test_sets import (
-    CaseCounts,
     CaseRow,
     CorrectionFacts,
     RegistryEntry,
     Retirement,
+    SetCaseCounts,
     expected_item,
 )
 from . import case_json
@@ -139,7 +139,7 @@ def _retirement(row: sqlite3.Row) -> Retirement | None:
     return Retirement(row["reason"], Principal(row["by_kind"], row["by_id"]), row["at"])
 
 
-def case_counts(db: Database, scope: tuple[str, str, str]) -> CaseCounts:
+def case_counts(db: Database, scope: tuple[str, str, str]) -> SetCaseCounts:
     """How many cases the set has, and how many were retired (kept by m0010's triggers as
     corrections, verdicts, retirements and hand cases change)."""
     row = db.one(
@@ -147,7 +147,7 @@ def case_counts(db: Database, scope: tuple[str, str, str]) -> CaseCounts:
         "WHERE agent_id = ? AND project_id = ? AND tenant_id = ?",
         scope,
     )
-    return CaseCounts(row["active"], row["retired"]) if row else CaseCounts(0, 0)
+    return SetCaseCounts(row["active"], row["retired"]) if row else SetCaseCounts(0, 0)
 
 
 def live_items(db: Database, correction_ids: Sequence[str]) -> dict[str, list[GivenItem]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kindgi_dev.domain.corrections import StoredVerdict
-from kindgi_dev.domain.test_sets import CaseCounts
+from kindgi_dev.domain.test_sets import SetCaseCounts
 from kindgi_dev.store import corrections, eval_runs, eval_suites, ids, test_sets
 from kindgi_dev.store.db import Database
 from kindgi_dev.store.migrations import MIGRATIONS
@@ -188,7 +188,7 @@ def test_corrections_and_verdicts_read_the_same_after_their_ids_are_compacted(
     on_replay = _old_correction(db, 5, "r3", "", status="open")
     _old_verdict(db, 7, on_replay, "kb-101")
     before = _old_reads(db)
-    assert before["counts"] == CaseCounts(active=2, retired=1)
+    assert before["counts"] == SetCaseCounts(active=2, retired=1)
     db.close()
 
     db = Database(tmp_path / "dev.sqlite3")
@@ -212,9 +212,9 @@ def test_corrections_and_verdicts_read_the_same_after_their_ids_are_compacted(
     assert [v["id"] for v in after["counted"]] == [str(uuid.UUID(int=n)) for n in (6, 4, 3)]
 
     test_sets.insert_retirement(db, "t", live, "done", {"kind": "user", "id": "u"}, "2026-02-01Z")
-    assert test_sets.case_counts(db, ("a", "p", "t")) == CaseCounts(active=1, retired=2)
+    assert test_sets.case_counts(db, ("a", "p", "t")) == SetCaseCounts(active=1, retired=2)
     assert corrections.end_live_verdicts(db, live, "2026-02-02T00:00:00.000Z") == 2
-    assert test_sets.case_counts(db, ("a", "p", "t")) == CaseCounts(active=1, retired=1)
+    assert test_sets.case_counts(db, ("a", "p", "t")) == SetCaseCounts(active=1, retired=1)
 
 
 def test_a_packed_id_reads_back_as_it_was_given() -> None:
