@@ -142,10 +142,9 @@ def index_key(pack_dir: Path, interpreter: str) -> str:
     except OSError:
         stamp = 0
     digest.update(f"{python.resolve()}\0{stamp}\0{_sdk_version()}\0".encode())
-    for root, dirs, files in os.walk(pack_dir):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
+    for folder, files in pack_walk(pack_dir):
         for name in sorted(set(files) - OWN_FILES):
-            path = Path(root) / name
+            path = folder / name
             with contextlib.suppress(OSError):
                 content = path.read_bytes()
                 digest.update(f"{path.relative_to(pack_dir)}\0{len(content)}\0".encode())
@@ -264,13 +263,20 @@ async def check_syntax(pack_dir: Path, python: str, skip: Iterable[Path] = ()) -
         )
 
 
-def pack_files(pack_dir: Path) -> Iterator[Path]:
-    """Every `.py` file of the pack, skipping dot folders, caches and environments."""
+def pack_walk(pack_dir: Path) -> Iterator[tuple[Path, list[str]]]:
+    """Each folder of the pack that may hold pack files, in sorted order, with its files'
+    names: dot folders (the store's `.kindgi/`, `.venv`), caches and environments aside."""
     for root, dirs, files in os.walk(pack_dir):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
+        yield Path(root), files
+
+
+def pack_files(pack_dir: Path) -> Iterator[Path]:
+    """Every `.py` file of the pack, skipping dot folders, caches and environments."""
+    for folder, files in pack_walk(pack_dir):
         for name in sorted(files):
             if name.endswith(".py"):
-                yield Path(root) / name
+                yield folder / name
 
 
 def _first_syntax_error(pack_dir: Path, files: list[str]) -> JSONObject | None:

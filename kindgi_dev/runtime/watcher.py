@@ -15,13 +15,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 
 from watchfiles import Change, awatch
 
-from .pack import SKIPPED_DIRS
+from .pack import SKIPPED_DIRS, pack_walk
 
 DEBOUNCE_MS = 150
 STEP_MS = 20
@@ -144,7 +143,7 @@ class PackWatcher:
         """The pack files in `top` and the folders under it."""
         return {
             folder / name
-            for folder, names in _walk(top)
+            for folder, names in pack_walk(top)
             for name in names
             if self.filter(Change.added, str(folder / name))
         }
@@ -164,13 +163,5 @@ class PackWatcher:
 
 
 def pack_folders(top: Path) -> list[Path]:
-    """`top` and every folder under it that may hold pack files: not dot folders (the
-    store's `.kindgi/`, `.venv`), nor `SKIPPED_DIRS`."""
-    return [folder for folder, _ in _walk(top)]
-
-
-def _walk(top: Path) -> Iterator[tuple[Path, list[str]]]:
-    """Each folder of `pack_folders` with the names of its files."""
-    for folder, children, files in os.walk(top):
-        children[:] = [c for c in children if not c.startswith(".") and c not in SKIPPED_DIRS]
-        yield Path(folder), files
+    """`top` and every folder under it that may hold pack files (`pack_walk`'s)."""
+    return [folder for folder, _ in pack_walk(top)]
