@@ -25,7 +25,8 @@ import httpx
 import pytest
 
 from .domain.json import JSON, JSONObject
-from .try_results import Interval, Metric, TryResult, try_result
+from .domain.paired import Interval
+from .try_results import Metric, TryResult, try_result
 
 if TYPE_CHECKING:
     from kindgi.client import Kindgi

@@ -10,16 +10,7 @@ from typing import Any
 
 from .domain.json import JSON, JSONObject
 from .domain.narrow import is_number, object_of, whole_or_none
-
-
-# Exported to pack tests by kindgi_dev.testing; domain.paired.Interval is the rule's own.
-@dataclass(frozen=True)
-class Interval:
-    """The 95% interval of a metric's change (candidate − baseline)."""
-
-    low: float
-    high: float
-    level: float = 0.95
+from .domain.paired import LEVEL, Interval
 
 
 # Exported to pack tests by kindgi_dev.testing, flat; domain.metrics.Metric is the stored one.
@@ -124,7 +115,7 @@ def _metric(data: JSONObject) -> Metric:
         ties=_whole(paired.get("ties")),
         interval=None
         if low is None or high is None
-        else Interval(low, high, _number(level) or 0.95),
+        else Interval(low, high, _number(level) or LEVEL),
         beyond_noise=bool(paired.get("beyondNoise")),
         verdict=verdict if isinstance(verdict, str) else None,
     )
