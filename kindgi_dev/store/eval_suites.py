@@ -9,12 +9,13 @@ answers them (camelCase, `case_json` writes the cases), so they are passed throu
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
 from ..domain.json import JSON, JSONObject
-from ..domain.judged_suites import CountedVerdict, DecidedCorrection, JudgedRun
+from ..domain.judged_suites import CountedVerdict, DecidedCorrection, JudgedCase, JudgedRun
+from .case_json import judged_case_json
 from .db import Database
 from .expectations import decisions_of
 from .ids import unpacked
@@ -89,15 +90,16 @@ def insert_version(db: Database, suite: SuiteVersionRow) -> bool:
     return True
 
 
-def insert_cases(
-    db: Database, suite_id: str, version: str, cases: Sequence[Mapping[str, object]]
-) -> None:
-    """Store a built version's cases (as `case_json.judged_case_json` writes them), in order."""
+def insert_cases(db: Database, suite_id: str, version: str, cases: Sequence[JudgedCase]) -> None:
+    """Store a built version's cases in order, each as `case_json.judged_case_json` keeps it."""
     with db.transaction() as conn:
         conn.executemany(
             "INSERT INTO eval_suite_cases (suite_id, version, seq, case_id, body) "
             "VALUES (?, ?, ?, ?, ?)",
-            [(suite_id, version, i, c["caseId"], dump(c)) for i, c in enumerate(cases)],
+            [
+                (suite_id, version, i, case.case_id, dump(judged_case_json(case)))
+                for i, case in enumerate(cases)
+            ],
         )
 
 

@@ -10,7 +10,6 @@ from ...domain import judged_suites as suites
 from ...domain.errors import ValidationFailed
 from ...domain.json import JSONObject
 from ...domain.time import format_time, now_iso, parse_given_time
-from ...store import case_json
 from ...store import eval_suites as store
 from ...store import tool_calls as tool_call_store
 from .. import projects
@@ -117,8 +116,8 @@ def _stored_time(text: str | None, name: str) -> str | None:
         raise ValidationFailed(name, f"must be an ISO-8601 time with a zone: {error}") from None
 
 
-def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[dict[str, object]]:
-    """The frozen `JudgedEvalCase` of each chosen run, in the order chosen, as stored."""
+def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[suites.JudgedCase]:
+    """The frozen `JudgedEvalCase` of each chosen run, in the order chosen."""
     verdicts: dict[str, list[suites.CountedVerdict]] = defaultdict(list)
     for run_id, judgment in store.counted_verdicts(ctx.db, run_ids, class_ids):
         verdicts[run_id].append(judgment)
@@ -130,9 +129,7 @@ def _cases(ctx: Context, run_ids: list[str], class_ids: list[str]) -> list[dict[
     weights = store.class_weights(ctx.db, ctx.tenant_id)
     copies = store.run_copies(ctx.db, run_ids)
     return [
-        case_json.judged_case_json(
-            _case(ctx, copies[run_id], verdicts[run_id], decided.get(run_id), weights)
-        )
+        _case(ctx, copies[run_id], verdicts[run_id], decided.get(run_id), weights)
         for run_id in run_ids
     ]
 
