@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from .expectations import Answer, Decisions, ExpectedCall
 from .json import JSON, JSONObject
 from .replay import RecordedCall
+from .test_sets import TestCase
 
 
 @dataclass(frozen=True)
@@ -108,4 +109,14 @@ class FrozenCase:
     items: tuple[FrozenItem, ...]
     expected: tuple[tuple[str, Decisions | Answer], ...]
     """Its expected `decisions` and `answer`, in that order, each when given."""
+    run: RunCopy | None
+
+
+@dataclass(frozen=True)
+class FreezingCase:
+    """A test case as a freeze keeps it: the case, its group's weight when it has one here,
+    and its run's copy, so the frozen case replays anywhere, run and group or not."""
+
+    case: TestCase
+    weight: float | None
     run: RunCopy | None

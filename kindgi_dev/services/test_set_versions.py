@@ -10,8 +10,8 @@ from ..domain.errors import NotFound
 from ..domain.eval_runs import FrozenVersion
 from ..domain.json import JSONObject
 from ..domain.paging import Page, clamp_limit, make_page, offset_of
+from ..domain.stored_cases import FreezingCase
 from ..domain.time import now_iso
-from ..store import case_json
 from ..store import test_sets as store
 from . import replay_cases
 from .context import Context
@@ -61,11 +61,10 @@ def freeze(ctx: Context, agent_id: str, project_id: str | None) -> FrozenVersion
     return FrozenVersion(set_id, rules.version_label(version))
 
 
-def _with_run(ctx: Context, case: rules.TestCase) -> dict[str, object]:
-    """A frozen case with a copy of its run (`run`) and its group's weight, so it replays
-    anywhere, run and group or not."""
+def _with_run(ctx: Context, case: rules.TestCase) -> FreezingCase:
+    """A case to freeze with its group's weight and a copy of its run."""
     weight = replay_cases.class_weight(ctx, case.judge_class_id)
-    return case_json.frozen_case_json(case, weight, replay_cases.run_copy(ctx, case.run_id))
+    return FreezingCase(case, weight, replay_cases.run_copy(ctx, case.run_id))
 
 
 def frozen_page(

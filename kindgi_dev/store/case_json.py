@@ -23,6 +23,7 @@ from ..domain.judged_suites import (
 )
 from ..domain.stored_cases import (
     CopiedCall,
+    FreezingCase,
     FrozenCase,
     FrozenItem,
     RunCopy,
@@ -82,15 +83,13 @@ def expect_json(expect: Expectation) -> dict[str, object]:
     return found
 
 
-def frozen_case_json(
-    case: TestCase, weight: float | None, run: RunCopy | None
-) -> dict[str, object]:
+def frozen_case_json(freezing: FreezingCase) -> dict[str, object]:
     """A frozen case: the case, its group's weight when it has one here, its run's copy."""
-    body = set_case_json(case)
-    if weight is not None:
-        body["judgeClassWeight"] = weight
-    if run is not None:
-        body["run"] = run_copy_json(run)
+    body = set_case_json(freezing.case)
+    if freezing.weight is not None:
+        body["judgeClassWeight"] = freezing.weight
+    if freezing.run is not None:
+        body["run"] = run_copy_json(freezing.run)
     return body
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..domain.corrections import Principal
 from ..domain.expectations import GivenItem
 from ..domain.json import JSONObject
+from ..domain.stored_cases import FreezingCase
 from ..domain.test_sets import (
     CaseRow,
     CorrectionFacts,
@@ -287,14 +288,22 @@ def insert_version_cases(
     test_set_id: str,
     version: int,
     first: int,
-    cases: Sequence[Mapping[str, object]],
+    cases: Sequence[FreezingCase],
 ) -> None:
     """Store some of a frozen version's cases, in the order given, from position `first`."""
     with db.transaction() as conn:
         conn.executemany(
             "INSERT INTO test_set_version_cases (test_set_id, version, seq, body) "
             "VALUES (?, ?, ?, ?)",
-            [(test_set_id, version, first + i, dump(c)) for i, c in enumerate(cases)],
+            [
+                (
+                    test_set_id,
+                    version,
+                    first + i,
+                    dump(case_json.frozen_case_json(c)),
+                )
+                for i, c in enumerate(cases)
+            ],
         )
 
 
