@@ -3,7 +3,6 @@ run pins (`domain.blocks`), which its tools read as `ctx.settings`."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -55,9 +54,7 @@ def publish(
         if kind == "settings":
             _check_values(content, _latest(earlier))
         block = Block(block_id, version, kind, content, project, now_iso(), description)
-        try:
-            store.insert(ctx.db, ctx.tenant_id, block)
-        except sqlite3.IntegrityError:
+        if not store.insert(ctx.db, ctx.tenant_id, block):
             raise Conflict(
                 f"{block_id} {version} is published already: versions never change.",
                 code="block-already-registered",

@@ -4,7 +4,6 @@ ones and, under the same id, in their place."""
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -134,9 +133,7 @@ def register(
     registration = RegisteredProvider(
         provider_id, adapter_id, metadata, secret_ref, adapter_config, now_iso()
     )
-    try:
-        store.insert(ctx.db, ctx.tenant_id, registration)
-    except sqlite3.IntegrityError:
+    if not store.insert(ctx.db, ctx.tenant_id, registration):
         raise Conflict(
             f"A provider {provider_id} is registered: unregister it first.",
             code="provider-already-registered",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 
 from ..domain.blocks import Block
@@ -25,22 +26,26 @@ def _block(row: Row) -> Block:
     )
 
 
-def insert(db: Database, tenant_id: str, block: Block) -> None:
-    """Add a version (`sqlite3.IntegrityError` when the version is taken)."""
-    db.run(
-        f"INSERT INTO blocks (tenant_id, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            tenant_id,
-            block.id,
-            block.version,
-            block.kind,
-            dump(block.content),
-            block.project_id,
-            block.published_at,
-            block.description,
-            block.unregistered_at,
-        ),
-    )
+def insert(db: Database, tenant_id: str, block: Block) -> bool:
+    """Add a version; False (and nothing written) when the version is taken."""
+    try:
+        db.run(
+            f"INSERT INTO blocks (tenant_id, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                tenant_id,
+                block.id,
+                block.version,
+                block.kind,
+                dump(block.content),
+                block.project_id,
+                block.published_at,
+                block.description,
+                block.unregistered_at,
+            ),
+        )
+    except sqlite3.IntegrityError:
+        return False
+    return True
 
 
 def versions_of(db: Database, tenant_id: str, block_ids: Sequence[str]) -> list[Block]:

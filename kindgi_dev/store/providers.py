@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 
 from ..domain.json import JSONObject
@@ -51,20 +52,25 @@ def _record(row: Row) -> RegisteredProvider:
     )
 
 
-def insert(db: Database, tenant_id: str, provider: RegisteredProvider) -> None:
-    """Add a registration (`sqlite3.IntegrityError` when the id is registered already)."""
-    db.run(
-        f"INSERT INTO registered_providers (tenant_id, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (
-            tenant_id,
-            provider.id,
-            provider.adapter_id,
-            dump(provider.metadata),
-            dump(provider.secret_ref),
-            dump(provider.adapter_config),
-            provider.created_at,
-        ),
-    )
+def insert(db: Database, tenant_id: str, provider: RegisteredProvider) -> bool:
+    """Add a registration; False (and nothing written) when the id is registered already."""
+    try:
+        db.run(
+            f"INSERT INTO registered_providers (tenant_id, {_COLUMNS})"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                tenant_id,
+                provider.id,
+                provider.adapter_id,
+                dump(provider.metadata),
+                dump(provider.secret_ref),
+                dump(provider.adapter_config),
+                provider.created_at,
+            ),
+        )
+    except sqlite3.IntegrityError:
+        return False
+    return True
 
 
 def live(db: Database, tenant_id: str) -> list[RegisteredProvider]:
