@@ -230,7 +230,7 @@ class NodeRunner:
     async def _loop(self, node: FlowNode, node_input: JSON, env: FlowEnv) -> FlowStep:
         """The body once per element (`foreach`) or until the exit condition holds (`while`)."""
         spec = node.spec
-        body = FlowDefinition.loop_body(node)
+        body = node.body
         limit = node.whole("maxIterations", 1)
         step = FlowStep(node.id, "loop", "", "", node_input)
         if spec.get("loopKind") == "foreach":
