@@ -108,16 +108,6 @@ class Replayed:
     """Whether this answer is an earlier run's of the same content, reused (`reuse: true`)."""
 
 
-def case_verdicts(case: ReplayCase) -> list[Verdict]:
-    """The case's verdicts with the corrected items' values, for id-less carry-over."""
-    return attach_values(case.verdicts, items_of(case.output))
-
-
-def score(output: JSON, verdicts: Sequence[Verdict], *, k: int, restricted_only: bool) -> CaseScore:
-    """One output scored with the case's verdicts."""
-    return score_case(items_of(output), verdicts, k=k, restricted_only=restricted_only)
-
-
 def checks_of(case: ReplayCase, replay: Replayed) -> list[tuple[CheckedPart, list[Difference]]]:
     """Each expectation with the differences of one repetition (none = passed).
 
@@ -151,17 +141,19 @@ def case_result(
 
     A repetition that errored has no answer: it is left out of the scores and the checks,
     and a case none of whose repetitions answered is `errored`."""
-    verdicts = case_verdicts(case)
-    baseline = score(case.output, verdicts, k=k, restricted_only=restricted_only)
+    recorded = items_of(case.output)  # each output's items read once, scored and compared
+    verdicts = attach_values(case.verdicts, recorded)  # the corrected items' values: id-less
+    baseline = score_case(recorded, verdicts, k=k, restricted_only=restricted_only)
     ran = [r for r in replays if r.error is None]
     done = [r for r in ran if r.stopped is None]
+    answered = [items_of(r.output) for r in done]
     first = done[0] if done else None
     counted = [v for v in verdicts if v.restricted] if restricted_only else verdicts
     errors = [r.error for r in replays if r.error]
     checks, differences, passes, per_repetition = _corrections(case, done)
     candidate = [
-        score(r.output, [*verdicts, *r.verdicts], k=k, restricted_only=restricted_only)
-        for r in done
+        score_case(items, [*verdicts, *r.verdicts], k=k, restricted_only=restricted_only)
+        for items, r in zip(answered, done, strict=True)
     ]
     over = repeated(
         [repetition_passed(c, s) for c, s in zip(per_repetition, candidate, strict=True)]
@@ -171,9 +163,7 @@ def case_result(
         run_ids=[r.run_id for r in replays if r.run_id],
         baseline=baseline,
         candidate=candidate,
-        changes=None
-        if first is None
-        else changes(items_of(case.output), counted, items_of(first.output)),
+        changes=None if first is None else changes(recorded, counted, answered[0]),
         tools=[_tool_entry(t) for t in (first or ran[0]).tools] if ran else None,
         diverged=any(r.diverged for r in ran),
         refused_writes=sum(r.refused for r in ran),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from functools import cached_property
 from typing import Final, Literal, TypeVar
 
 from .items import same_value
@@ -76,6 +77,12 @@ class FlowNode:
         value = self.spec.get(name)
         return int(value) if is_number(value) else default
 
+    @cached_property
+    def body(self) -> FlowDefinition:
+        """A loop node's body (`FlowDefinition.loop_body`), read once: every iteration and
+        every replay of the node's flow run the same one."""
+        return FlowDefinition.loop_body(self)
+
 
 @dataclass(frozen=True)
 class FlowEdge:
@@ -126,11 +133,28 @@ class FlowDefinition:
 
     def node(self, node_id: str) -> FlowNode:
         """The node with this id."""
-        return next(n for n in self.nodes if n.id == node_id)
+        return self._by_id[node_id]
 
-    def incoming(self, node_id: str) -> list[FlowEdge]:
+    def incoming(self, node_id: str) -> tuple[FlowEdge, ...]:
         """The edges into a node (or into `$end`)."""
-        return [e for e in self.edges if e.target == node_id]
+        return self._into.get(node_id, ())
+
+    @cached_property
+    def _by_id(self) -> dict[str, FlowNode]:
+        """The nodes by id, the first of an id (a run asks at each of its steps)."""
+        found: dict[str, FlowNode] = {}
+        for node in self.nodes:
+            found.setdefault(node.id, node)
+        return found
+
+    @cached_property
+    def _into(self) -> dict[str, tuple[FlowEdge, ...]]:
+        """Each target's incoming edges in order, worked out once: a run asks for every
+        node's at each of its steps, and every replay of an eval run shares the flow."""
+        found: dict[str, list[FlowEdge]] = {}
+        for edge in self.edges:
+            found.setdefault(edge.target, []).append(edge)
+        return {target: tuple(edges) for target, edges in found.items()}
 
     def used(self, kind: str) -> set[str]:
         """The ids of the tools (or agents) the flow's nodes run; a fanout's branch handlers

@@ -230,7 +230,7 @@ class NodeRunner:
     async def _loop(self, node: FlowNode, node_input: JSON, env: FlowEnv) -> FlowStep:
         """The body once per element (`foreach`) or until the exit condition holds (`while`)."""
         spec = node.spec
-        body = FlowDefinition.loop_body(node)
+        body = node.body
         limit = node.whole("maxIterations", 1)
         step = FlowStep(node.id, "loop", "", "", node_input)
         if spec.get("loopKind") == "foreach":
@@ -375,6 +375,13 @@ async def run_flow(
             for node in progress.advance():
                 progress.started.add(node.id)
                 queue.append(node)
+            if len(queue) == 1 and not running:  # a chain's next node: awaited, no task
+                node = queue.pop(0)
+                step = await runner.run(node, progress.node_input(node), progress.env)
+                ended = _took(node, step, steps, progress)
+                if ended is not None:
+                    return ended
+                continue
             while queue and len(running) < limit:
                 node = queue.pop(0)
                 work = runner.run(node, progress.node_input(node), progress.env)
@@ -385,18 +392,27 @@ async def run_flow(
             done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
             for task in sorted(done, key=lambda t: running[t].id):
                 node = running.pop(task)
-                step = task.result()
-                steps.append(step)
-                ended = _ended(step, steps, progress)
+                ended = _took(node, task.result(), steps, progress)
                 if ended is not None:
                     return ended
-                progress.outputs[node.id] = step.output
     finally:
         for task in running:
             task.cancel()
         if running:
             await asyncio.gather(*running, return_exceptions=True)
     return _finished(flow, progress, steps)
+
+
+def _took(
+    node: FlowNode, step: FlowStep, steps: list[FlowStep], progress: FlowProgress
+) -> FlowOutcome | None:
+    """Keep a node's finished step: the outcome when it stops or fails the flow, else None
+    (its output is then the node's for the nodes after it)."""
+    steps.append(step)
+    ended = _ended(step, steps, progress)
+    if ended is None:
+        progress.outputs[node.id] = step.output
+    return ended
 
 
 def _ended(step: FlowStep, steps: list[FlowStep], progress: FlowProgress) -> FlowOutcome | None:

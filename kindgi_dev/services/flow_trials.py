@@ -170,7 +170,7 @@ async def replay_case(
     return Replayed(
         run_id=run.id,
         output=run_store.as_read(rows.run.output),
-        tools=[c.as_journal() for c in outcome.tool_calls],
+        tools=end.tool_calls,  # as its rows keep them, worked out once
         diverged=dispatcher.diverged,
         refused=dispatcher.refused,
         approval_skipped=dispatcher.approval_skipped,
