@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import gc
 from collections.abc import Callable, Iterator
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's `malloc_trim`, or None where the C library has none."""
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return None
+    """glibc's `malloc_trim`, or None where the C library has none. Looked up among the
+    symbols the process has loaded, its C library's with them: `ctypes.util.find_library`
+    ran `ldconfig -p` in a child process at every start to find the library's file."""
     try:
-        trim: Callable[[int], int] = ctypes.CDLL(name).malloc_trim
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):
         return None
     return trim
