@@ -153,13 +153,23 @@ class EvalRunQuery(WireModel):
     inherit: bool | None = None
 
 
+def _ready_to_poll() -> None:
+    """Build the answer a poll renders before a run begins. Its pydantic core is built on
+    first use (not at start: start time, idle memory), and the first poll building it beside
+    the run's thread took 17 ms of CPU in turns with it for the GIL: 40 ms of row 11's one
+    poll of 1,000 cases. Once built this returns at once."""
+    EvalRunAnswer.model_rebuild()
+
+
 def start_on_suite(call: Call[StartSuiteRunBody, NoQuery]) -> eval_runs.Started:
     """Reads the suite's cases: in a worker thread, as the starts and lists below, so a
     large one never holds up the event loop."""
+    _ready_to_poll()
     return trials.start_on_suite(call.ctx, call.path["suiteId"], start_request(call.body))
 
 
 def start_on_test_set(call: Call[StartEvalRunBody, NoQuery]) -> eval_runs.Started:
+    _ready_to_poll()
     return trials.start_on_test_set(call.ctx, call.path["agentId"], start_request(call.body))
 
 
@@ -206,10 +216,12 @@ def _answered(ctx: Context, run: eval_runs.EvalRun) -> eval_runs.EvalRun | Respo
 
 
 def rescore(call: Call[RescoreBody, NoQuery]) -> eval_runs.Started:
+    _ready_to_poll()
     return trials.rescore(call.ctx, call.path["runId"])
 
 
 def resume(call: Call[NoBody, NoQuery]) -> eval_runs.Started:
+    _ready_to_poll()
     return trials.resume(call.ctx, call.path["runId"])
 
 
