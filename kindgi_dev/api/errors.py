@@ -4,7 +4,6 @@ contract's envelope `{"error": {code, message, requestId, details?}}`."""
 from __future__ import annotations
 
 import logging
-import uuid
 
 from pydantic.alias_generators import to_camel
 from starlette.exceptions import HTTPException
@@ -15,15 +14,30 @@ from starlette.types import Scope
 
 from ..domain.errors import BadInput, KindgiError, MethodNotAllowed, NoRoute
 from ..domain.json import JSON, JSONObject
+from ..services.verdicts import new_ids
 from .request_log import printable
 from .responses import json_response
 
 log = logging.getLogger("kindgi_dev.api")
 
 
+_FRESH_IDS: list[str] = []
+"""Request ids made ahead, from one read of the OS's randomness for 256 (see `new_ids`):
+`uuid4` reads it once an id, a system call on every request."""
+
+
+def new_request_id() -> str:
+    """`req-<uuid4>`, the id of a request that came without its own."""
+    try:
+        return _FRESH_IDS.pop()
+    except IndexError:
+        _FRESH_IDS.extend("req-" + made for made in new_ids(256))
+        return _FRESH_IDS.pop()
+
+
 def request_id_of(scope: Scope) -> str:
     """The request's id (set by `front.Front`)."""
-    return str(scope.get("state", {}).get("request_id") or "req-" + str(uuid.uuid4()))
+    return str(scope.get("state", {}).get("request_id") or new_request_id())
 
 
 def envelope(
@@ -109,4 +123,4 @@ def request_id(scope: Scope) -> str:
     The caller's id is logged with an unexpected error, so its control characters are
     escaped (`request_log.printable`)."""
     given = dict(scope.get("headers", [])).get(b"x-request-id", b"").decode("latin-1")
-    return printable(given.strip()[:200]) or "req-" + str(uuid.uuid4())
+    return printable(given.strip()[:200]) or new_request_id()
