@@ -21,13 +21,13 @@ import asyncio
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from pathlib import Path
 
 from ..domain.errors import KindgiError
 from ..domain.time import now_iso
 from .commits import CommitGroup, Pending
-from .files import prepare_files, readable, storage_error
+from .files import Readable, prepare_files, storage_error
 from .ids import packed
 from .migrations import MIGRATIONS
 
@@ -53,16 +53,17 @@ class Database:
 
     def __init__(self, path: Path | str) -> None:
         self.path = str(path)
+        self._readable = Readable(self.path)
         if self.path != ":memory:":
             prepare_files(Path(self.path))
         self._lock = threading.RLock()
-        with readable(self.path):
+        with self._readable:
             self._conn = sqlite3.connect(
                 self.path, isolation_level=None, check_same_thread=False, timeout=10.0
             )
         self._conn.row_factory = sqlite3.Row
         self._conn.create_function("packed_id", 1, packed, deterministic=True)
-        with readable(self.path):
+        with self._readable:
             self._conn.execute("SELECT count(*) FROM sqlite_master")  # a damaged schema: now
             for pragma in (
                 "journal_mode=WAL",
@@ -72,7 +73,6 @@ class Database:
                 f"cache_size=-{CACHE_KIB}",
             ):
                 self._conn.execute(f"PRAGMA {pragma}")
-        self._depth = 0
         self._writing: int | None = None
         self._after_commit: list[Callable[[], object]] = []
         self._group: CommitGroup | None = None
@@ -87,7 +87,7 @@ class Database:
 
     def migrate(self) -> list[int]:
         """Apply every migration not applied yet; refuse a database from a newer version."""
-        with readable(self.path), self.transaction():
+        with self._readable, self.transaction():
             self._conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations ("
                 "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
@@ -115,8 +115,7 @@ class Database:
                 applied.append(migration.version)
         return applied
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """A write transaction: kept when the block ends, rolled back if it raises; returns
         once committed. A transaction opened inside another is part of it.
 
@@ -129,12 +128,12 @@ class Database:
         Under `leaving_commits` the caller doesn't wait here (see there).
         """
         if self._writing == threading.get_ident():
-            self._depth += 1
-            try:
-                yield self._conn
-            finally:
-                self._depth -= 1
-            return
+            return nullcontext(self._conn)  # part of the open one
+        return self._outermost()
+
+    @contextmanager
+    def _outermost(self) -> Iterator[sqlite3.Connection]:
+        """`transaction` on a thread that has none open: join the group, wait for its COMMIT."""
         with self._count:
             self._queued += 1
         self._lock.acquire()
@@ -145,14 +144,14 @@ class Database:
         try:
             group = self._member()
             try:
-                with readable(self.path):
+                with self._readable:
                     yield self._conn
                     self._conn.execute("RELEASE member")
             except BaseException as error:
                 self._undo_member(group, error)
                 raise
             finally:
-                self._depth, self._writing = 0, None
+                self._writing = None
                 callbacks, self._after_commit = self._after_commit, []
             group.kept()
             kept = True
@@ -180,7 +179,7 @@ class Database:
         """Join the open group (BEGIN IMMEDIATE one when none is open), in a SAVEPOINT of
         its own; the writer's lock is held. A group the loop's short writes left open is
         committed first by another thread's write, so they never wait for a long one."""
-        with readable(self.path):
+        with self._readable:
             if self._group is not None and self._group.left_for_loop not in (None, self._me()):
                 self._commit(self._group)
             if self._group is None:
@@ -192,7 +191,7 @@ class Database:
             except sqlite3.Error as error:
                 self._fail(group, error)
                 raise
-        self._depth, self._writing = 1, self._me()
+        self._writing = self._me()
         return group
 
     def _undo_member(self, group: CommitGroup, error: BaseException) -> None:
@@ -298,19 +297,19 @@ class Database:
         """Every row a query returns."""
         reader = self._reader()
         if reader is not None:
-            with readable(self.path):
+            with self._readable:
                 return reader.execute(sql, params).fetchall()
-        with self._lock, readable(self.path):
+        with self._lock, self._readable:
             return self._conn.execute(sql, params).fetchall()
 
     def one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         """The first row a query returns, or None."""
         reader = self._reader()
         if reader is not None:
-            with readable(self.path):
+            with self._readable:
                 found: sqlite3.Row | None = reader.execute(sql, params).fetchone()
             return found
-        with self._lock, readable(self.path):
+        with self._lock, self._readable:
             row: sqlite3.Row | None = self._conn.execute(sql, params).fetchone()
         return row
 
@@ -348,7 +347,7 @@ class Database:
         scan.set_trace_callback(self._trace)
 
         def read(sql: str, params: Params = ()) -> list[sqlite3.Row]:
-            with readable(self.path):
+            with self._readable:
                 return scan.execute(sql, params).fetchall()
 
         try:
@@ -358,7 +357,7 @@ class Database:
 
     def run(self, sql: str, params: Params = ()) -> int:
         """Execute one write statement in its own transaction (or the open one); rows changed."""
-        with readable(self.path), self.transaction() as conn:
+        with self._readable, self.transaction() as conn:
             return conn.execute(sql, params).rowcount
 
     def release_memory(self) -> None:

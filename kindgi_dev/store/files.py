@@ -6,8 +6,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from pathlib import Path
 
 from ..domain.errors import KindgiError
@@ -66,17 +65,24 @@ def storage_error(path: str, error: sqlite3.Error) -> KindgiError | None:
     return None
 
 
-@contextmanager
-def readable(path: str) -> Iterator[None]:
+class Readable:
     """Turn the file's and the disk's failures into errors that say what happened and what
-    to do (see `storage_error`); any other SQLite error is ours, and raised as it is."""
-    try:
-        yield
-    except sqlite3.Error as error:
-        meant = storage_error(path, error)
-        if meant is None:
-            raise
-        raise meant from None
+    to do (see `storage_error`); any other SQLite error is ours, and raised as it is.
+
+    A `with` block's guard that keeps no state, so a database makes one and reuses it
+    around every statement (a generator's context manager was made anew for each)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
+        if isinstance(error, sqlite3.Error):
+            meant = storage_error(self.path, error)
+            if meant is not None:
+                raise meant from None
 
 
 def prepare_files(path: Path) -> None:
