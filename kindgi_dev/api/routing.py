@@ -231,8 +231,14 @@ def shape(model: type[BaseModel], result: object) -> JSONObject:
     return dumped
 
 
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+"""Types `plain` gives back as they are: most of an answer's values, told by one lookup."""
+
+
 def plain(value: object) -> object:
     """Records as dicts of their present (non-None) fields; a page as `data`/`has_more`."""
+    if type(value) in _LEAVES:
+        return value
     if isinstance(value, Page):
         page: dict[str, object] = {"data": [plain(item) for item in value.items]}
         page["has_more"] = value.has_more
@@ -241,8 +247,8 @@ def plain(value: object) -> object:
         return page
     names = _record_fields(type(value))
     if names is not None:
-        present = ((name, getattr(value, name)) for name in names)
-        return {name: plain(field) for name, field in present if field is not None}
+        fields = [(name, getattr(value, name)) for name in names]
+        return {name: plain(field) for name, field in fields if field is not None}
     if isinstance(value, list | tuple) and not hasattr(value, "_fields"):
         return [plain(item) for item in value]
     return value
