@@ -7,7 +7,6 @@ Recording a verdict (the run's checks, the corrector, the run's copy) is `verdic
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -95,8 +94,7 @@ def create(
     corrector = corrector_of(ctx, participant_id)
     now = now_iso()
     ids = ordered_ids(len(checked) + 1)  # the correction's, then its verdicts'
-    made = new_correction(run, corrector, klass, now, ids[0])
-    correction = dataclasses.replace(made, decisions=decided, answer=said)
+    correction = new_correction(run, corrector, klass, now, ids[0], decided, said)
     verdicts = [
         new_verdict(
             run, correction.id, corrector, item, klass, now, f"items/{i}/pointer", ids[i + 1]

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from ..domain import corrections as rules
 from ..domain.errors import Conflict, Gone, NotFound
+from ..domain.expectations import Answer, Decisions
 from ..domain.json import JSON
 from ..domain.status import TERMINAL
 from ..domain.test_sets import CorrectionFacts, exclusion
@@ -207,9 +208,12 @@ def new_correction(
     klass: rules.AssertedClass,
     now: str,
     correction_id: str | None = None,
+    decisions: Decisions | None = None,
+    answer: Answer | None = None,
 ) -> rules.StoredCorrection:
-    """A new open correction by the corrector under the class, made now; its id
-    `correction_id` when given (see `ordered_ids`, `new_ids`), a new random one otherwise."""
+    """A new open correction by the corrector under the class, made now, with what the run
+    should have done and said; its id `correction_id` when given (see `ordered_ids`,
+    `new_ids`), a new random one otherwise."""
     return rules.StoredCorrection(
         id=correction_id or str(uuid.uuid4()),
         tenant_id=run.tenant_id,
@@ -222,6 +226,8 @@ def new_correction(
         updated_at=now,
         judge_class_id=klass.class_id,
         restricted=klass.restricted,
+        decisions=decisions,
+        answer=answer,
     )
 
 
