@@ -225,18 +225,22 @@ _NUMERALS = bytes.maketrans(b"123456789E", b"000000000e")
 searches find what a pattern tried at every character found ten times slower."""
 _LONGEST = b"0" * 309
 _EXPONENTS = (b"e000", b"e+000")
+_SIGNED = (b"e+000",)
+"""The exponent `json.dumps` writes: a float's repr signs it (`1e+300`), so in its text an
+unsigned one is inside a string (the ids' hex holds a few a case)."""
 _SPACE = frozenset(b" \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f")
 """The ASCII characters `str.isspace` (and so a pattern's `\\s`) takes for space."""
 
 
-def overflows(text: str) -> bool:
+def overflows(text: str, exponents: tuple[bytes, ...] = _EXPONENTS) -> bool:
     """Whether `text` holds a number of more digits than a double holds (309), or one with
     an exponent of three digits (`1e999` reads as infinity) where a number may start: at
-    the start or after `:`, `,` or `[` and spaces (an id's `9e123` is no number)."""
+    the start or after `:`, `,` or `[` and spaces (an id's `9e123` is no number); only
+    signed exponents are looked for when `exponents` is `_SIGNED`."""
     numerals = text.encode("utf-8", "surrogatepass").translate(_NUMERALS)
     if _LONGEST in numerals:
         return True
-    for exponent in _EXPONENTS:
+    for exponent in exponents:
         at = numerals.find(exponent)
         while at >= 0:
             if _starts_number(numerals, at):
@@ -270,14 +274,19 @@ def may_need_repair(text: str, rules: Rules | Open) -> bool:
     where that is allowed. Any other bound, and a part whose numbers are bounded as given,
     means the document is read.
     """
-    return _never_read(text) or may_need_repair_plain(text, rules)
+    return _never_read(text) or _may_need_repair_read(text, rules, _EXPONENTS)
 
 
 def may_need_repair_plain(text: str, rules: Rules | Open) -> bool:
-    """`may_need_repair` of text known to hold no `\\u` escape and no number that isn't
-    finite (as `json.dumps` with `allow_nan=False` writes them, escaped to ASCII): what
-    `_never_read` looks for is not looked for again."""
-    if overflows(text):
+    """`may_need_repair` of text `json.dumps` wrote with `allow_nan=False`, escaped to ASCII,
+    holding no `\\u` escape: what `_never_read` looks for is not looked for again, nor an
+    exponent it never writes (`_SIGNED`)."""
+    return _may_need_repair_read(text, rules, _SIGNED)
+
+
+def _may_need_repair_read(text: str, rules: Rules | Open, exponents: tuple[bytes, ...]) -> bool:
+    """`may_need_repair` past `_never_read`, the exponents `overflows` looks for given."""
+    if overflows(text, exponents):
         return True
     if text.count("[") + text.count("{") > _least_depth(rules):
         return True
