@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "tests")]
 
-from factories import AGENT, QUESTIONS, served, tutorial_runs  # noqa: E402
+from factories import AGENT, QUESTIONS, recorded_run, served, tutorial_runs  # noqa: E402
 from rows import Row  # noqa: E402
 
 from kindgi_dev.domain.expectations import GivenItem  # noqa: E402
@@ -48,6 +48,21 @@ def batch(runs: dict[str, str], count: int, prefix: str) -> list[NewCorrection]:
             for rank, key in enumerate(QUESTIONS[question])
         )
         made.append(NewCorrection(runs[question], items, participant_id=f"{prefix}-{n}"))
+    return made
+
+
+def spread(ctx: Context, count: int) -> list[NewCorrection]:
+    """`count` corrections each of a run of its own, verdicts alternating by correction: no
+    two share a run or items, as an import from another tool's records would be."""
+    questions = list(QUESTIONS)
+    made = []
+    for n in range(count):
+        question = questions[n % len(questions)]
+        items = tuple(
+            GivenItem(key, f"/output/articles/{rank}", "right" if (rank + n) % 2 else "wrong", rank)
+            for rank, key in enumerate(QUESTIONS[question])
+        )
+        made.append(NewCorrection(recorded_run(ctx, question), items, participant_id=f"s-{n}"))
     return made
 
 
@@ -89,14 +104,17 @@ STATEMENTS: list[tuple[float, float]] = []
 """The last measure's statements a correction, in a batch and one by one."""
 
 
-def measure(count: int) -> tuple[float, float, float, int]:
-    """(corrections/s in a batch, one by one; cases/s of the file's import; its cases)."""
+def measure(count: int) -> tuple[float, float, float, float, int]:
+    """(corrections/s in a batch of the spec's three runs, in a batch of as many runs, one by
+    one; cases/s of the file's import; its cases)."""
     root = Path(tempfile.mkdtemp(prefix="kindgi-bulk-"))
     (root / "a").mkdir()
     (root / "b").mkdir()
     with served(root / "a") as (client, ctx), served(root / "b") as (_, other):
         runs = tutorial_runs(ctx)
         batched = rate(count, lambda: create_many(ctx, batch(runs, count, "batch")))
+        own = spread(ctx, count // 10)
+        spread_out = rate(len(own), lambda: create_many(ctx, own))
 
         def one_by_one() -> None:
             for given in batch(runs, count // 10, "single"):
@@ -111,22 +129,23 @@ def measure(count: int) -> tuple[float, float, float, int]:
         cases = len(data["cases"])
         imported = rate(cases, lambda: test_set_files.import_file(other, data, "bench.json"))
         STATEMENTS.append(statements(ctx, runs))
-    return batched, single, imported, cases
+    return batched, spread_out, single, imported, cases
 
 
 def row_bulk(count: int) -> list[Row]:
     """Row 14's cell: both bulk paths' rates beside the one-by-one path's."""
-    batched, single, imported, cases = measure(count)
-    cpu = CPU[-3:]
+    batched, spread_out, single, imported, cases = measure(count)
+    cpu = CPU[-4:]
     measured = (
-        f"{batched:,.0f} corrections/s in a batch of {count:,} (one by one: {single:,.0f}/s, "
-        f"the batch {batched / single:.1f}× as fast); a test-set file of {cases:,} cases "
-        f"imported at {imported:,.0f} cases/s; per CPU second: {cpu[0]:,.0f} / {cpu[1]:,.0f} "
-        f"/ {cpu[2]:,.0f}; statements a correction: {STATEMENTS[-1][0]:.1f} in a batch, "
-        f"{STATEMENTS[-1][1]:.1f} one by one"
+        f"{batched:,.0f} corrections/s in a batch of {count:,} on the spec's 3 runs, "
+        f"{spread_out:,.0f}/s in a batch of {count // 10:,} each on its own run (one by one: "
+        f"{single:,.0f}/s, the first batch {batched / single:.1f}× as fast); a test-set file "
+        f"of {cases:,} cases imported at {imported:,.0f} cases/s; per CPU second: "
+        f"{cpu[0]:,.0f} / {cpu[1]:,.0f} / {cpu[2]:,.0f} / {cpu[3]:,.0f}; statements a "
+        f"correction: {STATEMENTS[-1][0]:.1f} in a batch, {STATEMENTS[-1][1]:.1f} one by one"
     )
     return [Row("bulk paths: a batch of corrections, a test-set file's import", TARGET,
-                measured, min(batched, imported) >= 20_000)]  # fmt: skip
+                measured, min(batched, spread_out, imported) >= 20_000)]  # fmt: skip
 
 
 if __name__ == "__main__":
