@@ -14,7 +14,7 @@ from starlette.types import Scope
 
 from ..domain.errors import BadInput, KindgiError, MethodNotAllowed, NoRoute
 from ..domain.json import JSON, JSONObject
-from ..services.verdicts import new_ids
+from ..ids import new_ids
 from .request_log import printable
 from .responses import json_response
 

@@ -20,6 +20,7 @@ from ..domain.errors import ValidationFailed
 from ..domain.expectations import Answer, Decisions, GivenItem
 from ..domain.json import JSON
 from ..domain.time import format_time
+from ..ids import ordered_ids
 from ..runtime.memory import collector_paused
 from ..store import corrections as store
 from ..store.runs import StoredRun
@@ -33,7 +34,6 @@ from .verdicts import (
     corrector_of,
     keep_copy,
     new_correction,
-    ordered_ids,
     verdict_of,
 )
 

@@ -18,6 +18,7 @@ from ..domain.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..domain.expectations import Answer, Decisions, GivenItem
 from ..domain.paging import Page, fetch_page
 from ..domain.time import now_iso
+from ..ids import ordered_ids
 from ..store import corrections as store
 from ..store.query import SQLValue
 from . import judge_classes, runs
@@ -30,7 +31,6 @@ from .verdicts import (
     keep_copy,
     new_correction,
     new_verdict,
-    ordered_ids,
     record,
     replace,
 )

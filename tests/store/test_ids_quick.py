@@ -7,7 +7,7 @@ import random
 import time
 import uuid
 
-from kindgi_dev.services.verdicts import new_ids, ordered_ids
+from kindgi_dev.ids import new_ids, ordered_ids
 from kindgi_dev.store.ids import packed, unpacked
 
 
