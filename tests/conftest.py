@@ -17,6 +17,32 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return len(os.sched_getaffinity(0)) + 1
 
 
+LONG_POLES = ("e2e/test_real_cli_sweep.py", "e2e/test_fuzz.py", "e2e/test_release.py")
+"""The files that take longest, longest first: each runs on one worker under `--dist
+loadfile`, so the suite can end no sooner than the one started last ends."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """xdist hands out files in collection order (below), not most tests first: that put the
+    files of one or two slow end-to-end tests last, so one worker ran them while the others
+    sat idle at the end."""
+    if config.pluginmanager.hasplugin("xdist"):
+        config.option.loadscopereorder = False
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Whole files in the order the workers should take them: the long poles, then every
+    other file with a slow test, then the rest; tests keep their order inside a file."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+
+    def rank(item: pytest.Item) -> tuple[int, int]:
+        path = item.path.as_posix()
+        poles = [n for n, pole in enumerate(LONG_POLES) if path.endswith(pole)]
+        return (0, poles[0]) if poles else (1 if item.path in slow_files else 2, 0)
+
+    items.sort(key=rank)
+
+
 PYPROJECT = """\
 [project]
 name = "demo-pack"
