@@ -628,23 +628,29 @@ def test_every_command_that_applies_works_or_says_kindgi_dev_does_not_serve_it(
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     problems: dict[str, str] = {}
 
-    def attempt(row: Row) -> tuple[Row, list[str], subprocess.CompletedProcess[str]]:
+    def attempt(
+        row: Row, names: dict[str, str]
+    ) -> tuple[Row, list[str], subprocess.CompletedProcess[str]]:
         args = [*row.words.split(), *(filled(a, names) for a in row.args)]
         return row, args, run_real(real_kindgi, servers[row.on], args)
 
     refused = [row for row in ROWS if row.expect == NOT_HERE]
-    with ThreadPoolExecutor(max_workers=2) as pool:  # these change nothing: two at a time
-        for row, args, done in pool.map(attempt, refused):
+    prepared_names = dict(names)  # what they name was made before any row ran
+    # These change nothing: two at a time, beside the rows that work (the sweep's longest
+    # part, one after another), so a 2-core machine isn't left with one busy core.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        tried = pool.map(lambda row: attempt(row, prepared_names), refused)
+        for row in ROWS:  # these build on each other: in order
+            if row.expect != WORKS or row is exports:
+                continue
+            row, args, done = attempt(row, names)
             if (wrong := judged(row, done)) is not None:
                 problems[" ".join(args)] = wrong
-    for row in ROWS:  # these build on each other: in order
-        if row.expect != WORKS or row is exports:
-            continue
-        row, args, done = attempt(row)
-        if (wrong := judged(row, done)) is not None:
-            problems[" ".join(args)] = wrong
-        elif row.keep is not None:
-            names[row.keep] = kept(row, done.stdout)
+            elif row.keep is not None:
+                names[row.keep] = kept(row, done.stdout)
+        for row, args, done in tried:
+            if (wrong := judged(row, done)) is not None:
+                problems[" ".join(args)] = wrong
     out, err = export.communicate(timeout=900)
     wrong = judged(exports, subprocess.CompletedProcess(export.args, export.returncode, out, err))
     wrong = wrong or said_unplainly(json.loads(out)["kinds"])
