@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import importlib.metadata
 import json
 import os
 import re
@@ -134,14 +133,14 @@ def cache_path(pack_dir: Path) -> Path:
 def index_key(pack_dir: Path, interpreter: str) -> str:
     """What an index depends on: the content of every file of the pack (dot folders,
     caches, environments and kindgi dev's own `.kindgirc.json` aside), the interpreter,
-    and the SDK that indexes."""
+    and the SDK that indexes (`sdk_stamp`)."""
     digest = hashlib.sha256()
     python = Path(interpreter)
     try:
         stamp = python.stat().st_mtime_ns
     except OSError:
         stamp = 0
-    digest.update(f"{python.resolve()}\0{stamp}\0{_sdk_version()}\0".encode())
+    digest.update(f"{python.resolve()}\0{stamp}\0{sdk_stamp(interpreter)}\0".encode())
     for folder, files in pack_walk(pack_dir):
         for name in sorted(set(files) - OWN_FILES):
             path = folder / name
@@ -152,11 +151,22 @@ def index_key(pack_dir: Path, interpreter: str) -> str:
     return digest.hexdigest()
 
 
-def _sdk_version() -> str:
-    try:
-        return importlib.metadata.version("kindgi")
-    except importlib.metadata.PackageNotFoundError:
-        return ""
+def sdk_stamp(interpreter: str) -> str:
+    """The `kindgi` SDK the interpreter indexes with: each of its installed metadata folders
+    (`kindgi-<version>.dist-info`) by name and time, in the pack's `.venv` when it indexes
+    with that one, else on kindgi dev's own path. Read from the folders, not through
+    `importlib.metadata`, which sees kindgi dev's own environment only: an SDK upgraded in
+    the pack's `.venv` would have found the index its old one made."""
+    if interpreter == sys.executable:
+        folders = [Path(entry) for entry in sys.path if entry]
+    else:
+        folders = sorted(Path(interpreter).parent.parent.glob("lib/python*/site-packages"))
+    found = []
+    for folder in folders:
+        for info in folder.glob("kindgi-*.dist-info"):
+            with contextlib.suppress(OSError):
+                found.append(f"{info}\0{info.stat().st_mtime_ns}")
+    return "\0".join(sorted(found))
 
 
 def cached_index(pack_dir: Path, key: str) -> JSONObject | None:

@@ -4,6 +4,7 @@ changed since it was made (no indexer, no syntax check), made anew when one did.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from kindgi_dev.runtime import pack as pack_module
-from kindgi_dev.runtime.pack import cache_path, index_pack
+from kindgi_dev.runtime.pack import cache_path, index_key, index_pack, pack_python
 from kindgi_dev.runtime.prestart import prestart
 
 TOKEN = "t" * 40
@@ -88,3 +89,21 @@ def test_an_index_with_a_file_that_failed_is_not_kept(
     assert not cache_path(pack).exists()
     asyncio.run(index_pack(pack, reuse=True))
     assert len(started) == 2
+
+
+def test_the_key_follows_the_sdk_in_the_packs_own_venv(make_pack: Callable[..., Path]) -> None:
+    """A pack with its own `.venv` indexes with that venv's SDK: upgrading the SDK there
+    makes the next start index anew, though kindgi dev's own SDK did not change."""
+    pack = make_pack()
+    python = pack / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.symlink_to(sys.executable)
+    site = pack / ".venv" / "lib" / "python3.11" / "site-packages"
+    (site / "kindgi-0.1.10.dist-info").mkdir(parents=True)
+    interpreter = pack_python(pack)
+    assert interpreter == str(python)
+    first = index_key(pack, interpreter)
+    assert index_key(pack, interpreter) == first  # nothing changed: the cached index serves
+
+    (site / "kindgi-0.1.10.dist-info").rename(site / "kindgi-0.1.11.dist-info")
+    assert index_key(pack, interpreter) != first
