@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -63,11 +64,14 @@ def create_app(
     progress: Progress | None = None,
     pack_service_token: str | None = None,
     prestarted: Prestart | None = None,
+    route_table: Path | None = None,
 ) -> Starlette:
     """The app of one kindgi dev instance; the store is opened and migrated here.
 
     `pack_service_token` and `prestarted` are what `kindgi dev` hands the pack runtime: the
     token of its pack service, and the index and pack service it began before its imports.
+    `route_table` is where `kindgi dev` keeps the `/v1` routes between starts (see
+    `api.route_table`); without it every resource module is imported here.
     """
     ctx = lifecycle.open_context(
         settings, pack_service_token=pack_service_token, prestarted=prestarted
@@ -91,7 +95,7 @@ def create_app(
             )
         ],
     )
-    app.router = ExactFirstRouter([*api.routes(), *console.routes()], lifespan=lifespan)
+    app.router = ExactFirstRouter([*api.routes(route_table), *console.routes()], lifespan=lifespan)
     app.state.ctx = ctx
     app.state.console = console.Sessions()
     return app

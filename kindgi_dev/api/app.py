@@ -4,12 +4,14 @@ console."""
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 from starlette.routing import BaseRoute
 
-from . import openapi, system, unserved
+from . import openapi, route_table, system, unserved
 from .endpoint import Operation
-from .routing import ordered, route
+from .route_table import Declared
+from .routing import loaded_route, ordered, route
 
 RESOURCES = (
     "system",
@@ -47,16 +49,36 @@ RESOURCES = (
 
 def endpoints() -> list[Operation]:
     """Every `/v1` endpoint, in the order the resources are listed."""
-    found: list[Operation] = []
+    return [endpoint for _, endpoint in _declarations()]
+
+
+def _declarations() -> list[tuple[str, Operation]]:
+    """Every `/v1` endpoint beside the name of the resource module declaring it."""
+    found: list[tuple[str, Operation]] = []
     for name in RESOURCES:
-        found.extend(importlib.import_module(f"{__package__}.{name}").ENDPOINTS)
+        module = importlib.import_module(f"{__package__}.{name}")
+        found.extend((name, endpoint) for endpoint in module.ENDPOINTS)
     return found
 
 
-def routes() -> list[BaseRoute]:
-    """The API's routes: its description, then every endpoint."""
-    declared = endpoints()
-    found: list[BaseRoute] = list(system.openapi_routes(lambda: openapi.document(declared)))
-    found.extend(ordered([route(e) for e in declared]))
-    found.extend(unserved.routes({(e.method, e.path) for e in declared}))
+def routes(table: Path | None = None) -> list[BaseRoute]:
+    """The API's routes: its description, then every endpoint. With `table`, the route
+    table kept there serves when it is current (`route_table`): no resource module is
+    imported until a request reaches it; else the table is made there for the next start."""
+    key = route_table.source_key() if table is not None else ""
+    kept = route_table.read(table, key) if table is not None else None
+    if kept is None:
+        declared = _declarations()
+        if table is not None:
+            route_table.write(
+                table, key, [Declared(m, e.method, e.path, e.operation_id) for m, e in declared]
+            )
+        built = [route(e) for _, e in declared]
+        served = {(e.method, e.path) for _, e in declared}
+    else:
+        built = [loaded_route(d) for d in kept]
+        served = {(d.method, d.path) for d in kept}
+    found: list[BaseRoute] = list(system.openapi_routes(lambda: openapi.document(endpoints())))
+    found.extend(ordered(built))
+    found.extend(unserved.routes(served))
     return found

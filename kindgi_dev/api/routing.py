@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import importlib
 import inspect
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
@@ -20,7 +21,7 @@ from starlette._utils import get_route_path
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Match, Route, Router
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..domain.errors import BadInput, Conflict, KindgiError, RequestTooLarge, Unauthenticated
 from ..domain.json import JSONObject
@@ -32,6 +33,7 @@ from . import cursors, limits
 from .endpoint import B, Call, Endpoint, Operation, Q
 from .errors import from_error, request_id_of
 from .responses import json_response
+from .route_table import Declared
 from .wire import parse, parse_body
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
@@ -117,6 +119,42 @@ def route(endpoint: Endpoint[B, Q]) -> Route:
     return Route(
         endpoint.path, Answering(handle), methods=[endpoint.method], name=endpoint.operation_id
     )
+
+
+def loaded_route(declared: Declared) -> Route:
+    """The route of an endpoint kept in the route table: matched by its method and path,
+    its module imported on its first request, then answered as `route` answers."""
+    return Route(
+        declared.path,
+        Loading(declared),
+        methods=[declared.method],
+        name=declared.operation_id,
+    )
+
+
+def endpoint_of(declared: Declared) -> Endpoint[Any, Any]:
+    """The endpoint the route table names, from its module's declarations."""
+    module = importlib.import_module(f"{__package__}.{declared.module}")
+    for endpoint in module.ENDPOINTS:
+        if (endpoint.method, endpoint.path) == (declared.method, declared.path):
+            found: Endpoint[Any, Any] = endpoint
+            return found
+    raise LookupError(f"{declared.module} declares no {declared.method} {declared.path}")
+
+
+class Loading:
+    """A kept route's ASGI app: its endpoint's, made on the first request (see
+    `route_table`). Nothing awaits between the check and the import, so two requests on
+    the event loop import it once."""
+
+    def __init__(self, declared: Declared) -> None:
+        self.declared = declared
+        self.app: ASGIApp | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.app is None:
+            self.app = route(endpoint_of(self.declared)).app
+        await self.app(scope, receive, send)
 
 
 class Answering:

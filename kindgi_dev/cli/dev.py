@@ -231,6 +231,7 @@ def serve(
                 progress=banner.phase_line,
                 pack_service_token=token,
                 prestarted=prestarted,
+                route_table=settings.dev_dir / "routes.json",
             )
         settle_collector()
         banner.phase_line(
