@@ -67,7 +67,7 @@ def routes(table: Path | None = None) -> list[BaseRoute]:
     imported until a request reaches it; else the table is made there for the next start."""
     key = route_table.source_key() if table is not None else ""
     kept = route_table.read(table, key) if table is not None else None
-    if kept is None:
+    if kept is None or any(d.module not in RESOURCES for d in kept):
         declared = _declarations()
         if table is not None:
             route_table.write(

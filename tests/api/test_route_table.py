@@ -113,3 +113,13 @@ def test_the_key_follows_every_source_file(tmp_path: Path, monkeypatch: pytest.M
     assert route_table.source_key() == first
     os.utime(source, ns=(1, 1))
     assert route_table.source_key() != first
+
+
+def test_a_table_naming_no_resource_module_is_made_anew(tmp_path: Path) -> None:
+    table = tmp_path / "routes.json"
+    key = route_table.source_key()
+    route_table.write(table, key, [Declared("nowhere", "GET", "/v1/runs", "runs.list")])
+    routes = api.routes(table)
+    assert not any(isinstance(r, Route) and isinstance(r.endpoint, Loading) for r in routes)
+    kept = route_table.read(table, key)
+    assert kept is not None and {d.module for d in kept} == set(api.RESOURCES)
