@@ -132,13 +132,13 @@ def loaded_route(declared: Declared) -> Route:
     )
 
 
-def endpoint_of(declared: Declared) -> Endpoint[Any, Any]:
+def endpoint_of(declared: Declared) -> Operation:
     """The endpoint the route table names, from its module's declarations."""
     module = importlib.import_module(f"{__package__}.{declared.module}")
-    for endpoint in module.ENDPOINTS:
+    declarations: list[Operation] = module.ENDPOINTS
+    for endpoint in declarations:
         if (endpoint.method, endpoint.path) == (declared.method, declared.path):
-            found: Endpoint[Any, Any] = endpoint
-            return found
+            return endpoint
     raise LookupError(f"{declared.module} declares no {declared.method} {declared.path}")
 
 
