@@ -65,13 +65,12 @@ def routes(table: Path | None = None) -> list[BaseRoute]:
     """The API's routes: its description, then every endpoint. With `table`, the route
     table kept there serves when it is current (`route_table`): no resource module is
     imported until a request reaches it; else the table is made there for the next start."""
-    key = route_table.source_key() if table is not None else ""
-    kept = route_table.read(table, key) if table is not None else None
+    kept = route_table.read(table) if table is not None else None
     if kept is None or any(d.module not in RESOURCES for d in kept):
         declared = _declarations()
         if table is not None:
             route_table.write(
-                table, key, [Declared(m, e.method, e.path, e.operation_id) for m, e in declared]
+                table, [Declared(m, e.method, e.path, e.operation_id) for m, e in declared]
             )
         built = [route(e) for _, e in declared]
         served = {(e.method, e.path) for _, e in declared}

@@ -47,13 +47,13 @@ def source_key() -> str:
     return digest.hexdigest()
 
 
-def read(path: Path, key: str) -> list[Declared] | None:
+def read(path: Path) -> list[Declared] | None:
     """The table kept at `path` when it was made from these very sources, else None."""
     try:
         kept = object_of(json.loads(path.read_text("utf-8")))
     except (OSError, ValueError, TypeError):
         return None
-    if kept.get("key") != key:
+    if kept.get("key") != source_key():
         return None
     found = []
     for entry in objects_of(kept.get("routes")):
@@ -65,7 +65,7 @@ def read(path: Path, key: str) -> list[Declared] | None:
     return found or None
 
 
-def write(path: Path, key: str, declared: Sequence[Declared]) -> None:
+def write(path: Path, declared: Sequence[Declared]) -> None:
     """Keep the table for the next start; a folder it can't be written to only costs that
     start the modules' imports."""
     routes = [
@@ -75,5 +75,5 @@ def write(path: Path, key: str, declared: Sequence[Declared]) -> None:
     staged = path.with_suffix(".json.tmp")
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
-        staged.write_text(json.dumps({"key": key, "routes": routes}), "utf-8")
+        staged.write_text(json.dumps({"key": source_key(), "routes": routes}), "utf-8")
         staged.replace(path)

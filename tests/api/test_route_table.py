@@ -65,7 +65,7 @@ def test_a_start_on_the_kept_table_imports_a_resource_at_its_first_request(
     (tmp_path / "pyproject.toml").write_text('[tool.kindgi.pack]\nid = "acme-ops"\n')
     first = _start(tmp_path)  # no table yet: every module read, the table made
     assert first["atStart"] == ["kindgi_dev.api.corrections"]
-    kept = route_table.read(tmp_path / ".kindgi" / "dev" / "routes.json", route_table.source_key())
+    kept = route_table.read(tmp_path / ".kindgi" / "dev" / "routes.json")
     assert kept is not None and len(kept) == len(api.endpoints())
 
     second = _start(tmp_path)
@@ -85,7 +85,7 @@ def test_the_kept_routes_are_the_declared_ones_in_the_same_order(tmp_path: Path)
 
     assert (loading(read_from_modules), loading(from_table)) == (0, len(api.endpoints()))
     assert [_matched(r) for r in from_table] == [_matched(r) for r in read_from_modules]
-    for declared in route_table.read(table, route_table.source_key()) or []:
+    for declared in route_table.read(table) or []:
         assert endpoint_of(declared).operation_id == declared.operation_id
 
 
@@ -97,11 +97,12 @@ def _matched(route: BaseRoute) -> tuple[str, set[str] | None, str]:
 
 def test_a_table_made_from_other_sources_is_made_anew(tmp_path: Path) -> None:
     table = tmp_path / "routes.json"
-    route_table.write(table, "another-install", [Declared("system", "GET", "/gone", "x.gone")])
-    assert route_table.read(table, route_table.source_key()) is None
+    gone = {"module": "system", "method": "GET", "path": "/gone", "id": "x.gone"}
+    table.write_text(json.dumps({"key": "another-install", "routes": [gone]}))
+    assert route_table.read(table) is None
     routes = api.routes(table)
     assert not any(isinstance(r, Route) and r.path == "/gone" for r in routes)
-    assert route_table.read(table, route_table.source_key()) is not None
+    assert route_table.read(table) is not None
 
 
 def test_the_key_follows_every_source_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -117,9 +118,8 @@ def test_the_key_follows_every_source_file(tmp_path: Path, monkeypatch: pytest.M
 
 def test_a_table_naming_no_resource_module_is_made_anew(tmp_path: Path) -> None:
     table = tmp_path / "routes.json"
-    key = route_table.source_key()
-    route_table.write(table, key, [Declared("nowhere", "GET", "/v1/runs", "runs.list")])
+    route_table.write(table, [Declared("nowhere", "GET", "/v1/runs", "runs.list")])
     routes = api.routes(table)
     assert not any(isinstance(r, Route) and isinstance(r.endpoint, Loading) for r in routes)
-    kept = route_table.read(table, key)
+    kept = route_table.read(table)
     assert kept is not None and {d.module for d in kept} == set(api.RESOURCES)
