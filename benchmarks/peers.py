@@ -13,6 +13,7 @@ Prints a markdown table on stdout, progress on stderr. Not a test: CI never runs
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -28,6 +29,7 @@ import peers_phoenix
 import peers_promptfoo
 import peers_work
 from lab import Lab, Sizes, ms, say
+from rows import machine_line
 from run import compile_package, descendants
 from scale import (
     Stamps,
@@ -187,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             tools.append(name)
         else:
             say(f"{name}: {'not installed' if not present else 'unshare -n refused'}, skipped")
+    load = os.getloadavg()
     compile_package()
     results: dict[int, dict[str, Figures]] = {}
     turn = 0
@@ -216,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             lab.close()
     print(table(results))
+    print(f"\n{machine_line(load)}")
     return 0
 
 

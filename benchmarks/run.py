@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import os
 import re
 import statistics
 import sys
@@ -32,7 +33,7 @@ from devserver import CLOSE, DevServer, clean_env
 from lab import QUICK, Lab, Sizes, ms, say, timed_eval
 from live_run import row_live_run
 from model_stub import ModelStub
-from rows import Row, percentile, rss_mb
+from rows import Row, machine_line, percentile, rss_mb
 from scale import LARGE_CASES, row_eval_scale, row_test_set_scale
 
 HERE = Path(__file__).resolve().parent
@@ -332,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = QUICK if args.quick else Sizes()
     if args.large:
         sizes = replace(sizes, scale_cases=(*sizes.scale_cases, LARGE_CASES))
-    began = time.perf_counter()
+    began, load = time.perf_counter(), os.getloadavg()
     compile_package()
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="kindgi-bench-") as root:
@@ -345,6 +346,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             lab.close()
     print(table(rows))
+    print(f"\n{machine_line(load)}")
     say(f"benchmarks done in {time.perf_counter() - began:.0f} s")
     return 0
 
