@@ -4,6 +4,7 @@ draw a resample shared by those resting on as many cases."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -28,14 +29,14 @@ def test_comparisons_together_are_each_as_alone_and_share_their_draws(
     comparisons = [*same_cases, fewer]
     alone = [paired_repeated(b, c) for b, c in comparisons]
 
-    draws: list[int] = []
-    real = random.Random.choices
+    draws: list[int] = []  # the cases each resample's draw drew
+    real = paired_module._draw
 
-    def counted(self: random.Random, *args: object, **kwargs: object) -> object:
-        draws.append(int(kwargs["k"]))  # type: ignore[call-overload]
-        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+    def counted(rng: random.Random, n: int) -> Callable[[list[float]], tuple[float, ...]]:
+        draws.append(n)
+        return real(rng, n)
 
-    monkeypatch.setattr(paired_module.random.Random, "choices", counted)
+    monkeypatch.setattr(paired_module, "_draw", counted)
     together = paired_together(comparisons)
 
     assert together == alone
