@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from ..domain import corrections as rules
-from ..domain.errors import ValidationFailed
+from ..domain.errors import NotFound, ValidationFailed
 from ..domain.expectations import Answer, Decisions, GivenItem
 from ..domain.json import JSON
 from ..domain.time import format_time
@@ -24,15 +24,15 @@ from ..ids import ordered_ids
 from ..runtime.memory import collector_paused
 from ..store import corrections as store
 from ..store.runs import StoredRun
-from . import corrections, judge_classes
+from . import corrections, judge_classes, runs
 from .context import Context
 from .verdicts import (
     agent_tools,
     case_state_of,
     checked_value,
-    correctable_run,
+    correctable,
     corrector_of,
-    keep_copy,
+    keep_copies,
     new_correction,
     verdict_of,
 )
@@ -73,6 +73,8 @@ class _Seen:
     one-by-one path finds it."""
 
     runs: dict[str, StoredRun] = field(default_factory=dict)
+    stored: dict[str, StoredRun] = field(default_factory=dict)
+    """The batch's runs as read at once before its checks (`read_runs`), not yet checked."""
     items: dict[tuple[GivenItem, ...], list[rules.CorrectedItem]] = field(default_factory=dict)
     values: dict[tuple[str, str | None, str], JSON] = field(default_factory=dict)
     spare_ids: list[str] = field(default_factory=list)
@@ -96,11 +98,18 @@ class _Seen:
         del self.spare_ids[:count]
         return drawn
 
-    def run(self, ctx: Context, run_id: str) -> StoredRun:
-        """The correctable run (`correctable_run`), read once a batch."""
+    def read_runs(self, ctx: Context, run_ids: Sequence[str]) -> None:
+        """Read the batch's runs, a few hundred a statement rather than one each."""
+        self.stored = runs.get_records(ctx, list(dict.fromkeys(run_ids)))
+
+    def run(self, run_id: str) -> StoredRun:
+        """The correctable run (`correctable_run`'s refusals, at its turn in the batch)."""
         found = self.runs.get(run_id)
         if found is None:
-            found = self.runs[run_id] = correctable_run(ctx, run_id)
+            stored = self.stored.get(run_id)
+            if stored is None:
+                raise NotFound("run", run_id)
+            found = self.runs[run_id] = correctable(stored)
         return found
 
     def checked_items(self, given: Sequence[GivenItem], where: str) -> list[rules.CorrectedItem]:
@@ -140,6 +149,7 @@ def create_many(ctx: Context, batch: Sequence[NewCorrection]) -> list[str]:
 
 def _create_many(ctx: Context, batch: Sequence[NewCorrection]) -> list[str]:
     seen = _Seen()
+    seen.read_runs(ctx, [one.run_id for one in batch])
     checked = [_check(ctx, one, f"corrections/{i}/", seen) for i, one in enumerate(batch)]
     ids: list[str] = []
     with ctx.db.transaction():
@@ -168,7 +178,7 @@ def _check(ctx: Context, given: NewCorrection, where: str, seen: _Seen) -> _Chec
     said = None if answer is None else rules.check_answer(answer, f"{where}answer")
     if not checked and decided is None and said is None:
         raise ValidationFailed(f"{where}items", "a correction needs items, decisions or answer")
-    run = seen.run(ctx, given.run_id)
+    run = seen.run(given.run_id)
     klass = judge_classes.usable(ctx, given.judge_class_id, run)
     if decided is not None:
         rules.check_tools(decided, agent_tools(ctx, run), f"{where}decisions")
@@ -192,8 +202,7 @@ def _write(ctx: Context, rows: _Rows) -> None:
     """The waiting rows, a statement per table, then the runs' copies; emptied after."""
     store.insert_corrections_staged(ctx.db, rows.corrections, rows.case_states)
     store.insert_verdicts_staged(ctx.db, rows.verdicts)
-    for run, now in rows.copies.values():
-        keep_copy(ctx, run, now)
+    keep_copies(ctx, list(rows.copies.values()))
     rows.corrections.clear()
     rows.case_states.clear()
     rows.verdicts.clear()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import uuid
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from ..domain import corrections as rules
 from ..domain.errors import Conflict, Gone, NotFound
@@ -36,18 +36,22 @@ def correctable_run(ctx: Context, run_id: str) -> StoredRun:
     A replay may be corrected like any run (0.3): that's how a version's new items get
     corrections. Its corrections are no cases of the agent's test set.
     """
-    run = runs.get_record(ctx, run_id)
+    return correctable(runs.get_record(ctx, run_id))
+
+
+def correctable(run: StoredRun) -> StoredRun:
+    """`correctable_run`'s checks of a run already read (a batch reads its runs at once)."""
     if run.content_erased_at:
         raise Gone(
-            f"Run {run_id}'s content was erased; there is nothing to correct.",
+            f"Run {run.id}'s content was erased; there is nothing to correct.",
             code="run-erased",
-            runId=run_id,
+            runId=run.id,
         )
     if run.status not in TERMINAL or run.output is None:
         raise Conflict(
-            f"Run {run_id} is {run.status} and has no output to correct yet.",
+            f"Run {run.id} is {run.status} and has no output to correct yet.",
             code="run-not-finished",
-            runId=run_id,
+            runId=run.id,
         )
     return run
 
@@ -77,17 +81,30 @@ def agent_tools(ctx: Context, run: StoredRun) -> set[str]:
 
 def keep_copy(ctx: Context, run: StoredRun, now: str) -> None:
     """Store the run's copy at its first verdict: input, context with `toolEnv`, output."""
+    keep_copies(ctx, [(run, now)])
+
+
+def keep_copies(ctx: Context, judged: Sequence[tuple[StoredRun, str]]) -> None:
+    """`keep_copy` of each (run, first verdict's time), one read and one write for all."""
     copied = _COPIED.setdefault(ctx.db, {})
-    if run.id in copied:
+    fresh = {run.id: (run, now) for run, now in judged if run.id not in copied}
+    kept = judged_copies.copied_among(ctx.db, list(fresh))
+    _remember(copied, kept)
+    copies = [_copy_of(run, now) for run, now in fresh.values() if run.id not in kept]
+    if not copies:
         return
-    if judged_copies.has_copy(ctx.db, run.id):
-        _remember(copied, run.id)
-        return
+    judged_copies.insert_copies(ctx.db, copies)
+    made = [copy.run_id for copy in copies]
+    ctx.db.after_commit(lambda: _remember(copied, made))  # never if it rolls back
+
+
+def _copy_of(run: StoredRun, now: str) -> judged_copies.JudgedCopy:
+    """A run's copy as its first verdict keeps it."""
     recorded = run.context or {}
     context = {k: recorded[k] for k in _CONTEXT_FIELDS if k in recorded}
     if run.tool_env:
         context["toolEnv"] = run.tool_env
-    copy = judged_copies.JudgedCopy(
+    return judged_copies.JudgedCopy(
         run_id=run.id,
         subject=subject_of(run),
         captured_at=now,
@@ -96,15 +113,14 @@ def keep_copy(ctx: Context, run: StoredRun, now: str) -> None:
         output=run.output,
         segments=segments_json(run.segments),
     )
-    judged_copies.insert_copy(ctx.db, copy)
-    ctx.db.after_commit(lambda: _remember(copied, run.id))  # never if it rolls back
 
 
-def _remember(copied: dict[str, None], run_id: str) -> None:
-    """Note that a run's copy is committed, forgetting the earliest beyond `COPIED_KEPT`."""
+def _remember(copied: dict[str, None], run_ids: Iterable[str]) -> None:
+    """Note that runs' copies are committed, forgetting the earliest beyond `COPIED_KEPT`."""
     with _COPIED_LOCK:
-        copied[run_id] = None
-        if len(copied) > COPIED_KEPT:
+        for run_id in run_ids:
+            copied[run_id] = None
+        while len(copied) > COPIED_KEPT:
             del copied[next(iter(copied))]
 
 

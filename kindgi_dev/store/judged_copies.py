@@ -13,9 +13,15 @@ from .jsoncol import Codec, dump, load
 from .query import chunks, marks
 
 
-def has_copy(db: Database, run_id: str) -> bool:
-    """Whether the run's copy was kept already."""
-    return db.one("SELECT 1 FROM judged_run_copies WHERE run_id = ?", (run_id,)) is not None
+def copied_among(db: Database, run_ids: Sequence[str]) -> set[str]:
+    """Those of the runs whose copy was kept already: a read of 500 at a time."""
+    found: set[str] = set()
+    for chunk in chunks(run_ids):
+        rows = db.all(
+            f"SELECT run_id FROM judged_run_copies WHERE run_id IN ({marks(chunk)})", chunk
+        )
+        found.update(row["run_id"] for row in rows)
+    return found
 
 
 @dataclass(frozen=True)
@@ -36,12 +42,10 @@ _SUBJECT = Codec(Subject)
 """A copy's `subject` column: `{kind, id, version}`."""
 
 
-def insert_copy(db: Database, copy: JudgedCopy) -> None:
-    """Keep a judged run's copy, unless one was kept at an earlier judgment."""
-    db.run(
-        "INSERT OR IGNORE INTO judged_run_copies "
-        "(run_id, subject, input, context, output, segments, captured_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+def insert_copies(db: Database, copies: Sequence[JudgedCopy]) -> None:
+    """Keep judged runs' copies, one statement for all, except a run's kept at an earlier
+    judgment."""
+    rows = [
         (
             copy.run_id,
             _SUBJECT.dump(copy.subject),
@@ -50,8 +54,16 @@ def insert_copy(db: Database, copy: JudgedCopy) -> None:
             dump(copy.output),
             dump(copy.segments),
             copy.captured_at,
-        ),
-    )
+        )
+        for copy in copies
+    ]
+    with db.transaction() as conn:
+        conn.executemany(
+            "INSERT OR IGNORE INTO judged_run_copies "
+            "(run_id, subject, input, context, output, segments, captured_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
 
 
 def get_copy(db: Database, run_id: str) -> JudgedCopy | None:
