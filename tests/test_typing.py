@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DOMAIN = ROOT / "kindgi_dev" / "domain"
 PURE = {
     "__future__", "base64", "collections", "dataclasses", "datetime", "enum", "functools",
-    "hashlib", "itertools", "json", "math", "operator", "random", "re", "statistics", "sys", "typing",
-    "typing_extensions",
+    "hashlib", "itertools", "json", "math", "operator", "random", "re", "statistics", "sys",
+    "typing", "typing_extensions",
 }  # fmt: skip
 """What a rule may import besides domain/ itself: no I/O, no pydantic, no other layer."""
 

@@ -12,11 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import QUESTIONS, served, tutorial_runs
+from factories import (
+    QUESTIONS,
+    UNCORRECTABLE,
+    recorded_run,
+    served,
+    tutorial_runs,
+    uncorrectable_run,
+)
 from tables import Rows, every_row
 
 from kindgi_dev.domain import corrections as rules
-from kindgi_dev.domain.errors import ValidationFailed
+from kindgi_dev.domain.errors import KindgiError, ValidationFailed
 from kindgi_dev.domain.expectations import Answer, Decisions, GivenItem
 from kindgi_dev.domain.time import now_iso
 from kindgi_dev.services import corrections
@@ -178,3 +185,43 @@ def test_a_batch_stamps_each_correction_with_the_clock_in_wire_form_in_order(
     assert made == sorted(made) and started <= made[0] and made[-1] <= ended
     assert all(TIME.fullmatch(m) for m in made)
     assert len(verdicts) == 3 * 300 and all(v == c for v, c in verdicts)
+
+
+@pytest.mark.parametrize(("kind", "status", "code"), UNCORRECTABLE)
+def test_a_batch_refuses_a_run_no_one_may_correct_at_its_turn_and_writes_nothing(
+    two_stores: tuple[tuple[Context, dict[str, str]], ...], kind: str, status: int, code: str
+) -> None:
+    """The batch reads its runs at once, yet refuses as the one-by-one path does: the
+    first refused correction (`items` come first: a bad item before it still wins)."""
+    _, (ctx, runs) = two_stores
+    batch = batch_of(runs)
+    batch[4] = replace(batch[4], run_id=uncorrectable_run(ctx, runs, kind))
+    before = every_row(Path(ctx.db.path))
+    with pytest.raises(KindgiError) as refused:
+        create_many(ctx, batch)
+    assert (refused.value.status, refused.value.wire_code) == (status, code)
+    assert every_row(Path(ctx.db.path)) == before
+
+
+def test_a_batch_over_many_runs_reads_them_and_their_copies_a_statement_for_all(
+    tmp_path: Path,
+) -> None:
+    """An import's shape, each correction on a run of its own: the runs are read, and their
+    judged copies looked for, in one statement each, not one a run; every run has its copy
+    after."""
+    with served(tmp_path) as (_, ctx):
+        questions = list(QUESTIONS)
+        own = [recorded_run(ctx, questions[n % 3]) for n in range(40)]
+        batch = [
+            NewCorrection(run_id, items_of(questions[n % 3]), participant_id=f"s-{n}")
+            for n, run_id in enumerate(own)
+        ]
+        traced: list[str] = []
+        ctx.db.trace(traced.append)
+        create_many(ctx, batch)
+        ctx.db.trace(None)
+        reads_of_runs = [s for s in traced if re.search(r"\bFROM runs\b", s)]
+        reads_of_copies = [s for s in traced if re.search(r"SELECT .* FROM judged_run_copies", s)]
+        assert (len(reads_of_runs), len(reads_of_copies)) == (1, 1)
+        kept = every_row(Path(ctx.db.path))["judged_run_copies"]
+        assert len(kept) == 40
