@@ -22,12 +22,20 @@ LONG_POLES = ("e2e/test_real_cli_sweep.py", "e2e/test_fuzz.py", "e2e/test_releas
 loadfile`, so the suite can end no sooner than the one started last ends."""
 
 
+NODE_CACHE = Path.home() / ".cache" / "kindgi-dev" / "node-compile-cache"
+"""Where Node keeps the V8 code of the real CLI's modules between its runs (Node's own
+`NODE_COMPILE_CACHE`, which changes nothing it does): the suite starts the real CLI a few
+hundred times, each start about 1.4 s of CPU here, and a tenth less with the cache
+(`kindgi --help`: 1.25 against 1.40 s of user CPU)."""
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """xdist hands out files in collection order (below), not most tests first: that put the
     files of one or two slow end-to-end tests last, so one worker ran them while the others
-    sat idle at the end."""
+    sat idle at the end. Every process the tests start inherits `NODE_CACHE`."""
     if config.pluginmanager.hasplugin("xdist"):
         config.option.loadscopereorder = False
+    os.environ.setdefault("NODE_COMPILE_CACHE", str(NODE_CACHE))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -88,6 +88,8 @@ def keep_copies(ctx: Context, judged: Sequence[tuple[StoredRun, str]]) -> None:
     """`keep_copy` of each (run, first verdict's time), one read and one write for all."""
     copied = _COPIED.setdefault(ctx.db, {})
     fresh = {run.id: (run, now) for run, now in judged if run.id not in copied}
+    if not fresh:
+        return
     kept = judged_copies.copied_among(ctx.db, list(fresh))
     _remember(copied, kept)
     copies = [_copy_of(run, now) for run, now in fresh.values() if run.id not in kept]
