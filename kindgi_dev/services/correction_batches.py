@@ -67,14 +67,13 @@ _IDS_AT_ONCE = 512
 
 @dataclass
 class _Seen:
-    """What the batch checked already, each a pure function of what it names: the runs, the
-    items as given, and each item's value in a run's output (a seeding batch corrects a
-    few runs many times over). Only what passed is kept, so a refusal is found where the
-    one-by-one path finds it."""
+    """What the batch read or checked already, each a pure function of what it names: its
+    runs (read at once, checked at each turn), the items as given, and each item's value in
+    a run's output (a seeding batch corrects a few runs many times over). Only what passed
+    is kept, so a refusal is found where the one-by-one path finds it."""
 
     runs: dict[str, StoredRun] = field(default_factory=dict)
-    stored: dict[str, StoredRun] = field(default_factory=dict)
-    """The batch's runs as read at once before its checks (`read_runs`), not yet checked."""
+    """The batch's runs as read before its checks (`read_runs`)."""
     items: dict[tuple[GivenItem, ...], list[rules.CorrectedItem]] = field(default_factory=dict)
     values: dict[tuple[str, str | None, str], JSON] = field(default_factory=dict)
     spare_ids: list[str] = field(default_factory=list)
@@ -100,17 +99,14 @@ class _Seen:
 
     def read_runs(self, ctx: Context, run_ids: Sequence[str]) -> None:
         """Read the batch's runs, a few hundred a statement rather than one each."""
-        self.stored = runs.get_records(ctx, list(dict.fromkeys(run_ids)))
+        self.runs = runs.get_records(ctx, list(dict.fromkeys(run_ids)))
 
     def run(self, run_id: str) -> StoredRun:
         """The correctable run (`correctable_run`'s refusals, at its turn in the batch)."""
         found = self.runs.get(run_id)
         if found is None:
-            stored = self.stored.get(run_id)
-            if stored is None:
-                raise NotFound("run", run_id)
-            found = self.runs[run_id] = correctable(stored)
-        return found
+            raise NotFound("run", run_id)
+        return correctable(found)
 
     def checked_items(self, given: Sequence[GivenItem], where: str) -> list[rules.CorrectedItem]:
         """`check_items` of the items as given."""
