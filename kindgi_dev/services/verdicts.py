@@ -91,13 +91,13 @@ def keep_copies(ctx: Context, judged: Sequence[tuple[StoredRun, str]]) -> None:
     if not fresh:
         return
     kept = judged_copies.copied_among(ctx.db, list(fresh))
-    _remember(copied, kept)
     copies = [_copy_of(run, now) for run, now in fresh.values() if run.id not in kept]
-    if not copies:
-        return
-    judged_copies.insert_copies(ctx.db, copies)
-    made = [copy.run_id for copy in copies]
-    ctx.db.after_commit(lambda: _remember(copied, made))  # never if it rolls back
+    if copies:
+        judged_copies.insert_copies(ctx.db, copies)
+    # Both what this transaction found (another member's copy, uncommitted, may be among
+    # it) and what it wrote are remembered once it commits; never if it rolls back.
+    known = [*kept, *(copy.run_id for copy in copies)]
+    ctx.db.after_commit(lambda: _remember(copied, known))
 
 
 def _copy_of(run: StoredRun, now: str) -> judged_copies.JudgedCopy:

@@ -97,6 +97,20 @@ def test_a_copy_rolled_back_is_kept_by_the_next_correction(tmp_path: Path) -> No
         assert [tuple(r) for r in ctx.db.all("SELECT run_id FROM judged_run_copies")] == [(run_id,)]
 
 
+def test_a_copy_seen_in_a_transaction_rolled_back_is_not_taken_as_kept(tmp_path: Path) -> None:
+    """Two corrections in one transaction (as a group commit shares one): the second finds
+    the copy the first wrote, not committed yet; after the rollback the next correction
+    must still keep it."""
+    with served(tmp_path) as (_, ctx):
+        run_id = recorded_run(ctx, PASSWORD)
+        with pytest.raises(Undone), ctx.db.transaction():
+            correct(ctx, run_id, "first")
+            correct(ctx, run_id, "second")
+            raise Undone
+        correct(ctx, run_id, "third")
+        assert [tuple(r) for r in ctx.db.all("SELECT run_id FROM judged_run_copies")] == [(run_id,)]
+
+
 def test_a_correction_and_its_verdicts_get_ids_ordered_by_time(tmp_path: Path) -> None:
     with served(tmp_path) as (_, ctx):
         run_id = recorded_run(ctx, PASSWORD)
