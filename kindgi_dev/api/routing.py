@@ -320,8 +320,16 @@ def _authenticate(request: Request, ctx: Context) -> Caller:
 
 
 async def _read_body(request: Request, limit: int, idle_seconds: float) -> bytes:
-    """The body, refused when larger than `limit` or stalled `idle_seconds` between chunks."""
-    declared = whole_number(request.headers.get("content-length") or "")
+    """The body, refused when larger than `limit` or stalled `idle_seconds` between chunks.
+
+    A request framing no body (neither `Content-Length` nor `Transfer-Encoding`, as a GET
+    sends, or a length of 0) has none (RFC 9112 6.3): it is not waited for, so a read
+    doesn't arm the stall timer and its timeout for nothing."""
+    headers = request.headers
+    length = headers.get("content-length")
+    if (length is None or length == "0") and "transfer-encoding" not in headers:
+        return b""
+    declared = whole_number(length or "")
     if declared is not None and declared > limit:
         raise RequestTooLarge(f"The body is larger than {limit} bytes.", maxBytes=limit)
     chunks = []
