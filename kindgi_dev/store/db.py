@@ -48,6 +48,15 @@ class DatabaseTooNew(KindgiError):
     code = "database-too-new"
 
 
+def _sqlite_error_of(error: BaseException) -> sqlite3.Error | None:
+    """The SQLite error behind `error`: itself, or the one `Readable` turned into what it
+    means to the user (a full disk), so every member of the group hears the same."""
+    if isinstance(error, sqlite3.Error):
+        return error
+    behind = error.__context__
+    return behind if isinstance(behind, sqlite3.Error) else None
+
+
 class Database:
     """The store's one connection to `.kindgi/dev.sqlite3` (or `:memory:` in tests)."""
 
@@ -198,7 +207,7 @@ class Database:
         """Roll back one member's writes. When SQLite ended the whole transaction (a full
         disk may), or the rollback fails, the group fails: every member raises it."""
         if not self._conn.in_transaction:
-            self._fail(group, error if isinstance(error, sqlite3.Error) else None)
+            self._fail(group, _sqlite_error_of(error))
             return
         try:
             self._conn.execute("ROLLBACK TO member")

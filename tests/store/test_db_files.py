@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -69,4 +71,33 @@ def test_a_full_disk_is_507_keeps_nothing_and_writes_again_once_there_is_room(
         conn.execute("PRAGMA max_page_count = 1073741823")
     db.run("INSERT INTO notes VALUES ('after')")
     assert [row[0] for row in db.all("SELECT body FROM notes")] == ["after"]
+    db.close()
+
+
+def test_a_full_disk_is_507_to_every_member_of_the_group_it_ended(tmp_path: Path) -> None:
+    """Two writers share a group; the second fills the disk, which ends the transaction: the
+    first, which did nothing wrong, hears the same 507, not an internal error."""
+    db = Database(tmp_path / "dev.sqlite3")
+    db.run("CREATE TABLE notes (body TEXT NOT NULL)")
+
+    def first() -> None:
+        with db.transaction() as conn:
+            conn.execute("INSERT INTO notes VALUES ('first')")
+            while db.writers_waiting() < 1:  # the second waits to join: the group stays open
+                time.sleep(0.001)
+
+    def second() -> None:
+        with db.transaction() as conn:
+            pages = conn.execute("PRAGMA page_count").fetchone()[0]
+            conn.execute(f"PRAGMA max_page_count = {pages}")
+            conn.execute("INSERT INTO notes VALUES (?)", ("x" * 100_000,))
+
+    with ThreadPoolExecutor(2) as pool:
+        joined = pool.submit(first)
+        time.sleep(0.05)
+        filled = pool.submit(second)
+        errors = [joined.exception(10), filled.exception(10)]
+    assert [type(error) for error in errors] == [DiskFull, DiskFull]
+    assert all(isinstance(e, DiskFull) and e.status == 507 for e in errors)
+    assert db.all("SELECT body FROM notes") == []
     db.close()
