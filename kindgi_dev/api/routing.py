@@ -31,7 +31,7 @@ from ..services import idempotency, identity
 from ..services.context import Caller, Context, acting_as
 from . import cursors, limits
 from .endpoint import B, Call, Endpoint, Operation, Q
-from .errors import from_error, request_id_of
+from .errors import from_error, log, request_id_of
 from .responses import json_response
 from .route_table import Declared
 from .wire import parse, parse_body
@@ -169,7 +169,13 @@ class Answering:
         await response(scope, receive, send)
 
 
-async def _answer(ctx: Context, request: Request, endpoint: Endpoint[B, Q], raw: bytes) -> Response:
+async def _answer(
+    ctx: Context,
+    request: Request,
+    endpoint: Endpoint[B, Q],
+    raw: bytes,
+    keep: Callable[[Response], None] | None = None,
+) -> Response:
     """Parse, handle, render. A plain-function handler does all three in a worker thread,
     so neither a large body nor a long write holds up the event loop; a body under the
     endpoint's `inline_below` is handled on the loop, unless a write is in flight (it is
@@ -177,7 +183,8 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint[B, Q], raw:
 
     A plain-function handler of a write method runs, and its answer is rendered, inside
     one write transaction: an answer that fails to render rolls its write back, so no
-    request answers 500 after it stored something."""
+    request answers 500 after it stored something. `keep` is given the answer inside that
+    transaction too (an Idempotency-Key's kept answer commits with the write or not at all)."""
     pages = pages_of(ctx, request)
 
     def call() -> Call[B, Q]:
@@ -206,11 +213,15 @@ async def _answer(ctx: Context, request: Request, endpoint: Endpoint[B, Q], raw:
             return finish(handler(given))
         with ctx.db.transaction():
             try:
-                return finish(handler(given))
+                answered = finish(handler(given))
             except KindgiError as error:
                 if not endpoint.keeps_refusals:
                     raise
                 refusal = error
+            else:
+                if keep is not None:
+                    keep(answered)
+                return answered
         raise refusal
 
     if len(raw) < endpoint.inline_below:
@@ -432,16 +443,37 @@ async def _idempotent(
         response = from_error(error, request_id_of(request.scope))
         response.headers["Retry-After"] = "5"
         return response
+    kept: list[Response] = []
+
+    def keep(response: Response) -> None:
+        """Keep a whole successful answer under the key, in the write's own transaction."""
+        if response.status_code < 400 and not isinstance(response, StreamingResponse):
+            _remember(ctx, held, response)
+            kept.append(response)
+
     try:
-        response = await _whole(await _answer(ctx, request, endpoint, raw))
-        if response.status_code < 400:
-            content_type = response.headers.get("content-type", "application/json")
-            idempotency.remember(
-                ctx, held, response.status_code, content_type, bytes(response.body)
-            )
+        response = await _whole(await _answer(ctx, request, endpoint, raw, keep))
+        if response.status_code < 400 and not kept:
+            _remember_after(ctx, held, response)
     finally:
         idempotency.release(ctx, held)
     return response
+
+
+def _remember(ctx: Context, held: idempotency.Claim, response: Response) -> None:
+    """Keep an answer under its Idempotency-Key, to replay byte for byte."""
+    content_type = response.headers.get("content-type", "application/json")
+    idempotency.remember(ctx, held, response.status_code, content_type, bytes(response.body))
+
+
+def _remember_after(ctx: Context, held: idempotency.Claim, response: Response) -> None:
+    """Keep the answer of a write that committed on its own (a coroutine handler's, or a
+    streamed one): failing to keep it does not make the write's answer an error, since the
+    write is stored; a retry with the key then runs again, as it would without one."""
+    try:
+        _remember(ctx, held, response)
+    except KindgiError as error:
+        log.warning("The answer under an Idempotency-Key was not kept: %s", error.message)
 
 
 async def _whole(response: Response) -> Response:
