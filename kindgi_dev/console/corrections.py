@@ -200,7 +200,8 @@ async def save(visit: Visit) -> Response:
     run = verdicts.correctable_run(visit.ctx, visit.request.path_params["runId"])
     sent, rows = _sent(visit, items_of(run.output))
     try:
-        create_correction(visit.ctx, body_of(visit, run.id, sent))
+        body = body_of(visit, run.id, sent)
+        forms.written(visit.ctx, lambda: create_correction(visit.ctx, body))
     except KindgiError as error:
         beside = _beside(error, rows)
         said = forms.reason_of(error, ARGS if beside == ARGS else None)

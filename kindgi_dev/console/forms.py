@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -15,11 +16,21 @@ from ..api import limits
 from ..api.wire import parse_body
 from ..domain.errors import BadInput, KindgiError
 from ..domain.json import JSON, JSONObject
+from ..services.context import Context
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 """A JSON number, in ASCII digits only (`²` is a digit to Python, not to JSON)."""
+
+
+def written(ctx: Context, write: Callable[[], T]) -> T:
+    """A form's write as the API handles one: what it reads to check and what it writes, in
+    one write transaction; so a change committed meanwhile (an erasure of the run) is seen
+    by the checks or comes after the write, never between them."""
+    with ctx.db.transaction():
+        return write()
 
 
 def at(error: BadInput, field: str) -> BadInput:

@@ -69,7 +69,10 @@ async def build(visit: Visit) -> Response:
             minJudgments=forms.number_text(judgments) if judgments else None,
         )
         given = forms.body_of(BuildJudgedSuiteBody, body)
-        eval_suites.build_from_judgments(visit.ctx, suite_id, selection_of(given))
+        selection = selection_of(given)
+        forms.written(
+            visit.ctx, lambda: eval_suites.build_from_judgments(visit.ctx, suite_id, selection)
+        )
     except KindgiError as error:
         field = str(error.details.get("field") or "form")
         field = "subject" if field in ("agentId", "flowId") else field
@@ -255,7 +258,7 @@ async def add_case(visit: Visit) -> Response:
     data = forms.present(runId=visit.field("run") or None, items=[item])
     try:
         body = forms.body_of(AddCaseBody, data)
-        add_hand_case(visit.ctx, agent_id, body)
+        forms.written(visit.ctx, lambda: add_hand_case(visit.ctx, agent_id, body))
     except KindgiError as error:
         field = ADD_FIELDS.get(str(error.details.get("field")), "add")
         return await agent_set(visit, {field: forms.reason_of(error)}, error.status)
@@ -267,7 +270,9 @@ async def retire(visit: Visit) -> Response:
     agent_id, case_id = visit.request.path_params["agentId"], visit.request.path_params["caseId"]
     try:
         body = forms.body_of(RetireCaseBody, forms.present(reason=visit.field("reason") or None))
-        test_sets.retire_case(visit.ctx, agent_id, case_id, body.reason)
+        forms.written(
+            visit.ctx, lambda: test_sets.retire_case(visit.ctx, agent_id, case_id, body.reason)
+        )
     except KindgiError as error:
         return await agent_set(visit, {case_id: error.message}, error.status)
     return redirect(f"/console/test-cases/agents/{agent_id}")
