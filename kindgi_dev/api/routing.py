@@ -215,8 +215,8 @@ async def _answer(
             try:
                 answered = finish(handler(given))
             except KindgiError as error:
-                if not endpoint.keeps_refusals:
-                    raise
+                if not endpoint.keeps_refusals or error.status >= 500:
+                    raise  # a full disk or a failed write is no refusal: nothing is kept
                 refusal = error
             else:
                 if keep is not None:

@@ -1,17 +1,19 @@
 """A write sent with an `Idempotency-Key` and the answer kept under the key are one: a disk
 that fills as the answer is kept leaves neither, so the 507 ("nothing was saved") is true
 and a retry with the key makes the write once. A write that commits on its own (a
-coroutine handler's) still answers what it did when its answer can't be kept."""
+coroutine handler's) still answers what it did when its answer can't be kept. A full disk
+is never a refusal an endpoint keeps its writes for."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from factories import QUESTIONS, recorded_run, served
+from factories import AGENT, QUESTIONS, recorded_run, served
 from tables import every_row
 
-from kindgi_dev.services import idempotency
+from kindgi_dev.api import releases
+from kindgi_dev.services import idempotency, projects
 from kindgi_dev.store.db import Database
 from kindgi_dev.store.files import DiskFull
 from kindgi_dev.store.idempotency import StoredAnswer
@@ -82,3 +84,26 @@ def test_a_write_that_committed_on_its_own_answers_what_it_did_when_its_answer_i
     assert renamed.status_code == 204, renamed.text
     assert read["name"] == "After"
     assert retry.status_code == 204 and "x-idempotent-replay" not in retry.headers
+
+
+def test_a_full_disk_in_a_write_that_keeps_its_refusals_keeps_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A promotion keeps what it wrote when its gate refuses it (a 4xx); a full disk met
+    partway (507, when SQLite rolled back only the statement) is no refusal: the 507 says
+    nothing was saved, so nothing the handler wrote before it is kept."""
+    with served(tmp_path) as (client, ctx):
+
+        def written_then_full(*_: object) -> None:
+            projects.create(ctx, name="Half a promotion", slug="half")
+            raise DiskFull("The disk is full: nothing was saved.", database=ctx.db.path)
+
+        monkeypatch.setattr(releases.promotions, "promote", written_then_full)
+        before = every_row(Path(ctx.db.path))
+        scope = {"kind": "project", "projectId": projects.get_default(ctx).id}
+        answer = client.post(
+            f"/v1/agents/{AGENT}/promotions", json={"version": "0.1.0", "scope": scope}
+        )
+        after = every_row(Path(ctx.db.path))
+    assert answer.status_code == 507, answer.text
+    assert after == before
