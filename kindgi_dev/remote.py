@@ -39,6 +39,10 @@ class UnsafeUrl(ValueError):
     """A remote URL that isn't `https://` (nor loopback), or isn't a URL at all."""
 
 
+class BadToken(ValueError):
+    """A remote's token that can't be sent in an `Authorization` header."""
+
+
 @dataclass(frozen=True)
 class Transfer:
     """How far a transfer got: cases moved, of how many (when known), and bytes."""
@@ -62,17 +66,28 @@ def _is_loopback(host: str) -> bool:
 
 def check_url(url: str, *, insecure: bool = False) -> str:
     """The remote's base URL, trailing `/` dropped; `UnsafeUrl` for plain http elsewhere."""
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    try:
+        parts = urlsplit(url.strip())
+        host, _ = parts.hostname, parts.port  # the port read to refuse one past 65535 now
+    except ValueError as error:  # an unclosed `[` of an IPv6 host, a port that isn't one
+        raise UnsafeUrl(f"{url!r} is not a URL: {error}") from None
+    if parts.scheme not in ("http", "https") or not host:
         raise UnsafeUrl(f"{url!r} is not an http(s) URL such as https://kindgi.example.com")
     if parts.query or parts.fragment or parts.username or parts.password:
         raise UnsafeUrl(f"{url!r}: give the runtime's base URL, without query or credentials")
-    if parts.scheme == "http" and not insecure and not _is_loopback(parts.hostname):
+    if parts.scheme == "http" and not insecure and not _is_loopback(host):
         raise UnsafeUrl(
             f"{url} is plain http and not this machine: the token and the cases would travel "
             "unencrypted. Use https://, or pass --insecure if you mean it."
         )
     return url.strip().rstrip("/")
+
+
+def check_token(token: str) -> str:
+    """The token as sent: visible ASCII only, since it travels in a header; `BadToken` else."""
+    if not token.isascii() or not token.isprintable() or " " in token:
+        raise BadToken("a token is visible ASCII characters, without spaces or line breaks")
+    return token
 
 
 def _case_path(test_set_id: str, version: str, suite: bool) -> str:
@@ -97,7 +112,7 @@ class Remote:
         self.url = check_url(url, insecure=insecure)
         headers = {"Accept": "application/json"}
         if token:
-            headers["Authorization"] = f"Bearer {token}"
+            headers["Authorization"] = f"Bearer {check_token(token)}"
         self._client = httpx.AsyncClient(
             base_url=self.url,
             headers=headers,

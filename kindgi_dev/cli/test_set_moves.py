@@ -17,7 +17,7 @@ import click
 
 from ..domain.json import JSON, JSONObject
 from ..domain.narrow import objects_of
-from ..remote import Remote, RemoteError, Transfer, UnsafeUrl, check_url
+from ..remote import BadToken, Remote, RemoteError, Transfer, UnsafeUrl, check_token, check_url
 from .answers import an_object, member
 from .command import fail
 from .config import resolve
@@ -123,6 +123,13 @@ def _checked(where: str, flag: str, insecure: bool) -> str:
         raise ApiError("invalid-request", f"--{flag}: {error}", 400) from None
 
 
+def _checked_token(token: str | None) -> str | None:
+    try:
+        return None if token is None else check_token(token)
+    except BadToken as error:
+        raise ApiError("invalid-request", f"--token: {error}", 400) from None
+
+
 def _remote_failure(error: RemoteError) -> ApiError:
     return ApiError(error.code if error.status else "network", str(error), error.status)
 
@@ -181,6 +188,7 @@ def push(
     """Publish a local version to another runtime's registry (kind `corrections`)."""
     test_set_id, version = split_reference(reference)
     where = _checked(target, "to", insecure)
+    token = _checked_token(token)
     cases = _local_cases(api, test_set_id, version)
     spec: JSONObject = {"cases": cases}
     size = len(json.dumps(spec, separators=(",", ":"), ensure_ascii=False).encode())

@@ -27,7 +27,7 @@ from ..domain.stored_values import (
 )
 from ..domain.test_sets import RegistryEntry, version_label
 from ..domain.time import now_iso
-from ..remote import OnProgress, Remote, RemoteError, UnsafeUrl
+from ..remote import BadToken, OnProgress, Remote, RemoteError, UnsafeUrl
 from ..store import eval_suites as suite_store
 from ..store import pulled_test_sets as store
 from ..store import test_sets as local_store
@@ -98,6 +98,8 @@ def _remote(
         return Remote(source_url, token, insecure=insecure, transport=transport)
     except UnsafeUrl as error:
         raise ValidationFailed("from", str(error)) from None
+    except BadToken as error:
+        raise ValidationFailed("token", str(error)) from None
 
 
 async def pull(

@@ -232,6 +232,28 @@ def test_plain_http_elsewhere_is_refused_before_anything_is_sent(
     assert _stored(ctx) == (0, 0)
 
 
+@pytest.mark.parametrize(
+    ("body", "field", "said"),
+    [
+        ({"from": "http://[::1", "insecure": True}, "from", "is not a URL"),
+        ({"from": "http://127.0.0.1:99999"}, "from", "is not a URL"),
+        ({"from": "http://127.0.0.1:1", "token": "é"}, "token", "visible ASCII"),
+        ({"from": "http://127.0.0.1:1", "token": "bad\r\nX: y"}, "token", "line breaks"),
+    ],
+    ids=["an unclosed IPv6 host", "a port past 65535", "a token not ASCII", "a header in a token"],
+)
+def test_a_url_or_a_token_that_cant_be_sent_is_400_naming_it(
+    app: tuple[TestClient, Context], body: dict[str, object], field: str, said: str
+) -> None:
+    client, ctx = app
+    refused = client.post(PULL, json=body)
+    assert refused.status_code == 400, refused.text
+    error = refused.json()["error"]
+    assert (error["code"], error["details"]["field"]) == ("validation-failed", field)
+    assert said in error["message"]
+    assert _stored(ctx) == (0, 0)
+
+
 def test_a_pull_interrupted_half_way_leaves_nothing(app: tuple[TestClient, Context]) -> None:
     client, ctx = app
     with remote(_cases(5), fail_on_page=2) as stub:

@@ -147,6 +147,21 @@ def test_plain_http_elsewhere_is_refused_and_nothing_is_sent(
     assert [h["authorization"] for h in here.seen] == [f"Bearer {here.token}"]
 
 
+def test_a_url_or_a_token_that_cant_be_sent_is_an_error_line_and_nothing_is_sent(
+    pair: tuple[Runtime, Runtime],
+) -> None:
+    _, here = pair
+    for verb, flag in (("pull", "--from"), ("push", "--to")):
+        refused = kindgi(here, "test-sets", verb, here.frozen, f"{flag}=http://[::1")
+        assert refused.exit_code == 1, refused.output
+        assert refused.stderr.startswith(f"Error [invalid-request]: {flag}: 'http://[::1' is not")
+        assert "Traceback" not in refused.output
+    pushed = kindgi(here, "test-sets", "push", here.frozen, f"--to={here.url}", "--token=é")
+    assert pushed.exit_code == 1, pushed.output
+    assert pushed.stderr.startswith("Error [invalid-request]: --token: a token is visible ASCII")
+    assert here.seen == []
+
+
 def test_progress_shows_on_a_terminal_only(
     pair: tuple[Runtime, Runtime], monkeypatch: pytest.MonkeyPatch
 ) -> None:
