@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
+from ..api.approvals import CompleteBody
 from ..domain.approvals import OPEN
 from ..domain.errors import BadInput, KindgiError
 from ..services import approval_subjects, approvals, run_waits
+from . import forms
 from .web import Visit, redirect
 
 PAGE_SIZE = 50
@@ -42,9 +44,9 @@ async def decide(visit: Visit) -> Response:
     if decision not in ("approve", "reject"):
         return await index(visit, BadInput("Choose Approve or Reject."), 400)
     try:
-        decided = approval_subjects.complete(
-            visit.ctx, approval_id, decision, visit.field("rationale") or None
-        )
+        given = forms.present(decision=decision, rationale=visit.field("rationale") or None)
+        body = forms.body_of(CompleteBody, given)  # refused as the API refuses it
+        decided = approval_subjects.complete(visit.ctx, approval_id, body.decision, body.rationale)
     except KindgiError as error:
         return await index(visit, error, error.status)
     resumed = await run_waits.after_decision(visit.ctx, decided)

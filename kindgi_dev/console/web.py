@@ -18,7 +18,7 @@ from starlette.templating import Jinja2Templates
 
 from ..api import cursors
 from ..api.limits import check_url
-from ..domain.errors import KindgiError, RequestTooLarge
+from ..domain.errors import BadInput, KindgiError, RequestTooLarge
 from ..services.context import Context
 from .session import Sessions, session_of
 
@@ -157,8 +157,11 @@ async def form_of(request: Request) -> dict[str, str]:
         if size > limit:
             raise RequestTooLarge(f"The form is larger than {limit} bytes.", maxBytes=limit)
         chunks.append(chunk)
-    text = b"".join(chunks).decode("utf-8", "replace")
-    return dict(parse_qsl(text, keep_blank_values=True))
+    try:  # strictly, as the API reads a body: bytes that aren't UTF-8 are refused, not replaced
+        text = b"".join(chunks).decode("utf-8")
+        return dict(parse_qsl(text, keep_blank_values=True, errors="strict"))
+    except UnicodeDecodeError as error:
+        raise BadInput(f"The form is not valid UTF-8: {error}") from None
 
 
 async def _refused_form(visit: Visit, sessions: Sessions) -> Response | None:

@@ -73,3 +73,32 @@ def test_approve_and_reject_from_the_approvals_page(tmp_path: Path) -> None:
         "Refunded order 21: rf-21.",
         "I could not refund order 22: a reviewer said no (Too late).",
     ]
+
+
+def test_a_rationale_the_api_refuses_is_refused_and_nothing_is_decided(tmp_path: Path) -> None:
+    with desk_served(tmp_path / "desk") as (client, ctx):
+        owner = {"kind": "service-account", "id": str(uuid.uuid4())}
+        key = client.post("/v1/tokens", json={"for": owner}).json()["token"]
+        run_id = paused(client, "31", key)
+        approval = approval_of(client, run_id)
+        client.get(console_link(client.app, BASE))
+        csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/console/approvals").text)
+        assert csrf is not None
+        long = "r" * 4001
+        before = every_row(ctx.settings.database_path)
+        refused = client.post(
+            f"/console/approvals/{approval}",
+            data={"csrf": csrf.group(1), "decision": "approve", "rationale": long},
+            headers=ORIGIN,
+            follow_redirects=False,
+        )
+        after = every_row(ctx.settings.database_path)
+        api = client.post(
+            f"/v1/approvals/{approval}/complete", json={"decision": "approve", "rationale": long}
+        )
+        status = client.get(f"/v1/approvals/{approval}").json()["status"]
+    assert refused.status_code == 400, refused.text
+    assert "at most 4000 characters" in html.unescape(refused.text)
+    assert after == before
+    assert api.status_code == 400 and "at most 4000 characters" in api.json()["error"]["message"]
+    assert status == "pending"

@@ -203,3 +203,26 @@ def test_a_run_the_api_refuses_to_start_is_refused(console: Console) -> None:
     assert answer.status_code == 400
     assert "agent: String should have at least 1 character" in html.unescape(answer.text)
     assert console.rows() == before
+
+
+def test_a_form_whose_bytes_are_not_utf8_is_refused_as_the_api_refuses_them(
+    console: Console,
+) -> None:
+    """`%FF` and an encoded lone surrogate are no UTF-8: the form is 400 with nothing
+    written, where it was stored with each byte replaced by U+FFFD."""
+    path = f"/console/runs/{console.run_id}/correct"
+    before = console.rows()
+    answer = console.client.post(
+        path,
+        content=f"csrf={console.csrf}&verdict-0=right&should-say=caf%FF%ED%A0%80e",
+        headers={"Origin": BASE, "Content-Type": "application/x-www-form-urlencoded"},
+        follow_redirects=False,
+    )
+    assert answer.status_code == 400, answer.text
+    assert "The form is not valid UTF-8" in html.unescape(answer.text)
+    assert console.rows() == before
+    body = f'{{"runId":"{console.run_id}","answer":{{"shouldSay":"caf'.encode()
+    api = console.client.post("/v1/corrections", content=body + b'\xff\xed\xa0\x80e"}}',
+                              headers={"Content-Type": "application/json"})  # fmt: skip
+    assert api.status_code == 400
+    assert console.rows() == before
