@@ -13,7 +13,7 @@ from ..domain.json import JSON, JSONObject
 from ..domain.test_sets import CASE_KINDS
 from .command import api_command, json_arg
 from .eval_suites import project_or_default
-from .http import Api
+from .http import Api, in_path
 from .judgments import drop_none, rank_value
 
 
@@ -60,7 +60,9 @@ def show(
 ) -> JSON:
     """The set and its first page of cases, as `{testSet, cases}`."""
     project_id = project_or_default(api, project)
-    found = api.call("GET", f"/v1/agents/{agent}/test-set", params={"projectId": project_id})
+    found = api.call(
+        "GET", f"/v1/agents/{in_path(agent)}/test-set", params={"projectId": project_id}
+    )
     params = {
         "projectId": project_id,
         "include": "retired" if include_retired else None,
@@ -68,7 +70,7 @@ def show(
         "limit": limit,
         "cursor": cursor,
     }
-    page = api.call("GET", f"/v1/agents/{agent}/test-set/cases", params=params)
+    page = api.call("GET", f"/v1/agents/{in_path(agent)}/test-set/cases", params=params)
     return {"testSet": found, "cases": page}
 
 
@@ -117,7 +119,9 @@ def add_case(
         "answer": json_arg(answer, "--answer") if answer else None,
     }
     body = drop_none(body)
-    return api.call("POST", f"/v1/agents/{agent}/test-set/cases", json=body, idempotent=True)
+    return api.call(
+        "POST", f"/v1/agents/{in_path(agent)}/test-set/cases", json=body, idempotent=True
+    )
 
 
 @api_command(test_set, "retire-case", help="Retire a case that no longer applies, saying why.")
@@ -126,5 +130,5 @@ def add_case(
 @click.option("--reason", required=True, help="Why the case no longer applies.")
 def retire_case(api: Api, case_id: str, agent: str, reason: str) -> JSON:
     """`POST …/test-set/cases/{id}/retire`."""
-    path = f"/v1/agents/{agent}/test-set/cases/{case_id}/retire"
+    path = f"/v1/agents/{in_path(agent)}/test-set/cases/{in_path(case_id)}/retire"
     return api.call("POST", path, json={"reason": reason}, idempotent=True)

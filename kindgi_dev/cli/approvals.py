@@ -8,7 +8,7 @@ import click
 from ..domain.json import JSON
 from .answers import an_object, member
 from .command import api_command
-from .http import Api
+from .http import Api, in_path
 
 STATUSES = ("pending", "assigned", "in_review", "approved", "rejected", "escalated", "expired",
             "withdrawn")  # fmt: skip
@@ -40,7 +40,7 @@ def list_approvals(api: Api, status: str | None, assigned_to: str | None, decide
 @api_command(approvals, "get", help="One approval, by id.")
 @click.argument("approval_id")
 def get(api: Api, approval_id: str) -> JSON:
-    return api.call("GET", f"/v1/approvals/{approval_id}")
+    return api.call("GET", f"/v1/approvals/{in_path(approval_id)}")
 
 
 @api_command(approvals, "complete", help="Decide an approval: approve, reject, escalate or "
@@ -51,7 +51,9 @@ def get(api: Api, approval_id: str) -> JSON:
 @click.option("--rationale", help="Why, recorded with the decision.")
 def complete(api: Api, approval_id: str, decision: str, rationale: str | None) -> JSON:
     body = {"decision": decision, **({"rationale": rationale} if rationale else {})}
-    return api.call("POST", f"/v1/approvals/{approval_id}/complete", json=body, idempotent=True)
+    return api.call(
+        "POST", f"/v1/approvals/{in_path(approval_id)}/complete", json=body, idempotent=True
+    )
 
 
 REVIEWER_HELP = (

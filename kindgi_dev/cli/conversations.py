@@ -6,7 +6,7 @@ import click
 
 from ..domain.json import JSON
 from .command import api_command
-from .http import Api
+from .http import Api, in_path
 
 
 @click.group("conversations", help="Conversations: an agent's turns.")
@@ -44,7 +44,7 @@ def list_conversations(
 @api_command(conversations, "get", help="One conversation.")
 @click.argument("conversation_id")
 def get(api: Api, conversation_id: str) -> JSON:
-    return api.call("GET", f"/v1/conversations/{conversation_id}")
+    return api.call("GET", f"/v1/conversations/{in_path(conversation_id)}")
 
 
 @api_command(conversations, "messages", help="A conversation's messages, in order.")
@@ -53,7 +53,7 @@ def get(api: Api, conversation_id: str) -> JSON:
 @click.option("--cursor")
 def messages(api: Api, conversation_id: str, limit: int | None, cursor: str | None) -> JSON:
     params = {"limit": limit, "cursor": cursor}
-    return api.call("GET", f"/v1/conversations/{conversation_id}/messages", params=params)
+    return api.call("GET", f"/v1/conversations/{in_path(conversation_id)}/messages", params=params)
 
 
 @api_command(conversations, "open", help="Open a conversation pinned to an agent version.")
@@ -84,10 +84,12 @@ def open_conversation(
 @api_command(conversations, "close", help="Close a conversation: it takes no more turns.")
 @click.argument("conversation_id")
 def close(api: Api, conversation_id: str) -> JSON:
-    return api.call("POST", f"/v1/conversations/{conversation_id}/close", idempotent=True)
+    return api.call("POST", f"/v1/conversations/{in_path(conversation_id)}/close", idempotent=True)
 
 
 @api_command(conversations, "unregister", help="Unregister a conversation.")
 @click.argument("conversation_id")
 def unregister(api: Api, conversation_id: str) -> JSON:
-    return api.call("POST", f"/v1/conversations/{conversation_id}/unregister", idempotent=True)
+    return api.call(
+        "POST", f"/v1/conversations/{in_path(conversation_id)}/unregister", idempotent=True
+    )

@@ -9,7 +9,7 @@ from ..domain.narrow import objects_of
 from ..domain.pointers import resolve
 from .answers import an_object
 from .command import api_command, json_arg
-from .http import Api
+from .http import Api, in_path
 from .judgments import drop_none, item_options, rank_value, require, yes_or_no
 
 STATUSES = ("open", "fixed", "with-owner", "wont-fix", "removed")
@@ -29,7 +29,7 @@ def correct(api: Api, run_id: str, participant: str | None, part: str, value: JS
     """Set one part (`decisions` or `answer`) of the caller's correction of a run."""
     found = mine(api, run_id, participant)
     if found is not None:
-        path = f"/v1/corrections/{found['id']}"
+        path = f"/v1/corrections/{in_path(found['id'])}"
         return api.call("PATCH", path, json={part: value}, idempotent=True)
     body = drop_none({"runId": run_id, part: value, "participantId": participant})
     return api.call("POST", "/v1/corrections", json=body, idempotent=True)
@@ -66,7 +66,7 @@ def add(
     }
     found = mine(api, run_id, participant)
     if found is not None:
-        path = f"/v1/corrections/{found['id']}/items"
+        path = f"/v1/corrections/{in_path(found['id'])}/items"
         return api.call("POST", path, json=drop_none(entry), idempotent=True)
     body = drop_none({"runId": run_id, "items": [drop_none(entry)], "participantId": participant})
     return api.call("POST", "/v1/corrections", json=body, idempotent=True)
@@ -74,7 +74,7 @@ def add(
 
 def check_item(api: Api, run_id: str, key: str, pointer: str) -> None:
     """Refuse `--item` that isn't the item at `--pointer` (a typo makes a wrong case)."""
-    output = an_object(api.call("GET", f"/v1/runs/{run_id}")).get("output")
+    output = an_object(api.call("GET", f"/v1/runs/{in_path(run_id)}")).get("output")
     try:
         found = resolve(output, pointer)
     except (LookupError, ValueError):
@@ -123,14 +123,14 @@ def list_corrections(
 @api_command(corrections, "show", help="One correction, with its items.")
 @click.argument("correction_id")
 def show(api: Api, correction_id: str) -> JSON:
-    return api.call("GET", f"/v1/corrections/{correction_id}")
+    return api.call("GET", f"/v1/corrections/{in_path(correction_id)}")
 
 
 @api_command(corrections, "set-status", help="Set a correction's status.")
 @click.argument("correction_id")
 @click.argument("status", type=click.Choice(STATUSES))
 def set_status(api: Api, correction_id: str, status: str) -> JSON:
-    path = f"/v1/corrections/{correction_id}"
+    path = f"/v1/corrections/{in_path(correction_id)}"
     return api.call("PATCH", path, json={"status": status}, idempotent=True)
 
 

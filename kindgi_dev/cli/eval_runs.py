@@ -17,7 +17,7 @@ from .answers import an_object, member
 from .banner import duration
 from .baselines import BaselineFlags, baseline_of, baseline_options, dry_run_note
 from .command import Command, api_command
-from .http import Api
+from .http import Api, in_path
 from .output import Table
 from .verdicts import METRIC_COLUMNS, metric_rows, summary_line
 
@@ -137,7 +137,10 @@ def subject(api: Api, options: TrialFlags) -> JSONObject:
 def sorted_swaps(api: Api, flow_ref: dict[str, str], swaps: tuple[str, ...]) -> JSONObject:
     """`{tools, agents}` from `<id>@<version>` flags, by the kind of node that runs each id."""
     flow = an_object(
-        api.call("GET", f"/v1/flows/{flow_ref['flowId']}/versions/{flow_ref['version']}")
+        api.call(
+            "GET",
+            f"/v1/flows/{in_path(flow_ref['flowId'])}/versions/{in_path(flow_ref['version'])}",
+        )
     )
     kinds = {
         str(n.get("ref", "")).partition("@")[0]: n.get("kind") for n in objects_of(flow["nodes"])
@@ -202,7 +205,7 @@ def wait_for(api: Api, run_id: str) -> JSONObject:
     while True:
         try:
             time.sleep(1.0)
-            run = an_object(api.call("GET", f"/v1/eval-runs/{run_id}"))
+            run = an_object(api.call("GET", f"/v1/eval-runs/{in_path(run_id)}"))
         except KeyboardInterrupt:
             click.echo(
                 f"\nStopped waiting. Eval run {run_id} goes on: kindgi eval-runs show {run_id}",
@@ -250,20 +253,20 @@ def start(
     api: Api, suite_id: str | None, resume: str | None, **options: Unpack[TrialFlags]
 ) -> JSON:
     if resume is not None:
-        path = f"/v1/eval-runs/{resume}/resume"
+        path = f"/v1/eval-runs/{in_path(resume)}/resume"
         return start_and_wait(api, path, {}, options["wait"], options["junit"])
     if suite_id is None:
         raise click.UsageError("Give the suite's id, or --resume=<eval-run-id>")
     if not options.get("project"):
         raise click.UsageError("--project=<id> is required")
-    path = f"/v1/eval-suites/{suite_id}/runs"
+    path = f"/v1/eval-suites/{in_path(suite_id)}/runs"
     return start_and_wait(api, path, trial_body(api, options), options["wait"], options["junit"])
 
 
 @api_command(eval_runs, "show", help="One eval run, with its result.", **VERDICT_TABLE)
 @click.argument("run_id")
 def show(api: Api, run_id: str) -> JSON:
-    return api.call("GET", f"/v1/eval-runs/{run_id}")
+    return api.call("GET", f"/v1/eval-runs/{in_path(run_id)}")
 
 
 @api_command(eval_runs, "list", help="List eval runs, newest first.")
@@ -295,7 +298,7 @@ def list_runs(
 @api_command(eval_runs, "cancel", help="Cancel a running eval run.")
 @click.argument("run_id")
 def cancel(api: Api, run_id: str) -> JSON:
-    return api.call("POST", f"/v1/eval-runs/{run_id}/cancel")
+    return api.call("POST", f"/v1/eval-runs/{in_path(run_id)}/cancel")
 
 
 @api_command(
@@ -309,7 +312,7 @@ def cancel(api: Api, run_id: str) -> JSON:
 @click.option("--wait", is_flag=True)
 def rescore(api: Api, run_id: str, project: str | None, wait: bool) -> JSON:
     body: JSONObject = {"projectId": project} if project else {}
-    return start_and_wait(api, f"/v1/eval-runs/{run_id}/rescore", body, wait)
+    return start_and_wait(api, f"/v1/eval-runs/{in_path(run_id)}/rescore", body, wait)
 
 
 def try_on_test_set(group: click.Group) -> None:
@@ -322,6 +325,6 @@ def try_on_test_set(group: click.Group) -> None:
     def run(api: Api, **options: Unpack[TrialFlags]) -> JSON:
         if not options.get("agent"):
             raise click.UsageError("--agent=<id> is required")
-        path = f"/v1/agents/{options['agent']}/test-set/runs"
+        path = f"/v1/agents/{in_path(options['agent'])}/test-set/runs"
         body = trial_body(api, options)
         return start_and_wait(api, path, body, options["wait"], options["junit"])

@@ -11,7 +11,7 @@ from ..domain.json import JSON, JSONObject
 from ..domain.time import format_time, parse_time
 from .answers import an_object
 from .command import api_command
-from .http import Api, QueryValue
+from .http import Api, QueryValue, in_path
 from .judgments import drop_none, enum_value, require
 from .runs import segment_list
 
@@ -91,8 +91,10 @@ def list_suites(
 def show(api: Api, suite_id: str, suite_version: str | None) -> JSON:
     """`GET /v1/eval-suites/{id}` or one version."""
     if suite_version:
-        return api.call("GET", f"/v1/eval-suites/{suite_id}/versions/{suite_version}")
-    return api.call("GET", f"/v1/eval-suites/{suite_id}")
+        return api.call(
+            "GET", f"/v1/eval-suites/{in_path(suite_id)}/versions/{in_path(suite_version)}"
+        )
+    return api.call("GET", f"/v1/eval-suites/{in_path(suite_id)}")
 
 
 @api_command(eval_suites, "from-judgments", help="Build a judged version from corrected runs.")
@@ -144,7 +146,7 @@ def from_judgments(
             "description": description,
         }
     )
-    path = f"/v1/eval-suites/{suite_id}/versions/from-judgments"
+    path = f"/v1/eval-suites/{in_path(suite_id)}/versions/from-judgments"
     return api.call("POST", path, json=body, idempotent=True)
 
 
@@ -158,5 +160,5 @@ def cases(
 ) -> JSON:
     """`GET …/versions/{v}/cases`."""
     version = require(suite_version, "suite-version", "semver")
-    path = f"/v1/eval-suites/{suite_id}/versions/{version}/cases"
+    path = f"/v1/eval-suites/{in_path(suite_id)}/versions/{in_path(version)}/cases"
     return api.call("GET", path, params={"limit": limit, "cursor": cursor})

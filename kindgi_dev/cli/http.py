@@ -6,6 +6,7 @@ import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from urllib.parse import quote
 
 import httpx
 
@@ -16,6 +17,13 @@ CONFLICT_TAGS = "conflict"
 
 QueryValue = str | int | float | bool | Sequence[str] | None
 """A query parameter's value as a command gives it (None: left out)."""
+
+
+def in_path(value: object) -> str:
+    """A value as one segment of a request's path: every character that means something in a
+    URL percent-encoded (`/`, `?`, `#`, `%`), and `.` or `..` too, which a URL would resolve."""
+    encoded = quote(str(value), safe="")
+    return encoded.replace(".", "%2E") if encoded in (".", "..") else encoded
 
 
 class ApiError(Exception):

@@ -6,7 +6,7 @@ import click
 
 from ..domain.json import JSON, JSONObject
 from .command import Command, api_command
-from .http import Api
+from .http import Api, in_path
 from .judgments import drop_none, enum_value
 
 ROLES = ("standard", "senior", "admin")
@@ -149,7 +149,7 @@ def add(
 @api_command(judge_classes, "show", help="One judge class, retired ones too.")
 @click.argument("judge_class_id")
 def show(api: Api, judge_class_id: str) -> JSON:
-    return api.call("GET", f"/v1/judge-classes/{judge_class_id}")
+    return api.call("GET", f"/v1/judge-classes/{in_path(judge_class_id)}")
 
 
 @api_command(judge_classes, "set", help="Change a class's weight, description or restriction.")
@@ -178,13 +178,17 @@ def set_class(
         raise click.UsageError(
             "Give something to change: --weight, --description, a restriction, or --unrestricted"
         )
-    return api.call("PATCH", f"/v1/judge-classes/{judge_class_id}", json=body, idempotent=True)
+    return api.call(
+        "PATCH", f"/v1/judge-classes/{in_path(judge_class_id)}", json=body, idempotent=True
+    )
 
 
 @api_command(judge_classes, "remove", help="Retire a judge class; its judgments keep it.")
 @click.argument("judge_class_id")
 def remove(api: Api, judge_class_id: str) -> JSON:
-    api.call("POST", f"/v1/judge-classes/{judge_class_id}/unregister", json={}, idempotent=True)
+    api.call(
+        "POST", f"/v1/judge-classes/{in_path(judge_class_id)}/unregister", json={}, idempotent=True
+    )
     return {"judgeClassId": judge_class_id, "removed": True}
 
 

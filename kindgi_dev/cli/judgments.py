@@ -9,7 +9,7 @@ import click
 
 from ..domain.json import JSON
 from .command import Command, api_command
-from .http import Api
+from .http import Api, in_path
 
 Value = TypeVar("Value")
 
@@ -149,13 +149,13 @@ def list_judgments(
 @api_command(judgments, "show", help="One judgment, with the run's copy and the item's value.")
 @click.argument("judgment_id")
 def show(api: Api, judgment_id: str) -> JSON:
-    return api.call("GET", f"/v1/judgments/{judgment_id}")
+    return api.call("GET", f"/v1/judgments/{in_path(judgment_id)}")
 
 
 @api_command(judgments, "remove", help="Remove a judgment.")
 @click.argument("judgment_id")
 def remove(api: Api, judgment_id: str) -> JSON:
-    api.call("POST", f"/v1/judgments/{judgment_id}/unregister", json={}, idempotent=True)
+    api.call("POST", f"/v1/judgments/{in_path(judgment_id)}/unregister", json={}, idempotent=True)
     return {"judgmentId": judgment_id, "removed": True}
 
 

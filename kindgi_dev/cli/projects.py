@@ -7,7 +7,7 @@ import click
 from ..domain.json import JSON
 from .answers import an_object
 from .command import api_command
-from .http import Api
+from .http import Api, in_path
 
 
 @click.group("projects", help="Projects: the default one, list, get, create.")
@@ -34,7 +34,7 @@ def list_projects(
 @api_command(projects, "get", help="One project.")
 @click.argument("project_id")
 def get(api: Api, project_id: str) -> JSON:
-    return api.call("GET", f"/v1/projects/{project_id}")
+    return api.call("GET", f"/v1/projects/{in_path(project_id)}")
 
 
 @api_command(projects, "create", help="Create a project and print it.")
@@ -47,7 +47,7 @@ def create(api: Api, name: str, slug: str | None, description: str | None, org: 
     created = an_object(
         api.call("POST", "/v1/projects", json={k: v for k, v in body.items() if v}, idempotent=True)
     )
-    return api.call("GET", f"/v1/projects/{created['id']}")
+    return api.call("GET", f"/v1/projects/{in_path(created['id'])}")
 
 
 def _slug(name: str) -> str:

@@ -11,7 +11,7 @@ import click
 from ..domain.json import JSON, JSONObject
 from .answers import an_object, member
 from .command import api_command, json_arg
-from .http import Api, ApiError
+from .http import Api, ApiError, in_path
 
 RUN_COLUMNS = [
     ("ID", lambda r: r["id"]),
@@ -124,7 +124,7 @@ def follow(api: Api, run: JSONObject) -> JSONObject:
         try:
             time.sleep(FOLLOW_DELAYS[attempt] if attempt < len(FOLLOW_DELAYS) else 2.0)
             attempt += 1
-            run = an_object(api.call("GET", f"/v1/runs/{run['id']}"))
+            run = an_object(api.call("GET", f"/v1/runs/{in_path(run['id'])}"))
             failures = 0
         except KeyboardInterrupt:
             click.echo(
@@ -171,13 +171,13 @@ def list_runs(
 @api_command(runs, "get", help="One run, with its output.")
 @click.argument("run_id")
 def get(api: Api, run_id: str) -> JSON:
-    return api.call("GET", f"/v1/runs/{run_id}")
+    return api.call("GET", f"/v1/runs/{in_path(run_id)}")
 
 
 @api_command(runs, "cancel", help="Cancel a running run.")
 @click.argument("run_id")
 def cancel(api: Api, run_id: str) -> JSON:
-    api.call("POST", f"/v1/runs/{run_id}/cancel", idempotent=True)
+    api.call("POST", f"/v1/runs/{in_path(run_id)}/cancel", idempotent=True)
     return {"ok": True, "runId": run_id}
 
 
@@ -190,7 +190,7 @@ def journal(
     api: Api, run_id: str, since: int | None, limit: int | None, cursor: str | None
 ) -> JSON:
     params = {"since": since, "limit": limit, "cursor": cursor}
-    return api.call("GET", f"/v1/runs/{run_id}/journal", params=params)
+    return api.call("GET", f"/v1/runs/{in_path(run_id)}/journal", params=params)
 
 
 @api_command(
@@ -198,5 +198,5 @@ def journal(
 )
 @click.argument("run_id")
 def stream(api: Api, run_id: str) -> None:
-    for event in api.events(f"/v1/runs/{run_id}/stream"):
+    for event in api.events(f"/v1/runs/{in_path(run_id)}/stream"):
         click.echo(json.dumps(event, separators=(",", ":")))

@@ -16,7 +16,7 @@ import click
 from ..domain.json import JSON
 from ..remote import Transfer
 from .command import api_command
-from .http import Api
+from .http import Api, in_path
 from .test_set_moves import ProgressLine, split_reference
 
 CHUNK = 64 * 1024
@@ -38,7 +38,9 @@ def add_to(group: click.Group) -> None:
     def export(api: Api, reference: str, output: Path | None) -> JSON:
         """`GET …/versions/{v}/export`, written as it comes; with `-o`, what was written."""
         test_set_id, version = split_reference(reference)
-        chunks = api.download(f"/v1/test-sets/{test_set_id}/versions/{version}/export")
+        chunks = api.download(
+            f"/v1/test-sets/{in_path(test_set_id)}/versions/{in_path(version)}/export"
+        )
         progress = ProgressLine()
         if output is None:
             for chunk in _counted(chunks, progress, "exported"):

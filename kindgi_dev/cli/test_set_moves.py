@@ -21,7 +21,7 @@ from ..remote import BadToken, Remote, RemoteError, Transfer, UnsafeUrl, check_t
 from .answers import an_object, member
 from .command import fail
 from .config import resolve
-from .http import Api, ApiError, error_of
+from .http import Api, ApiError, error_of, in_path
 from .output import Format
 
 _LOCAL_OPTIONS = [
@@ -144,7 +144,7 @@ def pull(
     """Pull a version from another runtime: kept here read-only, as the same id and version."""
     test_set_id, version = split_reference(reference)
     _checked(source, "from", insecure)
-    path = f"/v1/test-sets/{test_set_id}/versions/{version}/pull"
+    path = f"/v1/test-sets/{in_path(test_set_id)}/versions/{in_path(version)}/pull"
     body = {"from": source, "token": token, "insecure": insecure}
     if not progress.shown:
         return api.call("POST", path, json=body)
@@ -235,7 +235,7 @@ async def _publish(
 
 def _local_cases(api: Api, test_set_id: str, version: str) -> list[JSON]:
     """Every case of the local version, in stored order."""
-    path = f"/v1/test-sets/{test_set_id}/versions/{version}/cases"
+    path = f"/v1/test-sets/{in_path(test_set_id)}/versions/{in_path(version)}/cases"
     cases: list[JSON] = []
     cursor: str | None = None
     while True:

@@ -8,7 +8,7 @@ from ..domain.json import JSON
 from ..domain.test_sets import REGISTRY_KINDS
 from . import test_set_files, test_set_moves
 from .command import api_command
-from .http import Api
+from .http import Api, in_path
 from .judgments import enum_value, require
 
 
@@ -36,7 +36,7 @@ def list_sets(api: Api, kind: str | None, limit: int | None, cursor: str | None)
 @click.argument("test_set_id")
 def show(api: Api, test_set_id: str) -> JSON:
     """`GET /v1/test-sets/{id}`."""
-    return api.call("GET", f"/v1/test-sets/{test_set_id}")
+    return api.call("GET", f"/v1/test-sets/{in_path(test_set_id)}")
 
 
 @api_command(test_sets, "versions", help="A test set's versions, oldest first.")
@@ -45,7 +45,7 @@ def show(api: Api, test_set_id: str) -> JSON:
 @click.option("--cursor")
 def versions(api: Api, test_set_id: str, limit: int | None, cursor: str | None) -> JSON:
     """`GET /v1/test-sets/{id}/versions`."""
-    path = f"/v1/test-sets/{test_set_id}/versions"
+    path = f"/v1/test-sets/{in_path(test_set_id)}/versions"
     return api.call("GET", path, params={"limit": limit, "cursor": cursor})
 
 
@@ -59,7 +59,7 @@ def cases(
 ) -> JSON:
     """`GET /v1/test-sets/{id}/versions/{v}/cases`."""
     version = require(version_, "version", "version")
-    path = f"/v1/test-sets/{test_set_id}/versions/{version}/cases"
+    path = f"/v1/test-sets/{in_path(test_set_id)}/versions/{in_path(version)}/cases"
     return api.call("GET", path, params={"limit": limit, "cursor": cursor})
 
 

@@ -90,3 +90,12 @@ def test_projects_create_with_an_org_is_refused_and_writes_nothing(kindgi: Kindg
     assert kindgi.json("projects", "list")["data"] == before
     made = kindgi.json("projects", "create", "--name=Support")
     assert (made["name"], made["slug"], made.get("orgId")) == ("Support", "support", None)
+
+
+@pytest.mark.parametrize("run_id", ["?", "#", "%2F", "..", ".", "é x"])
+def test_an_id_that_means_something_in_a_url_is_sent_as_itself(kindgi: Kindgi, run_id: str) -> None:
+    """Percent-encoded as one segment of the path, the id reaches the API whole: a 404 that
+    names it, not a redirect, a parent path or another route."""
+    result = kindgi("runs", "get", run_id)
+    assert result.exit_code == 1
+    assert result.stderr == f"Error [not-found]: No run with id {run_id}.\n"
