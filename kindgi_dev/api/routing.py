@@ -433,7 +433,7 @@ async def _idempotent(
             held.body,
             held.status,
             headers={"X-Idempotent-Replay": "true"},
-            media_type=held.content_type,
+            media_type=held.content_type or None,  # "": the first answer had none (a 204)
         )
     if held is None:
         error = Conflict(
@@ -462,7 +462,7 @@ async def _idempotent(
 
 def _remember(ctx: Context, held: idempotency.Claim, response: Response) -> None:
     """Keep an answer under its Idempotency-Key, to replay byte for byte."""
-    content_type = response.headers.get("content-type", "application/json")
+    content_type = response.headers.get("content-type", "")
     idempotency.remember(ctx, held, response.status_code, content_type, bytes(response.body))
 
 

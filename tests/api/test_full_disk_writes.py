@@ -107,3 +107,14 @@ def test_a_full_disk_in_a_write_that_keeps_its_refusals_keeps_nothing(
         after = every_row(Path(ctx.db.path))
     assert answer.status_code == 507, answer.text
     assert after == before
+
+
+def test_a_kept_answer_without_a_body_is_replayed_without_a_content_type(tmp_path: Path) -> None:
+    with served(tmp_path) as (client, _):
+        made = client.post("/v1/projects", json={"name": "Before", "slug": "kept"}).json()
+        path, key = f"/v1/projects/{made['id']}", {"Idempotency-Key": "rename-1"}
+        first = client.patch(path, json={"name": "After"}, headers=key)
+        again = client.patch(path, json={"name": "After"}, headers=key)
+    assert (first.status_code, again.status_code) == (204, 204)
+    assert again.headers["x-idempotent-replay"] == "true"
+    assert "content-type" not in first.headers and "content-type" not in again.headers
