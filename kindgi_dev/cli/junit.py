@@ -4,7 +4,8 @@ GitHub, GitLab and Jenkins show natively.
 A case *fails* when some repetition failed it (`passedAll` false: a checked part failed,
 or it showed an item people marked wrong), or when the recorded run passed it and the
 candidate now shows nothing to pass; an errored case is an `<error>`, a flow case stopped
-at a refused call is `<skipped>`. Each failure says what differed.
+at a refused call is `<skipped>`. Each failure says what differed. A run that ended
+cancelled or failed adds an `<error>` of its own, so its report never reads as a pass.
 """
 
 from __future__ import annotations
@@ -50,6 +51,18 @@ def differences(case: JSONObject) -> list[str]:
     return lines
 
 
+def unfinished(run: JSONObject) -> str:
+    """What the report says of a run that ended without completing: its status, how many
+    of its cases finished, and its error."""
+    progress = member(run, "progress")
+    done, total = progress.get("casesDone"), progress.get("cases")
+    said = f"The eval run ended {run.get('status')}"
+    if isinstance(done, int) and isinstance(total, int):
+        said += f" with {done} of {total} cases finished"
+    error = run.get("error")
+    return f"{said}: {error}" if error else f"{said}."
+
+
 def report(run: JSONObject) -> ET.Element:
     """The run as a `<testsuites>` of one `<testsuite>`, a `<testcase>` per case."""
     result = member(run, "result")
@@ -76,7 +89,17 @@ def report(run: JSONObject) -> ET.Element:
             said = differences(case)
             failure = ET.SubElement(entry, "failure", message=said[0] if said else "failed")
             failure.text = "\n".join(said)
-    suite.set("tests", str(len(cases)))
+    tests = len(cases)
+    status = run.get("status")
+    if status != "completed":  # cancelled or failed: the cases it didn't finish aren't passes
+        tests += 1
+        counts["errors"] += 1
+        entry = ET.SubElement(
+            suite, "testcase", classname=str(run["suiteId"]), name=f"eval run {run['runId']}",
+            time="0",
+        )  # fmt: skip
+        ET.SubElement(entry, "error", message=unfinished(run))
+    suite.set("tests", str(tests))
     for key, value in counts.items():
         suite.set(key, str(value))
     root = ET.Element("testsuites", name=f"kindgi eval run {run['runId']}")

@@ -20,6 +20,7 @@ from junitparser import Error, Failure, JUnitXml
 from serving import serve_app
 
 from kindgi_dev.app import context_of, create_app
+from kindgi_dev.cli import junit
 from kindgi_dev.cli.main import cli
 from kindgi_dev.settings import Settings
 
@@ -150,3 +151,19 @@ def test_junit_has_a_testcase_per_case_with_what_differed(tmp_path: Path) -> Non
     error = next(r for c in cases for r in c.result if isinstance(r, Error))
     assert "HTTP 503" in error.message
     assert frozen.endswith("@1.0.0")
+
+
+def test_junit_of_a_run_that_did_not_complete_has_an_error_of_its_own() -> None:
+    """A cancelled run lists only the cases it finished, each of which may pass: the run's
+    own `<error>` keeps the report from reading as a pass."""
+    case = {"caseId": "c-1", "passedAll": True}
+    run = {"runId": "r-1", "suiteId": "acme.picks", "suiteVersion": "1.0.0",
+           "status": "cancelled", "progress": {"casesDone": 1, "cases": 3},
+           "result": {"perCase": [case], "summary": {"candidate": {"agentId": AGENT}}}}  # fmt: skip
+    suite = junit.report(run).find("testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("2", "0", "1")
+    errors = [e.get("message") for e in suite.iter("error")]
+    assert errors == ["The eval run ended cancelled with 1 of 3 cases finished."]
+    completed = junit.report({**run, "status": "completed"}).find("testsuite")
+    assert completed is not None and (completed.get("tests"), completed.get("errors")) == ("1", "0")
