@@ -26,6 +26,7 @@ from ..domain.releases import (
     REFUSED,
     REJECTED,
     SUPERSEDED,
+    UNPIN,
     LivePin,
     PolicyRef,
     Promotion,
@@ -34,6 +35,7 @@ from ..domain.releases import (
 from ..domain.results import ComparisonResult
 from ..domain.time import now_iso
 from ..store import releases as store
+from ..store.eval_runs import EvalRunRow
 from ..store.release_json import checks_json
 from . import approvals, catalog, eval_runs, gate_policies, live
 from .context import Context
@@ -115,9 +117,28 @@ def _comparison(ctx: Context, request: PromotionRequest, eval_run_id: str) -> Co
             f"Eval run {eval_run_id} isn't a finished comparison: it has no summary to gate on.",
             evalRunId=eval_run_id,
         )
-    saved = catalog.content_updated_at(ctx, "agent", request.agent_id, request.version)
-    changed = saved is not None and saved > record.started_at
+    changed = _changed_since(ctx, request.agent_id, request.version, record)
     return Comparison(result.summary, record.status, content_changed=changed)
+
+
+def _changed_since(ctx: Context, agent_id: str, version: str, record: EvalRunRow) -> bool:
+    """Whether the version was saved with other content after the eval run's replays began:
+    a rescore scores the replays of the run it rescores, and a resumed run keeps the cases
+    of the run it resumes, so the earliest start along that chain is when they began."""
+    saved = catalog.content_updated_at(ctx, "agent", agent_id, version)
+    return saved is not None and saved > _replays_began(ctx, record)
+
+
+def _replays_began(ctx: Context, record: EvalRunRow) -> str:
+    """The earliest start of the run and of the runs it rescored or resumed, in turn."""
+    began, seen = record.started_at, {record.run_id}
+    earlier = record.settings.rescore_of or record.settings.resume_of
+    while earlier is not None and earlier not in seen:
+        seen.add(earlier)
+        source = eval_runs.get_record(ctx, earlier)
+        began = min(began, source.started_at)
+        earlier = source.settings.rescore_of or source.settings.resume_of
+    return began
 
 
 @dataclass(frozen=True)
@@ -213,8 +234,9 @@ def _pin(ctx: Context, row: Promotion) -> None:
 
 def on_decided(ctx: Context, decided: approvals.Decided) -> None:
     """A reviewer decided a promotion's approval: approved, it goes live unless the scope's
-    pin moved meanwhile (`superseded`); rejected or withdrawn, it is `rejected`; escalated,
-    it waits on the next approval."""
+    pin moved meanwhile (`superseded`) or the version is no longer what was gated
+    (unregistered, or saved with other content since its eval run: `refused`); rejected or
+    withdrawn, it is `rejected`; escalated, it waits on the next approval."""
     promotion_id = str(decided.approval.subject_ref.get("promotionId"))
     row = store.get(ctx.db, ctx.tenant_id, promotion_id)
     if row is None or row.status != PENDING:
@@ -226,12 +248,44 @@ def on_decided(ctx: Context, decided: approvals.Decided) -> None:
     if decided.decision.decision != "approve":
         store.resolve(ctx.db, promotion_id, REJECTED, now)
         return
-    own = live.own_pin(ctx, row.agent_id, row.scope)
-    if (None if own is None else own.version) != row.from_version:
+    if _pin_moved(ctx, row):
         store.resolve(ctx.db, promotion_id, SUPERSEDED, now)
+        return
+    if not _still_as_judged(ctx, row):
+        store.resolve(ctx.db, promotion_id, REFUSED, now)
         return
     store.resolve(ctx.db, promotion_id, PROMOTED, now)
     _pin(ctx, row)
+
+
+def _pin_moved(ctx: Context, row: Promotion) -> bool:
+    """Whether the scope's own pin changed after the promotion was asked for: another
+    version, a pin set again since (moved away and back), or one set and removed since."""
+    own = live.own_pin(ctx, row.agent_id, row.scope)
+    if (None if own is None else own.version) != row.from_version:
+        return True
+    if own is not None:
+        return own.set_at > row.created_at
+    changes = store.list_page(
+        ctx.db, ctx.tenant_id, row.agent_id, limit=100, after=None, scope_key=row.scope.key
+    )
+    return any(
+        change.created_at > row.created_at and change.action == UNPIN for _, change in changes
+    )
+
+
+def _still_as_judged(ctx: Context, row: Promotion) -> bool:
+    """Whether the version waiting for its reviewer is still what was gated: registered and
+    active, and (when an eval run was named) saved with no other content since it ran."""
+    assert row.to_version is not None
+    try:
+        active_version(ctx, row.agent_id, row.to_version)
+    except NotFound:
+        return False
+    if row.eval_run_id is None:
+        return True
+    record = eval_runs.get_record(ctx, row.eval_run_id)
+    return not _changed_since(ctx, row.agent_id, row.to_version, record)
 
 
 def get(ctx: Context, agent_id: str, promotion_id: str) -> Promotion:
