@@ -139,3 +139,29 @@ def test_a_pin_moved_away_and_back_while_it_waited_leaves_it_superseded(tmp_path
         newest = client.get(LIVE + "/promotions").json()["data"][0]
     assert (status, live) == ("superseded", "0.1.0")
     assert (newest["action"], newest["toVersion"]) == ("rollback", "0.1.0")
+
+
+def scope_covered(client: TestClient, scope: dict[str, str], run_id: str) -> bool:
+    checked = client.post(
+        LIVE + "/promotions/check", json={"version": "0.2.0", "scope": scope, "evalRunId": run_id}
+    ).json()
+    return bool(next(c for c in checked["checks"] if c["name"] == "scopeCovered")["passed"])
+
+
+def test_scope_covered_reads_the_project_the_corrections_came_from(tmp_path: Path) -> None:
+    """The suite is built from the default project's corrections; its eval run records its
+    replays in project B. Promoting in B isn't covered by them; promoting in the default is."""
+    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path)) as (client, ctx):
+        judged = corrected_suite(client, ctx)
+        other = client.post("/v1/projects", json={"name": "B", "slug": "b"}).json()["id"]
+        run = try_version(client, other)
+        covered = {}
+        for project, policy in ((other, "acme.b"), (judged, "acme.a")):
+            scope = project_scope(project)
+            client.post(LIVE + "/promotions", json={"version": "0.1.0", "scope": scope})
+            body = {"id": policy, "version": "1.0.0", "agentId": AGENT, "scope": scope,
+                    "spec": SPEC}  # fmt: skip
+            assert client.post("/v1/gate-policies", json=body).status_code == 201
+            covered[project] = scope_covered(client, scope, run["runId"])
+    assert run["result"]["summary"]["scope"] == {"projectId": judged}
+    assert covered == {other: False, judged: True}

@@ -24,8 +24,11 @@ from ...domain.results import (
     SuiteRef,
     Summary,
 )
+from ...domain.test_sets import version_label
 from ...domain.time import now_iso
 from ...store import eval_runs as store
+from ...store import eval_suites as suite_store
+from ...store import test_sets as test_set_store
 from ...store.eval_run_json import sample_json
 from ...store.eval_runs import EvalRunRow
 from .. import cost, models
@@ -33,6 +36,21 @@ from ..context import Context
 from .baselines import VersionTally
 
 T = TypeVar("T", bound=Hashable)
+
+
+def _judged_in(ctx: Context, record: EvalRunRow) -> str:
+    """The project the cases' corrections came from (the summary's `scope`, which the gate's
+    `scopeCovered` checks): the frozen version's or the suite's, not the one the replays
+    were recorded in. A pulled or imported version's corrections are another runtime's, so
+    for one of those it is the eval run's own project."""
+    frozen = record.frozen_version
+    if frozen is not None:
+        for row in test_set_store.versions(ctx.db, frozen.test_set_id):
+            if version_label(row.version) == frozen.version and row.tenant_id == ctx.tenant_id:
+                return row.project_id
+        return record.project_id
+    suite = suite_store.get_version(ctx.db, record.suite_id, record.suite_version)
+    return suite.project_id if suite is not None and suite.project_id else record.project_id
 
 
 def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
@@ -74,7 +92,7 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
         suite=SuiteRef(record.suite_id, record.suite_version),
         candidate=candidate,
         baseline=settings.baseline_version or recorded,
-        scope=Scope(record.project_id),
+        scope=Scope(_judged_in(ctx, record)),
         cases=tally.cases,
         diverged=tally.diverged,
         refused_writes=tally.refused_writes,
