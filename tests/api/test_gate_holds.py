@@ -6,9 +6,11 @@ scope's pin moved away and back while it waited (`superseded`)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from factories import AGENT, agent_manifest, served, tool_manifests
 from release_steps import corrected_suite, models_file, project_scope, try_version
 from starlette.testclient import TestClient
@@ -27,7 +29,7 @@ SPEC = {
 
 def gated(client: TestClient, project: str, approvals: bool = False) -> dict[str, str]:
     """0.1.0 live for the project, under a policy (with a reviewer's approval if asked)."""
-    scope = project_scope(project)
+    scope: dict[str, str] = project_scope(project)
     pinned = client.post(LIVE + "/promotions", json={"version": "0.1.0", "scope": scope})
     assert pinned.status_code == 201, pinned.text
     spec = {**SPEC, "approvals": {}} if approvals else SPEC
@@ -100,26 +102,18 @@ def waiting(client: TestClient, project: str) -> tuple[dict[str, str], dict[str,
     return scope, asked.json()
 
 
-def test_an_approval_of_a_version_unregistered_while_it_waited_leaves_it_refused(
-    tmp_path: Path,
+def unregistered(ctx: Context) -> None:
+    catalog.unregister(ctx, "agent", AGENT, "0.2.0")
+
+
+@pytest.mark.parametrize("change", [unregistered, saved_again], ids=["unregistered", "saved"])
+def test_an_approval_of_a_version_changed_while_it_waited_leaves_it_refused(
+    tmp_path: Path, change: Callable[[Context], None]
 ) -> None:
     with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path)) as (client, ctx):
         project = corrected_suite(client, ctx)
         _, asked = waiting(client, project)
-        catalog.unregister(ctx, "agent", AGENT, "0.2.0")
-        approve(client, asked["approvalId"])
-        status = client.get(f"{LIVE}/promotions/{asked['id']}").json()["status"]
-        live = client.get(LIVE + "/live", params={"projectId": project}).json()["version"]
-    assert (status, live) == ("refused", "0.1.0")
-
-
-def test_an_approval_of_a_version_saved_again_while_it_waited_leaves_it_refused(
-    tmp_path: Path,
-) -> None:
-    with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path)) as (client, ctx):
-        project = corrected_suite(client, ctx)
-        _, asked = waiting(client, project)
-        saved_again(ctx)
+        change(ctx)
         approve(client, asked["approvalId"])
         status = client.get(f"{LIVE}/promotions/{asked['id']}").json()["status"]
         live = client.get(LIVE + "/live", params={"projectId": project}).json()["version"]
