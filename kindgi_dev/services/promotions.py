@@ -26,7 +26,6 @@ from ..domain.releases import (
     REFUSED,
     REJECTED,
     SUPERSEDED,
-    UNPIN,
     LivePin,
     PolicyRef,
     Promotion,
@@ -266,12 +265,7 @@ def _pin_moved(ctx: Context, row: Promotion) -> bool:
         return True
     if own is not None:
         return own.set_at > row.created_at
-    changes = store.list_page(
-        ctx.db, ctx.tenant_id, row.agent_id, limit=100, after=None, scope_key=row.scope.key
-    )
-    return any(
-        change.created_at > row.created_at and change.action == UNPIN for _, change in changes
-    )
+    return store.unpinned_since(ctx.db, ctx.tenant_id, row.agent_id, row.scope.key, row.created_at)
 
 
 def _still_as_judged(ctx: Context, row: Promotion) -> bool:

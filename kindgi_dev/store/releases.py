@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from ..domain.releases import LivePin, PolicyRef, Promotion, Requester
+from ..domain.releases import UNPIN, LivePin, PolicyRef, Promotion, Requester
 from .db import Database
 from .jsoncol import Codec, dump, load
 from .query import SQLValue, Where
@@ -138,6 +138,16 @@ def resolve(db: Database, promotion_id: str, status: str, at: str) -> None:
 def set_approval(db: Database, promotion_id: str, approval_id: str) -> None:
     """The approval a waiting promotion waits on now (after an escalation)."""
     db.run("UPDATE promotions SET approval_id = ? WHERE id = ?", (approval_id, promotion_id))
+
+
+def unpinned_since(db: Database, tenant_id: str, agent_id: str, scope_key: str, at: str) -> bool:
+    """Whether the scope's own pin was removed (an `unpin`) after `at`."""
+    row = db.one(
+        "SELECT 1 FROM promotions WHERE tenant_id = ? AND agent_id = ? AND scope_key = ? "
+        "AND action = ? AND created_at > ? LIMIT 1",
+        (tenant_id, agent_id, scope_key, UNPIN, at),
+    )
+    return row is not None
 
 
 def get(db: Database, tenant_id: str, promotion_id: str) -> Promotion | None:

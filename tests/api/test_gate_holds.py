@@ -159,3 +159,34 @@ def test_scope_covered_reads_the_project_the_corrections_came_from(tmp_path: Pat
             covered[project] = scope_covered(client, scope, run["runId"])
     assert run["result"]["summary"]["scope"] == {"projectId": judged}
     assert covered == {other: False, judged: True}
+
+
+def test_a_pin_set_and_removed_while_it_waited_leaves_it_superseded(tmp_path: Path) -> None:
+    """The tenant is gated; the project had no pin of its own when 0.2.0 was asked for
+    there. 0.1.0, which serves it from the tenant's pin, is pinned in place for the project
+    and unpinned meanwhile: no pin of its own again, but it moved."""
+    versions = ("0.1.0", "0.2.0", "0.3.0")
+    with served(tmp_path, versions, models_file(tmp_path)) as (client, ctx):
+        project = corrected_suite(client, ctx)
+        tenant = {"kind": "tenant"}
+        pinned = client.post(LIVE + "/promotions", json={"version": "0.1.0", "scope": tenant})
+        assert pinned.status_code == 201, pinned.text
+        spec = {**SPEC, "approvals": {}}
+        body = {"id": "acme.t", "version": "1.0.0", "agentId": AGENT, "scope": tenant,
+                "spec": spec}  # fmt: skip
+        made = client.post("/v1/gate-policies", json=body)
+        assert made.status_code == 201, made.text
+        scope = project_scope(project)
+        run = try_version(client, project)
+        asked = client.post(LIVE + "/promotions", json={
+            "version": "0.2.0", "scope": scope, "evalRunId": run["runId"]}).json()  # fmt: skip
+        assert (asked["status"], asked.get("fromVersion")) == ("pending-approval", None), asked
+        in_place = client.post(LIVE + "/promotions", json={"version": "0.1.0", "scope": scope})
+        assert in_place.status_code == 201, in_place.text
+        unpinned = client.post(LIVE + "/live/unpin", json={"scope": scope})
+        assert unpinned.status_code == 200, unpinned.text
+        approve(client, asked["approvalId"])
+        status = client.get(f"{LIVE}/promotions/{asked['id']}").json()["status"]
+        live = client.get(LIVE + "/live", params={"projectId": project}).json()
+    assert status == "superseded"
+    assert live["version"] == "0.1.0"
