@@ -25,12 +25,13 @@ from ..domain.stored_values import (
     may_need_repair_written,
     repaired,
 )
-from ..domain.test_sets import RegistryEntry, version_label
+from ..domain.test_sets import RegistryEntry
 from ..domain.time import now_iso
 from ..remote import BadToken, OnProgress, Remote, RemoteError, UnsafeUrl
 from ..store import eval_suites as suite_store
 from ..store import pulled_test_sets as store
 from ..store import test_sets as local_store
+from . import test_set_versions
 from .catalog import version_key
 from .context import Context
 
@@ -77,10 +78,9 @@ def _refuse_local(ctx: Context, test_set_id: str, version: str) -> None:
     """409 when the id and version name a test set made here, or the id a suite built here,
     which a pull must not shadow."""
     published = local_store.entries(ctx.db, ctx.tenant_id, test_set_id)
-    frozen = local_store.versions(ctx.db, test_set_id)
     if (
         any(e.version == version for e in published)
-        or any(version_label(v.version) == version and v.tenant_id == ctx.tenant_id for v in frozen)
+        or test_set_versions.frozen_row(ctx, test_set_id, version) is not None
         or suite_store.versions_of(ctx.db, ctx.tenant_id, test_set_id)
     ):
         raise Conflict(

@@ -71,14 +71,27 @@ def frozen_page(
     ctx: Context, test_set_id: str, version: str, *, limit: int | None, cursor: str | None
 ) -> Page[JSONObject]:
     """A page of a frozen version's cases (`N.0.0`), as they were when it was frozen."""
-    number = rules.version_number(version)
-    if number is None or not any(v.version == number for v in store.versions(ctx.db, test_set_id)):
+    found = frozen_row(ctx, test_set_id, version)
+    if found is None:
         raise NotFound("test-set-version", f"{test_set_id}@{version}", id_field="test_set_id")
     size = clamp_limit(limit)
     after = offset_of(cursor) - 1
-    rows = store.version_cases(ctx.db, test_set_id, number, after=after, limit=size + 1)
+    rows = store.version_cases(ctx.db, test_set_id, found.version, after=after, limit=size + 1)
     page = make_page(rows, size, lambda row: [row[0] + 1])
     return page.map(lambda pair: pair[1])
+
+
+def frozen_row(ctx: Context, test_set_id: str, version: str) -> store.FrozenVersionRow | None:
+    """A frozen version made here, as stored, by its label (`N.0.0`); None for any other."""
+    number = rules.version_number(version)
+    return next(
+        (
+            v
+            for v in store.versions(ctx.db, test_set_id)
+            if v.version == number and v.tenant_id == ctx.tenant_id
+        ),
+        None,
+    )
 
 
 def frozen_versions(ctx: Context, test_set_id: str) -> list[FrozenInfo]:

@@ -24,14 +24,12 @@ from ...domain.results import (
     SuiteRef,
     Summary,
 )
-from ...domain.test_sets import version_label
 from ...domain.time import now_iso
 from ...store import eval_runs as store
 from ...store import eval_suites as suite_store
-from ...store import test_sets as test_set_store
 from ...store.eval_run_json import sample_json
 from ...store.eval_runs import EvalRunRow
-from .. import cost, models
+from .. import cost, models, test_set_versions
 from ..context import Context
 from .baselines import VersionTally
 
@@ -45,10 +43,8 @@ def _judged_in(ctx: Context, record: EvalRunRow) -> str:
     for one of those it is the eval run's own project."""
     frozen = record.frozen_version
     if frozen is not None:
-        for row in test_set_store.versions(ctx.db, frozen.test_set_id):
-            if version_label(row.version) == frozen.version and row.tenant_id == ctx.tenant_id:
-                return row.project_id
-        return record.project_id
+        made_here = test_set_versions.frozen_row(ctx, frozen.test_set_id, frozen.version)
+        return record.project_id if made_here is None else made_here.project_id
     suite = suite_store.get_version(ctx.db, record.suite_id, record.suite_version)
     return suite.project_id if suite is not None and suite.project_id else record.project_id
 
