@@ -8,7 +8,8 @@ from pathlib import Path
 
 from starlette.routing import BaseRoute
 
-from . import openapi, route_table, system, unserved
+from ..domain.json import JSONObject
+from . import route_table, system, unserved
 from .endpoint import Operation
 from .route_table import Declared
 from .routing import loaded_route, ordered, route
@@ -61,6 +62,14 @@ def _declarations() -> list[tuple[str, Operation]]:
     return found
 
 
+def _description() -> JSONObject:
+    """The API's OpenAPI document, made at its first request: its module and pydantic's
+    JSON-schema one are a tenth of a warm start's imports, which no other request needs."""
+    from . import openapi
+
+    return openapi.document(endpoints())
+
+
 def routes(table: Path | None = None) -> list[BaseRoute]:
     """The API's routes: its description, then every endpoint. With `table`, the route
     table kept there serves when it is current (`route_table`): no resource module is
@@ -77,7 +86,7 @@ def routes(table: Path | None = None) -> list[BaseRoute]:
     else:
         built = [loaded_route(d) for d in kept]
         served = {(d.method, d.path) for d in kept}
-    found: list[BaseRoute] = list(system.openapi_routes(lambda: openapi.document(endpoints())))
+    found: list[BaseRoute] = list(system.openapi_routes(_description))
     found.extend(ordered(built))
     found.extend(unserved.routes(served))
     return found

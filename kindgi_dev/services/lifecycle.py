@@ -1,4 +1,10 @@
-"""Starting and stopping what runs beside the API: the pack, its watcher, the eval executor."""
+"""Starting and stopping what runs beside the API: the pack, its watcher, the eval executor.
+
+What a stopped process left going (runs, eval runs, decided approvals) is looked up in the
+store first, and the service that ends it is imported only when there is some: a start
+that finds nothing imports none of them (a fifth of a warm start's imports), and they are
+imported at the first request that needs them.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +18,11 @@ from ..runtime.host import Runtime
 from ..runtime.pack import PackIndex
 from ..runtime.prestart import Prestart
 from ..settings import Settings
+from ..store import eval_runs as eval_run_store
+from ..store import run_waits as wait_store
+from ..store import runs as run_store
 from ..store.db import Database
-from . import catalog, eval_runs, identity, live, models, projects, run_waits, runs
+from . import catalog, identity, live, models, projects
 from .context import Context
 
 Progress = Callable[[str, float], None]
@@ -55,13 +64,20 @@ def open_context(
         pack_service_token=pack_service_token,
         prestarted_index=prestarted,
     )
-    for left, what in (
-        (runs.fail_interrupted(ctx), "run"),
-        (eval_runs.fail_interrupted(ctx), "eval run"),
-    ):
-        if left:
-            say(f"  ⚠ {left} {what}(s) were going when kindgi dev last stopped: marked failed")
+    if run_store.running(db):
+        from . import runs
+
+        _said_failed(runs.fail_interrupted(ctx), "run")
+    if eval_run_store.unfinished(db):
+        from . import eval_runs
+
+        _said_failed(eval_runs.fail_interrupted(ctx), "eval run")
     return ctx
+
+
+def _said_failed(left: int, what: str) -> None:
+    if left:
+        say(f"  ⚠ {left} {what}(s) were going when kindgi dev last stopped: marked failed")
 
 
 def describe(ctx: Context) -> Instance:
@@ -111,7 +127,10 @@ async def start(ctx: Context, progress: Progress | None = None) -> None:
     except BaseException:
         await runtime.stop()
         raise
-    if run_waits.resume_decided(ctx):
+    if wait_store.decided_open(ctx.db):
+        from . import run_waits
+
+        run_waits.resume_decided(ctx)
         say("  · runs whose approval was decided as kindgi dev stopped go on now")
 
 
@@ -121,8 +140,11 @@ async def stop(ctx: Context) -> None:
     Eval runs stop first, recorded as interrupted with their open replays, so nothing
     writes after the store closes.
     """
-    if await eval_runs.interrupt_all(ctx):
-        runs.fail_interrupted(ctx)
+    if ctx.eval_loop is not None or ctx.eval_tasks:
+        from . import eval_runs, runs  # imported already: an eval run started in this process
+
+        if await eval_runs.interrupt_all(ctx):
+            runs.fail_interrupted(ctx)
     if ctx.runtime is not None:
         await ctx.runtime.stop()
     await models.close(ctx)

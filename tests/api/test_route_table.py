@@ -123,3 +123,57 @@ def test_a_table_naming_no_resource_module_is_made_anew(tmp_path: Path) -> None:
     assert not any(isinstance(r, Route) and isinstance(r.endpoint, Loading) for r in routes)
     kept = route_table.read(table)
     assert kept is not None and {d.module for d in kept} == set(api.RESOURCES)
+
+
+WARM = textwrap.dedent(
+    """
+    import json, sys
+    from pathlib import Path
+    from starlette.testclient import TestClient
+    from kindgi_dev.app import create_app
+    from kindgi_dev.settings import Settings
+
+    pack = Path(sys.argv[1])
+    app = create_app(
+        Settings(pack_dir=pack, start_pack=False, watch=False),
+        route_table=pack / ".kindgi" / "dev" / "routes.json",
+    )
+    watched = json.loads(sys.argv[2])
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        at_start = [m for m in watched if m in sys.modules]
+        health = client.get("/health").status_code
+        after_health = [m for m in watched if m in sys.modules]
+        described = client.get("/openapi.json")
+    print(json.dumps({
+        "atStart": at_start,
+        "afterHealth": after_health,
+        "openapi": [described.status_code, described.json()["openapi"], health],
+        "afterOpenapi": [m for m in watched if m in sys.modules],
+    }))
+    """
+)
+NOT_AT_A_WARM_START = (
+    "kindgi_dev.api.openapi",
+    "kindgi_dev.services.eval_runs",
+    "kindgi_dev.services.run_waits",
+    "kindgi_dev.services.runs",
+)
+"""What a start on the kept table that finds nothing left going imports only when a request
+needs it: the API's description, and the services that end the runs, eval runs and decided
+approvals a stopped process left (`lifecycle`)."""
+
+
+def test_a_warm_start_with_nothing_left_going_imports_neither_those_services_nor_the_description(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.kindgi.pack]\nid = "acme-ops"\n')
+    _start(tmp_path)  # the table made
+    done = subprocess.run(
+        [sys.executable, "-c", WARM, str(tmp_path), json.dumps(NOT_AT_A_WARM_START)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found["atStart"] == found["afterHealth"] == []
+    assert found["openapi"] == [200, "3.1.0", 200]
+    assert "kindgi_dev.api.openapi" in found["afterOpenapi"]  # with every resource it describes
