@@ -212,6 +212,7 @@ def serve(
     """Bind, build the app, serve until Ctrl+C or SIGTERM; the exit code."""
     with collector_paused():
         import uvicorn
+        from uvicorn.lifespan.on import LifespanOn
 
         from ..api.request_log import escape_log_records
         from ..app import console_link, create_app, describe, on_pack_service
@@ -276,6 +277,16 @@ def serve(
         if not settings.watch:
             server.should_exit = True
         await serving
+        lifespan = server.lifespan
+        if (
+            server.force_exit
+            and isinstance(lifespan, LifespanOn)
+            and not lifespan.shutdown_event.is_set()
+        ):
+            # A second Ctrl+C makes uvicorn stop waiting for open connections, and skip the
+            # app's shutdown too; that shutdown is quick and is what records the eval runs
+            # in flight as interrupted and closes the store, so it still runs.
+            await lifespan.shutdown()
         return True
 
     ok = asyncio.run(main())
