@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..domain.json import JSON, JSONObject
-from ..domain.stored_values import COPY_DEPTH
+from ..domain.stored_values import COPY_DEPTH, clean_text
 from .jsoncol import dump, load
 
 _ORDER = (
@@ -222,7 +222,12 @@ def _stored_as_is(call: JSONObject) -> bool:
 def kept_as_is(value: JSON) -> bool:
     """Whether a value reads back from a JSON column as it is, alone or a few levels inside
     a run's output: `jsoncol.dump` keeps a value too deep, not finite or not UTF-8 repaired,
-    and a repaired value would not put back the part it was copied from."""
+    and a repaired value would not put back the part it was copied from. A string, most of
+    a replay's messages, is told without the round trip: kept unless it holds a lone
+    surrogate or the brackets of a value too deep."""
+    if type(value) is str:
+        brackets = value.count("[") + value.count("{")
+        return brackets <= COPY_DEPTH // 2 and clean_text(value) is value
     text = dump(value)
     if text is None:
         return True

@@ -8,12 +8,15 @@ from typing import Any
 
 import pytest
 
+from kindgi_dev.domain.stored_values import COPY_DEPTH
+from kindgi_dev.store.jsoncol import dump, load
 from kindgi_dev.store.replay_json import (
     RowParts,
     compact_context,
     compact_output,
     full_context,
     full_output,
+    kept_as_is,
 )
 
 PROVIDER = {"id": "function", "model": "candidate"}
@@ -197,3 +200,19 @@ def test_a_context_of_no_retrievals_is_kept_as_its_history(context: Any, kept: A
     stored = compact_context(context)
     assert stored == (context if kept is None else kept)
     assert json.dumps(full_context(json.loads(json.dumps(stored)))) == json.dumps(context)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "Try kb-301.", "naïve café ✓", "[" * 100, "{" * 60 + "[" * 40, "[" * 101,
+     "x\ud800y", "\udc00", "quote \" and \\ slash {[", "\ud83d\ude00 pair as one"],
+)  # fmt: skip
+def test_a_string_is_kept_as_is_exactly_when_its_column_round_trip_gives_it_back(
+    text: str,
+) -> None:
+    """`kept_as_is` tells a string without dumping it; what it tells is what the round trip
+    through a JSON column and the depth rule would (too many brackets, a lone surrogate)."""
+    stored = dump(text)
+    assert stored is not None
+    round_trip = stored.count("[") + stored.count("{") <= COPY_DEPTH // 2 and load(stored) == text
+    assert kept_as_is(text) is round_trip
