@@ -4,8 +4,11 @@ client and CLI) and, for a participant, at the 0.4 `/v1/erasures`: both erase th
 
 A participant's erasure clears their corrections' words (reasons, `shouldSay`, `why`; the
 verdicts stay), deletes the facts about them, and clears their conversations' messages and
-the content of the runs that served them. kindgi dev erases at once: an erasure answers
-`completed`, and its ledger row keeps no identifier (nor any keyed hash to replay it by).
+the content of the runs that served them, with what was copied from those runs: the runs
+replaying them (eval runs' replays and their conversations, and their answers kept for
+reuse), the judged copies, and the values verdicts on them judged. kindgi dev erases at
+once: an erasure answers `completed`, and its ledger row keeps no identifier (nor any keyed
+hash to replay it by).
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ from ..store import conversations as conversation_store
 from ..store import corrections as correction_store
 from ..store import erasures as store
 from ..store import facts as fact_store
-from ..store import judged_copies
+from ..store import judged_copies, kept_answers
 from ..store import runs as run_store
+from ..store import verdicts as verdict_store
 from ..store.erasures import ErasureRow
 from .context import Context
 
@@ -114,12 +118,17 @@ def _clear(ctx: Context, selector: Selector, now: str) -> dict[str, int]:
         facts = fact_store.ids_about(db, tenant, participant=selector.id)
         corrections, judgments = correction_store.erase_participant(db, tenant, selector.id, now)
         counts = {"corrections": corrections, "judgments": judgments}
-    runs = run_store.of_conversations(db, conversations)
+    served = run_store.of_conversations(db, conversations)
+    replays = run_store.replays_of(db, served)
+    runs = [*served, *(run for run, _ in replays)]
+    talked = [*conversations, *(c for _, c in replays if c is not None)]
     judged_copies.erase_copies(db, runs)
+    verdict_store.erase_item_values(db, runs)
+    kept_answers.forget_answers_of(db, [run for run, _ in replays])
     counts.update(
         facts=fact_store.erase(db, tenant, facts),
         conversations=len(conversations),
-        messages=conversation_store.erase(db, conversations),
+        messages=conversation_store.erase(db, talked),
         runs=run_store.erase_content(db, runs, now),
     )
     return counts

@@ -12,6 +12,7 @@ from ..domain.checks import AnswerCheck
 from ..domain.comparison import Replayed
 from .db import Database
 from .jsoncol import dump, load
+from .query import chunks, marks
 
 AnswerKey = tuple[str, str, str, int]
 """(tenant, content hash, case hash, repetition)."""
@@ -70,3 +71,15 @@ def keep_verdicts(db: Database, kept: Sequence[tuple[str, str, AnswerCheck]]) ->
             "INSERT OR IGNORE INTO kept_verdicts (judge, asked_hash, verdict) VALUES (?, ?, ?)",
             rows,
         )
+
+
+def forget_answers_of(db: Database, run_ids: Sequence[str]) -> int:
+    """Drop the answers kept from these replay runs (their content was erased: no later run
+    may reuse what they said); how many."""
+    forgotten = 0
+    for chunk in chunks(run_ids):
+        forgotten += db.run(
+            f"DELETE FROM kept_answers WHERE json_extract(answer, '$.run_id') IN ({marks(chunk)})",
+            chunk,
+        )
+    return forgotten

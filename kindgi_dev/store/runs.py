@@ -363,6 +363,18 @@ def of_conversations(db: Database, conversation_ids: Sequence[str]) -> list[str]
     return found
 
 
+def replays_of(db: Database, run_ids: Sequence[str]) -> list[tuple[str, str | None]]:
+    """The runs replaying these (an eval run's or a live replay), each with its own
+    conversation: a replay says what the run it replays was told."""
+    found: list[tuple[str, str | None]] = []
+    for chunk in chunks(run_ids):
+        rows = db.all(
+            f"SELECT id, conversation_id FROM runs WHERE replay_of IN ({marks(chunk)})", chunk
+        )
+        found.extend((r["id"], r["conversation_id"]) for r in rows)
+    return found
+
+
 def erase_content(db: Database, run_ids: Sequence[str], at: str) -> int:
     """Clear what these runs said and were told (input, output, context, journal payloads,
     tool arguments and results), keeping status, times and ids; how many runs."""

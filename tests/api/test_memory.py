@@ -4,12 +4,14 @@ erasures at `/v1/memory/erasures` and `/v1/erasures` erasing the same words."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
-from desk_pack import desk_served, turn
+from desk_pack import AGENT, desk_served, turn
 from starlette.testclient import TestClient
 from tables import every_row
 
@@ -191,3 +193,53 @@ def test_an_erasure_of_something_not_here_is_refused(desk: Served) -> None:
         answer = client.post("/v1/memory/erasures", json=body)
         assert (answer.status_code, answer.json()["error"]["code"]) == (status, code)
     assert every_row(ctx.settings.database_path) == before
+
+
+def _finished(client: TestClient, run_id: str) -> dict[str, Any]:
+    for _ in range(400):
+        run: dict[str, Any] = client.get(f"/v1/eval-runs/{run_id}").json()
+        if run["status"] not in ("pending", "running"):
+            return run
+        time.sleep(0.05)
+    raise AssertionError(f"eval run {run_id} did not finish")
+
+
+def test_an_erasure_clears_the_runs_replaying_the_erased_ones_and_what_was_copied_from_them(
+    tmp_path: Path,
+) -> None:
+    """A person's words live on in what was made from their runs: an eval run's replays
+    (their output, their conversations), the answers kept for reuse, the value a verdict
+    judged. After the erasure no read of those has them."""
+    with desk_served(tmp_path, ("1.0.0", "1.1.0")) as (client, ctx):
+        project = default_project(client)
+        run = turn(client, "Hello SECRETMSG", version="1.0.0", participantId="p-31").json()
+        item = {"key": "answer", "pointer": "/appended/1/content", "verdict": "wrong"}
+        for by in ({"participantId": "p-31"}, {}):  # the person's own, and a reviewer's
+            made = client.post("/v1/corrections", json={"runId": run["id"], "items": [item], **by})
+            assert made.status_code == 201, made.text
+        started = client.post(f"/v1/agents/{AGENT}/test-set/runs", json={
+            "projectId": project, "agentRef": {"agentId": AGENT, "version": "1.1.0"},
+            "reuse": True}).json()  # fmt: skip
+        eval_run = _finished(client, started["runId"])
+        replays = client.get("/v1/runs", params={"evalRunId": eval_run["runId"]}).json()["data"]
+        assert replays and all(r["replayOf"] == run["id"] for r in replays)
+        reads = [f"/v1/runs/{r['id']}" for r in replays]
+        reads += [f"/v1/runs/{r['id']}/journal" for r in replays]
+        talks = [client.get(f"/v1/runs/{r['id']}").json()["agent"]["conversationId"]
+                 for r in replays]  # fmt: skip
+        reads += [f"/v1/conversations/{c}" for c in talks]
+        reads += [f"/v1/conversations/{c}/messages" for c in talks]
+        reads += ["/v1/runs?include=output&replays=only", "/v1/conversations?replays=only"]
+        judgments = client.get("/v1/judgments", params={"runId": run["id"]}).json()["data"]
+        assert len(judgments) == 2
+        reads += [f"/v1/judgments/{j['id']}" for j in judgments]
+        assert any("SECRETMSG" in client.get(path).text for path in reads)
+        kept = [r["answer"] for r in ctx.db.all("SELECT answer FROM kept_answers")]
+        assert len(kept) == len(replays) and all("SECRETMSG" in answer for answer in kept)
+
+        erased = client.post("/v1/memory/erasures",
+                             json={"subject": {"kind": "participant", "id": "p-31"}})  # fmt: skip
+        assert erased.status_code == 202, erased.text
+
+        assert [p for p in reads if "SECRETMSG" in client.get(p).text] == []
+        assert ctx.db.all("SELECT answer FROM kept_answers") == []  # none may be reused now
