@@ -6,9 +6,11 @@ A participant's erasure clears their corrections' words (reasons, `shouldSay`, `
 verdicts stay), deletes the facts about them, and clears their conversations' messages and
 the content of the runs that served them, with what was copied from those runs: the runs
 replaying them (eval runs' replays and their conversations, and their answers kept for
-reuse), the judged copies, and the values verdicts on them judged. kindgi dev erases at
-once: an erasure answers `completed`, and its ledger row keeps no identifier (nor any keyed
-hash to replay it by).
+reuse), the judged copies, and the values verdicts on them judged. Every correction of
+those runs is erased with them, and every hand case made of them retired, so no test case
+replays a run whose words are gone (a conversation's erasure does the same). kindgi dev
+erases at once: an erasure answers `completed`, and its ledger row keeps no identifier
+(nor any keyed hash to replay it by).
 """
 
 from __future__ import annotations
@@ -25,9 +27,13 @@ from ..store import erasures as store
 from ..store import facts as fact_store
 from ..store import judged_copies, kept_answers
 from ..store import runs as run_store
+from ..store import test_sets as test_set_store
 from ..store import verdicts as verdict_store
 from ..store.erasures import ErasureRow
 from .context import Context
+
+ERASED_RUN = "an erasure cleared the run it was made of"
+"""Why a hand case made of an erased run is retired: it has no words left to replay."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +130,9 @@ def _clear(ctx: Context, selector: Selector, now: str) -> dict[str, int]:
     talked = [*conversations, *(c for _, c in replays if c is not None)]
     judged_copies.erase_copies(db, runs)
     verdict_store.erase_item_values(db, runs)
+    correction_store.erase_on_runs(db, runs, now)  # no case of a run whose words are gone
+    caller = {"kind": ctx.caller.kind, "id": ctx.caller.id}
+    test_set_store.retire_hand_cases_of(db, runs, ERASED_RUN, caller, now)
     kept_answers.forget_answers_of(db, [run for run, _ in replays])
     counts.update(
         facts=fact_store.erase(db, tenant, facts),

@@ -17,7 +17,7 @@ from ..domain.expectations import Answer, Decisions
 from .db import Database, Row
 from .expectations import answer_json, answer_of, decisions_json, decisions_of
 from .jsoncol import dump, load
-from .query import SQLValue, Where
+from .query import SQLValue, Where, chunks, marks
 from .staging import insert_staged
 from .verdicts import end_live_verdicts as end_live_verdicts
 from .verdicts import get_verdict as get_verdict
@@ -272,6 +272,29 @@ def list_corrections(
         [*where.params, limit + 1],
     )
     return [_correction(row) for row in rows]
+
+
+def erase_on_runs(db: Database, run_ids: Sequence[str], at: str) -> int:
+    """Mark every correction of these runs erased and clear its words (reasons,
+    `shouldSay`, `why`), once the runs' own content is erased: a case replays its run's
+    words, and whoever corrected it wrote about them; how many corrections."""
+    erased = 0
+    with db.transaction() as conn:
+        for chunk in chunks(run_ids):
+            places = marks(chunk)
+            conn.execute(
+                "UPDATE verdicts SET reason = NULL WHERE reason IS NOT NULL AND correction_seq "
+                f"IN (SELECT seq FROM corrections WHERE run_id IN ({places}))",
+                chunk,
+            )
+            erased += conn.execute(
+                "UPDATE corrections SET erased_at = coalesce(erased_at, ?), updated_at = ?, "
+                "answer = CASE WHEN answer IS NULL THEN NULL "
+                "ELSE json_remove(answer, '$.shouldSay', '$.why') END "
+                f"WHERE run_id IN ({places})",
+                [at, at, *chunk],
+            ).rowcount
+    return erased
 
 
 def erase_participant(

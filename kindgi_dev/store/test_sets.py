@@ -243,6 +243,21 @@ def insert_retirement(
     )
 
 
+def retire_hand_cases_of(
+    db: Database, run_ids: Sequence[str], reason: str, by: Mapping[str, str], at: str
+) -> int:
+    """Retire the hand cases made of these runs (those not retired yet); how many."""
+    retired = 0
+    for chunk in chunks(run_ids):
+        retired += db.run(
+            "INSERT OR IGNORE INTO case_retirements "
+            "(case_id, tenant_id, reason, by_kind, by_id, retired_at) "
+            f"SELECT id, tenant_id, ?, ?, ?, ? FROM hand_cases WHERE run_id IN ({marks(chunk)})",
+            [reason, by["kind"], by["id"], at, *chunk],
+        )
+    return retired
+
+
 def last_version(db: Database, test_set_id: str) -> int:
     """The newest frozen version of a test set, 0 before the first."""
     row = db.one(

@@ -243,3 +243,38 @@ def test_an_erasure_clears_the_runs_replaying_the_erased_ones_and_what_was_copie
 
         assert [p for p in reads if "SECRETMSG" in client.get(p).text] == []
         assert ctx.db.all("SELECT answer FROM kept_answers") == []  # none may be reused now
+
+
+@pytest.mark.parametrize("by", ["participant", "conversation"])
+def test_no_case_is_left_on_a_run_whose_words_were_erased(tmp_path: Path, by: str) -> None:
+    """The person's own correction, a reviewer's and a hand case were cases of the run; once
+    its words are erased none is (a replay of it would ask nothing), the hand case retired
+    saying why, and the set's counts agree."""
+    with desk_served(tmp_path) as (client, _):
+        project = default_project(client)
+        run = turn(client, "Hello SECRETMSG", participantId="p-41").json()
+        item = {"key": "answer", "pointer": "/appended/1/content", "verdict": "wrong",
+                "reason": "SECRETREASON"}  # fmt: skip
+        for person in ({"participantId": "p-41"}, {}):
+            made = client.post("/v1/corrections",
+                               json={"runId": run["id"], "items": [item], **person})  # fmt: skip
+            assert made.status_code == 201, made.text
+        hand = client.post(f"/v1/agents/{AGENT}/test-set/cases", params={"projectId": project},
+                           json={"runId": run["id"], "items": [item]})  # fmt: skip
+        assert hand.status_code == 201, hand.text
+        cases = f"/v1/agents/{AGENT}/test-set/cases"
+        assert len(client.get(cases, params={"projectId": project}).json()["data"]) == 3
+
+        body = ({"subject": {"kind": "participant", "id": "p-41"}} if by == "participant"
+                else {"conversationId": run["agent"]["conversationId"]})  # fmt: skip
+        assert client.post("/v1/memory/erasures", json=body).status_code == 202
+
+        assert client.get(cases, params={"projectId": project}).json()["data"] == []
+        listed = client.get(cases, params={"projectId": project, "include": "retired"}).json()
+        assert [(c["id"], c["retired"]["reason"]) for c in listed["data"]] == [
+            (hand.json()["id"], "an erasure cleared the run it was made of")
+        ]
+        counted = client.get(f"/v1/agents/{AGENT}/test-set", params={"projectId": project})
+        assert "SECRETREASON" not in client.get(
+            "/v1/corrections", params={"runId": run["id"]}).text  # fmt: skip
+        assert counted.json()["cases"] == {"active": 0, "retired": 1}
