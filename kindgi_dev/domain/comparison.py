@@ -106,6 +106,9 @@ class Replayed:
     """The guardrails this repetition tripped (a `halt` that failed it, or one recorded)."""
     reused: bool = False
     """Whether this answer is an earlier run's of the same content, reused (`reuse: true`)."""
+    completed: bool = True
+    """Whether its run completed (neither failed nor paused): only a completed run's answers
+    are judged by the judging model, a reused one's again by the judge configured now."""
 
 
 def checks_of(case: ReplayCase, replay: Replayed) -> list[tuple[CheckedPart, list[Difference]]]:

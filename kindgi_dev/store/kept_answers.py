@@ -11,7 +11,7 @@ from pydantic import TypeAdapter
 from ..domain.checks import AnswerCheck
 from ..domain.comparison import Replayed
 from .db import Database
-from .jsoncol import dump, load
+from .jsoncol import dump, load, load_object
 from .query import chunks, marks
 
 AnswerKey = tuple[str, str, str, int]
@@ -25,17 +25,24 @@ def _replayed() -> TypeAdapter[Replayed]:
 
 
 def answer(db: Database, key: AnswerKey) -> Replayed | None:
-    """The answer kept for a content, case and repetition, or None."""
+    """The answer kept for a content, case and repetition, or None; without judging verdicts
+    (an answer kept before they were left out has them: they are dropped), as it is judged
+    again by the judge of the run reusing it."""
     row = db.one(
         "SELECT answer FROM kept_answers WHERE tenant_id = ? AND content_hash = ? "
         "AND case_hash = ? AND repetition = ?",
         key,
     )
-    return None if row is None else _replayed().validate_python(load(row["answer"]))
+    if row is None:
+        return None
+    kept = load_object(row["answer"])
+    kept.pop("judged", None)
+    return _replayed().validate_python(kept)
 
 
 def keep_answers(db: Database, kept: Sequence[tuple[AnswerKey, Replayed]]) -> None:
-    """Keep answers not kept yet, one statement for them all (inside the caller's page)."""
+    """Keep answers not kept yet, without their judging verdicts, one statement for them all
+    (inside the caller's page)."""
     rows = [(*key, _answer_json(replayed)) for key, replayed in kept]
     with db.transaction() as conn:
         conn.executemany(
@@ -46,7 +53,7 @@ def keep_answers(db: Database, kept: Sequence[tuple[AnswerKey, Replayed]]) -> No
 
 
 def _answer_json(replayed: Replayed) -> str:
-    return str(dump(_replayed().dump_python(replayed, mode="json")))
+    return str(dump(_replayed().dump_python(replayed, mode="json", exclude={"judged"})))
 
 
 def verdict(db: Database, judge: str, asked_hash: str) -> AnswerCheck | None:

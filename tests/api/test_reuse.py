@@ -141,3 +141,76 @@ def test_a_judging_verdict_on_the_same_part_and_texts_is_reused_only_when_asked(
     assert first["result"]["summary"]["corrections"] == checked
     assert reused["result"]["summary"]["corrections"] == checked
     assert not_asked["result"]["summary"]["corrections"] == checked
+
+
+PASSES = '{"answer": "", "output": {"pass": true, "reason": "It says it."}}'
+FAILS = '{"answer": "", "output": {"pass": false, "reason": "It does not."}}'
+FUNCTION_MODELS = '[tool.kindgi-dev.providers]\ndefault = "function"\n'
+
+
+def correct_the_answer(client: Any, ctx: Any) -> str:
+    """Say the password run's answer should say "reset link"; the project's id."""
+    run_id = tutorial_runs(ctx)[PASSWORD]
+    answer = {"runId": run_id, "answer": {"verdict": "wrong", "shouldSay": "reset link"}}
+    assert client.post("/v1/corrections", json=answer).status_code == 201
+    return str(client.get("/v1/projects/default").json()["id"])
+
+
+def configure(tmp_path: Path, providers: str) -> None:
+    """Save the pack's pyproject with other provider settings (the watcher loads them)."""
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.kindgi.pack]\nid = "acme-ops"\n' + providers)
+    stamp = pyproject.stat().st_mtime_ns + 1_000_000_000
+    os.utime(pyproject, ns=(stamp, stamp))
+
+
+def test_a_reused_answer_is_judged_by_the_judge_configured_now(tmp_path: Path) -> None:
+    judge = OpenAIStub().serve()
+    judge.queue_text(FAILS)  # the first judge
+    judge.queue_text(PASSES)  # the second: asked once, its verdict kept
+    env = {"OPENAI_API_KEY": "sk-judge", "OPENAI_BASE_URL": judge.base_url}
+    try:
+        with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search"), env,
+                    FUNCTION_MODELS) as (client, ctx):  # fmt: skip
+            project = correct_the_answer(client, ctx)
+            first = try_version(client, PATH, project, reuse=True)
+            with ctx.db.transaction() as conn:  # kept as before, with the first judge's verdict
+                conn.execute(
+                    "UPDATE kept_answers SET answer = json_set(answer, '$.judged', json(?))",
+                    ('{"0": [false, "It does not."]}',),
+                )
+            configure(tmp_path, FUNCTION_MODELS + '[tool.kindgi-dev.providers.openai]\n'
+                      'model = "judge-b"\n')  # fmt: skip
+            reused = try_version(client, PATH, project, reuse=True)
+            asked_reusing = len(judge.requests)
+            again = try_version(client, PATH, project, reuse=True)
+            asked_again = len(judge.requests)
+    finally:
+        judge.stop()
+    assert first["result"]["summary"]["corrections"] == {"checked": 1, "passed": 0}
+    summary = reused["result"]["summary"]
+    assert (summary["reusedAnswers"], summary["judge"]["model"]) == (1, "judge-b")
+    assert summary["corrections"] == {"checked": 1, "passed": 1}
+    # The same judge on the same answer again: its kept verdict, no call.
+    assert again["result"]["summary"]["corrections"] == {"checked": 1, "passed": 1}
+    assert (asked_reusing, asked_again) == (2, 2)
+
+
+def test_an_answer_kept_without_a_judge_is_judged_once_one_is_configured(tmp_path: Path) -> None:
+    judge = OpenAIStub().serve()
+    judge.queue_text(PASSES)
+    try:
+        with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search"),
+                    {"OPENAI_API_KEY": ""}, FUNCTION_MODELS) as (client, ctx):  # fmt: skip
+            project = correct_the_answer(client, ctx)
+            first = try_version(client, PATH, project, reuse=True)
+            configure(tmp_path, FUNCTION_MODELS + '[tool.kindgi-dev.providers.openai]\n'
+                      f'base_url = "{judge.base_url}"\n')  # fmt: skip
+            reused = try_version(client, PATH, project, reuse=True)
+    finally:
+        judge.stop()
+    before, after = first["result"]["summary"], reused["result"]["summary"]
+    assert (before["judge"]["kind"], before["corrections"]["passed"]) == ("deterministic", 0)
+    assert (after["judge"]["kind"], after["reusedAnswers"]) == ("model", 1)
+    assert after["corrections"] == {"checked": 1, "passed": 1}
+    assert len(judge.requests) == 1

@@ -116,14 +116,20 @@ async def replay_case(
     reads: str,
     repetition: int = 0,
 ) -> Replayed:
-    """One replay of a case, or the answer kept for it when the run reuses answers; its rows
-    go to the eval run's page (stored at once without), and, when the run reuses answers,
-    its answer too, kept for the next such run."""
+    """One replay of a case, or the answer kept for it when the run reuses answers (judged
+    again, so its checks are the judge's configured now); its rows go to the eval run's page
+    (stored at once without), and, when the run reuses answers, its answer too, kept for
+    the next such run."""
     key = candidate.answer_key(ctx, case, reads, repetition)
     if key is not None:
         kept = kept_answers.answer(ctx.db, key)
-        if kept is not None:
-            return replace(kept, reused=True)
+        if kept is not None:  # kept without verdicts: judged by the judge configured now
+            judged = (
+                await judge_answers(ctx, candidate.judging, True, case, kept.output)
+                if kept.completed
+                else {}
+            )
+            return replace(kept, judged=judged, reused=True)
     replayed, ended = await _replayed(ctx, eval_run_id, candidate, project_id, case, reads)
     page = pages.current.get()
     if key is not None and page is not None and ended and replayed.error is None:
@@ -196,6 +202,7 @@ async def _replayed(
         error=_error_of(outcome.failure, tools) if errored else None,
         judged=judged,
         guardrails=tripped(outcome),
+        completed=outcome.ok,
     )
     return replayed, outcome.paused is None
 
