@@ -121,6 +121,13 @@ class AnswerCheck(NamedTuple):
     reason: str
 
 
+class NoVerdict(AnswerCheck):
+    """A failed check the judging model gave no verdict for (its call failed, or it answered
+    no pass/fail): never kept, so a later run asks the judge again."""
+
+    __slots__ = ()
+
+
 def deterministic_answer_check(
     expectation: Answer, recorded_answer: str | None, candidate_answer: str | None
 ) -> AnswerCheck:

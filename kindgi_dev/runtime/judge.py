@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from ..domain.checks import AnswerCheck
+from ..domain.checks import AnswerCheck, NoVerdict
 from ..domain.expectations import Answer
 from ..domain.json import JSONObject
 from ..models import Message, Turn
@@ -43,7 +43,8 @@ def question(expectation: Answer, recorded: str | None, candidate: str | None) -
 async def check_answer(
     adapter: ModelAdapter, expectation: Answer, recorded: str | None, candidate: str | None
 ) -> AnswerCheck:
-    """The judging model's verdict on one answer: passed, and the reason."""
+    """The judging model's verdict on one answer: passed, and the reason (a `NoVerdict` when
+    it gave none)."""
     turn = Turn(
         agent_id="kindgi-dev.answer-judge",
         agent_version="1.0.0",
@@ -58,9 +59,9 @@ async def check_answer(
     try:
         reply = await adapter.next_step(turn)
     except ModelError as error:
-        return AnswerCheck(False, f"the judging model failed: {error.message}")
+        return NoVerdict(False, f"the judging model failed: {error.message}")
     verdict = reply.output if isinstance(reply.output, dict) else {}
     passed = verdict.get("pass")
     if not isinstance(passed, bool):
-        return AnswerCheck(False, "the judging model gave no pass/fail verdict")
+        return NoVerdict(False, "the judging model gave no pass/fail verdict")
     return AnswerCheck(passed, str(verdict.get("reason", "")))

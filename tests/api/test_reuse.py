@@ -214,3 +214,25 @@ def test_an_answer_kept_without_a_judge_is_judged_once_one_is_configured(tmp_pat
     assert (after["judge"]["kind"], after["reusedAnswers"]) == ("model", 1)
     assert after["corrections"] == {"checked": 1, "passed": 1}
     assert len(judge.requests) == 1
+
+
+def test_a_judge_that_failed_is_asked_again_by_the_next_run(tmp_path: Path) -> None:
+    judge = OpenAIStub().serve()  # nothing queued: it answers 500
+    env = {"OPENAI_API_KEY": "sk-judge", "OPENAI_BASE_URL": judge.base_url}
+    try:
+        with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search"), env,
+                    FUNCTION_MODELS) as (client, ctx):  # fmt: skip
+            project = correct_the_answer(client, ctx)
+            failed = try_version(client, PATH, project, reuse=True)
+            asked_failing = len(judge.requests)
+            kept = every_row(ctx)["kept_verdicts"]
+            judge.queue_text(PASSES)
+            reused = try_version(client, PATH, project, reuse=True)
+            asked_after = len(judge.requests)
+    finally:
+        judge.stop()
+    assert failed["result"]["summary"]["corrections"] == {"checked": 1, "passed": 0}
+    assert kept == []  # its failure is no verdict to keep
+    summary = reused["result"]["summary"]
+    assert (summary["reusedAnswers"], summary["corrections"]) == (1, {"checked": 1, "passed": 1})
+    assert (asked_failing, asked_after) == (1, 2)

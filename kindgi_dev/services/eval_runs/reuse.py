@@ -7,7 +7,7 @@ import inspect
 from pathlib import Path
 from typing import Any
 
-from ...domain.checks import AnswerCheck
+from ...domain.checks import AnswerCheck, NoVerdict
 from ...domain.comparison import ReplayCase
 from ...domain.expectations import Answer
 from ...domain.items import answer_text
@@ -37,7 +37,7 @@ async def _verdict(
     ctx: Context, judging: ModelAdapter, reuse: bool, expected: Answer, recorded: Any, output: Any
 ) -> AnswerCheck:
     """The judging model's verdict on one answer; when the run reuses answers, the one kept
-    for the same judge, part and answer texts, else asked and kept."""
+    for the same judge, part and answer texts, else asked and kept (unless it gave none)."""
     before, after = answer_text(recorded), answer_text(output)
     if not reuse:
         return await judge.check_answer(judging, expected, before, after)
@@ -47,6 +47,8 @@ async def _verdict(
     if kept is not None:
         return kept
     verdict = await judge.check_answer(judging, expected, before, after)
+    if isinstance(verdict, NoVerdict):  # asked again by the next run, not failed for good
+        return verdict
     page = pages.current.get()
     if page is None:
         kept_answers.keep_verdicts(ctx.db, [(judge_id, asked, verdict)])
