@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from ..domain.catalog import Kind
 from ..domain.comparison import ReplayCase, Replayed
-from ..domain.errors import BadInput, NotFound
+from ..domain.errors import BadInput, NotFound, ValidationFailed
 from ..domain.flows import FlowDefinition
 from ..runtime.dispatch import tool_env
 from ..runtime.flow_run import run_flow
@@ -77,6 +77,10 @@ def begin(
     """Check the flow candidate and its swaps (nothing is written when refused), then start."""
     if request.agent is not None or request.flow is None:
         raise BadInput("Give exactly one of agentRef or flowRef.", field="agentRef")
+    if request.reuse:
+        raise ValidationFailed(
+            "reuse", "applies to an agent candidate: a flow's cases are replayed every time"
+        )
     ref = request.flow
     project_id = projects.require(ctx, request.project_id)
     flow = flow_runs.definition(ctx, ref.flow_id, ref.version)

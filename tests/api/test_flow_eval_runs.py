@@ -159,3 +159,24 @@ def test_overrides_on_a_flow_candidate_are_refused_and_nothing_is_written(tmp_pa
     assert refused.json()["error"]["details"]["field"] == "overrides"
     assert "applies to an agent candidate" in refused.json()["error"]["message"]
     assert after == before
+
+
+def test_reuse_on_a_flow_candidate_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    """Answers are reused for an agent's content only: a flow start asking to reuse would
+    replay every case anyway, so it is refused before anything is stored."""
+    with flow_served(tmp_path) as (client, ctx, _pack):
+        corrected_flow_runs(client, SUGGEST)
+        project = build(client, "acme.flow-picks", SUGGEST)
+        before = every_row(Path(ctx.db.path))
+        refused = client.post(
+            "/v1/eval-suites/acme.flow-picks/runs",
+            json={"projectId": project, "flowRef": {"flowId": SUGGEST, "version": "0.1.0"},
+                  "reuse": True},
+        )  # fmt: skip
+        after = every_row(Path(ctx.db.path))
+        replayed = try_flow(client, "acme.flow-picks", project, reuse=False)
+    error = refused.json()["error"]
+    assert (refused.status_code, error["code"], error["details"]["field"]) == (
+        400, "validation-failed", "reuse")  # fmt: skip
+    assert after == before
+    assert replayed["status"] == "completed"
