@@ -160,6 +160,12 @@ def resume(ctx: Context, run_id: str) -> eval_runs.Started:
     original = eval_runs.get_record(ctx, run_id)
     result = original.result
     errored = isinstance(result, ComparisonResult) and _has_errors(result.summary)
+    if original.status in ("pending", "running"):
+        raise Conflict(
+            f"Eval run {run_id} is still {original.status}; cancel it first, then resume it.",
+            code="eval-run-not-resumable",
+            runId=run_id,
+        )
     if original.dry_run or not (original.status in ("failed", "cancelled") or errored):
         raise Conflict(
             f"Eval run {run_id} is {original.status} with every case finished, so there is "

@@ -9,7 +9,7 @@ from typing import Any
 
 from factories import AGENT, served, tutorial_runs
 from first_article import first_article_models
-from test_eval_runs import correct_tutorial, finish, try_version
+from test_eval_runs import SLOW_MODELS, correct_tutorial, finish, start_version, try_version
 from test_test_set_files import every_row
 
 
@@ -70,6 +70,25 @@ def test_a_run_with_every_case_finished_is_not_resumable(tmp_path: Path) -> None
         assert (unknown.status_code, unknown.json()["error"]["code"]) == (
             404, "eval-run-not-found")  # fmt: skip
         assert every_row(ctx) == before
+
+
+def test_a_run_still_going_is_not_resumable_and_says_to_cancel_it_first(tmp_path: Path) -> None:
+    slow = tmp_path / "slow_models.py"
+    slow.write_text(SLOW_MODELS)
+    with served(tmp_path, ("0.1.0", "0.2.0"), slow) as (client, ctx):
+        correct_tutorial(client, tutorial_runs(ctx))
+        project = client.get("/v1/projects/default").json()["id"]
+        run_id = start_version(client, f"/v1/agents/{AGENT}/test-set/runs", project).json()["runId"]
+        refused = client.post(f"/v1/eval-runs/{run_id}/resume")
+        listed = client.get("/v1/eval-runs").json()["data"]
+        client.post(f"/v1/eval-runs/{run_id}/cancel")
+    error = refused.json()["error"]
+    assert (refused.status_code, error["code"]) == (409, "eval-run-not-resumable")
+    assert error["message"] in {
+        f"Eval run {run_id} is still {status}; cancel it first, then resume it."
+        for status in ("pending", "running")
+    }
+    assert [run["runId"] for run in listed] == [run_id]  # no resumed run was started
 
 
 BASELINE_FAILS = '''\
