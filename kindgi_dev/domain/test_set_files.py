@@ -5,7 +5,8 @@ flows (with their versions) its cases' runs ran, `caseCount`, the `cases` in the
 own order, `format`, `id`, `kind: corrections`, the `sha256` of the canonical cases (the
 digest a pull keeps, so a pulled version and its file tell the same content), `version`.
 The same version always gives the same bytes, and a diff between two versions shows the
-cases that changed as lines.
+cases that changed as lines. A file read back has each case's shape checked too, so a run
+started on its version never meets a case it can't read.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from .corrections import RIGHT_WRONG
 from .errors import ValidationFailed
 from .json import JSON, JSONObject
-from .narrow import objects_of
+from .narrow import is_number, objects_of
 from .semver import is_semver
 
 FORMAT = "kindgi.test-set/1"
@@ -179,6 +181,135 @@ class Canonical:
         return cls(texts, text_digest(texts), [plain for _, plain in written])
 
 
+def check_cases(cases: Sequence[Mapping[str, JSON]]) -> None:
+    """400 naming `cases/<i>/<path>` at the first case a replay could not read as written:
+    each is a frozen case (`expect`) or a suite case built before (`caseId`)."""
+    for index, case in enumerate(cases):
+        where = f"cases/{index}"
+        if "expect" in case:
+            _check_frozen(case, where)
+        elif "caseId" in case:
+            _check_suite(case, where)
+        else:
+            raise ValidationFailed(
+                where, "must be a frozen case (with expect) or a suite case (with caseId)"
+            )
+
+
+def _check_frozen(case: Mapping[str, JSON], where: str) -> None:
+    """A frozen case: its id, its run's id, what it expects and its run's copy when kept."""
+    _text(case, "id", where)
+    _text(case, "runId", where)
+    _optional(case, "expert", where, bool, "true or false")
+    _optional(case, "judgeClassId", where, str, "a string")
+    expect = case["expect"]
+    if not isinstance(expect, dict):
+        raise ValidationFailed(f"{where}/expect", "must be an object")
+    for index, item in enumerate(_objects(expect, "items", f"{where}/expect")):
+        at = f"{where}/expect/items/{index}"
+        _text(item, "key", at)
+        _verdict(item, at)
+        _optional(item, "pointer", at, str, "a string")
+        if item.get("rank") is not None and not is_number(item["rank"]):
+            raise ValidationFailed(f"{at}/rank", "must be a number: the item's place in its list")
+    _check_decisions(expect, f"{where}/expect")
+    _check_answer(expect, f"{where}/expect")
+    run = case.get("run")
+    if run is not None:
+        _check_run(run, f"{where}/run")
+
+
+def _check_decisions(expect: Mapping[str, JSON], where: str) -> None:
+    """Expected decisions, when given: a verdict, the calls it should (not) have made."""
+    decisions = expect.get("decisions")
+    if decisions is None:
+        return
+    at = f"{where}/decisions"
+    if not isinstance(decisions, dict):
+        raise ValidationFailed(at, "must be an object")
+    _verdict(decisions, at)
+    for index, call in enumerate(_objects(decisions, "shouldCall", at)):
+        _text(call, "toolId", f"{at}/shouldCall/{index}")
+        _optional(call, "args", f"{at}/shouldCall/{index}", dict, "an object")
+    names = decisions.get("mustNotCall")
+    if names is not None and (
+        not isinstance(names, list) or not all(isinstance(name, str) for name in names)
+    ):
+        raise ValidationFailed(f"{at}/mustNotCall", "must be a list of tool ids")
+
+
+def _check_answer(expect: Mapping[str, JSON], where: str) -> None:
+    """An expected answer, when given: a verdict, what it should have said and why."""
+    answer = expect.get("answer")
+    if answer is None:
+        return
+    at = f"{where}/answer"
+    if not isinstance(answer, dict):
+        raise ValidationFailed(at, "must be an object")
+    _verdict(answer, at)
+    _optional(answer, "shouldSay", at, str, "a string")
+    _optional(answer, "why", at, str, "a string")
+
+
+def _check_run(run: JSON, where: str) -> None:
+    """A run's copy: the agent or flow it ran, and its tool calls, each naming its tool."""
+    if not isinstance(run, dict):
+        raise ValidationFailed(where, "must be an object: a copy of the case's run")
+    if not isinstance(run.get("agentId"), str) and not isinstance(run.get("flowId"), str):
+        raise ValidationFailed(f"{where}/agentId", "is required: the agent (or flowId) it ran")
+    _objects(run, "history", where)
+    for index, call in enumerate(_objects(run, "toolCalls", where)):
+        _text(call, "toolId", f"{where}/toolCalls/{index}")
+
+
+def _check_suite(case: Mapping[str, JSON], where: str) -> None:
+    """A suite case built before: its run's id, what ran, and its items' keys."""
+    _text(case, "caseId", where)
+    subject = case.get("subject")
+    if not isinstance(subject, dict) or not isinstance(subject.get("id"), str):
+        raise ValidationFailed(
+            f"{where}/subject", "must be an object naming the agent or flow (id)"
+        )
+    for index, item in enumerate(_objects(case, "items", where)):
+        _text(item, "key", f"{where}/items/{index}")
+    for index, entry in enumerate(_objects(case, "corrections", where)):
+        for at, call in enumerate(_objects(entry, "calls", f"{where}/corrections/{index}")):
+            _text(call, "toolId", f"{where}/corrections/{index}/calls/{at}")
+
+
+def _text(data: Mapping[str, JSON], key: str, where: str) -> None:
+    """A field that must be a string, not empty."""
+    value = data.get(key)
+    if value is None:
+        raise ValidationFailed(f"{where}/{key}", "is required")
+    if not isinstance(value, str) or not value:
+        raise ValidationFailed(f"{where}/{key}", "must be a string, not empty")
+
+
+def _optional(data: Mapping[str, JSON], key: str, where: str, kind: type, what: str) -> None:
+    """A field that, when given (not null), must be `what`."""
+    value = data.get(key)
+    if value is not None and not isinstance(value, kind):
+        raise ValidationFailed(f"{where}/{key}", f"must be {what}")
+
+
+def _verdict(data: Mapping[str, JSON], where: str) -> None:
+    """A `verdict`: right or wrong (any other word was counted as wrong)."""
+    if data.get("verdict") not in RIGHT_WRONG:
+        raise ValidationFailed(f"{where}/verdict", f"must be one of {', '.join(RIGHT_WRONG)}")
+
+
+def _objects(data: Mapping[str, JSON], key: str, where: str) -> list[JSONObject]:
+    """A field that, when given (not null), must be a list of objects."""
+    value = data.get(key)
+    if value is None:
+        return []
+    found = objects_of(value)
+    if not isinstance(value, list) or len(found) != len(value):
+        raise ValidationFailed(f"{where}/{key}", "must be a list of objects")
+    return found
+
+
 @dataclass(frozen=True)
 class TestSetFile:
     """A file read back and checked: its envelope, its cases and their canonical texts."""
@@ -191,7 +322,8 @@ class TestSetFile:
 def read_file(data: Mapping[str, JSON]) -> TestSetFile:
     """A parsed file checked: its format and kind, an id and semver version, cases that are
     objects, as many as it says, and a `sha256` that is theirs (400 `digest-mismatch`
-    otherwise: the cases were changed after the file was written)."""
+    otherwise: the cases were changed after the file was written), then each case's shape
+    (`check_cases`)."""
     if data.get("format") != FORMAT:
         raise ValidationFailed(
             "format", f"must be {FORMAT!r}: a file kindgi test-sets export wrote"
@@ -222,6 +354,7 @@ def read_file(data: Mapping[str, JSON]) -> TestSetFile:
             expected=data.get("sha256"),
             found=found,
         )
+    check_cases(cases)
     names = Names.empty()
     for case in cases:
         names.add(case)

@@ -114,7 +114,8 @@ async def pull(
     on_progress: OnProgress | None = None,
 ) -> PulledVersion:
     """Read a version's cases from the remote and store them; the same content again is a
-    no-op, other content under a pulled id and version is `409` and writes nothing."""
+    no-op, other content under a pulled id and version is `409` and writes nothing, and a
+    case of a shape no replay reads (`check_cases`) is `502`, as the remote's mistake."""
     _check_names(test_set_id, version)
     remote = _remote(source_url, token, insecure, transport)
     _refuse_local(ctx, test_set_id, version)
@@ -132,6 +133,14 @@ async def pull(
     objects = [case for case in cases if isinstance(case, dict)]
     if len(objects) != len(cases):
         raise RemoteFailed(f"{remote.url} answered cases that aren't JSON objects.", url=remote.url)
+    try:
+        test_set_files.check_cases(objects)
+    except ValidationFailed as error:
+        raise RemoteFailed(
+            f"{remote.url} answered a case this runtime can't replay: {error.message}",
+            url=remote.url,
+            field=error.details["field"],
+        ) from None
     return store_version(ctx, test_set_id, version, objects, remote.url)
 
 

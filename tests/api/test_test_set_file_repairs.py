@@ -28,7 +28,8 @@ def _file(cases: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def test_an_imported_file_keeps_a_case_repaired_and_the_rest_as_spelled(tmp_path: Path) -> None:
-    clean = {"id": "case-1", "kind": "hand", "madeOn": "0.1.0", "judgeClassWeight": 2.5,
+    clean = {"id": "case-1", "kind": "hand", "runId": "run-1", "madeOn": "0.1.0",
+             "judgeClassWeight": 2.5,
              "expect": {"items": [{"key": "kb-1", "verdict": "right", "rank": 0}]},
              "run": {"agentId": AGENT, "output": {"n": 1e300, "id": "9e123-é"}}}  # fmt: skip
     broken = {**clean, "id": "case-2", "judgeClassWeight": 1e308,

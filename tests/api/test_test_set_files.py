@@ -146,6 +146,63 @@ def test_a_file_that_is_not_one_is_400_naming_its_field(
     assert every_row(ctx_b) == before
 
 
+def _emptied(case: dict[str, Any]) -> None:
+    case.clear()
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "reason"),
+    [
+        pytest.param(lambda c: c.pop("id"), "cases/0/id", "is required", id="no id"),
+        pytest.param(lambda c: c.pop("runId"), "cases/0/runId", "is required", id="no runId"),
+        pytest.param(
+            lambda c: c["expect"]["items"][0].pop("key"),
+            "cases/0/expect/items/0/key",
+            "is required",
+            id="an item without its key",
+        ),
+        pytest.param(
+            lambda c: c["expect"]["items"][0].update(verdict="maybe"),
+            "cases/0/expect/items/0/verdict",
+            "must be one of right, wrong",
+            id="a verdict neither right nor wrong",
+        ),
+        pytest.param(
+            lambda c: c["expect"].update(items="x"),
+            "cases/0/expect/items",
+            "must be a list of objects",
+            id="items not a list",
+        ),
+        pytest.param(
+            lambda c: c.update(run={}), "cases/0/run/agentId", "is required", id="a run of nothing"
+        ),
+        pytest.param(
+            lambda c: c["run"].update(toolCalls="x"),
+            "cases/0/run/toolCalls",
+            "must be a list of objects",
+            id="toolCalls not a list",
+        ),
+        pytest.param(_emptied, "cases/0", "must be a frozen case", id="an empty case"),
+    ],
+)
+def test_a_signed_file_whose_case_no_replay_reads_is_400_naming_it(
+    instances: Any, change: Any, field: str, reason: str
+) -> None:
+    """Re-signed, so the digest holds: the case's own shape is what is refused, before a run
+    could start on it (which answered 500, or skipped or miscounted the case)."""
+    (a, _), (b, ctx_b), test_set_id = instances
+    file = json.loads(exported(a, test_set_id))
+    change(file["cases"][0])
+    file["sha256"] = digest(file["cases"])
+    before = every_row(ctx_b)
+    answer = b.post("/v1/test-sets/import", json=file)
+    assert answer.status_code == 400, answer.text
+    error = answer.json()["error"]
+    assert (error["code"], error["details"]["field"]) == ("validation-failed", field)
+    assert error["details"]["reason"].startswith(reason)
+    assert every_row(ctx_b) == before
+
+
 def test_exporting_an_unknown_version_is_404(instances: Any) -> None:
     (a, _), _, test_set_id = instances
     answer = a.get(f"/v1/test-sets/{test_set_id}/versions/9.0.0/export")

@@ -271,6 +271,25 @@ def test_a_pull_interrupted_half_way_leaves_nothing(app: tuple[TestClient, Conte
     assert client.get(f"/v1/test-sets/{SET_ID}").status_code == 404
 
 
+def test_a_remote_case_no_replay_reads_is_a_remote_error_naming_it(
+    app: tuple[TestClient, Context],
+) -> None:
+    """A case without its run's id was kept, and every run started on the version then
+    answered 500: the pull is refused instead, as the remote's mistake."""
+    client, ctx = app
+    cases = _cases(3)
+    del cases[2]["runId"]
+    with remote(cases) as stub:
+        refused = client.post(PULL, json={"from": stub.url})
+    assert refused.status_code == 502, refused.text
+    error = refused.json()["error"]
+    assert (error["code"], error["details"]["field"]) == ("remote-error", "cases/2/runId")
+    assert error["message"] == (
+        f"{stub.url} answered a case this runtime can't replay: cases/2/runId: is required"
+    )
+    assert _stored(ctx) == (0, 0)
+
+
 def test_a_remote_error_shows_the_remotes_code_and_message(
     app: tuple[TestClient, Context],
 ) -> None:
