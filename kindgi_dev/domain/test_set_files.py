@@ -183,17 +183,25 @@ class Canonical:
 
 def check_cases(cases: Sequence[Mapping[str, JSON]]) -> None:
     """400 naming `cases/<i>/<path>` at the first case a replay could not read as written:
-    each is a frozen case (`expect`) or a suite case built before (`caseId`)."""
+    each is a frozen case (`expect`) or a suite case built before (`caseId`), and no two
+    share an id, since a run's result tells its cases apart by id."""
+    seen: set[str] = set()
     for index, case in enumerate(cases):
         where = f"cases/{index}"
         if "expect" in case:
+            name = "id"
             _check_frozen(case, where)
         elif "caseId" in case:
+            name = "caseId"
             _check_suite(case, where)
         else:
             raise ValidationFailed(
                 where, "must be a frozen case (with expect) or a suite case (with caseId)"
             )
+        ident = str(case[name])
+        if ident in seen:
+            raise ValidationFailed(f"{where}/{name}", f"duplicate: an earlier case is {ident}")
+        seen.add(ident)
 
 
 def _check_frozen(case: Mapping[str, JSON], where: str) -> None:

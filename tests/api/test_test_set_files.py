@@ -203,6 +203,23 @@ def test_a_signed_file_whose_case_no_replay_reads_is_400_naming_it(
     assert every_row(ctx_b) == before
 
 
+def test_a_signed_file_with_two_cases_of_one_id_is_400_naming_the_second(instances: Any) -> None:
+    """Imported, a run on it listed the id twice in its result (and JUnit two testcases of
+    one name)."""
+    (a, _), (b, ctx_b), test_set_id = instances
+    file = json.loads(exported(a, test_set_id))
+    first = file["cases"][0]["id"]
+    file["cases"][2]["id"] = first
+    file["sha256"] = digest(file["cases"])
+    before = every_row(ctx_b)
+    answer = b.post("/v1/test-sets/import", json=file)
+    assert answer.status_code == 400, answer.text
+    error = answer.json()["error"]
+    assert (error["code"], error["details"]["field"]) == ("validation-failed", "cases/2/id")
+    assert error["details"]["reason"] == f"duplicate: an earlier case is {first}"
+    assert every_row(ctx_b) == before
+
+
 def test_exporting_an_unknown_version_is_404(instances: Any) -> None:
     (a, _), _, test_set_id = instances
     answer = a.get(f"/v1/test-sets/{test_set_id}/versions/9.0.0/export")

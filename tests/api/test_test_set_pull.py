@@ -290,6 +290,23 @@ def test_a_remote_case_no_replay_reads_is_a_remote_error_naming_it(
     assert _stored(ctx) == (0, 0)
 
 
+def test_a_remote_version_with_two_cases_of_one_id_is_refused(
+    app: tuple[TestClient, Context],
+) -> None:
+    client, ctx = app
+    subject = {"kind": "agent", "id": AGENT, "version": "0.1.0"}
+    built = [{"caseId": "run-1", "subject": subject, "items": []}] * 2
+    with remote(built) as stub:
+        stub.suite = True
+        refused = client.post("/v1/test-sets/acme.picks/versions/1.0.0/pull",
+                              json={"from": stub.url})  # fmt: skip
+    assert refused.status_code == 502, refused.text
+    error = refused.json()["error"]
+    assert (error["code"], error["details"]["field"]) == ("remote-error", "cases/1/caseId")
+    assert error["message"].endswith("cases/1/caseId: duplicate: an earlier case is run-1")
+    assert _stored(ctx) == (0, 0)
+
+
 def test_a_remote_error_shows_the_remotes_code_and_message(
     app: tuple[TestClient, Context],
 ) -> None:
