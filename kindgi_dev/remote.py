@@ -151,7 +151,7 @@ class Remote:
         body: JSON
         try:
             body = response.json()
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to parse
             body = None
         if response.is_success and body is not None:
             return body, response.status_code, len(response.content)

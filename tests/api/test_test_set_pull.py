@@ -307,6 +307,26 @@ def test_a_remote_version_with_two_cases_of_one_id_is_refused(
     assert _stored(ctx) == (0, 0)
 
 
+def test_a_remote_answer_nested_too_deep_to_parse_is_a_remote_error(
+    app: tuple[TestClient, Context],
+) -> None:
+    """The parser raised RecursionError and the pull answered 500; now it is what any other
+    answer that isn't JSON is."""
+
+    async def page(request: Request) -> Response:
+        return Response("[" * 100_000, media_type="application/json")
+
+    client, ctx = app
+    routes = [Route("/v1/test-sets/{testSetId}/versions/{version}/cases", page)]
+    with serve_app(Starlette(routes=routes)) as url:
+        refused = client.post(PULL, json={"from": url})
+    assert refused.status_code == 502, refused.text
+    error = refused.json()["error"]
+    assert error["code"] == "remote-error"
+    assert error["message"] == f"{url} answered 200 unknown: an answer that isn't Kindgi's JSON"
+    assert _stored(ctx) == (0, 0)
+
+
 def test_a_remote_error_shows_the_remotes_code_and_message(
     app: tuple[TestClient, Context],
 ) -> None:
