@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from itertools import chain
 from pathlib import Path
 
 import click
@@ -16,7 +17,7 @@ import click
 from ..domain.json import JSON
 from ..remote import Transfer
 from .command import api_command
-from .http import Api, in_path
+from .http import Api, ApiError, in_path
 from .test_set_moves import ProgressLine, split_reference
 
 CHUNK = 64 * 1024
@@ -36,29 +37,33 @@ def add_to(group: click.Group) -> None:
         help="The file to write (default: stdout).",
     )
     def export(api: Api, reference: str, output: Path | None) -> JSON:
-        """`GET …/versions/{v}/export`, written as it comes; with `-o`, what was written."""
+        """`GET …/versions/{v}/export`, written as it comes; with `-o`, what was written, its
+        folder made only once the answer is good, and a file that can't be written an
+        `Error …` line."""
         test_set_id, version = split_reference(reference)
-        chunks = api.download(
-            f"/v1/test-sets/{in_path(test_set_id)}/versions/{in_path(version)}/export"
-        )
         progress = ProgressLine()
+        chunks = _counted(
+            api.download(
+                f"/v1/test-sets/{in_path(test_set_id)}/versions/{in_path(version)}/export"
+            ),
+            progress,
+            "exported",
+        )
         if output is None:
-            for chunk in _counted(chunks, progress, "exported"):
+            for chunk in chunks:
                 sys.stdout.buffer.write(chunk)
             sys.stdout.buffer.flush()
             progress.done()
             return None
-        partial = output.with_name(f".{output.name}.partial")
-        output.parent.mkdir(parents=True, exist_ok=True)
-        written = 0
         try:
-            with partial.open("wb") as handle:
-                for chunk in _counted(chunks, progress, "exported"):
-                    handle.write(chunk)
-                    written += len(chunk)
-            os.replace(partial, output)
+            first = next(chunks, b"")  # asks: an error answer stops here, before any folder
+            output.parent.mkdir(parents=True, exist_ok=True)
+            written = _write(chain([first], chunks), output)
+        except OSError as error:
+            raise ApiError(
+                "invalid-request", f"--output: can't write {output}: {_why(error)}", 400
+            ) from None
         finally:
-            partial.unlink(missing_ok=True)
             progress.done()
         return {"testSetId": test_set_id, "version": version, "file": str(output), "bytes": written}
 
@@ -77,6 +82,27 @@ def add_to(group: click.Group) -> None:
             )
         finally:
             progress.done()
+
+
+def _write(chunks: Iterator[bytes], output: Path) -> int:
+    """Write the chunks to a partial file beside `output`, then put it in its place, so an
+    export cut short leaves no half file; how many bytes were written."""
+    partial = output.with_name(f".{output.name}.partial")
+    written = 0
+    try:
+        with partial.open("wb") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+                written += len(chunk)
+        os.replace(partial, output)
+    finally:
+        partial.unlink(missing_ok=True)
+    return written
+
+
+def _why(error: OSError) -> str:
+    """What the system said of a file it couldn't write, and which."""
+    return f"{error.strerror}: {error.filename}" if error.filename else str(error)
 
 
 def _counted(chunks: Iterator[bytes], progress: ProgressLine, verb: str) -> Iterator[bytes]:

@@ -101,6 +101,38 @@ def test_export_writes_the_same_file_twice_and_import_stores_it(
     assert "Error [invalid-request]: sha256: does not match the file's cases" in refused.stderr
 
 
+def test_export_to_a_folder_that_is_a_file_is_an_error_line(
+    pair: tuple[Runtime, Runtime, str], tmp_path: Path
+) -> None:
+    """It printed FileExistsError's traceback."""
+    there, _, frozen = pair
+    (tmp_path / "afile").write_text("")
+    target = tmp_path / "afile" / "x.json"
+    done = kindgi(there, "test-sets", "export", frozen, "-o", str(target))
+    assert (done.exit_code, type(done.exception)) == (1, SystemExit), done.output
+    assert done.stderr == (
+        f"Error [invalid-request]: --output: can't write {target}: File exists: "
+        f"{tmp_path / 'afile'}\n"
+    )
+    assert (tmp_path / "afile").read_text() == ""
+
+
+@pytest.mark.parametrize("answer", ["unknown version", "no server"])
+def test_an_export_that_fails_makes_no_folder(
+    pair: tuple[Runtime, Runtime, str], tmp_path: Path, answer: str
+) -> None:
+    """`-o new/dir/x.json` made `new/dir/` before asking, so a failed export left it."""
+    there, _, frozen = pair
+    reference = frozen.replace("@1.0.0", "@9.0.0")
+    if answer == "no server":
+        there, reference = Runtime("http://127.0.0.1:1", there.token), frozen
+    done = kindgi(there, "test-sets", "export", reference, "-o", str(tmp_path / "new/dir/x.json"))
+    assert (done.exit_code, type(done.exception)) == (1, SystemExit), done.output
+    assert done.stderr.startswith("Error [not-found]" if answer == "unknown version" else
+                                  "Error [network]")  # fmt: skip
+    assert not (tmp_path / "new").exists()
+
+
 def test_a_wait_prints_the_verdict_table_and_its_summary_line(
     pair: tuple[Runtime, Runtime, str],
 ) -> None:
