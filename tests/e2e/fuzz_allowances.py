@@ -284,6 +284,14 @@ ALLOWANCES = [
     ),
     Allowance(
         POSITIVE,
+        refused("validation-failed", "reuse"),
+        "Answers are reused for an agent's content only (docs/choices.md): an eval run of a "
+        "flow asked to reuse them is refused, as a flow's cases are replayed every time; our "
+        "document's body can't say that `reuse` and `flowRef` exclude each other.",
+        documents=("own",),
+    ),
+    Allowance(
+        POSITIVE,
         refused("bad-input", "agentRef"),
         "An eval run names exactly one of agentRef / flowRef (the contract's 400 says: both / "
         "neither), which its StartEvalRunBody doesn't state.",
