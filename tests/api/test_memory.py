@@ -4,7 +4,6 @@ erasures at `/v1/memory/erasures` and `/v1/erasures` erasing the same words."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 from desk_pack import AGENT, desk_served, turn
 from starlette.testclient import TestClient
 from tables import every_row
+from test_eval_runs import finish
 
 from kindgi_dev.domain.time import parse_time
 from kindgi_dev.services.context import Context
@@ -195,15 +195,6 @@ def test_an_erasure_of_something_not_here_is_refused(desk: Served) -> None:
     assert every_row(ctx.settings.database_path) == before
 
 
-def _finished(client: TestClient, run_id: str) -> dict[str, Any]:
-    for _ in range(400):
-        run: dict[str, Any] = client.get(f"/v1/eval-runs/{run_id}").json()
-        if run["status"] not in ("pending", "running"):
-            return run
-        time.sleep(0.05)
-    raise AssertionError(f"eval run {run_id} did not finish")
-
-
 def test_an_erasure_clears_the_runs_replaying_the_erased_ones_and_what_was_copied_from_them(
     tmp_path: Path,
 ) -> None:
@@ -220,7 +211,7 @@ def test_an_erasure_clears_the_runs_replaying_the_erased_ones_and_what_was_copie
         started = client.post(f"/v1/agents/{AGENT}/test-set/runs", json={
             "projectId": project, "agentRef": {"agentId": AGENT, "version": "1.1.0"},
             "reuse": True}).json()  # fmt: skip
-        eval_run = _finished(client, started["runId"])
+        eval_run = finish(client, started["runId"])
         replays = client.get("/v1/runs", params={"evalRunId": eval_run["runId"]}).json()["data"]
         assert replays and all(r["replayOf"] == run["id"] for r in replays)
         reads = [f"/v1/runs/{r['id']}" for r in replays]
