@@ -227,15 +227,24 @@ def _check_frozen(case: Mapping[str, JSON], where: str) -> None:
         _check_run(run, f"{where}/run")
 
 
+def _part(expect: Mapping[str, JSON], key: str, where: str) -> tuple[JSONObject, str] | None:
+    """An expected part (`decisions`, `answer`) when given, with where it is: an object with
+    a verdict."""
+    part = expect.get(key)
+    if part is None:
+        return None
+    at = f"{where}/{key}"
+    if not isinstance(part, dict):
+        raise ValidationFailed(at, "must be an object")
+    _verdict(part, at)
+    return part, at
+
+
 def _check_decisions(expect: Mapping[str, JSON], where: str) -> None:
     """Expected decisions, when given: a verdict, the calls it should (not) have made."""
-    decisions = expect.get("decisions")
-    if decisions is None:
+    if (found := _part(expect, "decisions", where)) is None:
         return
-    at = f"{where}/decisions"
-    if not isinstance(decisions, dict):
-        raise ValidationFailed(at, "must be an object")
-    _verdict(decisions, at)
+    decisions, at = found
     for index, call in enumerate(_objects(decisions, "shouldCall", at)):
         _text(call, "toolId", f"{at}/shouldCall/{index}")
         _optional(call, "args", f"{at}/shouldCall/{index}", dict, "an object")
@@ -248,13 +257,9 @@ def _check_decisions(expect: Mapping[str, JSON], where: str) -> None:
 
 def _check_answer(expect: Mapping[str, JSON], where: str) -> None:
     """An expected answer, when given: a verdict, what it should have said and why."""
-    answer = expect.get("answer")
-    if answer is None:
+    if (found := _part(expect, "answer", where)) is None:
         return
-    at = f"{where}/answer"
-    if not isinstance(answer, dict):
-        raise ValidationFailed(at, "must be an object")
-    _verdict(answer, at)
+    answer, at = found
     _optional(answer, "shouldSay", at, str, "a string")
     _optional(answer, "why", at, str, "a string")
 

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from flow_pack import FIND, QUESTIONS, REFUND, SUGGEST, SUGGEST_AND_LOG, flow_served
 from starlette.testclient import TestClient
 from tables import every_row
@@ -141,9 +142,18 @@ def test_a_swap_the_flow_does_not_use_is_refused_and_nothing_is_written(tmp_path
     assert listed == []
 
 
-def test_overrides_on_a_flow_candidate_are_refused_and_nothing_is_written(tmp_path: Path) -> None:
-    """A flow's parts are set with `versions`: settings and prompt overrides apply to an
-    agent candidate only, so a flow start naming them is refused before anything is stored."""
+@pytest.mark.parametrize(
+    ("asked", "field"),
+    [({"overrides": {"settings": {"acme.weights": {"boost": 2}}}}, "overrides"),
+     ({"reuse": True}, "reuse")],
+)  # fmt: skip
+def test_what_applies_to_an_agent_candidate_only_is_refused_for_a_flow_and_nothing_is_written(
+    tmp_path: Path, asked: dict[str, Any], field: str
+) -> None:
+    """A flow's parts are set with `versions`, and answers are reused for an agent's
+    content only (a flow's replays would replay every case anyway): a flow start naming
+    settings or prompt overrides, or asking to reuse, is refused before anything is stored,
+    and the same start without it runs."""
     with flow_served(tmp_path) as (client, ctx, _pack):
         corrected_flow_runs(client, SUGGEST)
         project = build(client, "acme.flow-picks", SUGGEST)
@@ -151,32 +161,13 @@ def test_overrides_on_a_flow_candidate_are_refused_and_nothing_is_written(tmp_pa
         refused = client.post(
             "/v1/eval-suites/acme.flow-picks/runs",
             json={"projectId": project, "flowRef": {"flowId": SUGGEST, "version": "0.1.0"},
-                  "overrides": {"settings": {"acme.weights": {"boost": 2}}}},
-        )  # fmt: skip
-        after = every_row(Path(ctx.db.path))
-    assert refused.status_code == 400, refused.text
-    assert refused.json()["error"]["code"] == "validation-failed"
-    assert refused.json()["error"]["details"]["field"] == "overrides"
-    assert "applies to an agent candidate" in refused.json()["error"]["message"]
-    assert after == before
-
-
-def test_reuse_on_a_flow_candidate_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
-    """Answers are reused for an agent's content only: a flow start asking to reuse would
-    replay every case anyway, so it is refused before anything is stored."""
-    with flow_served(tmp_path) as (client, ctx, _pack):
-        corrected_flow_runs(client, SUGGEST)
-        project = build(client, "acme.flow-picks", SUGGEST)
-        before = every_row(Path(ctx.db.path))
-        refused = client.post(
-            "/v1/eval-suites/acme.flow-picks/runs",
-            json={"projectId": project, "flowRef": {"flowId": SUGGEST, "version": "0.1.0"},
-                  "reuse": True},
+                  **asked},
         )  # fmt: skip
         after = every_row(Path(ctx.db.path))
         replayed = try_flow(client, "acme.flow-picks", project, reuse=False)
     error = refused.json()["error"]
     assert (refused.status_code, error["code"], error["details"]["field"]) == (
-        400, "validation-failed", "reuse")  # fmt: skip
+        400, "validation-failed", field)  # fmt: skip
+    assert "applies to an agent candidate" in error["message"]
     assert after == before
     assert replayed["status"] == "completed"
