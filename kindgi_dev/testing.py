@@ -76,8 +76,9 @@ class KindgiDev:
 
         from kindgi_dev.client import Kindgi as DevKindgi
 
-        self._imported: dict[str, str] = {}
-        """The cases files imported so far: their resolved path → their test set's id."""
+        self._imported: dict[str, tuple[str, str]] = {}
+        """The cases files imported so far: their resolved path → their test set's id and
+        version."""
         self.client: Kindgi = Kindgi(base_url=self.url, token=self.token)
         """The official `kindgi` client, pointed at this instance."""
         self.dev_client: DevKindgi = DevKindgi(base_url=self.url, token=self.token)
@@ -167,7 +168,8 @@ class KindgiDev:
         """Import a test-set file (relative paths are the pack's) once: its test set's id.
 
         A run on an imported set replays its highest version here, so a file whose version
-        is below one imported before is refused rather than silently replaced."""
+        is below the highest imported is refused, when it is first imported and on every
+        later use alike: a run would replay the other version's cases."""
         path = Path(cases) if Path(cases).is_absolute() else self.pack / cases
         key = str(path.resolve())
         if key not in self._imported:
@@ -184,15 +186,16 @@ class KindgiDev:
             if answer.status_code >= 400:
                 raise KindgiDevError(f"importing {cases}: {answer.status_code} {answer.text}")
             imported = answer.json()
-            latest = self.call("GET", f"/v1/test-sets/{imported['testSetId']}")["version"]
-            if latest != imported["version"]:
-                raise KindgiDevError(
-                    f"{cases} is version {imported['version']} of {imported['testSetId']}, "
-                    f"but {latest} was imported before in this session, and a run replays "
-                    "the highest: give each version's test its own kindgi_dev (function scope)"
-                )
-            self._imported[key] = imported["testSetId"]
-        return self._imported[key]
+            self._imported[key] = (imported["testSetId"], imported["version"])
+        test_set_id, version = self._imported[key]
+        latest = self.call("GET", f"/v1/test-sets/{test_set_id}")["version"]
+        if latest != version:
+            raise KindgiDevError(
+                f"{cases} is version {version} of {test_set_id}, but {latest} was imported "
+                "in this session too, and a run replays the highest: give each version's test "
+                "its own kindgi_dev (function scope)"
+            )
+        return test_set_id
 
     def flow_cases(self, flow: str, suite: str, suite_version: str = "1.0.0") -> dict[str, Any]:
         """Build `suite` at `suite_version` from the flow's corrected runs, one case per run:

@@ -22,7 +22,9 @@ from serving import serve_app
 from kindgi_dev.app import context_of, create_app
 from kindgi_dev.cli import junit
 from kindgi_dev.cli.main import cli
+from kindgi_dev.domain.test_set_files import digest
 from kindgi_dev.settings import Settings
+from kindgi_dev.testing import KindgiDev, KindgiDevError
 
 PASSWORD, CHARGED, PACKAGE = QUESTIONS
 
@@ -199,3 +201,28 @@ def test_junit_of_a_run_that_did_not_complete_has_an_error_of_its_own() -> None:
     assert errors == ["The eval run ended cancelled with 1 of 3 cases finished."]
     completed = junit.report({**run, "status": "completed"}).find("testsuite")
     assert completed is not None and (completed.get("tests"), completed.get("errors")) == ("1", "0")
+
+
+def test_the_fixture_refuses_a_file_below_the_highest_version_on_every_use(
+    pair: tuple[Runtime, Runtime, str], tmp_path: Path
+) -> None:
+    """`kindgi_dev.try_version(cases=…)` replays the highest version of an imported set, so a
+    committed file of a lower version is refused on its next use too, after a higher one
+    was imported: it ran on the higher version's cases, with no word of it."""
+    there, _, frozen = pair
+    here, _ = _runtime(tmp_path / "here", stack := ExitStack(), frozen=False)
+    with stack:
+        pack = tmp_path / "pack"
+        (pack / "cases").mkdir(parents=True)
+        (pack / ".kindgirc.json").write_text(json.dumps({"apiUrl": here.url, "token": here.token}))
+        exported = kindgi(there, "test-sets", "export", frozen, "-o", str(pack / "cases/v1.json"))
+        assert exported.exit_code == 0, exported.output
+        later = json.loads((pack / "cases/v1.json").read_text())
+        later.update(version="9.0.0", cases=later["cases"][:1], caseCount=1)
+        later["sha256"] = digest(later["cases"])
+        (pack / "cases/v9.json").write_text(json.dumps(later))
+        dev = KindgiDev(None, pack, tmp_path / "log")  # type: ignore[arg-type]  # no process
+        ran = [dev.try_version(AGENT, "0.2.0", cases=f"cases/{n}.json") for n in ("v1", "v9")]
+        assert [len(r.cases) for r in ran] == [3, 1]
+        with pytest.raises(KindgiDevError, match=r"cases/v1\.json is version 1\.0\.0 .* 9\.0\.0"):
+            dev.try_version(AGENT, "0.2.0", cases="cases/v1.json")
