@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..domain import test_set_files
+from ..domain import test_sets as set_rules
 from ..domain.errors import Conflict, NotFound, RemoteFailed, ValidationFailed
 from ..domain.json import JSONObject
 from ..domain.paging import Page, clamp_limit, make_page, offset_of
@@ -31,7 +32,7 @@ from ..remote import BadToken, OnProgress, Remote, RemoteError, UnsafeUrl
 from ..store import eval_suites as suite_store
 from ..store import pulled_test_sets as store
 from ..store import test_sets as local_store
-from . import test_set_versions
+from . import test_set_versions, test_sets
 from .catalog import version_key
 from .context import Context
 
@@ -75,20 +76,34 @@ def _check_names(test_set_id: str, version: str) -> None:
 
 
 def _refuse_local(ctx: Context, test_set_id: str, version: str) -> None:
-    """409 when the id and version name a test set made here, or the id a suite built here,
-    which a pull must not shadow."""
-    published = local_store.entries(ctx.db, ctx.tenant_id, test_set_id)
+    """409 when the id names a test set made here, whatever the version: an agent's test set
+    (frozen yet or not), an entry published here or a suite built here. A version pulled or
+    imported under it hid that set's own versions from its reads (they answered 404), and a
+    later freeze made a second content under one id and version."""
     if (
-        any(e.version == version for e in published)
-        or test_set_versions.frozen_row(ctx, test_set_id, version) is not None
+        local_store.entries(ctx.db, ctx.tenant_id, test_set_id)
+        or test_set_versions.frozen_versions(ctx, test_set_id)
         or suite_store.versions_of(ctx.db, ctx.tenant_id, test_set_id)
+        or _agent_set_here(ctx, test_set_id)
     ):
         raise Conflict(
-            f'Test set "{test_set_id}" version "{version}" was made here, so nothing is pulled '
-            "over it.",
+            f'Test set "{test_set_id}" was made here, so no version "{version}" is pulled or '
+            "imported under its id.",
             code="version-already-exists",
             testSetId=test_set_id,
         )
+
+
+def _agent_set_here(ctx: Context, test_set_id: str) -> bool:
+    """Whether the id is an agent's test set in a project here (`<agentId>~<projectId>`)."""
+    parsed = set_rules.parse_set_id(test_set_id)
+    if parsed is None:
+        return False
+    try:
+        test_sets.scope_of(ctx, parsed[0], parsed[1])
+    except NotFound:
+        return False
+    return True
 
 
 def _remote(

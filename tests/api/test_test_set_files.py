@@ -234,3 +234,19 @@ def test_the_export_names_its_file(instances: Any) -> None:
     answer = a.get(f"/v1/test-sets/{test_set_id}/versions/1.0.0/export")
     disposition = answer.headers["content-disposition"]
     assert disposition == f'attachment; filename="{test_set_id}-1.0.0.json"'
+
+
+def test_a_file_never_lands_on_a_test_set_made_here_whatever_its_version(instances: Any) -> None:
+    """A's own frozen set exported and imported back as 2.0.0: it was 201, and A's 1.0.0
+    then answered 404 (its reads found the imported version first) while a later freeze
+    made a second 2.0.0; now it is 409 and writes nothing, and A's own version reads on."""
+    (a, ctx_a), _, test_set_id = instances
+    later = {**json.loads(exported(a, test_set_id)), "version": "2.0.0"}
+    before = every_row(ctx_a)
+    answer = a.post("/v1/test-sets/import", json=later)
+    assert (answer.status_code, answer.json()["error"]["code"]) == (409, "version-already-exists")
+    assert "was made here" in answer.json()["error"]["message"]
+    assert every_row(ctx_a) == before
+    versions = a.get(f"/v1/test-sets/{test_set_id}/versions").json()["data"]
+    assert [v["version"] for v in versions] == ["1.0.0"]
+    assert a.get(f"/v1/test-sets/{test_set_id}/versions/1.0.0/cases").status_code == 200
