@@ -192,8 +192,8 @@ class KindgiDev:
         if latest != version:
             raise KindgiDevError(
                 f"{cases} is version {version} of {test_set_id}, but {latest} was imported "
-                "in this session too, and a run replays the highest: give each version's test "
-                "its own kindgi_dev (function scope)"
+                "before in this session, and a run replays the highest: give each version's "
+                "test its own kindgi_dev (function scope)"
             )
         return test_set_id
 
