@@ -28,7 +28,6 @@ from ..store import facts as fact_store
 from ..store import judged_copies, kept_answers
 from ..store import runs as run_store
 from ..store import test_sets as test_set_store
-from ..store import verdicts as verdict_store
 from ..store.erasures import ErasureRow
 from .context import Context
 
@@ -129,7 +128,6 @@ def _clear(ctx: Context, selector: Selector, now: str) -> dict[str, int]:
     runs = [*served, *(run for run, _ in replays)]
     talked = [*conversations, *(c for _, c in replays if c is not None)]
     judged_copies.erase_copies(db, runs)
-    verdict_store.erase_item_values(db, runs)
     correction_store.erase_on_runs(db, runs, now)  # no case of a run whose words are gone
     caller = {"kind": ctx.caller.kind, "id": ctx.caller.id}
     test_set_store.retire_hand_cases_of(db, runs, ERASED_RUN, caller, now)

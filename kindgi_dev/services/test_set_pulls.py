@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..domain import test_set_files
-from ..domain import test_sets as set_rules
 from ..domain.errors import Conflict, NotFound, RemoteFailed, ValidationFailed
 from ..domain.json import JSONObject
 from ..domain.paging import Page, clamp_limit, make_page, offset_of
@@ -84,7 +83,7 @@ def _refuse_local(ctx: Context, test_set_id: str, version: str) -> None:
         local_store.entries(ctx.db, ctx.tenant_id, test_set_id)
         or test_set_versions.frozen_versions(ctx, test_set_id)
         or suite_store.versions_of(ctx.db, ctx.tenant_id, test_set_id)
-        or _agent_set_here(ctx, test_set_id)
+        or test_sets.scope_of_set_id(ctx, test_set_id) is not None
     ):
         raise Conflict(
             f'Test set "{test_set_id}" was made here, so no version "{version}" is pulled or '
@@ -92,18 +91,6 @@ def _refuse_local(ctx: Context, test_set_id: str, version: str) -> None:
             code="version-already-exists",
             testSetId=test_set_id,
         )
-
-
-def _agent_set_here(ctx: Context, test_set_id: str) -> bool:
-    """Whether the id is an agent's test set in a project here (`<agentId>~<projectId>`)."""
-    parsed = set_rules.parse_set_id(test_set_id)
-    if parsed is None:
-        return False
-    try:
-        test_sets.scope_of(ctx, parsed[0], parsed[1])
-    except NotFound:
-        return False
-    return True
 
 
 def _remote(

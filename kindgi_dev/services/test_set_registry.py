@@ -17,13 +17,13 @@ from . import eval_suites, test_set_pulls
 from .catalog import version_key
 from .context import Context
 from .test_set_versions import frozen_page, frozen_sets, frozen_versions
-from .test_sets import AgentTestSet, Scope, scope_of, summary
+from .test_sets import AgentTestSet, scope_of_set_id, summary
 
 
 def publish(ctx: Context, entry: RegistryEntry) -> tuple[RegistryEntry, bool]:
     """Publish a registry entry's version; the same content again is kept (False), other 409."""
     rules.check_entry(entry, ctx.tenant_id)
-    if _agent_scope(ctx, entry.id) is not None:
+    if scope_of_set_id(ctx, entry.id) is not None:
         raise ValidationFailed("id", "names an agent's test set here, which corrections make")
     with ctx.db.transaction():
         if any(p.version == entry.version for p in test_set_pulls.versions(ctx, entry.id)):
@@ -86,17 +86,6 @@ def _agent_entry(ctx: Context, test_set: AgentTestSet, version: str | None = Non
     )
 
 
-def _agent_scope(ctx: Context, entry_id: str) -> Scope | None:
-    """The scope an agent test set id names, when the agent and project exist."""
-    parsed = rules.parse_set_id(entry_id)
-    if parsed is None:
-        return None
-    try:
-        return scope_of(ctx, parsed[0], parsed[1])
-    except NotFound:
-        return None
-
-
 def _entry_versions(ctx: Context, entry_id: str) -> tuple[str, list[RegistryEntry]]:
     """Where an id is ("registry", "pulled", "agent" or "judged") and its versions, oldest
     first."""
@@ -106,7 +95,7 @@ def _entry_versions(ctx: Context, entry_id: str) -> tuple[str, list[RegistryEntr
     pulled = test_set_pulls.versions(ctx, entry_id)
     if pulled:
         return "pulled", [test_set_pulls.entry_of(p, ctx.tenant_id) for p in pulled]
-    scope = _agent_scope(ctx, entry_id)
+    scope = scope_of_set_id(ctx, entry_id)
     if scope is not None:
         found = summary(ctx, scope)
         if found.frozen_version is None:

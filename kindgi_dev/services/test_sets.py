@@ -49,6 +49,18 @@ def scope_of(ctx: Context, agent_id: str, project_id: str | None) -> Scope:
     return agent_id, projects.require(ctx, project_id), ctx.tenant_id
 
 
+def scope_of_set_id(ctx: Context, test_set_id: str) -> Scope | None:
+    """The scope an agent's test set id (`<agentId>~<projectId>`) names, when the agent and
+    project exist here; None for any other id."""
+    parsed = rules.parse_set_id(test_set_id)
+    if parsed is None:
+        return None
+    try:
+        return scope_of(ctx, parsed[0], parsed[1])
+    except NotFound:
+        return None
+
+
 def get(ctx: Context, agent_id: str, project_id: str | None = None) -> AgentTestSet:
     """The set: its id, case counts and its newest frozen version."""
     return summary(ctx, scope_of(ctx, agent_id, project_id))

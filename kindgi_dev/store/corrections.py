@@ -276,24 +276,14 @@ def list_corrections(
 
 def erase_on_runs(db: Database, run_ids: Sequence[str], at: str) -> int:
     """Mark every correction of these runs erased and clear its words (reasons,
-    `shouldSay`, `why`), once the runs' own content is erased: a case replays its run's
-    words, and whoever corrected it wrote about them; how many corrections."""
+    `shouldSay`, `why`) and the values its verdicts copied from the run, once the runs'
+    own content is erased: a case replays its run's words, and whoever corrected it wrote
+    about them; how many corrections."""
     erased = 0
     with db.transaction() as conn:
         for chunk in chunks(run_ids):
-            places = marks(chunk)
-            conn.execute(
-                "UPDATE verdicts SET reason = NULL WHERE reason IS NOT NULL AND correction_seq "
-                f"IN (SELECT seq FROM corrections WHERE run_id IN ({places}))",
-                chunk,
-            )
-            erased += conn.execute(
-                "UPDATE corrections SET erased_at = coalesce(erased_at, ?), updated_at = ?, "
-                "answer = CASE WHEN answer IS NULL THEN NULL "
-                "ELSE json_remove(answer, '$.shouldSay', '$.why') END "
-                f"WHERE run_id IN ({places})",
-                [at, at, *chunk],
-            ).rowcount
+            which = f"run_id IN ({marks(chunk)})"
+            erased += _erase_words(conn, which, chunk, at, "reason = NULL, item_value = NULL")[0]
     return erased
 
 
@@ -303,16 +293,24 @@ def erase_participant(
     """Clear one person's words (reasons, `shouldSay`, `why`) and mark their corrections
     erased; the verdicts stay. (corrections, verdicts) touched."""
     with db.transaction() as conn:
-        verdicts = conn.execute(
-            "UPDATE verdicts SET reason = NULL WHERE correction_seq IN "
-            "(SELECT seq FROM corrections WHERE tenant_id = ? AND participant_id = ?)",
-            (tenant_id, participant_id),
-        ).rowcount
-        corrections = conn.execute(
-            "UPDATE corrections SET erased_at = coalesce(erased_at, ?), updated_at = ?, "
-            "answer = CASE WHEN answer IS NULL THEN NULL "
-            "ELSE json_remove(answer, '$.shouldSay', '$.why') END "
-            "WHERE tenant_id = ? AND participant_id = ?",
-            (at, at, tenant_id, participant_id),
-        ).rowcount
-    return corrections, verdicts
+        which = "tenant_id = ? AND participant_id = ?"
+        return _erase_words(conn, which, [tenant_id, participant_id], at, "reason = NULL")
+
+
+def _erase_words(
+    conn: sqlite3.Connection, which: str, params: Sequence[SQLValue], at: str, verdicts: str
+) -> tuple[int, int]:
+    """Clear `verdicts`' columns of the corrections `which` selects, and mark them erased
+    without their `shouldSay` and `why`; (corrections, verdicts) touched."""
+    cleared = conn.execute(
+        f"UPDATE verdicts SET {verdicts} WHERE correction_seq IN "
+        f"(SELECT seq FROM corrections WHERE {which})",
+        params,
+    ).rowcount
+    erased = conn.execute(
+        "UPDATE corrections SET erased_at = coalesce(erased_at, ?), updated_at = ?, "
+        "answer = CASE WHEN answer IS NULL THEN NULL "
+        f"ELSE json_remove(answer, '$.shouldSay', '$.why') END WHERE {which}",
+        [at, at, *params],
+    ).rowcount
+    return erased, cleared

@@ -177,19 +177,6 @@ def unregister_verdict(db: Database, verdict_id: str, at: str) -> int:
     )
 
 
-def erase_item_values(db: Database, run_ids: Sequence[str]) -> int:
-    """Clear the value each verdict on these runs copied from the run's output (the words
-    it judged), once the runs' content is erased; how many verdicts."""
-    cleared = 0
-    for chunk in chunks(run_ids):
-        cleared += db.run(
-            "UPDATE verdicts SET item_value = NULL WHERE item_value IS NOT NULL AND "
-            f"correction_seq IN (SELECT seq FROM corrections WHERE run_id IN ({marks(chunk)}))",
-            chunk,
-        )
-    return cleared
-
-
 def list_verdicts(
     db: Database,
     tenant_id: str,
