@@ -6,7 +6,7 @@ store keeps them and the API and the console render them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .baselines import BaselineScope
 from .changes import Changes
@@ -90,6 +90,59 @@ class CaseResult:
     guardrails_tripped: list[str] | None = None
     """The guardrails the candidate tripped on this case (in any repetition)."""
     baseline_replay: BaselineReplay | None = None
+
+
+ERASED_REASON = "an erasure cleared the words of this reason"
+"""An answer check's reason once an erasure cleared the words it quoted."""
+
+
+def without_words(case: CaseResult) -> CaseResult:
+    """The case as an erasure leaves it: its checks, differences, calls and scores, without
+    the words it copied (answer checks' reasons, the replays' tool arguments)."""
+    rest = case.baseline_replay
+    return replace(
+        case,
+        tools=_calls_without_words(case.tools),
+        stopped=_call_without_words(case.stopped),
+        correction_differences=_differences_without_words(case.correction_differences),
+        baseline_replay=None
+        if rest is None
+        else replace(
+            rest,
+            tools=_calls_without_words(rest.tools),
+            stopped=_call_without_words(rest.stopped),
+            correction_differences=_differences_without_words(rest.correction_differences),
+        ),
+    )
+
+
+def _calls_without_words(calls: list[JSONObject] | None) -> list[JSONObject] | None:
+    return None if calls is None else [{**call, "arguments": None} for call in calls]
+
+
+def _call_without_words(call: JSONObject | None) -> JSONObject | None:
+    return None if call is None else {**call, "arguments": None}
+
+
+def _differences_without_words(
+    found: list[CorrectionDifference] | None,
+) -> list[CorrectionDifference] | None:
+    if found is None:
+        return None
+    return [
+        replace(part, differences=[_difference_without_words(d) for d in part.differences])
+        for part in found
+    ]
+
+
+def _difference_without_words(difference: Difference) -> Difference:
+    """An answer's reason may quote `shouldSay` (a judging model's, anything) and a field's
+    `actual` is what the replay gave: both go; `expected` is the correction's, which stays."""
+    if difference.kind == "answer":
+        return replace(difference, reason=ERASED_REASON)
+    if difference.kind == "field-value":
+        return replace(difference, actual=None)
+    return difference
 
 
 @dataclass(frozen=True)

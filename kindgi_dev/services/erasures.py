@@ -6,7 +6,8 @@ A participant's erasure clears their corrections' words (reasons, `shouldSay`, `
 verdicts stay), deletes the facts about them, and clears their conversations' messages and
 the content of the runs that served them, with what was copied from those runs: the runs
 replaying them (eval runs' replays and their conversations, and their answers kept for
-reuse), the judged copies, and the values verdicts on them judged. Every correction of
+reuse), the judged copies, the values verdicts on them judged, and the words eval runs'
+cases copied from them or from the person's corrections. Every correction of
 those runs is erased with them, and every hand case made of them retired, so no test case
 replays a run whose words are gone (a conversation's erasure does the same). kindgi dev
 erases at once: an erasure answers `completed`, and its ledger row keeps no identifier
@@ -16,14 +17,16 @@ erases at once: an erasure answers `completed`, and its ledger row keeps no iden
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..domain.errors import NotFound
 from ..domain.paging import Page, clamp_limit, encode_cursor, whole_after
+from ..domain.results import without_words
 from ..domain.time import now_iso
 from ..store import conversations as conversation_store
 from ..store import corrections as correction_store
 from ..store import erasures as store
+from ..store import eval_runs as eval_run_store
 from ..store import facts as fact_store
 from ..store import judged_copies, kept_answers
 from ..store import runs as run_store
@@ -117,10 +120,12 @@ def _clear(ctx: Context, selector: Selector, now: str) -> dict[str, int]:
             raise NotFound("conversation", selector.id)
         conversations = [selector.id]
         facts = fact_store.ids_about(db, tenant, conversation=selector.id)
+        words: list[str] = []
         counts: dict[str, int] = {}
     else:
         conversations = conversation_store.of_participant(db, tenant, selector.id)
         facts = fact_store.ids_about(db, tenant, participant=selector.id)
+        words = correction_store.of_participant(db, tenant, selector.id)
         corrections, judgments = correction_store.erase_participant(db, tenant, selector.id, now)
         counts = {"corrections": corrections, "judgments": judgments}
     served = run_store.of_conversations(db, conversations)
@@ -132,6 +137,7 @@ def _clear(ctx: Context, selector: Selector, now: str) -> dict[str, int]:
     caller = {"kind": ctx.caller.kind, "id": ctx.caller.id}
     test_set_store.retire_hand_cases_of(db, runs, ERASED_RUN, caller, now)
     kept_answers.forget_answers_of(db, [run for run, _ in replays])
+    _clear_eval_cases(ctx, words, runs)
     counts.update(
         facts=fact_store.erase(db, tenant, facts),
         conversations=len(conversations),
@@ -139,6 +145,15 @@ def _clear(ctx: Context, selector: Selector, now: str) -> dict[str, int]:
         runs=run_store.erase_content(db, runs, now),
     )
     return counts
+
+
+def _clear_eval_cases(ctx: Context, correction_ids: list[str], run_ids: list[str]) -> None:
+    """Clear the words eval runs' cases copied from these corrections and runs (a rescore's
+    copies too): the checks and differences stay, as the erased runs' structure does."""
+    found = eval_run_store.cases_of(ctx.db, correction_ids, run_ids)
+    cleared = [(run, index, replace(case, result=without_words(case.result)))
+               for run, index, case in found]  # fmt: skip
+    eval_run_store.rewrite_cases(ctx.db, cleared)
 
 
 def _erasure(row: ErasureRow) -> MemoryErasure:

@@ -287,6 +287,15 @@ def erase_on_runs(db: Database, run_ids: Sequence[str], at: str) -> int:
     return erased
 
 
+def of_participant(db: Database, tenant_id: str, participant_id: str) -> list[str]:
+    """The ids of the corrections an app's end user made (a test set's case of one has its id)."""
+    rows = db.all(
+        "SELECT id FROM corrections WHERE tenant_id = ? AND participant_id = ?",
+        (tenant_id, participant_id),
+    )
+    return [r["id"] for r in rows]
+
+
 def erase_participant(
     db: Database, tenant_id: str, participant_id: str, at: str
 ) -> tuple[int, int]:

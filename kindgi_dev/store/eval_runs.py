@@ -363,6 +363,39 @@ def _finished(text: str, case_id: str) -> FinishedCase:
     return case
 
 
+_REPLAYING = (
+    "WITH replays AS (SELECT value FROM json_each(?2)) "
+    "SELECT eval_run_id, case_index, case_id, result FROM eval_run_cases "
+    "WHERE case_id IN (SELECT value FROM json_each(?1)) "
+    "OR EXISTS (SELECT 1 FROM json_each(result, '$.result.run_ids') WHERE value IN replays) "
+    "OR EXISTS (SELECT 1 FROM json_each(result, '$.result.baseline_replay.run_ids') "
+    "WHERE value IN replays)"
+)
+"""The finished cases of some cases, or replaying some runs (a version baseline's too)."""
+
+
+def cases_of(
+    db: Database, case_ids: Sequence[str], run_ids: Sequence[str]
+) -> list[tuple[str, int, FinishedCase]]:
+    """Every eval run's finished cases of `case_ids` or whose replays are among `run_ids`,
+    with their eval run and index: each case row is read (no index holds a case's runs),
+    which an erasure, the one asking, can afford."""
+    rows = db.all(_REPLAYING, (dump(list(case_ids)), dump(list(run_ids))))
+    return [(r["eval_run_id"], r["case_index"], _finished(r["result"], r["case_id"])) for r in rows]
+
+
+def rewrite_cases(db: Database, cases: Sequence[tuple[str, int, FinishedCase]]) -> None:
+    """Write these finished cases (eval run, index, case) over the ones stored."""
+    with db.transaction() as conn:
+        conn.executemany(
+            "UPDATE eval_run_cases SET result = ? WHERE eval_run_id = ? AND case_index = ?",
+            [
+                (_case_json(case, case.result.case_id), run_id, index)
+                for run_id, index, case in cases
+            ],
+        )
+
+
 def case_pages(db: Database, run_id: str) -> Iterator[list[CaseResult]]:
     """Each finished case's comparison in order, `CASE_PAGE` at a time."""
     for page in finished_pages(db, run_id):

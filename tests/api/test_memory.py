@@ -269,3 +269,49 @@ def test_no_case_is_left_on_a_run_whose_words_were_erased(tmp_path: Path, by: st
         assert "SECRETREASON" not in client.get(
             "/v1/corrections", params={"runId": run["id"]}).text  # fmt: skip
         assert counted.json()["cases"] == {"active": 0, "retired": 1}
+
+
+@pytest.mark.parametrize("served", [{"participantId": "p-51"}, {}])
+def test_an_erasure_leaves_no_words_in_the_eval_runs_cases(
+    tmp_path: Path, served: dict[str, str]
+) -> None:
+    """An eval run's cases copied the person's words: their correction's `shouldSay` in an
+    answer check's reason, the replay's tool arguments (of their run, or another's they
+    corrected). After the erasure a case keeps its checks and differences without those
+    words, and a rescore of it, before or after, has none either."""
+    with desk_served(tmp_path, ("1.0.0", "1.1.0")) as (client, _):
+        project = default_project(client)
+        run = turn(client, "Refund order SECRETORDER.", version="1.0.0", **served)
+        item = {"key": "answer", "pointer": "/appended/3/content", "verdict": "wrong"}
+        made = client.post("/v1/corrections", json={
+            "runId": run.json()["id"], "items": [item], "participantId": "p-51",
+            "answer": {"verdict": "wrong", "shouldSay": "SECRETSHOULD"},
+            "decisions": {"verdict": "wrong", "shouldCall": [
+                {"toolId": "acme-desk.issue-refund", "args": {"orderId": "9"}}]}})  # fmt: skip
+        assert made.status_code == 201, made.text
+        started = client.post(
+            f"/v1/agents/{AGENT}/test-set/runs",
+            json={"projectId": project, "agentRef": {"agentId": AGENT, "version": "1.1.0"}},
+        ).json()
+        tried = finish(client, started["runId"])["runId"]
+        rescored = client.post(f"/v1/eval-runs/{tried}/rescore", json={})
+        assert rescored.status_code in (200, 201, 202), rescored.text
+        reads = [f"/v1/eval-runs/{tried}", f"/v1/eval-runs/{rescored.json()['runId']}"]
+        assert all("SECRETSHOULD" in client.get(p).text for p in reads)
+        assert all("SECRETORDER" in client.get(p).text for p in reads)
+
+        erased = client.post("/v1/memory/erasures",
+                             json={"subject": {"kind": "participant", "id": "p-51"}})  # fmt: skip
+        assert erased.status_code == 202, erased.text
+
+        again = client.post(f"/v1/eval-runs/{tried}/rescore", json={}).json()["runId"]
+        for path in [*reads, f"/v1/eval-runs/{again}"]:
+            text = client.get(path).text
+            assert "SECRETSHOULD" not in text and "SECRETORDER" not in text, path
+        [case] = client.get(reads[0]).json()["result"]["perCase"]
+        assert [(d["part"], [(x["kind"], x.get("actual"), x.get("reason")) for x in
+                             d["differences"]]) for d in case["correctionDifferences"]] == [
+            ("decisions", [("field-value", None, None)]),
+            ("answer", [("answer", None, "an erasure cleared the words of this reason")]),
+        ]  # fmt: skip
+        assert [t["arguments"] for t in case["tools"]] == [None]
