@@ -3,7 +3,7 @@ subject facts name, or one conversation. Served at `/v1/memory/erasures` (the 0.
 client and CLI) and, for a participant, at the 0.4 `/v1/erasures`: both erase the same.
 
 A participant's erasure clears their corrections' words (reasons, `shouldSay`, `why`; the
-verdicts stay), deletes the facts about them, and clears their conversations' messages and
+verdicts stay), deletes the facts about them, and clears (and closes) their conversations and
 the content of the runs that served them, with what was copied from those runs: the runs
 replaying them (eval runs' replays and their conversations, and their answers kept for
 reuse), the judged copies, the values verdicts on them judged, and the words eval runs'
@@ -141,7 +141,7 @@ def _clear(ctx: Context, selector: Selector, now: str) -> dict[str, int]:
     counts.update(
         facts=fact_store.erase(db, tenant, facts),
         conversations=len(conversations),
-        messages=conversation_store.erase(db, talked),
+        messages=conversation_store.erase(db, talked, now),
         runs=run_store.erase_content(db, runs, now),
     )
     return counts

@@ -347,9 +347,10 @@ def of_participant(db: Database, tenant_id: str, participant_id: str) -> list[st
     return [r["id"] for r in rows]
 
 
-def erase(db: Database, conversation_ids: Sequence[str]) -> int:
+def erase(db: Database, conversation_ids: Sequence[str], at: str) -> int:
     """Clear the words of these conversations (messages, titles, who they were with), keeping
-    their structure; how many messages were cleared."""
+    their structure, and close the open ones at `at`: a turn there would keep new words
+    where no erasure of the person finds them. How many messages were cleared."""
     cleared = 0
     for chunk in chunks(conversation_ids):
         places = marks(chunk)
@@ -360,7 +361,8 @@ def erase(db: Database, conversation_ids: Sequence[str]) -> int:
         )
         db.run(
             "UPDATE conversations SET title = '', participant_id = NULL, scope = NULL, "
-            f"metadata = NULL WHERE id IN ({places})",
-            chunk,
+            "metadata = NULL, status = 'closed', closed_at = coalesce(closed_at, ?) "
+            f"WHERE id IN ({places})",
+            [at, *chunk],
         )
     return cleared

@@ -315,3 +315,21 @@ def test_an_erasure_leaves_no_words_in_the_eval_runs_cases(
             ("answer", [("answer", None, "an erasure cleared the words of this reason")]),
         ]  # fmt: skip
         assert [t["arguments"] for t in case["tools"]] == [None]
+
+
+@pytest.mark.parametrize("by", ["participant", "conversation"])
+def test_an_erased_conversation_takes_no_more_turns(desk: Served, by: str) -> None:
+    """Its earlier turns' words are gone and it no longer says whom it was with, so a turn
+    there would keep new words no erasure of the person finds: the erasure closes it, and
+    a turn is refused as in any closed conversation, writing nothing."""
+    client, ctx = desk
+    person = f"p-61-{by}"
+    conversation = turn(client, "Hello", participantId=person).json()["agent"]["conversationId"]
+    body = ({"subject": {"kind": "participant", "id": person}} if by == "participant"
+            else {"conversationId": conversation})  # fmt: skip
+    assert client.post("/v1/memory/erasures", json=body).status_code == 202
+    assert client.get(f"/v1/conversations/{conversation}").json()["status"] == "closed"
+    before = every_row(ctx.settings.database_path)
+    again = turn(client, "One more thing", participantId=person, conversationId=conversation)
+    assert (again.status_code, again.json()["error"]["code"]) == (409, "conversation-closed")
+    assert every_row(ctx.settings.database_path) == before
