@@ -7,7 +7,9 @@ verdicts stay), deletes the facts about them, and clears (and closes) their conv
 the content of the runs that served them, with what was copied from those runs: the runs
 replaying them (eval runs' replays and their conversations, and their answers kept for
 reuse), the judged copies, the values verdicts on them judged, and the words eval runs'
-cases copied from them or from the person's corrections. Every correction of
+cases copied from them or from the person's corrections. A run of theirs paused at a held
+call is cancelled and its approval withdrawn (`run-ended`), the turn its wait kept and the
+call's arguments cleared, so no decision carries the erased turn on. Every correction of
 those runs is erased with them, and every hand case made of them retired, so no test case
 replays a run whose words are gone (a conversation's erasure does the same). kindgi dev
 erases at once: an erasure answers `completed`, and its ledger row keeps no identifier
@@ -23,16 +25,19 @@ from ..domain.errors import NotFound
 from ..domain.paging import Page, clamp_limit, encode_cursor, whole_after
 from ..domain.results import without_words
 from ..domain.time import now_iso
+from ..store import approvals as approval_store
 from ..store import conversations as conversation_store
 from ..store import corrections as correction_store
 from ..store import erasures as store
 from ..store import eval_runs as eval_run_store
 from ..store import facts as fact_store
 from ..store import judged_copies, kept_answers
+from ..store import run_waits as wait_store
 from ..store import runs as run_store
 from ..store import test_sets as test_set_store
 from ..store.erasures import ErasureRow
 from .context import Context
+from .runs import pause
 
 ERASED_RUN = "an erasure cleared the run it was made of"
 """Why a hand case made of an erased run is retired: it has no words left to replay."""
@@ -144,6 +149,9 @@ def _clear(ctx: Context, selector: Selector, now: str) -> dict[str, int]:
         messages=conversation_store.erase(db, talked, now),
         runs=run_store.erase_content(db, runs, now),
     )
+    pause.end_erased(ctx, served)  # after the content is cleared: why it ended stays readable
+    wait_store.erase_snapshots(db, runs)
+    approval_store.erase_held_arguments(db, runs)
     return counts
 
 

@@ -13,7 +13,7 @@ from ..domain.approvals import Approval, Decision, Reviewer
 from ..domain.json import JSONObject
 from .db import Database
 from .jsoncol import Codec, dump, load_object
-from .query import SQLValue, Where, marks
+from .query import SQLValue, Where, chunks, marks
 
 _COLUMNS = (
     "seq, id, tenant_id, project_id, subject_kind, subject_ref, required_role, status, title, "
@@ -175,6 +175,17 @@ def get(db: Database, tenant_id: str, approval_id: str) -> Approval | None:
         (tenant_id, approval_id),
     )
     return None if row is None else _approval(row)
+
+
+def erase_held_arguments(db: Database, run_ids: Sequence[str]) -> None:
+    """Clear the held calls' arguments (and their hash, which would confirm a guess of them)
+    in the subjects of these runs' approvals: an erasure's."""
+    for chunk in chunks(run_ids):
+        db.run(
+            "UPDATE approvals SET subject_ref = json_replace(subject_ref, '$.arguments', NULL, "
+            f"'$.argsHash', NULL) WHERE json_extract(context, '$.runId') IN ({marks(chunk)})",
+            chunk,
+        )
 
 
 @dataclass(frozen=True)

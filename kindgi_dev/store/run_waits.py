@@ -4,6 +4,7 @@ for, the turn's snapshot, and the decision once a reviewer made it."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NotRequired
 
@@ -13,6 +14,7 @@ from ..domain.approvals import GateDecision
 from ..domain.json import JSONObject
 from .db import Database
 from .jsoncol import Codec, dump, load
+from .query import chunks, marks
 
 _COLUMNS = (
     "token_id, run_id, approval_id, tool_id, tool_version, call_id, snapshot, created_at, "
@@ -134,3 +136,20 @@ def decided_open(db: Database) -> list[str]:
     """Runs whose waitpoint was decided but that haven't gone on yet (a stop came between)."""
     rows = db.all("SELECT run_id FROM run_waits WHERE resolved_at IS NULL AND decision IS NOT NULL")
     return [row["run_id"] for row in rows]
+
+
+def paused_among(db: Database, run_ids: Sequence[str]) -> list[str]:
+    """Those of these runs that wait at an open waitpoint."""
+    found: list[str] = []
+    for chunk in chunks(run_ids):
+        where = f"resolved_at IS NULL AND run_id IN ({marks(chunk)})"
+        rows = db.all(f"SELECT run_id FROM run_waits WHERE {where}", chunk)
+        found.extend(row["run_id"] for row in rows)
+    return found
+
+
+def erase_snapshots(db: Database, run_ids: Sequence[str]) -> None:
+    """Clear the turns these runs' waitpoints kept (the messages so far, the held call's
+    arguments): an erasure's, once the waits are resolved and nothing goes on from them."""
+    for chunk in chunks(run_ids):
+        db.run(f"UPDATE run_waits SET snapshot = '{{}}' WHERE run_id IN ({marks(chunk)})", chunk)

@@ -14,6 +14,7 @@ from desk_pack import AGENT, desk_served, turn
 from starlette.testclient import TestClient
 from tables import every_row
 from test_eval_runs import finish
+from test_run_approvals import bearer, reviewer_key, service_key, waiting_approval
 
 from kindgi_dev.domain.time import parse_time
 from kindgi_dev.services.context import Context
@@ -333,3 +334,40 @@ def test_an_erased_conversation_takes_no_more_turns(desk: Served, by: str) -> No
     again = turn(client, "One more thing", participantId=person, conversationId=conversation)
     assert (again.status_code, again.json()["error"]["code"]) == (409, "conversation-closed")
     assert every_row(ctx.settings.database_path) == before
+
+
+@pytest.mark.parametrize("by", ["participant", "conversation"])
+def test_an_erasure_ends_a_run_paused_in_the_conversation_and_its_approval(
+    desk: Served, by: str
+) -> None:
+    """A run paused at a held call keeps the turn (and the call's arguments) to go on with:
+    approved after the erasure, it would write the person's words back into the erased run
+    and conversation. The erasure ends it (`cancelled`) and withdraws its approval, clearing
+    the words both kept, so a later decision is refused as for any decided one, writing
+    nothing."""
+    client, ctx = desk
+    person = f"p-72-{by}"
+    said = {"userMessage": "Refund order SECRET72.", "participantId": person}
+    body = {"agent": AGENT, "agentVersion": "1.0.0", "input": said}
+    run = client.post("/v1/runs", json=body, headers=bearer(service_key(client))).json()
+    assert run["status"] == "suspended"
+    conversation = run["agent"]["conversationId"]
+    approval = waiting_approval(client, run["id"])["approvalId"]
+    token, _ = reviewer_key(client)
+    erase = ({"subject": {"kind": "participant", "id": person}} if by == "participant"
+             else {"conversationId": conversation})  # fmt: skip
+    assert client.post("/v1/memory/erasures", json=erase).status_code == 202
+    ended = client.get(f"/v1/runs/{run['id']}").json()
+    assert (ended["status"], "waitingFor" in ended) == ("cancelled", False)
+    withdrawn = client.get(f"/v1/approvals/{approval}", headers=bearer(token)).json()
+    assert (withdrawn["status"], withdrawn["withdrawnBecause"]) == ("withdrawn", "run-ended")
+    assert withdrawn["subjectRef"]["arguments"] is None
+    before = every_row(ctx.settings.database_path)
+    assert "SECRET72" not in repr(before)
+    late = client.post(f"/v1/approvals/{approval}/complete", json={"decision": "approve"},
+                       headers=bearer(token))  # fmt: skip
+    assert (late.status_code, late.json()["error"]["code"]) == (409, "approval-already-decided")
+    resumed = client.post(f"/v1/runs/{run['id']}/resume", json={})
+    assert resumed.status_code == 422, resumed.text
+    assert every_row(ctx.settings.database_path) == before
+    assert client.get(f"/v1/conversations/{conversation}/messages").json()["data"] == []

@@ -1,6 +1,7 @@
 """A run paused at a tool call that needs a person's yes: the approval it waits for (a
 `tool-call:pending` subject of the approvals mechanism), the turn kept in SQLite, the
-journal's `wait.suspended`; and the approval withdrawn when the run is cancelled.
+journal's `wait.suspended`; and the approval withdrawn when the run is cancelled, or when an
+erasure clears the run's conversation (the turn kept to go on with holds the person's words).
 
 A paused run holds no worker: nothing runs until a reviewer decides (`run_waits`).
 """
@@ -22,9 +23,13 @@ from ...store.run_waits import Wait
 from ...store.runs import JournalEntry
 from .. import approvals
 from ..context import Context
+from .record import finish_cancelled
 
 SUBJECT = "tool-call:pending"
 """The approval subject of a tool call held for review, as the 0.1.10 client names it."""
+
+ERASED = "An erasure of its conversation ended the run while it waited for an approval."
+"""Why a run paused in an erased conversation was cancelled."""
 
 
 def hold(
@@ -101,3 +106,12 @@ def withdraw(ctx: Context, run_id: str, because: str) -> None:
             "reason": because,
         }
         run_store.add_journal(ctx.db, run_id, [JournalEntry("wait.cancelled", now, cancelled)])
+
+
+def end_erased(ctx: Context, run_ids: list[str]) -> None:
+    """An erasure's: those of these runs that wait at a held call are cancelled and their
+    approvals withdrawn (`run-ended`), since a decision would go on with the turn the wait
+    kept, writing the erased words back into the run and its conversation."""
+    for run_id in store.paused_among(ctx.db, run_ids):
+        finish_cancelled(ctx, run_id, ERASED)
+        withdraw(ctx, run_id, "run-ended")
