@@ -10,6 +10,8 @@ Its function model answers by the user's message:
 - `Remember <text>`: calls the built-in `kindgi_remember`, then answers `Noted.`;
 - `Say nothing.` (or any message, for a 2.x version): answers with empty text (the
   `answer-not-empty` guardrail halts it);
+- any message, for a 3.x version: fails, its error quoting the message (as a provider's
+  error may quote the prompt);
 - `Shout <text>`: answers in capitals (the `no-shouting` guardrail only records it);
 - anything else: `Turn <n>: you said <text>`, `n` counting the conversation's user messages.
 """
@@ -36,11 +38,16 @@ NOT_EMPTY = "acme-desk.answer-not-empty"
 NO_SHOUTING = "acme-desk.no-shouting"
 
 EXAMPLE = example("help-desk")
+ASKED = "    question = turn.question()\n"
+FAILS = (
+    '    if "Fail." in turn.instructions:\n        raise ValueError(f"no answer to {question!r}")\n'
+)
+"""Where a 3.x version's model fails, and how: after reading the user's message."""
 
 
 def write_desk_pack(root: Path, versions: tuple[str, ...] = ("1.0.0",)) -> Path:
     """A copy of `examples/help-desk` under `root`, with the agent at each of `versions`
-    (a 2.x version is told to say nothing); `root`."""
+    (a 2.x version is told to say nothing, a 3.x one's model fails); `root`."""
     ignored = shutil.ignore_patterns(".kindgi*", "__pycache__")
     shutil.copytree(EXAMPLE, root, ignore=ignored, dirs_exist_ok=True)
     agent = (root / "agents" / "helper.py").read_text()
@@ -50,6 +57,10 @@ def write_desk_pack(root: Path, versions: tuple[str, ...] = ("1.0.0",)) -> Path:
         text = agent.replace('version="1.0.0"', f'version="{version}"')
         if version.startswith("2."):
             text = text.replace('acme-desk.issue-refund."', 'acme-desk.issue-refund. Say nothing."')
+        if version.startswith("3."):
+            text = text.replace('acme-desk.issue-refund."', 'acme-desk.issue-refund. Fail."')
+            models = root / "dev_models.py"
+            models.write_text(models.read_text().replace(ASKED, ASKED + FAILS))
         (root / "agents" / name).write_text(text)
     return root
 

@@ -94,16 +94,20 @@ class CaseResult:
 
 ERASED_REASON = "an erasure cleared the words of this reason"
 """An answer check's reason once an erasure cleared the words it quoted."""
+ERASED_ERROR = "an erasure cleared the words of this error"
+"""A replay's error once an erasure cleared it: a failure's message may quote the turn (a
+tool's error echoing its arguments, a provider's quoting the prompt); the case still errored."""
 
 
 def without_words(case: CaseResult) -> CaseResult:
     """The case as an erasure leaves it: its checks, differences, calls and scores, without
-    the words it copied (answer checks' reasons, the replays' tool arguments)."""
+    the words it copied (answer checks' reasons, the replays' tool arguments and errors)."""
     rest = case.baseline_replay
     return replace(
         case,
         tools=_calls_without_words(case.tools),
         stopped=_call_without_words(case.stopped),
+        error=_error_without_words(case.error),
         correction_differences=_differences_without_words(case.correction_differences),
         baseline_replay=None
         if rest is None
@@ -111,9 +115,14 @@ def without_words(case: CaseResult) -> CaseResult:
             rest,
             tools=_calls_without_words(rest.tools),
             stopped=_call_without_words(rest.stopped),
+            error=_error_without_words(rest.error),
             correction_differences=_differences_without_words(rest.correction_differences),
         ),
     )
+
+
+def _error_without_words(error: str | None) -> str | None:
+    return None if error is None else ERASED_ERROR
 
 
 def _calls_without_words(calls: list[JSONObject] | None) -> list[JSONObject] | None:

@@ -36,6 +36,14 @@ def default_project(client: TestClient) -> str:
     return str(client.get("/v1/projects/default").json()["id"])
 
 
+def tables_with(ctx: Context, word: str) -> list[str]:
+    """The tables with a row holding `word`, but a frozen test-set version's cases: frozen
+    versions keep the copies they took (docs/choices.md, Erasures)."""
+    rows = every_row(ctx.settings.database_path)
+    return [t for t, found in rows.items()
+            if t != "test_set_version_cases" and word in repr(found)]  # fmt: skip
+
+
 def written(client: TestClient, body: dict[str, Any]) -> dict[str, Any]:
     answer = client.post("/v1/memory/facts", json=body)
     assert answer.status_code == 201, answer.text
@@ -371,3 +379,33 @@ def test_an_erasure_ends_a_run_paused_in_the_conversation_and_its_approval(
     assert resumed.status_code == 422, resumed.text
     assert every_row(ctx.settings.database_path) == before
     assert client.get(f"/v1/conversations/{conversation}/messages").json()["data"] == []
+
+
+def test_an_erasure_leaves_no_words_in_an_eval_run_case_s_error(tmp_path: Path) -> None:
+    """A replay that failed keeps why in its case's `error`, and a failure may quote the turn
+    (a provider's error the prompt, a tool's its arguments). After the erasure the case
+    still errored, saying an erasure cleared its words, and no row keeps them."""
+    with desk_served(tmp_path, ("1.0.0", "3.0.0")) as (client, ctx):
+        project = default_project(client)
+        run = turn(client, "Refund order SECRET81.", version="1.0.0", participantId="p-81")
+        item = {"key": "answer", "pointer": "/appended/3/content", "verdict": "wrong"}
+        made = client.post("/v1/corrections", json={"runId": run.json()["id"], "items": [item],
+                                                    "participantId": "p-81"})  # fmt: skip
+        assert made.status_code == 201, made.text
+        started = client.post(
+            f"/v1/agents/{AGENT}/test-set/runs",
+            json={"projectId": project, "agentRef": {"agentId": AGENT, "version": "3.0.0"}},
+        ).json()
+        tried = finish(client, started["runId"])
+        [case] = tried["result"]["perCase"]
+        assert "SECRET81" in case["error"] and tried["result"]["summary"]["errors"] == 1
+
+        erased = client.post("/v1/memory/erasures",
+                             json={"subject": {"kind": "participant", "id": "p-81"}})  # fmt: skip
+        assert erased.status_code == 202, erased.text
+
+        read = client.get(f"/v1/eval-runs/{tried['runId']}").json()
+        [case] = read["result"]["perCase"]
+        assert case["error"] == "an erasure cleared the words of this error"
+        assert read["result"]["summary"]["errors"] == 1
+        assert tables_with(ctx, "SECRET81") == []
