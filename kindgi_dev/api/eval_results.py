@@ -353,6 +353,9 @@ class PreviewCaseAnswer(WireModel):
     @model_validator(mode="before")
     @classmethod
     def _input(cls, data: object) -> object:
+        """With `input` (null once erased), without the run it was copied from."""
+        if isinstance(data, dict):
+            data = {k: v for k, v in data.items() if k != "run_id"}
         return _nulls(data, "input")
 
 

@@ -6,6 +6,7 @@ store keeps them and the API and the console render them.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 
 from .baselines import BaselineScope
@@ -331,6 +332,8 @@ class PreviewCase:
     case_index: int
     case_id: str
     input: JSON
+    run_id: str | None = None
+    """The past run the input is copied from, for an erasure of it to find (not answered)."""
 
 
 @dataclass(frozen=True)
@@ -351,6 +354,14 @@ class DryRunResult:
     dry_run: bool
     preview: list[PreviewCase]
     replays: ReplayCount | None = None
+
+
+def preview_without_words(result: DryRunResult, run_ids: Collection[str]) -> DryRunResult:
+    """A dry run's result as an erasure of these runs leaves it: their inputs cleared."""
+    return replace(
+        result,
+        preview=[replace(c, input=None) if c.run_id in run_ids else c for c in result.preview],
+    )
 
 
 EvalResult = ComparisonResult | DryRunResult

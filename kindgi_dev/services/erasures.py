@@ -6,8 +6,9 @@ A participant's erasure clears their corrections' words (reasons, `shouldSay`, `
 verdicts stay), deletes the facts about them, and clears (and closes) their conversations and
 the content of the runs that served them, with what was copied from those runs: the runs
 replaying them (eval runs' replays and their conversations, and their answers kept for
-reuse), the judged copies, the values verdicts on them judged, and the words eval runs'
-cases copied from them or from the person's corrections. A run of theirs paused at a held
+reuse), the judged copies, the values verdicts on them judged, the words eval runs'
+cases copied from them or from the person's corrections, and the inputs dry runs'
+previews copied from them. A run of theirs paused at a held
 call is cancelled and its approval withdrawn (`run-ended`), the turn its wait kept and the
 call's arguments cleared, so no decision carries the erased turn on. Every correction of
 those runs is erased with them, and every hand case made of them retired, so no test case
@@ -23,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from ..domain.errors import NotFound
 from ..domain.paging import Page, clamp_limit, encode_cursor, whole_after
-from ..domain.results import without_words
+from ..domain.results import preview_without_words, without_words
 from ..domain.time import now_iso
 from ..store import approvals as approval_store
 from ..store import conversations as conversation_store
@@ -143,6 +144,7 @@ def _clear(ctx: Context, selector: Selector, now: str) -> dict[str, int]:
     test_set_store.retire_hand_cases_of(db, runs, ERASED_RUN, caller, now)
     kept_answers.forget_answers_of(db, [run for run, _ in replays])
     _clear_eval_cases(ctx, words, runs)
+    _clear_previews(ctx, runs)
     counts.update(
         facts=fact_store.erase(db, tenant, facts),
         conversations=len(conversations),
@@ -162,6 +164,14 @@ def _clear_eval_cases(ctx: Context, correction_ids: list[str], run_ids: list[str
     cleared = [(run, index, replace(case, result=without_words(case.result)))
                for run, index, case in found]  # fmt: skip
     eval_run_store.rewrite_cases(ctx.db, cleared)
+
+
+def _clear_previews(ctx: Context, run_ids: list[str]) -> None:
+    """Clear the inputs dry runs' previews copied from these runs (their case ids stay)."""
+    erased = set(run_ids)
+    found = eval_run_store.dry_runs_of(ctx.db, run_ids)
+    cleared = [(run, preview_without_words(result, erased)) for run, result in found]
+    eval_run_store.rewrite_dry_runs(ctx.db, cleared)
 
 
 def _erasure(row: ErasureRow) -> MemoryErasure:

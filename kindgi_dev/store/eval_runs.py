@@ -396,6 +396,27 @@ def rewrite_cases(db: Database, cases: Sequence[tuple[str, int, FinishedCase]]) 
         )
 
 
+def dry_runs_of(db: Database, run_ids: Sequence[str]) -> list[tuple[str, DryRunResult]]:
+    """The dry runs whose preview copied one of these runs' input, with their result: every
+    dry run's result is read (no index holds a preview's runs), as for `cases_of`."""
+    rows = db.all(
+        "SELECT run_id, result FROM eval_runs WHERE dry_run = 1 AND EXISTS (SELECT 1 FROM "
+        "json_each(result, '$.preview') WHERE json_extract(value, '$.run_id') IN "
+        "(SELECT value FROM json_each(?)))",
+        (dump(list(run_ids)),),
+    )
+    return [(r["run_id"], _adapter(DryRunResult).validate_python(load(r["result"]))) for r in rows]
+
+
+def rewrite_dry_runs(db: Database, results: Sequence[tuple[str, DryRunResult]]) -> None:
+    """Write these dry runs' results (eval run, result) over the ones stored."""
+    with db.transaction() as conn:
+        conn.executemany(
+            "UPDATE eval_runs SET result = ? WHERE run_id = ?",
+            [(_result_json(result), run_id) for run_id, result in results],
+        )
+
+
 def case_pages(db: Database, run_id: str) -> Iterator[list[CaseResult]]:
     """Each finished case's comparison in order, `CASE_PAGE` at a time."""
     for page in finished_pages(db, run_id):

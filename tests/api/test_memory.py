@@ -409,3 +409,32 @@ def test_an_erasure_leaves_no_words_in_an_eval_run_case_s_error(tmp_path: Path) 
         assert case["error"] == "an erasure cleared the words of this error"
         assert read["result"]["summary"]["errors"] == 1
         assert tables_with(ctx, "SECRET81") == []
+
+
+@pytest.mark.parametrize("by", ["participant", "conversation"])
+def test_an_erasure_leaves_no_words_in_a_dry_run_s_preview(tmp_path: Path, by: str) -> None:
+    """A dry run keeps the input each case would give, copied from its past run: after the
+    erasure of that run the preview names the case with its input `null`, and no row keeps
+    the words; another person's case keeps its input."""
+    with desk_served(tmp_path) as (client, ctx):
+        project = default_project(client)
+        item = {"key": "answer", "pointer": "/appended/1/content", "verdict": "wrong"}
+        runs = {}
+        for person in ("p-91", "p-92"):
+            runs[person] = turn(client, f"Hello SECRET-{person}", participantId=person).json()
+            made = client.post("/v1/corrections", json={"runId": runs[person]["id"],
+                                                        "items": [item]})  # fmt: skip
+            assert made.status_code == 201, made.text
+        started = client.post(f"/v1/agents/{AGENT}/test-set/runs", json={
+            "projectId": project, "agentRef": {"agentId": AGENT, "version": "1.0.0"},
+            "dryRun": True}).json()  # fmt: skip
+        dry = f"/v1/eval-runs/{finish(client, started['runId'])['runId']}"
+        assert "SECRET-p-91" in client.get(dry).text
+
+        body = ({"subject": {"kind": "participant", "id": "p-91"}} if by == "participant"
+                else {"conversationId": runs["p-91"]["agent"]["conversationId"]})  # fmt: skip
+        assert client.post("/v1/memory/erasures", json=body).status_code == 202
+
+        preview = client.get(dry).json()["result"]["preview"]
+        assert sorted((c["input"] or "") for c in preview) == ["", "Hello SECRET-p-92"]
+        assert tables_with(ctx, "SECRET-p-91") == []

@@ -205,7 +205,7 @@ def launch(
     store.insert(ctx.db, record)
     if request.dry_run:
         preview = [
-            PreviewCase(i, c.case_id, c.message if c.flow_input is None else c.flow_input)
+            PreviewCase(i, c.case_id, c.message if c.flow_input is None else c.flow_input, c.run_id)
             for i, c in enumerate(cases)
         ]
         each = len(cases) * request.repetitions
