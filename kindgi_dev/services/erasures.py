@@ -5,8 +5,9 @@ client and CLI) and, for a participant, at the 0.4 `/v1/erasures`: both erase th
 A participant's erasure clears their corrections' words (reasons, `shouldSay`, `why`; the
 verdicts stay), deletes the facts about them, and clears (and closes) their conversations and
 the content of the runs that served them, with what was copied from those runs: the runs
-replaying them (eval runs' replays and their conversations, and their answers kept for
-reuse), the judged copies, the values verdicts on them judged, the words eval runs'
+replaying them (eval runs' replays and their conversations, and their answers and the
+judging verdicts on them kept for reuse, with the verdicts on the person's corrections),
+the judged copies, the values verdicts on them judged, the words eval runs'
 cases copied from them or from the person's corrections, and the inputs dry runs'
 previews copied from them. A run of theirs paused at a held
 call is cancelled and its approval withdrawn (`run-ended`), the turn its wait kept and the
@@ -143,6 +144,7 @@ def _clear(ctx: Context, selector: Selector, now: str) -> dict[str, int]:
     caller = {"kind": ctx.caller.kind, "id": ctx.caller.id}
     test_set_store.retire_hand_cases_of(db, runs, ERASED_RUN, caller, now)
     kept_answers.forget_answers_of(db, [run for run, _ in replays])
+    kept_answers.forget_verdicts_of(db, words, runs)
     _clear_eval_cases(ctx, words, runs)
     _clear_previews(ctx, runs)
     counts.update(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 
 from pydantic import TypeAdapter
@@ -70,14 +71,38 @@ def verdict(db: Database, judge: str, asked_hash: str) -> AnswerCheck | None:
     return AnswerCheck(bool(passed), str(reason))
 
 
-def keep_verdicts(db: Database, kept: Sequence[tuple[str, str, AnswerCheck]]) -> None:
-    """Keep judging verdicts (judge, question's hash, verdict); the first of each stays."""
-    rows = [(judge, asked, str(dump(list(check)))) for judge, asked, check in kept]
+@dataclass(frozen=True)
+class KeptVerdict:
+    """A judging model's verdict to keep, by judge and question's hash, with the case and
+    past run the question came from: an erasure of either forgets it (`forget_verdicts_of`)."""
+
+    judge: str
+    asked_hash: str
+    verdict: AnswerCheck
+    case_id: str
+    run_id: str
+
+
+def keep_verdicts(db: Database, kept: Sequence[KeptVerdict]) -> None:
+    """Keep judging verdicts; the first of each judge and question stays."""
+    rows = [(k.judge, k.asked_hash, dump(list(k.verdict)), k.case_id, k.run_id) for k in kept]
     with db.transaction() as conn:
         conn.executemany(
-            "INSERT OR IGNORE INTO kept_verdicts (judge, asked_hash, verdict) VALUES (?, ?, ?)",
+            "INSERT OR IGNORE INTO kept_verdicts (judge, asked_hash, verdict, case_id, run_id) "
+            "VALUES (?, ?, ?, ?, ?)",
             rows,
         )
+
+
+def forget_verdicts_of(db: Database, case_ids: Sequence[str], run_ids: Sequence[str]) -> int:
+    """Drop the verdicts kept on these cases' or runs' questions (an erasure cleared their
+    words, which a judge's reason may quote); how many. Every kept verdict is read (no index
+    holds their cases and runs), which an erasure, the one asking, can afford."""
+    return db.run(
+        "DELETE FROM kept_verdicts WHERE case_id IN (SELECT value FROM json_each(?)) "
+        "OR run_id IN (SELECT value FROM json_each(?))",
+        (dump(list(case_ids)), dump(list(run_ids))),
+    )
 
 
 def forget_answers_of(db: Database, run_ids: Sequence[str]) -> int:

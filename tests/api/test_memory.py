@@ -11,9 +11,12 @@ from typing import Any
 
 import pytest
 from desk_pack import AGENT, desk_served, turn
+from factories import AGENT as PICKER
+from factories import served, tutorial_runs
 from starlette.testclient import TestClient
+from stubs.openai_stub import OpenAIStub
 from tables import every_row
-from test_eval_runs import finish
+from test_eval_runs import PASSWORD, finish, models_file, try_version
 from test_run_approvals import bearer, reviewer_key, service_key, waiting_approval
 
 from kindgi_dev.domain.time import parse_time
@@ -438,3 +441,35 @@ def test_an_erasure_leaves_no_words_in_a_dry_run_s_preview(tmp_path: Path, by: s
         preview = client.get(dry).json()["result"]["preview"]
         assert sorted((c["input"] or "") for c in preview) == ["", "Hello SECRET-p-92"]
         assert tables_with(ctx, "SECRET-p-91") == []
+
+
+def test_an_erasure_forgets_the_judging_verdicts_kept_on_the_person_s_words(
+    tmp_path: Path,
+) -> None:
+    """A run asked to reuse keeps the judging model's verdicts, and a verdict's reason may
+    quote the correction's `shouldSay` (or either answer). The erasure forgets the verdicts
+    asked on the person's corrections (and on their runs), so no row keeps their words."""
+    judge = OpenAIStub().serve()
+    for _ in range(2):
+        judge.queue_text('{"answer": "", "output": {"pass": false, '
+                         '"reason": "It does not say SECRET93."}}')  # fmt: skip
+    env = {"OPENAI_API_KEY": "sk-judge", "OPENAI_BASE_URL": judge.base_url}
+    providers = '[tool.kindgi-dev.providers]\ndefault = "function"\n'
+    path = f"/v1/agents/{PICKER}/test-set/runs"
+    try:
+        with served(tmp_path, ("0.1.0", "0.2.0"), models_file(tmp_path, "same-search"), env,
+                    providers) as (client, ctx):  # fmt: skip
+            project = default_project(client)
+            said = {"runId": tutorial_runs(ctx)[PASSWORD], "participantId": "p-93",
+                    "answer": {"verdict": "wrong", "shouldSay": "SECRET93"}}  # fmt: skip
+            assert client.post("/v1/corrections", json=said).status_code == 201
+            try_version(client, path, project, reuse=True)
+            assert "kept_verdicts" in tables_with(ctx, "SECRET93")
+
+            erase = {"subject": {"kind": "participant", "id": "p-93"}}
+            erased = client.post("/v1/memory/erasures", json=erase)
+            assert erased.status_code == 202, erased.text
+
+            assert tables_with(ctx, "SECRET93") == []
+    finally:
+        judge.stop()

@@ -15,7 +15,6 @@ import asyncio
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 
-from ...domain.checks import AnswerCheck
 from ...domain.comparison import Replayed
 from ...domain.json import JSONObject
 from ...domain.results import FinishedCase
@@ -26,6 +25,7 @@ from ...store import kept_answers
 from ...store import runs as run_store
 from ...store import tool_calls as tool_call_store
 from ...store.conversations import ConversationMessage, StoredConversation
+from ...store.kept_answers import KeptVerdict
 from ...store.runs import JournalEntry, StoredRun
 from ..context import Context
 
@@ -84,7 +84,7 @@ class PendingPage:
     replays: list[ReplayRows] = field(default_factory=list)
     cases: list[tuple[int, str, FinishedCase, str]] = field(default_factory=list)
     answers: list[tuple[kept_answers.AnswerKey, Replayed]] = field(default_factory=list)
-    verdicts: list[tuple[str, str, AnswerCheck]] = field(default_factory=list)
+    verdicts: list[KeptVerdict] = field(default_factory=list)
     due: asyncio.TimerHandle | None = None
 
     def add_replay(self, rows: ReplayRows) -> None:
@@ -95,9 +95,9 @@ class PendingPage:
         """Keep a replay's answer for a later run to reuse, stored with the page."""
         self.answers.append((key, answer))
 
-    def keep_verdict(self, judge: str, asked: str, verdict: AnswerCheck) -> None:
+    def keep_verdict(self, verdict: KeptVerdict) -> None:
         """Keep a judging model's verdict, stored with the page."""
-        self.verdicts.append((judge, asked, verdict))
+        self.verdicts.append(verdict)
 
     def add_case(self, index: int, case_id: str, result: FinishedCase, at: str) -> None:
         """Keep a finished case; store the page once it is full or its first case waited."""

@@ -27,18 +27,24 @@ async def judge_answers(
     if judging is None:
         return {}
     return {
-        position: await _verdict(ctx, judging, reuse, expectation.expected, case.output, output)
+        position: await _verdict(ctx, judging, reuse, expectation.expected, case, output)
         for position, expectation in enumerate(case.expectations)
         if isinstance(expectation.expected, Answer)
     }
 
 
 async def _verdict(
-    ctx: Context, judging: ModelAdapter, reuse: bool, expected: Answer, recorded: Any, output: Any
+    ctx: Context,
+    judging: ModelAdapter,
+    reuse: bool,
+    expected: Answer,
+    case: ReplayCase,
+    output: Any,
 ) -> AnswerCheck:
-    """The judging model's verdict on one answer; when the run reuses answers, the one kept
-    for the same judge, part and answer texts, else asked and kept (unless it gave none)."""
-    before, after = answer_text(recorded), answer_text(output)
+    """The judging model's verdict on one answer of the case; when the run reuses answers,
+    the one kept for the same judge, part and answer texts, else asked and kept (unless it
+    gave none) with the case and its past run, for an erasure of them to forget."""
+    before, after = answer_text(case.output), answer_text(output)
     if not reuse:
         return await judge.check_answer(judging, expected, before, after)
     judge_id = f"{judging.provider_id}:{judging.model}"
@@ -49,11 +55,12 @@ async def _verdict(
     verdict = await judge.check_answer(judging, expected, before, after)
     if isinstance(verdict, NoVerdict):  # asked again by the next run, not failed for good
         return verdict
+    kept_verdict = kept_answers.KeptVerdict(judge_id, asked, verdict, case.case_id, case.run_id)
     page = pages.current.get()
     if page is None:
-        kept_answers.keep_verdicts(ctx.db, [(judge_id, asked, verdict)])
+        kept_answers.keep_verdicts(ctx.db, [kept_verdict])
     else:
-        page.keep_verdict(judge_id, asked, verdict)
+        page.keep_verdict(kept_verdict)
     return verdict
 
 
