@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from .baselines import BaselineScope
 from .changes import Changes
@@ -103,22 +104,22 @@ tool's error echoing its arguments, a provider's quoting the prompt); the case s
 def without_words(case: CaseResult) -> CaseResult:
     """The case as an erasure leaves it: its checks, differences, calls and scores, without
     the words it copied (answer checks' reasons, the replays' tool arguments and errors)."""
+    cleared = _side_without_words(case)
     rest = case.baseline_replay
+    return cleared if rest is None else replace(cleared, baseline_replay=_side_without_words(rest))
+
+
+_Side = TypeVar("_Side", CaseResult, BaselineReplay)
+
+
+def _side_without_words(side: _Side) -> _Side:
+    """One side of a case (the candidate's, or a version baseline's replay) without words."""
     return replace(
-        case,
-        tools=_calls_without_words(case.tools),
-        stopped=_call_without_words(case.stopped),
-        error=_error_without_words(case.error),
-        correction_differences=_differences_without_words(case.correction_differences),
-        baseline_replay=None
-        if rest is None
-        else replace(
-            rest,
-            tools=_calls_without_words(rest.tools),
-            stopped=_call_without_words(rest.stopped),
-            error=_error_without_words(rest.error),
-            correction_differences=_differences_without_words(rest.correction_differences),
-        ),
+        side,
+        tools=_calls_without_words(side.tools),
+        stopped=_call_without_words(side.stopped),
+        error=_error_without_words(side.error),
+        correction_differences=_differences_without_words(side.correction_differences),
     )
 
 
