@@ -153,7 +153,7 @@ def _clear(ctx: Context, selector: Selector, now: str) -> dict[str, int]:
         messages=conversation_store.erase(db, talked, now),
         runs=run_store.erase_content(db, runs, now),
     )
-    pause.end_erased(ctx, served)  # after the content is cleared: why it ended stays readable
+    pause.end_erased(ctx, runs)  # after the content is cleared: why it ended stays readable
     wait_store.erase_snapshots(db, runs)
     approval_store.erase_held_arguments(db, runs)
     return counts

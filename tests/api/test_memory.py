@@ -384,6 +384,28 @@ def test_an_erasure_ends_a_run_paused_in_the_conversation_and_its_approval(
     assert client.get(f"/v1/conversations/{conversation}/messages").json()["data"] == []
 
 
+def test_an_erasure_ends_a_replay_of_the_erased_run_paused_at_a_held_call(desk: Served) -> None:
+    """A replay of an erased run (an eval run's) that paused at a held call has its kept turn
+    cleared with the run it replays: it is ended as the erased run itself would be, not left
+    waiting for a decision that would go on from a turn with nothing in it."""
+    client, ctx = desk
+    erased = turn(client, "Hello SECRET73", participantId="p-73").json()
+    said = {"userMessage": "Refund order 73.", "participantId": "p-74"}
+    body = {"agent": AGENT, "agentVersion": "1.0.0", "input": said}
+    paused = client.post("/v1/runs", json=body, headers=bearer(service_key(client))).json()
+    assert paused["status"] == "suspended"
+    approval = waiting_approval(client, paused["id"])["approvalId"]
+    with ctx.db.transaction() as conn:  # as a replay of the erased run pauses
+        conn.execute("UPDATE runs SET replay_of = ? WHERE id = ?", (erased["id"], paused["id"]))
+    assert client.post("/v1/erasures", json={"participantId": "p-73"}).status_code == 200
+    ended = client.get(f"/v1/runs/{paused['id']}").json()
+    assert (ended["status"], "waitingFor" in ended) == ("cancelled", False)
+    token, _ = reviewer_key(client)
+    late = client.post(f"/v1/approvals/{approval}/complete", json={"decision": "approve"},
+                       headers=bearer(token))  # fmt: skip
+    assert (late.status_code, late.json()["error"]["code"]) == (409, "approval-already-decided")
+
+
 def test_an_erasure_leaves_no_words_in_an_eval_run_case_s_error(tmp_path: Path) -> None:
     """A replay that failed keeps why in its case's `error`, and a failure may quote the turn
     (a provider's error the prompt, a tool's its arguments). After the erasure the case
