@@ -12,7 +12,7 @@ import math
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import compress, repeat
 from math import floor
 from operator import itemgetter
 from statistics import fmean
@@ -177,16 +177,17 @@ def paired_columns(
 ) -> list[Paired]:
     """`paired_together` of sides given as columns: what a summary of many cases holds."""
     counted = [_counted(baseline, candidate) for baseline, candidate in comparisons]
+    sizes = [sum(kept) for kept in counted]
     intervals: dict[int, Interval | None] = {}
-    for n in sorted({len(kept) for kept in counted}):
-        group = [i for i, kept in enumerate(counted) if len(kept) == n]
+    for n in sorted(set(sizes)):
+        group = [i for i, size in enumerate(sizes) if size == n]
         sides = [
-            (_kept(comparisons[i][0], counted[i]), _kept(comparisons[i][1], counted[i]))
+            (_kept(comparisons[i][0], counted[i], n), _kept(comparisons[i][1], counted[i], n))
             for i in group
         ]
         intervals.update(zip(group, _bootstrap(sides, resamples_for(n), seed), strict=True))
     return [
-        _paired(baseline, candidate, len(counted[i]), intervals[i], seed)
+        _paired(baseline, candidate, sizes[i], intervals[i], seed)
         for i, (baseline, candidate) in enumerate(comparisons)
     ]
 
@@ -198,17 +199,20 @@ def _cases(baseline: Columns, candidate: Columns) -> int:
     return sizes.pop() if sizes else 0
 
 
-def _counted(baseline: Columns, candidate: Columns) -> list[int]:
-    """The cases a comparison counts: those with a part of either side above 0."""
-    dens = [d for _, d in (*baseline, *candidate)]
-    return [i for i in range(_cases(baseline, candidate)) if any(d[i] > 0 for d in dens)]
+def _counted(baseline: Columns, candidate: Columns) -> list[bool]:
+    """Whether the comparison counts each case: a part of either side above 0. Flags, not
+    the counted cases' indexes, so that a run of 50,000 cases makes no int a case."""
+    flags = [False] * _cases(baseline, candidate)
+    for _, dens in (*baseline, *candidate):
+        flags = [flag or d > 0 for flag, d in zip(flags, dens, strict=True)]
+    return flags
 
 
-def _kept(side: Columns, cases: list[int]) -> Columns:
-    """A side's columns on the given cases (the same columns when those are all of them)."""
-    if not side or len(cases) == len(side[0][0]):
+def _kept(side: Columns, counted: list[bool], n: int) -> Columns:
+    """A side's columns on the `n` counted cases (the same columns when those are all)."""
+    if not side or n == len(counted):
         return side
-    return [([nums[i] for i in cases], [dens[i] for i in cases]) for nums, dens in side]
+    return [(list(compress(nums, counted)), list(compress(dens, counted))) for nums, dens in side]
 
 
 def _parts_of(side: Columns, case: int) -> list[Part]:
@@ -289,13 +293,16 @@ def _distinct(
 ) -> tuple[dict[int, list[float]], dict[int, float]]:
     """Every column (by id) to the first column equal to it; and the drawn sum of each
     column of one value, the same in every resample (its value added n times, in order)."""
-    first: dict[tuple[float, ...], list[float]] = {}
+    first: list[list[float]] = []
     distinct: dict[int, list[float]] = {}
     fixed: dict[int, float] = {}
     for pair in comparisons:
         for side in pair:
             for column in (c for nums_dens in side for c in nums_dens):
-                kept = first.setdefault(tuple(column), column)
+                kept = next((k for k in first if k is column or k == column), None)
+                if kept is None:
+                    first.append(column)
+                    kept = column
                 distinct[id(column)] = kept
                 if id(kept) not in fixed and len(set(kept)) == 1:
                     fixed[id(kept)] = sum(kept)
