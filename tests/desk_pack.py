@@ -19,7 +19,7 @@ Its function model answers by the user's message:
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -67,10 +67,13 @@ def write_desk_pack(root: Path, versions: tuple[str, ...] = ("1.0.0",)) -> Path:
 
 @contextmanager
 def desk_served(
-    root: Path, versions: tuple[str, ...] = ("1.0.0",)
+    root: Path, versions: tuple[str, ...] = ("1.0.0",), edit: Callable[[Path], None] | None = None
 ) -> Iterator[tuple[TestClient, Context]]:
-    """The desk pack served in-process with its real pack service; client and context."""
+    """The desk pack served in-process with its real pack service; client and context.
+    `edit` changes the pack's copy before it is served."""
     write_desk_pack(root, versions)
+    if edit is not None:
+        edit(root)
     app = create_app(Settings(pack_dir=root, watch=False))
     ctx = context_of(app)
     with TestClient(app, base_url="http://127.0.0.1") as client:

@@ -250,11 +250,11 @@ async def perform(
 
 def record(ctx: Context, run_id: str, outcome: FlowOutcome, sent_env: dict[str, Any]) -> None:
     """Store a finished flow run: output, tool calls, a journal step per node."""
-    run = run_store.get(ctx.db, run_id)
-    if run is None or run.status in TERMINAL:
-        return
-    end = ending(run, outcome, sent_env)
     with ctx.db.transaction():
+        run = run_store.get(ctx.db, run_id)
+        if run is None or run.status in TERMINAL:
+            return  # ended meanwhile (a cancel): what the flow did isn't kept
+        end = ending(run, outcome, sent_env)
         run_store.update(ctx.db, run_id, end.changes)
         tool_call_store.add_tool_calls(ctx.db, run_id, end.tool_calls)
         run_store.add_journal(ctx.db, run_id, end.journal)

@@ -375,6 +375,19 @@ def replays_of(db: Database, run_ids: Sequence[str]) -> list[tuple[str, str | No
     return found
 
 
+def unfinished_among(db: Database, run_ids: Sequence[str]) -> list[str]:
+    """Those of these runs that haven't ended: running, or waiting at a held call."""
+    found: list[str] = []
+    for chunk in chunks(run_ids):
+        rows = db.all(
+            "SELECT id FROM runs WHERE status NOT IN ('completed', 'failed', 'cancelled') "
+            f"AND id IN ({marks(chunk)})",
+            chunk,
+        )
+        found.extend(r["id"] for r in rows)
+    return found
+
+
 def erase_content(db: Database, run_ids: Sequence[str], at: str) -> int:
     """Clear what these runs said and were told (input, output, context, journal payloads,
     tool arguments and results), keeping status, times and ids; how many runs."""

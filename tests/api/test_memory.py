@@ -4,6 +4,7 @@ erasures at `/v1/memory/erasures` and `/v1/erasures` erasing the same words."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -21,6 +22,7 @@ from test_run_approvals import bearer, reviewer_key, service_key, waiting_approv
 
 from kindgi_dev.domain.time import parse_time
 from kindgi_dev.services.context import Context
+from kindgi_dev.store import runs as run_store
 
 Served = tuple[TestClient, Context]
 
@@ -404,6 +406,47 @@ def test_an_erasure_ends_a_replay_of_the_erased_run_paused_at_a_held_call(desk: 
     late = client.post(f"/v1/approvals/{approval}/complete", json={"decision": "approve"},
                        headers=bearer(token))  # fmt: skip
     assert (late.status_code, late.json()["error"]["code"]) == (409, "approval-already-decided")
+
+
+SLOW_REFUND = """
+    if args.order_id.startswith("SLOW"):
+        time.sleep(1.0)
+"""
+
+
+def slow_refunds(root: Path) -> None:
+    """The desk's refund tool takes a second for an order whose id starts with SLOW."""
+    tools = root / "tools" / "orders.py"
+    text = tools.read_text().replace(
+        '"""Refunds an order in full."""\n', '"""Refunds an order in full."""\n' + SLOW_REFUND[1:]
+    )
+    tools.write_text("import time\n" + text)
+
+
+def test_an_erasure_ends_a_run_still_going_and_its_turn_writes_nothing(tmp_path: Path) -> None:
+    """A run of the person's still going when they are erased (its tool call in flight in
+    the pack service) is cancelled by the erasure; when its turn ends, the turn finds the
+    run ended and keeps nothing, so no row holds the words the erasure cleared."""
+    with desk_served(tmp_path, edit=slow_refunds) as (client, ctx):
+        said = {"userMessage": "Refund order SLOW91.", "participantId": "p-91"}
+        body = {"agent": AGENT, "input": said, "options": {"wait": False}}
+        started = client.post("/v1/runs", json=body)
+        assert (started.status_code, started.json()["status"]) == (202, "running")
+        assert client.post("/v1/erasures", json={"participantId": "p-91"}).status_code == 200
+        run_id = started.json()["id"]
+        assert client.get(f"/v1/runs/{run_id}").json()["status"] == "cancelled"
+        for _ in range(60):  # the tool call ends a second after it started
+            if not ctx.run_tasks:
+                break
+            time.sleep(0.05)
+        assert ctx.run_tasks == {}
+        assert client.get(f"/v1/runs/{run_id}").json()["status"] == "cancelled"
+        kept = run_store.get(ctx.db, run_id)
+        assert kept is not None and kept.conversation_id is not None
+        assert kept.failure_message == "An erasure of its conversation ended the run while it ran."
+        messages = client.get(f"/v1/conversations/{kept.conversation_id}/messages").json()
+        assert messages["data"] == []
+        assert tables_with(ctx, "SLOW91") == []
 
 
 def test_an_erasure_leaves_no_words_in_an_eval_run_case_s_error(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 `tool-call:pending` subject of the approvals mechanism), the turn kept in SQLite, the
 journal's `wait.suspended`; and the approval withdrawn when the run is cancelled, or when an
 erasure clears the run's conversation (the turn kept to go on with holds the person's words).
+An erasure ends the person's runs still going too, their turns stopped (`end_erased`).
 
 A paused run holds no worker: nothing runs until a reviewer decides (`run_waits`).
 """
@@ -14,6 +15,7 @@ from typing import Any
 
 from ...domain import facts
 from ...domain.json import JSONObject
+from ...domain.status import TERMINAL
 from ...domain.time import now_iso
 from ...runtime.turn_outcome import TurnOutcome
 from ...store import approvals as approval_store
@@ -30,6 +32,9 @@ SUBJECT = "tool-call:pending"
 
 ERASED = "An erasure of its conversation ended the run while it waited for an approval."
 """Why a run paused in an erased conversation was cancelled."""
+ERASED_RUNNING = "An erasure of its conversation ended the run while it ran."
+"""Why a run still going in an erased conversation was cancelled: its turn, when it ends,
+finds the run ended and writes nothing (`record_outcome`)."""
 
 
 def hold(
@@ -57,6 +62,8 @@ def hold(
         for r in snapshot.records
     ]
     with ctx.db.transaction():
+        if _ended(ctx, run_id):
+            return
         approval = approvals.open_approval(
             ctx,
             SUBJECT,
@@ -86,6 +93,13 @@ def hold(
         run_store.update(ctx.db, run_id, {"status": "suspended", "updated_at": now})
 
 
+def _ended(ctx: Context, run_id: str) -> bool:
+    """Whether the run ended while its turn went on (a cancel, an erasure): what the turn
+    did is then not kept, so an erasure's words aren't written back."""
+    run = run_store.get(ctx.db, run_id)
+    return run is None or run.status in TERMINAL
+
+
 def withdraw(ctx: Context, run_id: str, because: str) -> None:
     """The run ended while it waited: its approval is withdrawn and its wait closed."""
     wait = store.open_of(ctx.db, run_id)
@@ -109,9 +123,29 @@ def withdraw(ctx: Context, run_id: str, because: str) -> None:
 
 
 def end_erased(ctx: Context, run_ids: list[str]) -> None:
-    """An erasure's: those of these runs that wait at a held call are cancelled and their
-    approvals withdrawn (`run-ended`), since a decision would go on with the turn the wait
-    kept, writing the erased words back into the run and its conversation."""
-    for run_id in store.paused_among(ctx.db, run_ids):
-        finish_cancelled(ctx, run_id, ERASED)
-        withdraw(ctx, run_id, "run-ended")
+    """An erasure's: those of these runs that haven't ended are cancelled. A run still
+    going would write its turn, the person's words with it, back into the run and its
+    conversation when the turn ends, and could call more tools (`kindgi_remember` among
+    them): its turn is stopped once the erasure commits. One waiting at a held call has its
+    approval withdrawn too (`run-ended`), since a decision would go on with the turn the
+    wait kept."""
+    paused = set(store.paused_among(ctx.db, run_ids))
+    going = []
+    for run_id in run_store.unfinished_among(ctx.db, run_ids):
+        finish_cancelled(ctx, run_id, ERASED if run_id in paused else ERASED_RUNNING)
+        if run_id in paused:
+            withdraw(ctx, run_id, "run-ended")
+        else:
+            going.append(run_id)
+    ctx.db.after_commit(lambda: _stop_turns(ctx, going))
+
+
+def _stop_turns(ctx: Context, run_ids: list[str]) -> None:
+    """Cancel the turns still going of these runs on the API's loop, as a run's cancel
+    does, so they call no model or tool more: one already sent ends, but the turn keeps
+    nothing of it."""
+    home = ctx.home
+    for run_id in run_ids:
+        task = ctx.run_tasks.get(run_id)
+        if task is not None and home is not None:
+            home.call_soon_threadsafe(task.cancel)

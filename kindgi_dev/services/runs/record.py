@@ -27,38 +27,39 @@ def record_outcome(
 ) -> None:
     """Store a finished turn: output, tool calls, journal (but the first `journaled` calls,
     written when it paused), conversation messages, and the model it asked for (what its
-    cost is priced by: a provider may answer as another)."""
-    run = run_store.get(ctx.db, run_id)
-    if run is None or run.status in TERMINAL or run.conversation_id is None:
-        return
-    now = now_iso()
-    turn = conversations.turn_number(ctx, run.conversation_id, run_id)
-    output: JSON = turn_result(outcome, run_id, run.conversation_id, turn)
-    changes: run_store.RunChanges = {
-        "status": "completed" if outcome.ok else "failed",
-        "updated_at": now,
-        "completed_at": now,
-        "output": output,
-        "context": {
-            "history": [*history[-HISTORY_LIMIT:]],
-            "historyTruncated": len(history) > HISTORY_LIMIT,
-            "retrieved": [],
-        },
-        "tool_env": sent_env,
-        "provider_id": outcome.provider.get("id"),
-        "model": outcome.provider.get("model"),
-        "asked_model": asked_model,
-    }
-    if outcome.failure:
-        changes["failure_code"] = outcome.failure["code"]
-        changes["failure_message"] = outcome.failure["message"]
-    journal = [
-        JournalEntry("step.completed", now, c.as_journal(), node_id=f"tool:{c.tool_id}")
-        for c in outcome.tool_calls[journaled:]
-    ]
-    end = "run.completed" if outcome.ok else "run.failed"
-    journal.append(JournalEntry(end, now, outcome.failure or {}))
+    cost is priced by: a provider may answer as another). Read and written in one
+    transaction, so a run that ended meanwhile keeps nothing of the turn."""
     with ctx.db.transaction():
+        run = run_store.get(ctx.db, run_id)
+        if run is None or run.status in TERMINAL or run.conversation_id is None:
+            return  # ended meanwhile (a cancel, an erasure): what the turn did isn't kept
+        now = now_iso()
+        turn = conversations.turn_number(ctx, run.conversation_id, run_id)
+        output: JSON = turn_result(outcome, run_id, run.conversation_id, turn)
+        changes: run_store.RunChanges = {
+            "status": "completed" if outcome.ok else "failed",
+            "updated_at": now,
+            "completed_at": now,
+            "output": output,
+            "context": {
+                "history": [*history[-HISTORY_LIMIT:]],
+                "historyTruncated": len(history) > HISTORY_LIMIT,
+                "retrieved": [],
+            },
+            "tool_env": sent_env,
+            "provider_id": outcome.provider.get("id"),
+            "model": outcome.provider.get("model"),
+            "asked_model": asked_model,
+        }
+        if outcome.failure:
+            changes["failure_code"] = outcome.failure["code"]
+            changes["failure_message"] = outcome.failure["message"]
+        journal = [
+            JournalEntry("step.completed", now, c.as_journal(), node_id=f"tool:{c.tool_id}")
+            for c in outcome.tool_calls[journaled:]
+        ]
+        end = "run.completed" if outcome.ok else "run.failed"
+        journal.append(JournalEntry(end, now, outcome.failure or {}))
         run_store.update(ctx.db, run_id, changes)
         tool_call_store.add_tool_calls(ctx.db, run_id, [c.as_journal() for c in outcome.tool_calls])
         run_store.add_journal(ctx.db, run_id, journal)
