@@ -145,7 +145,9 @@ def _stop_turns(ctx: Context, run_ids: list[str]) -> None:
     does, so they call no model or tool more: one already sent ends, but the turn keeps
     nothing of it."""
     home = ctx.home
+    if home is None or home.is_closed():  # stopping: the turns end with the loop
+        return
     for run_id in run_ids:
         task = ctx.run_tasks.get(run_id)
-        if task is not None and home is not None:
+        if task is not None:
             home.call_soon_threadsafe(task.cancel)
