@@ -9,9 +9,10 @@ replaying them (eval runs' replays and their conversations, and their answers an
 judging verdicts on them kept for reuse, with the verdicts on the person's corrections),
 the judged copies, the values verdicts on them judged, the words eval runs'
 cases copied from them or from the person's corrections, and the inputs dry runs'
-previews copied from them. A run of theirs paused at a held
-call is cancelled and its approval withdrawn (`run-ended`), the turn its wait kept and the
-call's arguments cleared, so no decision carries the erased turn on. Every correction of
+previews copied from them. A run of theirs still going is cancelled and its turn stopped,
+so it keeps nothing of the turn; one paused at a held call is cancelled and its approval
+withdrawn (`run-ended`), the turn its wait kept and the call's arguments cleared, so no
+decision carries the erased turn on. Every correction of
 those runs is erased with them, and every hand case made of them retired, so no test case
 replays a run whose words are gone (a conversation's erasure does the same). kindgi dev
 erases at once: an erasure answers `completed`, and its ledger row keeps no identifier
