@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from desk_pack import desk_served, turn
 from factories import AGENT, recorded_run, register_pack, served, tutorial_runs
 from starlette.testclient import TestClient
 from stubs.openai_stub import OpenAIStub
 
 from kindgi_dev.app import context_of, create_app
+from kindgi_dev.services import conversations
 from kindgi_dev.services.context import Context
+from kindgi_dev.services.runs import record
 from kindgi_dev.settings import Settings
 from kindgi_dev.store import runs as run_store
 
@@ -83,3 +88,31 @@ def test_conversations_hold_the_turns_and_lists_hide_replays(tmp_path: Path) -> 
 def recorded_replay(ctx: Context, past_run: str) -> str:
     """A replay run of a past run, as an eval run records one."""
     return recorded_run(ctx, "I forgot my password and can't sign in.", replay_of=past_run)
+
+
+def test_a_cancel_racing_a_turn_s_end_leaves_the_run_one_ending(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cancel from another thread while a turn's end is being written waits for that
+    write: the run ends once, and the cancel finds it ended. (When the turn read its run
+    before its write's transaction, a cancel landing between them was written over:
+    `completed` after `run.cancelled`.)"""
+    racer: list[threading.Thread] = []
+
+    def turn_number(ctx: Context, conversation_id: str, run_id: str) -> int:
+        if not racer:  # the turn has read its run: a cancel now, from another thread
+            racer.append(threading.Thread(target=record.finish_cancelled, args=(ctx, run_id)))
+            racer[0].start()
+            racer[0].join(0.5)  # it waits for the turn's write, or is done by now
+        return conversations.turn_number(ctx, conversation_id, run_id)
+
+    racing = SimpleNamespace(turn_number=turn_number, record_turn=conversations.record_turn)
+    monkeypatch.setattr(record, "conversations", racing)
+    with desk_served(tmp_path) as (client, _):
+        run = turn(client, "Hello.").json()
+        racer[0].join(5)
+        journal = client.get(f"/v1/runs/{run['id']}/journal").json()["data"]
+        now = client.get(f"/v1/runs/{run['id']}").json()
+    ends = [e["kind"] for e in journal if e["kind"] in ("run.completed", "run.cancelled")]
+    assert (run["status"], now["status"], ends) == ("completed", "completed", ["run.completed"])
+    assert not racer[0].is_alive()
