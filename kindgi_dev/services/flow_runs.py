@@ -8,7 +8,6 @@ the flow's own and its agent steps', are recorded in order, so a replay can foll
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -19,6 +18,7 @@ from ..domain.json import JSONObject
 from ..domain.segments import Segment
 from ..domain.status import TERMINAL
 from ..domain.time import now_iso
+from ..ids import ordered_ids
 from ..runtime.agent_turn import run_agent_turn
 from ..runtime.flow_run import FlowOutcome, FlowStep, NodeRunner, run_flow
 from ..runtime.replay_dispatch import DryRunDispatcher
@@ -144,7 +144,7 @@ def new_run(
     present = overrides.present() if overrides else {}
     versions: JSONObject = {kind: {**pins} for kind, pins in present.items()}
     return StoredRun(
-        id=str(uuid.uuid4()),
+        id=ordered_ids(1)[0],  # ordered by time, as an agent's run's
         tenant_id=ctx.tenant_id,
         project_id=project_id,
         flow_id=flow.id,

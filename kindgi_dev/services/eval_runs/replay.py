@@ -8,7 +8,6 @@ is looked up once per eval run, in `ReplayCandidate`, not once a case.
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -20,6 +19,7 @@ from ...domain.json import JSON
 from ...domain.outcomes import errored_run, errored_tool
 from ...domain.reuse import case_hash, content_hash
 from ...domain.time import now_iso
+from ...ids import ordered_ids
 from ...runtime.agent_turn import HISTORY_LIMIT, run_agent_turn, turn_result
 from ...runtime.dispatch import tool_env
 from ...runtime.providers.base import ModelAdapter
@@ -228,12 +228,15 @@ async def _turn(
 def _new_run(
     ctx: Context, candidate: ReplayCandidate, project_id: str, case: ReplayCase, eval_run_id: str
 ) -> StoredRun:
-    """The replay's run as it starts, in its own new conversation (as `runs.open_run`)."""
+    """The replay's run as it starts, in its own new conversation (as `runs.open_run`); both
+    ids ordered by time, so a page of replays adds to the last pages of their indexes."""
+    run_id, conversation_id = ordered_ids(2)
     return agent_run(
         ctx,
         candidate.agent,
         project_id,
-        conversation_id=str(uuid.uuid4()),
+        run_id=run_id,
+        conversation_id=conversation_id,
         data={"userMessage": case.message},
         via="explicit",
         at=now_iso(),

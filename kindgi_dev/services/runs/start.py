@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -13,6 +12,7 @@ from ...domain.json import JSON
 from ...domain.segments import Segment
 from ...domain.text import is_blank
 from ...domain.time import now_iso
+from ...ids import ordered_ids
 from ...runtime.agent_turn import TurnOutcome, resume_agent_turn, run_agent_turn
 from ...runtime.approval_gate import ApprovalGate
 from ...runtime.dispatch import LiveDispatcher, tool_env
@@ -253,11 +253,13 @@ def agent_run(
     eval_run_id: str | None = None,
     block_pins: dict[str, str] | None = None,
     asked_model: str | None = None,
+    run_id: str | None = None,
 ) -> StoredRun:
     """A new `running` agent-turn run as it is stored, not yet written: the one place a
-    live run and a replay's run are built."""
+    live run and a replay's run are built. Its id is ordered by time (`ordered_ids`), so
+    the runs' id indexes grow at their last page."""
     return StoredRun(
-        id=str(uuid.uuid4()),
+        id=run_id or ordered_ids(1)[0],
         tenant_id=ctx.tenant_id,
         project_id=project_id,
         flow_id=AGENT_FLOW_ID,
