@@ -7,7 +7,6 @@ runs the conversation's, whatever is live or latest since.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +15,7 @@ from ..domain.errors import BadInput, Conflict, NotFound, ValidationFailed
 from ..domain.json import JSONObject
 from ..domain.paging import Page, clamp_limit, fetch_page, make_page, whole_after
 from ..domain.time import now_iso
+from ..ids import ordered_ids
 from ..store import conversations as store
 from ..store import runs as run_store
 from ..store.conversations import ConversationMessage as ConversationMessage
@@ -64,7 +64,7 @@ def open_conversation(ctx: Context, opening: Opening) -> Conversation:
         raise BadInput(
             f"projectId: no project {opening.project_id} in this tenant.", field="projectId"
         ) from None
-    conversation_id = str(uuid.uuid4())
+    conversation_id = ordered_ids(1)[0]  # its messages' index grows at its last page
     store.insert(
         ctx.db,
         StoredConversation(
@@ -149,7 +149,7 @@ def for_turn(
                 conversationProjectId=found.project_id,
             )
         return str(given)
-    conversation_id = str(uuid.uuid4())
+    conversation_id = ordered_ids(1)[0]  # its messages' index grows at its last page
     message = str(data.get("userMessage", ""))
     store.insert(
         ctx.db,
