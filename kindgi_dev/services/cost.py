@@ -169,14 +169,15 @@ class Spent:
     """What the replays an eval run's cases rest on cost, added a page of runs at a time
     (a resumed run's cases carried over count with the run that replayed them)."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, read: store.Read | None = None) -> None:
         self._ctx = ctx
+        self._read = read
         self._prices = prices(ctx)
         self._totals = CostTotals()
 
     def add(self, run_ids: list[str]) -> None:
-        """Count these runs' model calls."""
-        turns = store.runs_by_ids(self._ctx.db, self._ctx.tenant_id, run_ids)
+        """Count these runs' model calls (read through `read` when given)."""
+        turns = store.runs_by_ids(self._ctx.db, self._ctx.tenant_id, run_ids, self._read)
         self._totals = total(turns, self._prices, self._totals)
 
     def cost(self) -> RunCost | None:

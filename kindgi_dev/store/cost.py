@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ..domain.cost import RecordedTurn
-from .db import Database, Row
+from .db import Database, Params, Row
 from .query import Where, chunks, marks
 from .replay_json import USAGE
 
@@ -27,6 +27,9 @@ def _usage(name: str) -> str:
         f" json_extract(r.output, '$.usage[{USAGE.index(name)}]'))"
     )
 
+
+Read = Callable[[str, Params], list[Row]]
+"""A read on a connection of its own (`Database.scanning`'s)."""
 
 _COLUMNS = (
     "r.id, r.tenant_id, r.project_id, r.agent_id, r.agent_version, r.conversation_id, r.status,"
@@ -74,12 +77,16 @@ def _turn(row: Row) -> RecordedTurn:
     )
 
 
-def runs_by_ids(db: Database, tenant_id: str, run_ids: Sequence[str]) -> list[RecordedTurn]:
-    """These runs, as `runs_between` reads them (in no particular order)."""
+def runs_by_ids(
+    db: Database, tenant_id: str, run_ids: Sequence[str], read: Read | None = None
+) -> list[RecordedTurn]:
+    """These runs, as `runs_between` reads them (in no particular order); through `read`
+    when given (a scan's connection, `Database.scanning`, for a walk through many pages:
+    an eval run's summary reads every replay's row, which would fill the reader's cache)."""
     found: list[RecordedTurn] = []
     for chunk in chunks(run_ids):
         places = marks(chunk)
-        rows = db.all(
+        rows = (read or db.all)(
             f"SELECT {_COLUMNS} {_FROM} WHERE r.tenant_id = ? AND r.id IN ({places})",
             [tenant_id, *chunk],
         )

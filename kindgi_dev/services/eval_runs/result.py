@@ -57,13 +57,14 @@ def summarize(ctx: Context, run_id: str, *, partial: bool = False) -> Summary:
     settings = record.settings
     tally = _Tally()
     versus = None if settings.baseline_version is None else VersionTally()
-    spent = cost.Spent(ctx)
-    for page in store.finished_pages(ctx.db, run_id):
-        for entry in page:
-            tally.add(entry)
-            if versus is not None:
-                versus.add(entry)
-        spent.add(replay_ids(entry.result for entry in page))
+    with ctx.db.scanning() as read:  # every replay's row is read: not into a reader's cache
+        spent = cost.Spent(ctx, read)
+        for page in store.finished_pages(ctx.db, run_id):
+            for entry in page:
+                tally.add(entry)
+                if versus is not None:
+                    versus.add(entry)
+            spent.add(replay_ids(entry.result for entry in page))
     test_set = record.frozen_version is not None
     metrics = (
         comparison.metrics(
