@@ -27,6 +27,7 @@ from ..domain.errors import NotFound, ValidationFailed
 from ..domain.time import format_time, now_iso
 from ..runtime.providers.function import PROVIDER_ID as FUNCTION_PROVIDER
 from ..store import cost as store
+from ..store.db import Read
 from . import providers
 from .context import Context
 
@@ -169,7 +170,7 @@ class Spent:
     """What the replays an eval run's cases rest on cost, added a page of runs at a time
     (a resumed run's cases carried over count with the run that replayed them)."""
 
-    def __init__(self, ctx: Context, read: store.Read | None = None) -> None:
+    def __init__(self, ctx: Context, read: Read | None = None) -> None:
         self._ctx = ctx
         self._read = read
         self._prices = prices(ctx)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from ..domain.cost import RecordedTurn
-from .db import Database, Params, Row
+from .db import Database, Read, Row
 from .query import Where, chunks, marks
 from .replay_json import USAGE
 
@@ -27,9 +27,6 @@ def _usage(name: str) -> str:
         f" json_extract(r.output, '$.usage[{USAGE.index(name)}]'))"
     )
 
-
-Read = Callable[[str, Params], list[Row]]
-"""A read on a connection of its own (`Database.scanning`'s)."""
 
 _COLUMNS = (
     "r.id, r.tenant_id, r.project_id, r.agent_id, r.agent_version, r.conversation_id, r.status,"

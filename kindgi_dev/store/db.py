@@ -35,6 +35,8 @@ Params = Sequence[object] | Mapping[str, object]
 """A statement's parameters: by place, or by name."""
 Row = sqlite3.Row
 """A row as the store hands it out: read by column name."""
+Read = Callable[[str, Params], list[Row]]
+"""A read on a connection of its own (`Database.scanning`'s)."""
 CACHE_KIB = 16 * 1024
 """SQLite's page cache: 16 MB holds the indexes of 100,000 corrections (the default, 2 MB,
 does not), and stays small beside a laptop's memory and the idle-memory target."""
@@ -342,7 +344,7 @@ class Database:
         return reader
 
     @contextmanager
-    def scanning(self) -> Iterator[Callable[[str, Params], list[sqlite3.Row]]]:
+    def scanning(self) -> Iterator[Read]:
         """Reads on a connection of their own, closed afterwards: for a walk through many
         pages (a large eval run's cases), which would otherwise leave them cached in the
         reader of each thread that took a step of it."""

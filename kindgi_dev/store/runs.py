@@ -9,6 +9,7 @@ from typing import TypedDict
 from ..domain.failures import FailedRun
 from ..domain.json import JSON, JSONObject
 from ..domain.segments import Segment
+from ..domain.status import TERMINAL
 from .db import Database, Row
 from .jsoncol import Codec, dump, load
 from .query import SQLValue, Where, chunks, marks
@@ -377,12 +378,12 @@ def replays_of(db: Database, run_ids: Sequence[str]) -> list[tuple[str, str | No
 
 def unfinished_among(db: Database, run_ids: Sequence[str]) -> list[str]:
     """Those of these runs that haven't ended: running, or waiting at a held call."""
+    ended = sorted(TERMINAL)
     found: list[str] = []
     for chunk in chunks(run_ids):
         rows = db.all(
-            "SELECT id FROM runs WHERE status NOT IN ('completed', 'failed', 'cancelled') "
-            f"AND id IN ({marks(chunk)})",
-            chunk,
+            f"SELECT id FROM runs WHERE status NOT IN ({marks(ended)}) AND id IN ({marks(chunk)})",
+            [*ended, *chunk],
         )
         found.extend(r["id"] for r in rows)
     return found
